@@ -1,0 +1,519 @@
+"""Reading a conversation in the native format (CONTRACT.md §1).
+
+Three steps, each usable alone:
+
+- ``validate`` lists every problem with its JSON path and what would be accepted, so the
+  API can refuse a payload in one answer instead of one error at a time;
+- ``canonical`` turns a valid payload into the one serialization the project stores
+  (flat ``messages`` split into turns, tool arguments as strings, known keys only), so the
+  same conversation compares equal whichever way it was sent;
+- ``parse`` builds the frozen ``Conversation`` the checkers read, deriving receipts where
+  a turn gives none.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .types import Conversation, Message, Receipt, ToolCall, ToolClaim, Turn
+
+ROLES = ("system", "user", "assistant", "tool")
+OUTCOMES = ("ok", "error", "denied")
+EFFECTS = ("read", "write", "unknown")
+EMPTINESS = ("non-empty", "declared-absent", "empty", "unknown")
+CLAIM_KINDS = ("invoked", "count", "absence")
+MAX_EXTERNAL_ID = 255
+
+
+class InvalidConversation(ValueError):
+    """The payload is not a conversation; ``errors`` lists each problem with its path."""
+
+    def __init__(self, errors: list[dict[str, str]]) -> None:
+        super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
+        self.errors = errors
+
+
+# --- validation ---------------------------------------------------------------------------
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.errors: list[dict[str, str]] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.errors.append({"path": path, "message": message})
+
+    def optional(self, obj: dict[str, Any], key: str, path: str, kinds: tuple[type, ...], what: str) -> None:
+        if key in obj and obj[key] is not None and not _is(obj[key], kinds):
+            self.add(f"{path}.{key}", f"must be {what}")
+
+
+def _is(value: Any, kinds: tuple[type, ...]) -> bool:
+    # bool is an int in Python; a count of `true` is not a count.
+    if isinstance(value, bool) and bool not in kinds:
+        return False
+    return isinstance(value, kinds)
+
+
+def validate(data: Any) -> list[dict[str, str]]:
+    """Every problem of a native payload, each with its JSON path; empty when it is valid."""
+    problems = _Problems()
+    if not isinstance(data, dict):
+        problems.add("$", "must be a JSON object with `external_id` and `turns` (or `messages`)")
+        return problems.errors
+
+    external_id = data.get("external_id")
+    if not isinstance(external_id, str) or not external_id.strip():
+        problems.add("$.external_id", "is required: a non-empty string that names the conversation")
+    elif len(external_id) > MAX_EXTERNAL_ID:
+        problems.add("$.external_id", f"must be at most {MAX_EXTERNAL_ID} characters")
+
+    problems.optional(data, "title", "$", (str,), "a string")
+    problems.optional(data, "system", "$", (str,), "a string")
+    problems.optional(data, "metadata", "$", (dict,), "a JSON object")
+    problems.optional(data, "receipts_complete", "$", (bool,), "true or false")
+    _validate_started_at(data.get("started_at"), problems)
+    agent = data.get("agent")
+    if agent is not None:
+        if not isinstance(agent, dict):
+            problems.add("$.agent", 'must be an object like {"name": "…", "model": "…"}')
+        else:
+            problems.optional(agent, "name", "$.agent", (str,), "a string")
+            problems.optional(agent, "model", "$.agent", (str,), "a string")
+
+    has_turns, has_messages = "turns" in data, "messages" in data
+    if has_turns and has_messages:
+        problems.add("$", "give either `turns` or a flat `messages` list, not both")
+    elif has_turns:
+        turns = data["turns"]
+        if not isinstance(turns, list) or not turns:
+            problems.add("$.turns", "must be a non-empty list of turns")
+        else:
+            for i, turn in enumerate(turns):
+                _validate_turn(turn, f"$.turns[{i}]", problems)
+    elif has_messages:
+        _validate_messages(data["messages"], "$.messages", problems)
+    else:
+        problems.add("$.turns", "is required: a list of turns (or give a flat `messages` list)")
+    return problems.errors
+
+
+def _validate_started_at(value: Any, problems: _Problems) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str) or not re.fullmatch(
+        r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?", value
+    ):
+        problems.add("$.started_at", "must be an ISO 8601 timestamp such as 2026-11-30T10:00:00Z")
+
+
+def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
+    if not isinstance(turn, dict):
+        problems.add(path, "must be an object with a `messages` list")
+        return
+    _validate_messages(turn.get("messages"), f"{path}.messages", problems)
+    offered = turn.get("tools_offered")
+    if offered is not None:
+        if not isinstance(offered, list):
+            problems.add(f"{path}.tools_offered", "must be a list of tool names or {\"name\": …} objects")
+        else:
+            for j, tool in enumerate(offered):
+                if isinstance(tool, str) and tool:
+                    continue
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"]:
+                    if "parameters" in tool and not isinstance(tool["parameters"], dict):
+                        problems.add(f"{path}.tools_offered[{j}].parameters", "must be a JSON Schema object")
+                    continue
+                problems.add(f"{path}.tools_offered[{j}]", 'must be a tool name or {"name": …, "parameters": {…}}')
+    receipts = turn.get("receipts")
+    if receipts is not None:
+        if not isinstance(receipts, list):
+            problems.add(f"{path}.receipts", "must be a list of receipts")
+        else:
+            for j, receipt in enumerate(receipts):
+                _validate_receipt(receipt, f"{path}.receipts[{j}]", problems)
+    claims = turn.get("claims")
+    if claims is not None:
+        if not isinstance(claims, list):
+            problems.add(f"{path}.claims", "must be a list of claims")
+        else:
+            for j, claim in enumerate(claims):
+                _validate_claim(claim, f"{path}.claims[{j}]", problems)
+    negative = turn.get("negative_claims")
+    if negative is not None and not isinstance(negative, list):
+        # Entries are stored as sent, whatever their shape; only the list itself is required.
+        problems.add(f"{path}.negative_claims", "must be a list (its entries are judged, not refused)")
+
+
+def _validate_messages(messages: Any, path: str, problems: _Problems) -> None:
+    if not isinstance(messages, list) or not messages:
+        problems.add(path, "must be a non-empty list of messages")
+        return
+    for i, message in enumerate(messages):
+        _validate_message(message, f"{path}[{i}]", problems)
+
+
+def _validate_message(message: Any, path: str, problems: _Problems) -> None:
+    if not isinstance(message, dict):
+        problems.add(path, 'must be an object like {"role": "user", "content": "…"}')
+        return
+    role = message.get("role")
+    if role not in ROLES:
+        problems.add(f"{path}.role", f"must be one of {', '.join(ROLES)}")
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        problems.add(f"{path}.content", 'must be a string, null, or a list of {"type": "text", "text": …} parts')
+    if isinstance(content, list):
+        for j, part in enumerate(content):
+            if not isinstance(part, dict):
+                problems.add(f"{path}.content[{j}]", 'must be an object like {"type": "text", "text": "…"}')
+            elif part.get("type") == "text" and not isinstance(part.get("text"), str):
+                problems.add(f"{path}.content[{j}].text", "must be a string")
+    calls = message.get("tool_calls")
+    if calls is not None:
+        if role != "assistant":
+            problems.add(f"{path}.tool_calls", "only an assistant message may carry tool calls")
+        elif not isinstance(calls, list):
+            problems.add(f"{path}.tool_calls", "must be a list of tool calls")
+        else:
+            for j, call in enumerate(calls):
+                _validate_tool_call(call, f"{path}.tool_calls[{j}]", problems)
+    if role == "tool" and not (isinstance(message.get("tool_call_id"), str) and message["tool_call_id"]):
+        problems.add(f"{path}.tool_call_id", "is required on a tool message: the id of the call it answers")
+    problems.optional(message, "is_error", path, (bool,), "true or false")
+
+
+def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
+    if not isinstance(call, dict):
+        problems.add(path, 'must be an object like {"id": "call-1", "function": {"name": "…", "arguments": "{…}"}}')
+        return
+    if not isinstance(call.get("id"), str) or not call["id"]:
+        problems.add(f"{path}.id", "is required: the call's id, which its tool message names")
+    function = call.get("function")
+    if not isinstance(function, dict):
+        problems.add(f"{path}.function", 'must be an object like {"name": "…", "arguments": "{…}"}')
+        return
+    if not isinstance(function.get("name"), str) or not function["name"]:
+        problems.add(f"{path}.function.name", "is required: the tool's name")
+    arguments = function.get("arguments")
+    if arguments is not None and not isinstance(arguments, (str, dict, list)):
+        problems.add(f"{path}.function.arguments", "must be a JSON string (kept as written, even if invalid)")
+
+
+def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
+    if not isinstance(receipt, dict):
+        problems.add(path, 'must be an object like {"call_id": "call-1", "tool": "search", "ok": true}')
+        return
+    if not isinstance(receipt.get("tool"), str) or not receipt["tool"]:
+        problems.add(f"{path}.tool", "is required: the name of the tool that ran")
+    if "call_id" in receipt and receipt["call_id"] is not None and not isinstance(receipt["call_id"], str):
+        problems.add(f"{path}.call_id", "must be a string: the id of the call in the transcript")
+    problems.optional(receipt, "ok", path, (bool,), "true or false")
+    problems.optional(receipt, "dispatched", path, (bool,), "true or false")
+    problems.optional(receipt, "trusted", path, (bool,), "true or false")
+    problems.optional(receipt, "handle", path, (str,), "a citation handle such as r1")
+    problems.optional(receipt, "at", path, (str,), "an ISO 8601 timestamp")
+    for key, allowed in (("outcome", OUTCOMES), ("effect", EFFECTS), ("emptiness", EMPTINESS)):
+        if key in receipt and receipt[key] is not None and receipt[key] not in allowed:
+            problems.add(f"{path}.{key}", f"must be one of {', '.join(allowed)}")
+    count = receipt.get("result_count")
+    if count is not None and (not _is(count, (int,)) or count < 0):
+        problems.add(f"{path}.result_count", "must be a whole number of at least 0, or null when not recorded")
+    scope = receipt.get("scope")
+    if scope is not None:
+        if not isinstance(scope, dict):
+            problems.add(f"{path}.scope", 'must be an object like {"filters": {"arg": "value"}, "complete": true}')
+        else:
+            problems.optional(scope, "filters", f"{path}.scope", (dict,), "an object of argument: value")
+            problems.optional(scope, "complete", f"{path}.scope", (bool,), "true or false")
+
+
+def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
+    if not isinstance(claim, dict):
+        problems.add(path, 'must be an object like {"kind": "count", "tool": "search", "count": 3}')
+        return
+    if claim.get("kind") not in CLAIM_KINDS:
+        problems.add(f"{path}.kind", f"must be one of {', '.join(CLAIM_KINDS)}")
+    if not isinstance(claim.get("tool"), str) or not claim["tool"]:
+        problems.add(f"{path}.tool", "is required: the tool the claim is about")
+    problems.optional(claim, "call_id", path, (str,), "a string")
+    problems.optional(claim, "text", path, (str,), "a string")
+    count = claim.get("count")
+    if count is not None and (not _is(count, (int,)) or count < 0):
+        problems.add(f"{path}.count", "must be a whole number of at least 0")
+    if claim.get("kind") == "count" and count is None:
+        problems.add(f"{path}.count", "is required for a count claim")
+
+
+# --- canonical form -----------------------------------------------------------------------
+
+
+def canonical(data: dict[str, Any]) -> dict[str, Any]:
+    """The one stored serialization of a valid payload: turns, known keys, string arguments."""
+    errors = validate(data)
+    if errors:
+        raise InvalidConversation(errors)
+    if "turns" in data:
+        turns = [_canonical_turn(turn) for turn in data["turns"]]
+    else:
+        turns = [{"messages": group} for group in split_into_turns(data["messages"])]
+        turns = [_canonical_turn(turn) for turn in turns]
+    agent = data.get("agent") or {}
+    return {
+        "external_id": data["external_id"],
+        "title": data.get("title") or "",
+        "agent": {"name": agent.get("name") or "", "model": agent.get("model") or ""},
+        "started_at": data.get("started_at"),
+        "metadata": data.get("metadata") or {},
+        "system": data.get("system") or "",
+        "receipts_complete": data.get("receipts_complete", True) is not False,
+        "turns": turns,
+    }
+
+
+def split_into_turns(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A flat list becomes turns at each user message; anything before the first joins it."""
+    turns: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") == "user" and any(m.get("role") == "user" for m in current):
+            turns.append(current)
+            current = []
+        current.append(message)
+    if current:
+        turns.append(current)
+    return turns
+
+
+def _canonical_turn(turn: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"messages": [_canonical_message(m) for m in turn["messages"]]}
+    for key in ("tools_offered", "receipts", "claims", "negative_claims"):
+        if turn.get(key) is not None:
+            out[key] = turn[key]
+    return out
+
+
+def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": message["role"], "content": message.get("content")}
+    if message.get("tool_calls"):
+        out["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {
+                    "name": call["function"]["name"],
+                    "arguments": compact_json(call["function"].get("arguments", "")),
+                },
+            }
+            for call in message["tool_calls"]
+        ]
+    if message["role"] == "tool":
+        out["tool_call_id"] = message["tool_call_id"]
+    if message.get("is_error"):
+        out["is_error"] = True
+    return out
+
+
+def compact_json(value: Any) -> str:
+    """A string stays as written; an object or list becomes compact JSON, keys in order."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string as is, a list's text parts joined by newlines."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        )
+    return str(content)
+
+
+# --- parsing ------------------------------------------------------------------------------
+
+
+def parse(data: Any) -> Conversation:
+    """Validate, canonicalize and build the frozen conversation the checkers read."""
+    if not isinstance(data, dict):
+        raise InvalidConversation(validate(data))
+    doc = canonical(data)
+    handle_counter = [0]
+    turns = tuple(_build_turn(i, turn, handle_counter) for i, turn in enumerate(doc["turns"]))
+    return Conversation(
+        external_id=doc["external_id"],
+        turns=turns,
+        title=doc["title"],
+        agent_name=doc["agent"]["name"],
+        agent_model=doc["agent"]["model"],
+        started_at=doc["started_at"],
+        metadata=doc["metadata"],
+        system=doc["system"],
+        receipts_complete=doc["receipts_complete"],
+    )
+
+
+def _build_turn(index: int, turn: dict[str, Any], handle_counter: list[int]) -> Turn:
+    messages = tuple(_build_message(i, m) for i, m in enumerate(turn["messages"]))
+    answer, answer_index = "", None
+    for i, message in enumerate(messages):
+        if message.role == "assistant" and message.text.strip():
+            answer, answer_index = message.text, i
+
+    offered: tuple[str, ...] | None = None
+    parameters: dict[str, Any] = {}
+    if turn.get("tools_offered") is not None:
+        names = []
+        for tool in turn["tools_offered"]:
+            if isinstance(tool, str):
+                names.append(tool)
+            else:
+                names.append(tool["name"])
+                if isinstance(tool.get("parameters"), dict):
+                    parameters[tool["name"]] = tool["parameters"]
+        offered = tuple(names)
+
+    given = turn.get("receipts")
+    receipts = tuple(_receipts(messages, given, handle_counter))
+    claims = None
+    if turn.get("claims") is not None:
+        claims = tuple(
+            ToolClaim(
+                kind=c["kind"],
+                tool=c["tool"],
+                call_id=c.get("call_id"),
+                count=c.get("count"),
+                text=c.get("text"),
+            )
+            for c in turn["claims"]
+        )
+    return Turn(
+        index=index,
+        messages=messages,
+        tools_offered=offered,
+        tool_parameters=parameters,
+        receipts=receipts,
+        receipts_given=given is not None,
+        claims=claims,
+        negative_claims=tuple(turn.get("negative_claims") or ()),
+        answer=answer,
+        answer_index=answer_index,
+    )
+
+
+def _build_message(index: int, message: dict[str, Any]) -> Message:
+    calls = tuple(
+        ToolCall(
+            call_id=call["id"],
+            tool=call["function"]["name"],
+            arguments=call["function"]["arguments"],
+            message_index=index,
+        )
+        for call in message.get("tool_calls") or ()
+    )
+    return Message(
+        role=message["role"],
+        text=content_text(message.get("content")),
+        content=message.get("content"),
+        tool_calls=calls,
+        tool_call_id=message.get("tool_call_id"),
+        is_error=bool(message.get("is_error")),
+    )
+
+
+# --- receipts -----------------------------------------------------------------------------
+
+
+def result_facts(message: Message | None) -> dict[str, Any]:
+    """What a tool message says about its call: success, row count and emptiness."""
+    if message is None:
+        return {"ok": True, "result_count": None, "emptiness": "unknown"}
+    try:
+        value = json.loads(message.text)
+    except (ValueError, RecursionError):
+        value = None
+    error = message.is_error or (isinstance(value, dict) and "error" in value)
+    rows = _rows(value)
+    if rows is None:
+        count, emptiness = None, "unknown"
+    else:
+        count, emptiness = len(rows), ("non-empty" if rows else "empty")
+    return {"ok": not error, "result_count": count, "emptiness": emptiness}
+
+
+def _rows(value: Any) -> list[Any] | None:
+    """A top-level array, or the single array field of an object."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            return lists[0]
+    return None
+
+
+def _receipts(
+    messages: tuple[Message, ...], given: list[dict[str, Any]] | None, counter: list[int]
+) -> list[Receipt]:
+    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    calls = {call.call_id: call for m in messages for call in m.tool_calls}
+    out: list[Receipt] = []
+    if given is None:
+        # No receipts from the runtime: one per tool message, read from the transcript.
+        for message in messages:
+            if message.role != "tool":
+                continue
+            counter[0] += 1
+            facts = result_facts(message)
+            call = calls.get(message.tool_call_id or "")
+            out.append(
+                Receipt(
+                    call_id=message.tool_call_id,
+                    tool=call.tool if call else "",
+                    ok=facts["ok"],
+                    outcome="ok" if facts["ok"] else "error",
+                    result_count=facts["result_count"],
+                    effect="unknown",
+                    emptiness=facts["emptiness"],
+                    scope=None,
+                    handle=f"r{counter[0]}",
+                    derived=True,
+                )
+            )
+        return out
+    for raw in given:
+        counter[0] += 1
+        # Where a receipt is silent, the transcript's reading of its result fills in.
+        facts = result_facts(results.get(raw.get("call_id") or ""))
+        outcome = raw.get("outcome")
+        if "ok" in raw and raw["ok"] is not None:
+            ok = bool(raw["ok"])
+        elif outcome is not None:
+            ok = outcome == "ok"
+        else:
+            ok = facts["ok"]
+        out.append(
+            Receipt(
+                call_id=raw.get("call_id"),
+                tool=raw["tool"],
+                ok=ok,
+                outcome=outcome or ("ok" if ok else "error"),
+                result_count=raw["result_count"] if "result_count" in raw else facts["result_count"],
+                effect=raw.get("effect") or "unknown",
+                emptiness=raw.get("emptiness") or facts["emptiness"],
+                scope=raw.get("scope"),
+                handle=raw.get("handle") or f"r{counter[0]}",
+                dispatched=raw.get("dispatched", True) is not False,
+                trusted=raw.get("trusted", True) is not False,
+                at=raw.get("at"),
+            )
+        )
+    return out
