@@ -3,3 +3,66 @@
 No Django here: the suite runs the same in a worker, in a test and from the command line
 (`python -m checks.suite FILE`).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from .action_claims import capability_statement
+from .conversation import InvalidConversation, parse
+from .options import Options, OptionsError, parse_options
+from .registry import CHECKERS
+from .types import Conversation, Finding
+
+SUITE_VERSION = "1.0.0"
+
+__all__ = [
+    "SUITE_VERSION",
+    "InvalidConversation",
+    "Options",
+    "OptionsError",
+    "capability_statement",
+    "parse",
+    "parse_options",
+    "run_suite",
+]
+
+
+def run_suite(
+    data: dict[str, Any] | Conversation, options: dict[str, Any] | Options | None = None
+) -> dict[str, Any]:
+    """Judge one conversation; the CONTRACT §2 output object.
+
+    Raises InvalidConversation for a payload that is not a conversation and OptionsError
+    for options that cannot be used; whatever the checkers find is never an error.
+    """
+    conversation = data if isinstance(data, Conversation) else parse(data)
+    opts = parse_options(options)
+    findings: list[Finding] = []
+    for checker in CHECKERS:
+        findings.extend(checker.check(conversation, opts))
+    return {
+        "external_id": conversation.external_id,
+        "suite_version": SUITE_VERSION,
+        "findings": [finding.to_dict() for finding in _in_order(findings)],
+        "provenance": [],
+        "turns": [
+            {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
+            for turn in conversation.turns
+        ],
+    }
+
+
+def _in_order(findings: list[Finding]) -> list[Finding]:
+    """Turn, then place in the answer; findings with no place in the answer close their turn.
+
+    The sort is stable, so at one place the registry's order (then each checker's) holds,
+    and the same conversation always reports the same list.
+    """
+
+    def key(finding: Finding) -> tuple[int, int, int]:
+        if finding.claim is None:
+            return (finding.turn, 1, 0)
+        return (finding.turn, 0, finding.claim.start)
+
+    return sorted(findings, key=key)

@@ -117,7 +117,7 @@ def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
     offered = turn.get("tools_offered")
     if offered is not None:
         if not isinstance(offered, list):
-            problems.add(f"{path}.tools_offered", "must be a list of tool names or {\"name\": …} objects")
+            problems.add(f"{path}.tools_offered", 'must be a list of tool names or {"name": …} objects')
         else:
             for j, tool in enumerate(offered):
                 if isinstance(tool, str) and tool:
@@ -126,7 +126,9 @@ def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
                     if "parameters" in tool and not isinstance(tool["parameters"], dict):
                         problems.add(f"{path}.tools_offered[{j}].parameters", "must be a JSON Schema object")
                     continue
-                problems.add(f"{path}.tools_offered[{j}]", 'must be a tool name or {"name": …, "parameters": {…}}')
+                problems.add(
+                    f"{path}.tools_offered[{j}]", 'must be a tool name or {"name": …, "parameters": {…}}'
+                )
     receipts = turn.get("receipts")
     if receipts is not None:
         if not isinstance(receipts, list):
@@ -164,7 +166,9 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
         problems.add(f"{path}.role", f"must be one of {', '.join(ROLES)}")
     content = message.get("content")
     if content is not None and not isinstance(content, (str, list)):
-        problems.add(f"{path}.content", 'must be a string, null, or a list of {"type": "text", "text": …} parts')
+        problems.add(
+            f"{path}.content", 'must be a string, null, or a list of {"type": "text", "text": …} parts'
+        )
     if isinstance(content, list):
         for j, part in enumerate(content):
             if not isinstance(part, dict):
@@ -187,7 +191,9 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
 
 def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
     if not isinstance(call, dict):
-        problems.add(path, 'must be an object like {"id": "call-1", "function": {"name": "…", "arguments": "{…}"}}')
+        problems.add(
+            path, 'must be an object like {"id": "call-1", "function": {"name": "…", "arguments": "{…}"}}'
+        )
         return
     if not isinstance(call.get("id"), str) or not call["id"]:
         problems.add(f"{path}.id", "is required: the call's id, which its tool message names")
@@ -220,11 +226,15 @@ def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
             problems.add(f"{path}.{key}", f"must be one of {', '.join(allowed)}")
     count = receipt.get("result_count")
     if count is not None and (not _is(count, (int,)) or count < 0):
-        problems.add(f"{path}.result_count", "must be a whole number of at least 0, or null when not recorded")
+        problems.add(
+            f"{path}.result_count", "must be a whole number of at least 0, or null when not recorded"
+        )
     scope = receipt.get("scope")
     if scope is not None:
         if not isinstance(scope, dict):
-            problems.add(f"{path}.scope", 'must be an object like {"filters": {"arg": "value"}, "complete": true}')
+            problems.add(
+                f"{path}.scope", 'must be an object like {"filters": {"arg": "value"}, "complete": true}'
+            )
         else:
             problems.optional(scope, "filters", f"{path}.scope", (dict,), "an object of argument: value")
             problems.optional(scope, "complete", f"{path}.scope", (bool,), "true or false")

@@ -1,0 +1,115 @@
+"""``python -m checks.suite FILE``: judge conversations with no database, server or network.
+
+FILE is one conversation, a JSON array of them, or JSONL (``-`` reads standard input). One
+JSON object is printed per conversation, on its own line. Exit status: 0 when the suite
+could judge (whatever it found), 2 when the options are invalid, 1 when FILE cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from . import InvalidConversation, OptionsError, parse_options, run_suite
+from .options import Options
+
+EXIT_OK, EXIT_UNREADABLE, EXIT_BAD_OPTIONS = 0, 1, 2
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m checks.suite",
+        description="Check conversations against their tool receipts and print findings as JSON lines.",
+    )
+    parser.add_argument(
+        "file", metavar="FILE", help="a conversation, a JSON array of them, or JSONL; - for stdin"
+    )
+    parser.add_argument("--config", metavar="FILE", help="a JSON object of checker options (CONTRACT §3)")
+    return parser.parse_args(argv)
+
+
+def _load_options(path: str | None) -> Options:
+    if path is None:
+        return parse_options(None)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = json.load(handle)
+    except OSError as exc:
+        raise OptionsError(
+            "--config", f"cannot be read ({exc.strerror}); give a readable JSON file"
+        ) from None
+    except ValueError as exc:
+        raise OptionsError(
+            "--config", f"is not valid JSON ({exc}); give one JSON object of options"
+        ) from None
+    return parse_options(raw)
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def items(text: str) -> Iterator[tuple[Any, str | None]]:
+    """Each item of the input as (value, problem); problem is set when it is not JSON."""
+    stripped = text.strip()
+    if not stripped:
+        return
+    try:
+        whole = json.loads(stripped)
+    except ValueError as exc:
+        whole_error = exc
+    else:
+        for value in whole if isinstance(whole, list) else [whole]:
+            yield value, None
+        return
+    # Not one JSON document: read it as JSONL, one item per non-blank line.
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    parsed: list[tuple[Any, str | None]] = []
+    for number, line in lines:
+        try:
+            parsed.append((json.loads(line), None))
+        except ValueError as exc:
+            parsed.append((None, f"line {number} is not JSON ({exc})"))
+    if all(problem for _, problem in parsed):
+        # No line stands alone either: one broken document, reported once.
+        yield None, f"not a JSON conversation, array or JSONL ({whole_error})"
+        return
+    yield from parsed
+
+
+def _judge(value: Any, problem: str | None, options: Options) -> dict[str, Any]:
+    external_id = value.get("external_id") if isinstance(value, dict) else None
+    if problem is not None:
+        return {"external_id": external_id, "error": problem}
+    try:
+        return run_suite(value, options)
+    except InvalidConversation as exc:
+        return {"external_id": external_id, "error": str(exc)}
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    args = _arguments(argv)
+    out = out or sys.stdout
+    try:
+        options = _load_options(args.config)
+    except OptionsError as exc:
+        print(f"invalid options: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    try:
+        text = _read(args.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    for value, problem in items(text):
+        print(json.dumps(_judge(value, problem, options), ensure_ascii=False), file=out)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

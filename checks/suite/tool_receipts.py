@@ -1,0 +1,577 @@
+"""Checker ``tool_receipts``: what the answer says about its tools, against the receipts.
+
+The runtime, not the model, ran the tools, so its receipts are the ground truth. Three
+kinds of claim are checked:
+
+- *invoked* ("I used the search tool"): a receipt for that tool (or the named call) must
+  exist, else ``fabricated_tool_reference``;
+- *count* ("the search returned 12 results"): must equal the receipt's ``result_count``,
+  else ``count_misstatement``; a receipt that recorded no count cannot refute it;
+- *absence* ("no logins were found"): the receipt must not record results, else
+  ``false_absence``.
+
+Where the receipts may have been trimmed (``receipts_complete: false``), a claim with no
+receipt is ``ungroundable`` (info): the runtime forgetting its own record is no evidence
+that the model invented the call.
+
+Claims come from the turn's structured ``claims`` when the runtime sent them; otherwise
+they are read from the answer, and then only when the sentence names a tool or speaks of
+the turn's only tool. Offers, plans, questions and hypotheticals are never read as claims.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .options import Options
+from .text import (
+    APOSTROPHE,
+    NUMBER,
+    Sentence,
+    clause_start,
+    name_pattern,
+    name_tokens,
+    parse_number,
+    prepare,
+    sentence_at,
+    sentences,
+    singular,
+)
+from .types import Conversation, Evidence, Finding, Receipt, Span, ToolClaim, Turn
+
+NAME = "tool_receipts"
+
+# --- reading claims from the answer ---------------------------------------------------------
+
+# Nouns that stand for "whatever the tool returned", whichever tool it was.
+_GENERIC_NOUNS = {
+    "result",
+    "match",
+    "record",
+    "row",
+    "entry",
+    "hit",
+    "item",
+    "document",
+    "anything",
+    "nothing",
+    "data",
+    "response",
+}
+# A number followed by one of these is a time or a size, not a count of results.
+_UNITS = {
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "year",
+    "m",
+    "ms",
+    "byte",
+    "kb",
+    "mb",
+    "gb",
+    "tb",
+    "percent",
+    "time",
+    "status",
+    "ok",
+}
+# "no other logins" / "no new logins" speak of a part of the results, not of all of them.
+_SUBSET_WORDS = {"other", "new", "further", "more", "additional", "different", "similar", "else", "recent"}
+_STOP = (
+    r"(?:for|from|about|in|on|with|that|which|who|matching|to|of|at|by|and|or|since|during|last|this|"
+    r"across|under|were|was|is|are|have|has|had)"
+)
+_WORD = rf"(?!{_STOP}\b)[a-z][\w-]*"
+# A short noun phrase: up to three words, stopping at a preposition or a verb; its last word
+# is the head ("12 open tickets about the VPN" -> tickets).
+_NP = rf"(?:matching\s+)?(?P<noun>(?:{_WORD}\s+){{0,2}}{_WORD}\b)"
+_RETURN_VERBS = (
+    r"returned|found|got|yielded|produced|gave(?:\s+back)?|brought\s+back|came\s+back\s+with|"
+    r"turned\s+up|retrieved|fetched|located|matched|pulled(?:\s+up)?"
+)
+# Verbs that report the whole output of a tool, whatever the noun that follows them.
+_WHOLE_OUTPUT = re.compile(r"returned|yielded|gave|brought\s+back|came\s+back\s+with|produced", re.I)
+
+_COUNT = re.compile(
+    rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
+    rf"(?P<num>{NUMBER})\b(?:\s+{_NP})?",
+    re.I,
+)
+_ABSENCE = (
+    re.compile(
+        rf"\bno\s+{_NP}\s+(?:were|was|have\s+been|has\s+been|had\s+been)\s+"
+        r"(?P<verb>found|returned|recorded|located|matched|logged|detected|listed|retrieved|seen)\b",
+        re.I,
+    ),
+    re.compile(rf"\bno\s+{_NP}\s+(?P<verb>came\s+back|turned\s+up|showed\s+up|matched)\b", re.I),
+    re.compile(rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:no|zero|0)\s+{_NP}", re.I),
+    re.compile(
+        rf"\b(?P<verb>{_RETURN_VERBS})\s+(?P<noun>nothing|an\s+empty\s+(?:list|result|set|array|response))\b",
+        re.I,
+    ),
+    re.compile(
+        rf"\b(?:did\s+not|didn{APOSTROPHE}?t|could\s+not|couldn{APOSTROPHE}?t|was\s+unable\s+to|"
+        rf"wasn{APOSTROPHE}?t\s+able\s+to|failed\s+to)\s+(?P<verb>find|locate|retrieve|turn\s+up)\s+"
+        rf"(?:any(?:thing)?|a\s+single)\b(?:\s+{_NP})?",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?P<noun>nothing)\s+(?:was|were|has\s+been)\s+(?P<verb>found|returned|recorded|matched)\b", re.I
+    ),
+    re.compile(
+        r"\b(?:there\s+(?:are|were|is|was)\s+)?(?:no|zero)\s+(?:matching\s+)?"
+        r"(?P<noun>results|matches|hits|records|entries|rows)\b(?P<verb>)",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:(?:result|results|response|output|list)\s+(?:was|were|is|came\s+back)|came\s+back)\s+"
+        r"(?P<noun>empty)\b(?P<verb>)",
+        re.I,
+    ),
+)
+_INVOKED = re.compile(
+    rf"\bI(?:{APOSTROPHE}ve|\s+have)?(?:\s+(?:just|already|also|then|first|successfully))*\s+"
+    r"(?P<verb>used|called|ran|run|invoked|executed|tried|consulted|queried|searched|looked\s+(?:it\s+)?up|"
+    r"did\s+a\s+(?:search|lookup|query)|ran\s+a\s+(?:search|lookup|query)|checked)\b",
+    re.I,
+)
+# These verbs imply a lookup on their own; the others need the tool named after them.
+_LOOKUP_VERBS = re.compile(r"queried|searched|looked|did\s+a|ran\s+a", re.I)
+
+# A sentence holding one of these is an offer, a plan, a guess, a condition or a question.
+_NOT_A_REPORT = re.compile(
+    rf"\bI{APOSTROPHE}ll\b|\bI{APOSTROPHE}d\b|\bI\s+(?:will|can|shall|should|might|may)\b|\bI\s+could\b(?!\s+not\b)"
+    rf"|\bI(?:{APOSTROPHE}m|\s+am)\s+going\s+to\b|\blet\s+me\b(?!\s+know)|\bwant\s+me\s+to\b|\bwould\s+you\s+like\b"
+    r"|\b(?:if|unless|whether|in\s+case|would|might|may|should)\b|\bcould\b(?!\s+not\b)",
+    re.I,
+)
+_EXPLICIT_TOOL = re.compile(r"\b(?:the\s+)?(?P<name>[A-Za-z][\w.-]*)\s+(?:tool|function)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _ToolNames:
+    """The tools the conversation knows up to this turn, and how to find each in text."""
+
+    patterns: dict[str, re.Pattern[str]]
+
+    @classmethod
+    def for_turn(cls, conversation: Conversation, turn: Turn) -> _ToolNames:
+        names: list[str] = []
+        for earlier in conversation.turns[: turn.index + 1]:
+            names.extend(earlier.tools_offered or ())
+            names.extend(call.tool for call in earlier.tool_calls)
+            names.extend(r.tool for r in earlier.receipts if r.tool)
+        unique = list(dict.fromkeys(n for n in names if n))
+        return cls({name: re.compile(name_pattern(name), re.I) for name in unique})
+
+    def mentions(self, text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+        """Known tools named in text[start:end], as (start, end, tool), in text order."""
+        found = []
+        for tool, pattern in self.patterns.items():
+            for match in pattern.finditer(text, start, end):
+                found.append((match.start(), match.end(), tool))
+        found.sort()
+        return found
+
+    def resolve(self, word: str) -> str | None:
+        """The known tool a loose name ("the logins tool") stands for, when only one fits."""
+        key = singular(word)
+        fits = [t for t in self.patterns if t.lower() == word.lower() or key in map(singular, name_tokens(t))]
+        return fits[0] if len(fits) == 1 else None
+
+
+def only_tool(turn: Turn) -> tuple[str | None, bool]:
+    """The turn's only tool and whether it ran: one tool called, or else one tool offered."""
+    ran = list(dict.fromkeys([c.tool for c in turn.tool_calls] + [r.tool for r in turn.receipts if r.tool]))
+    if len(ran) == 1:
+        return ran[0], True
+    if not ran and turn.tools_offered is not None and len(turn.tools_offered) == 1:
+        return turn.tools_offered[0], False
+    return None, False
+
+
+@dataclass(frozen=True)
+class _TextClaim:
+    claim: ToolClaim
+    noun: str | None  # head noun of what was counted or found absent
+    named: bool  # the sentence names the tool (else it is the turn's only tool)
+    whole_output: bool  # the verb reports everything the tool returned
+
+
+def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
+    """Invoked, count and absence claims the answer makes in words, in answer order."""
+    text = prepare(turn.answer)
+    if not text.strip():
+        return []
+    names = _ToolNames.for_turn(conversation, turn)
+    sole, _ = only_tool(turn)
+    parts = sentences(text)
+    found: list[_TextClaim] = []
+    for kind, match in _candidates(text):
+        sentence = sentence_at(parts, match.start())
+        if sentence is None or sentence.is_question or _NOT_A_REPORT.search(sentence.text):
+            continue
+        item = _claim_from(kind, match, text, turn.answer, sentence, names, sole)
+        if item is not None:
+            found.append(item)
+    return _without_overlaps(found)
+
+
+def _candidates(text: str) -> list[tuple[str, re.Match[str]]]:
+    out: list[tuple[str, re.Match[str]]] = [("invoked", m) for m in _INVOKED.finditer(text)]
+    for match in _COUNT.finditer(text):
+        number = parse_number(match.group("num"))
+        out.append(("absence" if number == 0 else "count", match))
+    out.extend(("absence", m) for pattern in _ABSENCE for m in pattern.finditer(text))
+    out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
+    return out
+
+
+def _without_overlaps(found: list[_TextClaim]) -> list[_TextClaim]:
+    """One claim per stretch of text: "returned 0 results" is one absence, not also a count.
+
+    An invoked claim may share its words with a count ("I searched and found 3 tickets"):
+    they are two claims, so only counts and absences exclude each other.
+    """
+    kept: list[_TextClaim] = []
+    for item in found:
+        if item.claim.kind != "invoked" and any(
+            other.claim.kind != "invoked" and _overlap(other.claim, item.claim) for other in kept
+        ):
+            continue
+        kept.append(item)
+    return kept
+
+
+def _overlap(a: ToolClaim, b: ToolClaim) -> bool:
+    return (a.start or 0) < (b.end or 0) and (b.start or 0) < (a.end or 0)
+
+
+def _claim_from(
+    kind: str,
+    match: re.Match[str],
+    text: str,
+    answer: str,
+    sentence: Sentence,
+    names: _ToolNames,
+    sole: str | None,
+) -> _TextClaim | None:
+    if kind == "invoked":
+        return _invoked_claim(match, text, answer, sentence, names, sole)
+    noun = _head_noun(match)
+    if noun is None and kind == "count":
+        noun = ""
+    if noun is not None and (singular(noun) in _UNITS or _is_subset(match)):
+        return None
+    count = parse_number(match.group("num")) if kind == "count" else None
+    if kind == "count" and count is None:
+        return None
+    tool, named = _tool_of_sentence(text, sentence, match.start(), names, sole)
+    if tool is None:
+        return None
+    if kind == "count" and not noun and not named:
+        return None  # "found 3." with no noun and no tool named is too loose to hold
+    start = clause_start(text, sentence, match.start())
+    end = match.end()
+    claim = ToolClaim(kind=kind, tool=tool, count=count, text=answer[start:end], start=start, end=end)
+    whole = bool(_WHOLE_OUTPUT.match(match.group("verb") or ""))
+    return _TextClaim(claim=claim, noun=noun or None, named=named, whole_output=whole)
+
+
+def _head_noun(match: re.Match[str]) -> str | None:
+    noun = match.groupdict().get("noun")
+    if not noun:
+        return None
+    words = noun.lower().split()
+    return words[-1] if words else None
+
+
+def _is_subset(match: re.Match[str]) -> bool:
+    noun = (match.groupdict().get("noun") or "").lower().split()
+    if noun and noun[0] in _SUBSET_WORDS:
+        return True
+    # "3 of the 40 rows", "out of 12": a part of the results, not their number.
+    tail = match.string[match.end() : match.end() + 12].lower()
+    return bool(re.match(r"\s*(?:of\s+(?:the|them|those|these)|out\s+of)\b", tail))
+
+
+def _tool_of_sentence(
+    text: str, sentence: Sentence, at: int, names: _ToolNames, sole: str | None
+) -> tuple[str | None, bool]:
+    mentions = names.mentions(text, sentence.start, sentence.end)
+    tools = list(dict.fromkeys(tool for _, _, tool in mentions))
+    if len(tools) == 1:
+        return tools[0], True
+    if len(tools) > 1:
+        before = [tool for start, _, tool in mentions if start < at]
+        return (before[-1], True) if before else (None, False)
+    return sole, False
+
+
+def _invoked_claim(
+    match: re.Match[str], text: str, answer: str, sentence: Sentence, names: _ToolNames, sole: str | None
+) -> _TextClaim | None:
+    # The tool must follow the verb closely ("I ran the deploy tool"), in the same clause.
+    window_end = min(sentence.end, match.end() + 48)
+    clause = re.search(r"[,;:]|\s(?:and|but|so|which|because)\s", text[match.end() : window_end])
+    if clause:
+        window_end = match.end() + clause.start()
+    tool, end = _named_after(text, match.end(), window_end, names)
+    if tool is None:
+        if not _LOOKUP_VERBS.match(match.group("verb")) or sole is None:
+            return None
+        tool, end = sole, match.end()
+    start = match.start()
+    claim = ToolClaim(kind="invoked", tool=tool, text=answer[start:end], start=start, end=end)
+    return _TextClaim(claim=claim, noun=None, named=tool != sole, whole_output=False)
+
+
+def _named_after(text: str, start: int, end: int, names: _ToolNames) -> tuple[str | None, int]:
+    mentions = names.mentions(text, start, end)
+    if mentions:
+        m_start, m_end, tool = mentions[0]
+        suffix = re.match(r"\s+(?:tool|function|api|command)\b", text[m_end:end])
+        return tool, m_end + (suffix.end() if suffix else 0)
+    explicit = _EXPLICIT_TOOL.search(text, start, end)
+    if explicit:
+        word = explicit.group("name")
+        resolved = names.resolve(word)
+        return (resolved or word), explicit.end()
+    return None, start
+
+
+# --- binding claims to receipts -------------------------------------------------------------
+
+
+def _same_tool(a: str, b: str) -> bool:
+    return a == b or (bool(name_tokens(a)) and name_tokens(a) == name_tokens(b))
+
+
+def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Receipt, Turn] | None:
+    """The receipt a claim is about: the named call's, else the first of the same tool.
+
+    This turn's receipts come first; a claim about an earlier turn's call ("I searched
+    earlier") binds to the latest earlier turn that has one.
+    """
+    history = [turn, *reversed(conversation.turns[: turn.index])]
+    for where in history:
+        for receipt in where.receipts:
+            if claim.call_id is not None:
+                if receipt.call_id == claim.call_id:
+                    return receipt, where
+            elif _same_tool(receipt.tool, claim.tool):
+                return receipt, where
+    return None
+
+
+def _called_in_transcript(claim: ToolClaim, turn: Turn) -> bool:
+    """The transcript shows the call even though no receipt was kept for it."""
+    for call in turn.tool_calls:
+        if claim.call_id is not None:
+            if call.call_id == claim.call_id:
+                return True
+        elif _same_tool(call.tool, claim.tool):
+            return True
+    return False
+
+
+# --- judging ----------------------------------------------------------------------------------
+
+
+def _results(n: int) -> str:
+    return f"{n} result" if n == 1 else f"{n} results"
+
+
+def _evidence(receipt: Receipt, where: Turn) -> tuple[Evidence, ...]:
+    if receipt.call_id is None:
+        return ()
+    message = where.result_for(receipt.call_id)
+    if message is None:
+        return ()
+    return (Evidence(call_id=receipt.call_id, path="", start=0, end=len(message.text)),)
+
+
+def _span(claim: ToolClaim, answer: str) -> Span | None:
+    if claim.start is not None and claim.end is not None:
+        return Span(answer[claim.start : claim.end], claim.start, claim.end)
+    if not claim.text or not claim.text.strip():
+        return None
+    pattern = "".join(
+        APOSTROPHE if ch in "'\u2019\u2018\u02bc" else (r"\s+" if ch.isspace() else re.escape(ch))
+        for ch in claim.text.strip()
+    )
+    match = re.search(re.sub(r"(?:\\s\+)+", r"\\s+", pattern), answer, re.I)
+    return Span(match.group(), match.start(), match.end()) if match else None
+
+
+def _finding(turn: Turn, claim: ToolClaim, code: str, explanation: str, **more: Any) -> Finding:
+    extra = {"tool": claim.tool, "claim_kind": claim.kind}
+    extra.update({k: v for k, v in more.items() if k not in ("evidence", "correction", "severity")})
+    return Finding(
+        turn=turn.index,
+        checker=NAME,
+        code=code,
+        severity=more.get("severity", "flag"),
+        explanation=explanation,
+        claim=_span(claim, turn.answer),
+        evidence=more.get("evidence", ()),
+        correction=more.get("correction"),
+        extra=extra,
+    )
+
+
+def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding | None:
+    """The finding for one claim, or None when the receipts bear it out (or cannot refute it)."""
+    bound = bind(claim, conversation, turn)
+    if bound is None:
+        if _called_in_transcript(claim, turn):
+            return None
+        return _unmatched(claim, conversation, turn)
+    receipt, where = bound
+    if claim.kind == "count":
+        return _judge_count(claim, receipt, where, turn)
+    if claim.kind == "absence":
+        return _judge_absence(claim, receipt, where, turn)
+    return None  # an invoked claim with a receipt: it really ran
+
+
+def _unmatched(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding:
+    named_call = f" call {claim.call_id}" if claim.call_id else ""
+    if not conversation.receipts_complete:
+        return _finding(
+            turn,
+            claim,
+            "ungroundable",
+            f"No receipt for the {claim.tool} tool{named_call} is kept, and this conversation's receipts may "
+            "have been trimmed, so the claim can be neither confirmed nor refuted.",
+            severity="info",
+            call_id=claim.call_id,
+        )
+    if claim.call_id:
+        explanation = (
+            f"The answer refers to {claim.tool} call {claim.call_id}, but no such call was recorded."
+        )
+        correction = f"Note from Receipts: no call {claim.call_id} of the {claim.tool} tool was recorded."
+    else:
+        explanation = f"The answer refers to the {claim.tool} tool, but no call to it was recorded."
+        correction = f"Note from Receipts: the {claim.tool} tool did not run; no call to it was recorded."
+    return _finding(
+        turn, claim, "fabricated_tool_reference", explanation, correction=correction, call_id=claim.call_id
+    )
+
+
+def _judge_count(claim: ToolClaim, receipt: Receipt, where: Turn, turn: Turn) -> Finding | None:
+    recorded, claimed = receipt.result_count, claim.count
+    if recorded is None or claimed is None or recorded == claimed:
+        return None
+    return _finding(
+        turn,
+        claim,
+        "count_misstatement",
+        f"The answer says {claim.tool} returned {_results(claimed)}; its receipt records {recorded}.",
+        evidence=_evidence(receipt, where),
+        correction=f"Note from Receipts: the {claim.tool} tool returned {_results(recorded)}, not {claimed}.",
+        call_id=receipt.call_id,
+        claimed=claimed,
+        recorded=recorded,
+    )
+
+
+def _judge_absence(claim: ToolClaim, receipt: Receipt, where: Turn, turn: Turn) -> Finding | None:
+    count = receipt.result_count
+    if not ((count is not None and count > 0) or receipt.emptiness == "non-empty"):
+        return None
+    what = _results(count) if count else "results"
+    return _finding(
+        turn,
+        claim,
+        "false_absence",
+        f"The answer says {claim.tool} found nothing, but its receipt records {what}.",
+        evidence=_evidence(receipt, where),
+        correction=f"Note from Receipts: the {claim.tool} tool returned {what}; it did find something.",
+        call_id=receipt.call_id,
+        recorded=count,
+    )
+
+
+# --- which text claims to keep ----------------------------------------------------------------
+
+
+def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
+    """Words of the call's arguments: what the search was for ("level": "error" -> error)."""
+    words: set[str] = set()
+    for call in where.tool_calls:
+        if call.call_id == receipt.call_id:
+            try:
+                arguments = json.loads(call.arguments)
+            except (ValueError, RecursionError):
+                arguments = call.arguments
+            for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments)):
+                words.add(singular(token))
+    return words
+
+
+def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
+    """Whether a claim read from text is firm enough to judge.
+
+    A count or an absence is a claim about a tool's output only when its noun is that
+    output: a generic word ("results"), a word of the tool's name or arguments, or any word
+    after a verb that reports the whole output of a tool the sentence names. "No errors were
+    found" over a log read that returned lines is a statement about the lines, not about
+    the read, and is left to the checkers that read values.
+    """
+    claim = item.claim
+    bound = bind(claim, conversation, turn)
+    if claim.kind == "invoked":
+        return True
+    if bound is None:
+        # Only a named tool can be fabricated; an unnamed count with nothing to bind is a
+        # statement of fact that other checkers weigh.
+        return item.named
+    if item.noun is None or item.named and item.whole_output:
+        return True
+    noun = singular(item.noun)
+    receipt, where = bound
+    known = {singular(t) for t in name_tokens(claim.tool)} | _argument_words(receipt, where) | _GENERIC_NOUNS
+    return noun in known or noun == "empty"
+
+
+def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
+    """The claims to judge: the runtime's when it sent them, else those read from the answer."""
+    if turn.claims is not None:
+        return list(turn.claims)
+    return [item.claim for item in read_claims(conversation, turn) if _holds(item, conversation, turn)]
+
+
+def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
+    findings: list[Finding] = []
+    seen: set[tuple[str, str, str | None]] = set()
+    for claim in turn_claims(conversation, turn):
+        finding = judge(claim, conversation, turn)
+        if finding is None:
+            continue
+        # One defect, one finding: "I searched … the search found nothing" about one missing
+        # call is a single fabricated reference.
+        key = (finding.code, claim.tool, finding.extra.get("call_id"))
+        if key in seen:
+            continue
+        seen.add(key)
+        findings.append(finding)
+    return findings
+
+
+class ToolReceipts:
+    name = NAME
+
+    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+        findings: list[Finding] = []
+        for turn in conversation.turns:
+            findings.extend(check_turn(conversation, turn))
+        return findings
