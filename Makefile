@@ -1,0 +1,49 @@
+# Receipts: the two commands are `make run` and `make test`.
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export PORT
+
+.PHONY: run test install migrate demo lint format serve-worker clean
+
+# Installs only when requirements.txt changed since the last install.
+$(VENV)/.installed: requirements.txt
+	@python=$$(scripts/find-python) || exit 1; \
+	if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)'; then \
+		echo "Creating $(VENV) with $$python"; rm -rf $(VENV); "$$python" -m venv $(VENV) || exit 1; \
+	fi
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py load_demo
+
+# The embedded default: SQLite and a broker kept in files under var/, so nothing external
+# is needed. The worker (with its sweeper schedule) runs beside the web server and stops
+# with it.
+run: demo
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "Receipts on http://127.0.0.1:$(PORT)/ (Ctrl-C stops the server and the worker)"
+	@$(VENV)/bin/celery -A grounding_site worker --beat --concurrency 1 --loglevel WARNING \
+		--schedule var/celerybeat-schedule & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py runserver --noreload 0.0.0.0:$(PORT)
+
+test: install
+	$(PY) -m pytest -m "not services and not browser" -n 2
+
+lint: install
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf var staticfiles

@@ -1,0 +1,410 @@
+"""What Receipts stores: projects and their members, conversations as received and as turns,
+the check runs over them, their findings, and what reviewers did about each.
+
+Every row carries its project and creation time, and indexes lead with (project, created_at),
+so the data can later be partitioned by project and time without reshaping queries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
+from django.utils import timezone
+
+
+class Role(models.TextChoices):
+    VIEWER = "viewer", "Viewer"
+    REVIEWER = "reviewer", "Reviewer"
+    ADMIN = "admin", "Admin"
+
+
+class ProjectQuerySet(models.QuerySet["Project"]):
+    def for_user(self, user: Any) -> ProjectQuerySet:
+        """Only the projects the user belongs to: every page starts its queries here."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(memberships__user=user)
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+    options = models.JSONField(default=dict, blank=True, help_text="Checker options (CONTRACT.md §3).")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("queue", args=[self.slug])
+
+
+class Membership(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} ({self.role})"
+
+    @property
+    def can_review(self) -> bool:
+        return self.role in (Role.REVIEWER, Role.ADMIN)
+
+
+class ApiKeyQuerySet(models.QuerySet["ApiKey"]):
+    def usable(self) -> ApiKeyQuerySet:
+        now = timezone.now()
+        return self.filter(revoked_at__isnull=True).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+
+
+class ApiKey(models.Model):
+    """A project's key for the API. Only a hash is kept; the key itself is shown once."""
+
+    PREFIX_LENGTH = 12
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=PREFIX_LENGTH, unique=True)
+    hashed = models.CharField(max_length=64)
+    scopes = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.project})"
+
+    @staticmethod
+    def hash(key: str) -> str:
+        # Keys are long random strings, so a fast hash is enough: there is nothing to brute-force.
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, *, project: Project, name: str = "") -> tuple[ApiKey, str]:
+        """Creates a key and returns it with its secret, which is not stored anywhere."""
+        secret = "rcpt_" + secrets.token_urlsafe(32)
+        key = cls.objects.create(
+            project=project, name=name, prefix=secret[: cls.PREFIX_LENGTH], hashed=cls.hash(secret)
+        )
+        return key, secret
+
+
+class Conversation(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="conversations")
+    external_id = models.CharField(max_length=255)
+    title = models.CharField(max_length=500, blank=True)
+    agent_name = models.CharField(max_length=200, blank=True)
+    agent_model = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    system = models.TextField(blank=True)
+    receipts_complete = models.BooleanField(default=True)
+    # The canonical native form the suite reads; payloads as received are kept in Payload.
+    document = models.JSONField()
+    content_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "external_id"], name="one_external_id_per_project")
+        ]
+        indexes = [models.Index(fields=["project", "created_at"], name="conversation_project_time")]
+
+    def __str__(self) -> str:
+        return self.title or self.external_id
+
+    def get_absolute_url(self) -> str:
+        return reverse("conversation", args=[self.project.slug, self.pk])
+
+
+class Payload(models.Model):
+    """A request body exactly as it was received (the first one, then each that appended)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="payloads")
+    body = models.TextField()
+    format = models.CharField(max_length=20, default="native")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "created_at"], name="payload_project_time")]
+
+
+class TurnQuerySet(models.QuerySet["Turn"]):
+    def flagged(self) -> TurnQuerySet:
+        """Turns with at least one open finding a reviewer must look at."""
+        return self.filter(Exists(Finding.objects.open().flags().filter(turn=OuterRef("pk"))))
+
+
+class Turn(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    answer = models.TextField(blank=True)
+    answer_seq = models.IntegerField(null=True, blank=True)
+    tools_offered = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = TurnQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["conversation", "index"]
+        constraints = [models.UniqueConstraint(fields=["conversation", "index"], name="one_turn_per_index")]
+        indexes = [models.Index(fields=["project", "created_at"], name="turn_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.conversation} · turn {self.index}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("turn", args=[self.project.slug, self.pk])
+
+
+class Message(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="messages")
+    seq = models.PositiveIntegerField()
+    role = models.CharField(max_length=10)
+    content = models.JSONField(null=True, blank=True)  # as sent: string, null or parts
+    text = models.TextField(blank=True)  # the content flattened; offsets count here
+    tool_call_id = models.CharField(max_length=200, blank=True)
+    is_error = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["turn", "seq"]
+        indexes = [models.Index(fields=["project", "created_at"], name="message_project_time")]
+
+
+class ToolCall(models.Model):
+    """One call of a turn: what the model asked for, what came back, and the runtime's receipt."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="tool_calls")
+    call_id = models.CharField(max_length=200, blank=True)
+    tool = models.CharField(max_length=200)
+    arguments = models.TextField(blank=True)  # raw, possibly invalid JSON
+    request_seq = models.IntegerField(null=True, blank=True)
+    result = models.TextField(blank=True)
+    result_seq = models.IntegerField(null=True, blank=True)
+    has_result = models.BooleanField(default=False)
+    # The receipt as the suite judged it: sent by the runtime, or derived from the transcript.
+    receipt = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["turn", "id"]
+        indexes = [
+            models.Index(fields=["project", "created_at"], name="toolcall_project_time"),
+            models.Index(fields=["turn", "call_id"], name="toolcall_turn_call"),
+        ]
+
+
+class RunStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class CheckRun(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
+    suite_version = models.CharField(max_length=20, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    # What the suite reported beside findings: provenance and per-turn reading figures.
+    summary = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["project", "created_at"], name="run_project_time"),
+            models.Index(fields=["status", "created_at"], name="run_status_time"),
+        ]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (RunStatus.DONE, RunStatus.FAILED)
+
+
+class Severity(models.TextChoices):
+    FLAG = "flag", "Flag"
+    INFO = "info", "Info"
+
+
+class FindingStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    CONFIRMED = "confirmed", "Confirmed"
+    DISMISSED = "dismissed", "Dismissed"
+
+
+class FindingQuerySet(models.QuerySet["Finding"]):
+    def current(self) -> FindingQuerySet:
+        """Findings the latest run still reports."""
+        return self.filter(withdrawn_at__isnull=True)
+
+    def open(self) -> FindingQuerySet:
+        return self.current().filter(status=FindingStatus.OPEN)
+
+    def flags(self) -> FindingQuerySet:
+        return self.filter(severity=Severity.FLAG)
+
+
+class Finding(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="findings")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="findings")
+    run = models.ForeignKey(CheckRun, on_delete=models.SET_NULL, null=True, related_name="findings")
+    checker = models.CharField(max_length=50)
+    code = models.CharField(max_length=50)
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    value = models.CharField(max_length=500, blank=True)
+    claim_text = models.TextField(blank=True)
+    claim_start = models.IntegerField(null=True, blank=True)
+    claim_end = models.IntegerField(null=True, blank=True)
+    evidence = models.JSONField(default=list, blank=True)
+    explanation = models.TextField()
+    correction = models.TextField(blank=True)
+    details = models.JSONField(default=dict, blank=True)  # the suite's finding as reported
+    # (turn, checker, code, value or span): a re-run updates the same row, never adds one.
+    fingerprint = models.CharField(max_length=64, unique=True)
+    status = models.CharField(max_length=10, choices=FindingStatus.choices, default=FindingStatus.OPEN)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = FindingQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["turn", "claim_start", "id"]
+        indexes = [
+            models.Index(fields=["project", "created_at"], name="finding_project_time"),
+            models.Index(fields=["project", "status", "severity"], name="finding_project_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.checker}/{self.code} on {self.turn}"
+
+    @staticmethod
+    def make_fingerprint(conversation_id: int, finding: dict[str, Any]) -> str:
+        claim = finding.get("claim") or {}
+        where = finding.get("value") or f"{claim.get('start')}:{claim.get('end')}"
+        if finding.get("call_id"):
+            where += f"@{finding['call_id']}:{finding.get('path', '')}"
+        key = json.dumps([conversation_id, finding["turn"], finding["checker"], finding["code"], where])
+        return hashlib.sha256(key.encode()).hexdigest()
+
+
+class Verdict(models.TextChoices):
+    CONFIRMED = "confirmed", "Confirmed"
+    DISMISSED = "dismissed", "Dismissed"
+
+
+class Decision(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="decisions")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="decision_project_time")]
+
+
+class CorrectionState(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+
+
+class Correction(models.Model):
+    """A reviewer's edit of the suite's proposed correction, approved by a second reviewer."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="corrections")
+    text = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    approver = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    state = models.CharField(max_length=10, choices=CorrectionState.choices, default=CorrectionState.PROPOSED)
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "created_at"], name="correction_project_time")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(approver__isnull=True) | ~Q(approver=models.F("author")),
+                name="correction_not_approved_by_author",
+            )
+        ]
+
+
+class AuditEvent(models.Model):
+    """One reviewer action. Append-only, and each event hashes the one before it."""
+
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="audit_events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
+    actor_name = models.CharField(max_length=150, blank=True)
+    verb = models.CharField(max_length=50)
+    object_type = models.CharField(max_length=50)
+    object_id = models.CharField(max_length=50)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    previous_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="audit_project_time")]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise ValueError("Audit events are append-only: an existing event cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("Audit events are append-only: an event cannot be deleted.")
+
+    def compute_hash(self) -> str:
+        body = {
+            "project": self.project_id,
+            "actor": self.actor_name,
+            "verb": self.verb,
+            "object": f"{self.object_type}:{self.object_id}",
+            "before": self.before,
+            "after": self.after,
+            "at": self.created_at.isoformat(),
+            "previous": self.previous_hash,
+        }
+        encoded = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(encoded.encode()).hexdigest()

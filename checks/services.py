@@ -1,0 +1,427 @@
+"""The workflows that the API, the pages, the commands and the tasks share.
+
+Each is keyword-only and runs in one transaction: a request either stores everything it
+brings or nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Literal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from . import audit, suite
+from .ingest import UnknownFormat, to_native
+from .models import (
+    CheckRun,
+    Conversation,
+    Decision,
+    Finding,
+    FindingStatus,
+    Message,
+    Payload,
+    Project,
+    RunStatus,
+    ToolCall,
+    Turn,
+    Verdict,
+)
+from .suite import conversation as native
+
+log = logging.getLogger(__name__)
+
+
+# --- ingestion ----------------------------------------------------------------------------
+
+
+class IngestError(Exception):
+    status_code = 400
+
+    def __init__(self, errors: list[dict[str, str]]) -> None:
+        super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
+        self.errors = errors
+
+
+class InvalidPayload(IngestError):
+    status_code = 400
+
+
+class ConversationConflict(IngestError):
+    status_code = 409
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    status: Literal["created", "unchanged", "appended"]
+    conversation: Conversation
+    run: CheckRun | None
+
+
+def content_hash(document: dict[str, Any]) -> str:
+    encoded = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def to_document(payload: Any, *, format: str = "native") -> dict[str, Any]:
+    """The canonical native form of a payload, or InvalidPayload listing every problem."""
+    try:
+        data = to_native(payload, format)
+    except UnknownFormat as exc:
+        raise InvalidPayload([{"path": "format", "message": str(exc)}]) from exc
+    try:
+        return native.canonical(data)
+    except native.InvalidConversation as exc:
+        raise InvalidPayload(exc.errors) from exc
+
+
+@transaction.atomic
+def ingest_conversation(*, project: Project, payload: Any, body: str, format: str = "native") -> IngestResult:
+    """Stores a conversation and schedules its check, following CONTRACT.md §1 on resending."""
+    document = to_document(payload, format=format)
+    digest = content_hash(document)
+    external_id = document["external_id"]
+
+    existing = _locked_conversation(project, external_id)
+    if existing is None:
+        try:
+            with transaction.atomic():
+                conversation = _create_conversation(project, document, digest)
+        except IntegrityError:
+            # Another request created it a moment ago: judge this one against what it stored.
+            existing = _locked_conversation(project, external_id)
+            if existing is None:
+                raise
+        else:
+            _store_turns(conversation, document["turns"], first_index=0)
+            Payload.objects.create(project=project, conversation=conversation, body=body, format=format)
+            return IngestResult("created", conversation, _schedule_run(conversation))
+
+    if existing.content_hash == digest:
+        return IngestResult("unchanged", existing, None)
+    stored_turns = existing.document["turns"]
+    if not _extends(existing.document, document):
+        raise ConversationConflict(
+            [
+                {
+                    "path": "$.turns" if _same_header(existing.document, document) else "$",
+                    "message": (
+                        f"conversation {external_id!r} is already stored with different content; "
+                        "resend it unchanged, or send its stored turns unchanged followed by new ones, "
+                        "or use a new external_id"
+                    ),
+                }
+            ]
+        )
+    existing.document = document
+    existing.content_hash = digest
+    existing.updated_at = timezone.now()
+    existing.save(update_fields=["document", "content_hash", "updated_at"])
+    _store_turns(existing, document["turns"][len(stored_turns) :], first_index=len(stored_turns))
+    Payload.objects.create(project=project, conversation=existing, body=body, format=format)
+    return IngestResult("appended", existing, _schedule_run(existing))
+
+
+def _locked_conversation(project: Project, external_id: str) -> Conversation | None:
+    return Conversation.objects.select_for_update().filter(project=project, external_id=external_id).first()
+
+
+def _header(document: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key != "turns"}
+
+
+def _same_header(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    return _header(old) == _header(new)
+
+
+def _extends(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """True when the new document is the stored one with more turns after it."""
+    old_turns, new_turns = old["turns"], new["turns"]
+    return (
+        _same_header(old, new) and len(new_turns) > len(old_turns) and new_turns[: len(old_turns)] == old_turns
+    )
+
+
+def _create_conversation(project: Project, document: dict[str, Any], digest: str) -> Conversation:
+    started = document.get("started_at")
+    return Conversation.objects.create(
+        project=project,
+        external_id=document["external_id"],
+        title=document["title"][:500],
+        agent_name=document["agent"]["name"][:200],
+        agent_model=document["agent"]["model"][:200],
+        started_at=parse_datetime(started) if started else None,
+        metadata=document["metadata"],
+        system=document["system"],
+        receipts_complete=document["receipts_complete"],
+        document=document,
+        content_hash=digest,
+    )
+
+
+def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int) -> None:
+    """Writes turns, messages and tool calls in a few bulk inserts, whatever their number."""
+    if not turns:
+        return
+    # Parse the whole document so handles and derived receipts number as the suite numbers them.
+    parsed = native.parse(conversation.document).turns[first_index:]
+    project = conversation.project
+    now = timezone.now()
+    rows = Turn.objects.bulk_create(
+        [
+            Turn(
+                project=project,
+                conversation=conversation,
+                index=turn.index,
+                answer=turn.answer,
+                answer_seq=turn.answer_index,
+                tools_offered=list(turn.tools_offered) if turn.tools_offered is not None else None,
+                created_at=now,
+            )
+            for turn in parsed
+        ]
+    )
+    messages: list[Message] = []
+    calls: list[ToolCall] = []
+    for row, turn in zip(rows, parsed, strict=True):
+        for seq, message in enumerate(turn.messages):
+            messages.append(
+                Message(
+                    project=project,
+                    turn=row,
+                    seq=seq,
+                    role=message.role,
+                    content=message.content,
+                    text=message.text,
+                    tool_call_id=message.tool_call_id or "",
+                    is_error=message.is_error,
+                    created_at=now,
+                )
+            )
+        calls.extend(_tool_call_rows(project, row, turn, now))
+    Message.objects.bulk_create(messages)
+    ToolCall.objects.bulk_create(calls)
+
+
+def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: Any) -> list[ToolCall]:
+    receipts = {receipt.call_id: receipt for receipt in turn.receipts if receipt.call_id}
+    result_seq = {m.tool_call_id: seq for seq, m in enumerate(turn.messages) if m.role == "tool"}
+    out = []
+    seen = set()
+    for call in turn.tool_calls:
+        seen.add(call.call_id)
+        result = turn.result_for(call.call_id)
+        receipt = receipts.get(call.call_id)
+        out.append(
+            ToolCall(
+                project=project,
+                turn=row,
+                call_id=call.call_id,
+                tool=call.tool,
+                arguments=call.arguments,
+                request_seq=call.message_index,
+                result=result.text if result else "",
+                result_seq=result_seq.get(call.call_id),
+                has_result=result is not None,
+                receipt=dataclasses.asdict(receipt) if receipt else None,
+                created_at=now,
+            )
+        )
+    # Receipts of calls the transcript does not show are kept too: they are ground truth.
+    for receipt in turn.receipts:
+        if receipt.call_id in seen:
+            continue
+        out.append(
+            ToolCall(
+                project=project,
+                turn=row,
+                call_id=receipt.call_id or "",
+                tool=receipt.tool,
+                receipt=dataclasses.asdict(receipt),
+                created_at=now,
+            )
+        )
+    return out
+
+
+# --- checking -----------------------------------------------------------------------------
+
+
+def _schedule_run(conversation: Conversation) -> CheckRun:
+    run = CheckRun.objects.create(project=conversation.project, conversation=conversation)
+    transaction.on_commit(lambda: enqueue_runs([run.pk]))
+    return run
+
+
+def enqueue_runs(run_ids: Iterable[int]) -> None:
+    """Sends run ids to the workers in batches; a lost message is caught by the sweeper."""
+    from .tasks import check_runs  # the tasks module imports this one
+
+    ids = list(run_ids)
+    size = settings.RECEIPTS_CHECK_BATCH
+    for start in range(0, len(ids), size):
+        try:
+            check_runs.delay(ids[start : start + size])
+        except Exception:  # the broker may be down; the run stays pending for the sweeper
+            log.exception("could not enqueue check runs %s", ids[start : start + size])
+
+
+def claim_run(run_id: int) -> CheckRun | None:
+    """Takes a run for this worker, unless another has it (a conditional update, not a lock)."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
+    claimable = Q(status=RunStatus.PENDING) | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
+    taken = (
+        CheckRun.objects.filter(pk=run_id)
+        .filter(claimable)
+        .update(status=RunStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1)
+    )
+    if not taken:
+        return None
+    return CheckRun.objects.select_related("conversation", "project").get(pk=run_id)
+
+
+def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
+    """Runs the suite for each run this worker can claim; returns the runs it finished."""
+    finished = []
+    for run_id in run_ids:
+        run = claim_run(run_id)
+        if run is None:
+            continue
+        try:
+            options = suite.parse_options(run.project.options or None)
+            report = suite.run_suite(run.conversation.document, options)
+        except Exception as exc:  # a suite failure is recorded on the run, not lost in a log
+            log.exception("check run %s failed", run.pk)
+            CheckRun.objects.filter(pk=run.pk).update(
+                status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
+            )
+            run.refresh_from_db()
+            finished.append(run)
+            continue
+        write_findings(run=run, report=report)
+        finished.append(run)
+    return finished
+
+
+@transaction.atomic
+def write_findings(*, run: CheckRun, report: dict[str, Any]) -> None:
+    """Upserts the run's findings by fingerprint and withdraws those no longer reported."""
+    conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
+    turns = {turn.index: turn for turn in Turn.objects.filter(conversation=conversation)}
+    now = timezone.now()
+    reported: dict[str, dict[str, Any]] = {}
+    for item in report["findings"]:
+        if item["turn"] in turns:
+            reported[Finding.make_fingerprint(conversation.pk, item)] = item
+    existing = {f.fingerprint: f for f in Finding.objects.filter(fingerprint__in=list(reported))}
+    new, changed = [], []
+    for fingerprint, item in reported.items():
+        finding = existing.get(fingerprint) or Finding(
+            project_id=run.project_id,
+            conversation=conversation,
+            turn=turns[item["turn"]],
+            fingerprint=fingerprint,
+            created_at=now,
+        )
+        _fill_finding(finding, item, run, now)
+        (changed if finding.pk else new).append(finding)
+    Finding.objects.bulk_create(new)
+    Finding.objects.bulk_update(changed, FINDING_FIELDS)
+    Finding.objects.filter(conversation=conversation, withdrawn_at__isnull=True).exclude(
+        fingerprint__in=list(reported)
+    ).update(withdrawn_at=now, updated_at=now)
+    CheckRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.DONE,
+        suite_version=report["suite_version"],
+        summary={"provenance": report.get("provenance", []), "turns": report.get("turns", [])},
+        error="",
+        finished_at=now,
+    )
+    run.refresh_from_db()
+
+
+FINDING_FIELDS = [
+    "run",
+    "checker",
+    "code",
+    "severity",
+    "value",
+    "claim_text",
+    "claim_start",
+    "claim_end",
+    "evidence",
+    "explanation",
+    "correction",
+    "details",
+    "withdrawn_at",
+    "updated_at",
+]
+
+
+def _fill_finding(finding: Finding, item: dict[str, Any], run: CheckRun, now: Any) -> None:
+    claim = item.get("claim") or {}
+    finding.run = run
+    finding.checker = item["checker"]
+    finding.code = item["code"]
+    finding.severity = item["severity"]
+    finding.value = (item.get("value") or "")[:500]
+    finding.claim_text = claim.get("text") or ""
+    finding.claim_start = claim.get("start")
+    finding.claim_end = claim.get("end")
+    finding.evidence = item.get("evidence") or []
+    finding.explanation = item.get("explanation") or ""
+    finding.correction = item.get("correction") or ""
+    finding.details = item
+    finding.withdrawn_at = None  # reported again: it stands, with its decisions
+    finding.updated_at = now
+
+
+def stale_runs() -> list[int]:
+    """Runs whose message may have been lost: pending, or claimed and never finished, too long."""
+    stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
+    return list(
+        CheckRun.objects.filter(
+            Q(status=RunStatus.PENDING, created_at__lt=stale) | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
+        )
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:1000]
+    )
+
+
+# --- review -------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def record_decision(*, finding: Finding, reviewer: Any, verdict: str, reason: str = "") -> Decision:
+    """A reviewer confirms or dismisses a finding; the change goes to the audit log."""
+    if verdict not in Verdict.values:
+        raise ValueError(f"verdict must be one of {', '.join(Verdict.values)}")
+    locked = Finding.objects.select_for_update().get(pk=finding.pk)
+    before = {"status": locked.status}
+    locked.status = FindingStatus(verdict)
+    locked.updated_at = timezone.now()
+    locked.save(update_fields=["status", "updated_at"])
+    decision = Decision.objects.create(
+        project_id=locked.project_id, finding=locked, reviewer=reviewer, verdict=verdict, reason=reason
+    )
+    audit.record(
+        project=locked.project,
+        actor=reviewer,
+        verb=f"finding.{verdict}",
+        target=locked,
+        before=before,
+        after={"status": locked.status, "reason": reason, "decision": decision.pk},
+    )
+    finding.status = locked.status
+    return decision

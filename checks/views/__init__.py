@@ -1,0 +1,1 @@
+"""Server-rendered pages; htmx swaps the fragments each template defines with partialdef."""

@@ -1,0 +1,24 @@
+"""Who may see and change what. Outsiders get 404 (a project's existence is not revealed),
+members who may only read get 403 when they try to change something."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
+
+from ..models import Membership, Project
+
+
+def project_for(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
+    """The project and the user's membership in it; 404 for anyone outside it."""
+    membership = (
+        Membership.objects.select_related("project").filter(user_id=request.user.pk, project__slug=slug).first()
+    )
+    if membership is None:
+        raise Http404("No such project.")
+    return membership.project, membership
+
+
+def require_reviewer(membership: Membership) -> None:
+    if not membership.can_review:
+        raise PermissionDenied("Viewers can read findings but not decide them; ask a project admin for the reviewer role.")

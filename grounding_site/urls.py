@@ -1,0 +1,27 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from checks.api import views as api
+from checks.views import health, queue, turns
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", queue.home, name="home"),
+    path("p/<slug:slug>/", queue.queue, name="queue"),
+    path("p/<slug:slug>/conversations/<int:pk>/", turns.conversation, name="conversation"),
+    path("p/<slug:slug>/conversations/<int:pk>/run", turns.run_status, name="run-status"),
+    path("p/<slug:slug>/turns/<int:pk>/", turns.turn, name="turn"),
+    path("p/<slug:slug>/turns/<int:pk>/audit", turns.audit_log, name="turn-audit"),
+    path("p/<slug:slug>/findings/<int:pk>/decide", turns.decide, name="decide"),
+    # API
+    path("api/v1/conversations", api.conversations, name="api-conversations"),
+    path("api/v1/conversations/<int:pk>", api.conversation_detail, name="api-conversation"),
+    path("api/v1/conversations/<int:pk>/findings", api.conversation_findings, name="api-findings"),
+    path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/v1/docs", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("admin/", admin.site.urls),
+]
