@@ -125,6 +125,7 @@ _ABSENCE = (
     re.compile(
         r"\b(?P<noun>nothing)\s+(?:was|were|has\s+been)\s+(?P<verb>found|returned|recorded|matched)\b", re.I
     ),
+    re.compile(r"\b(?P<noun>nothing)\s+(?P<verb>came\s+back|turned\s+up|showed\s+up|matched)\b", re.I),
     re.compile(
         r"\b(?:there\s+(?:are|were|is|was)\s+)?(?:no|zero)\s+(?:matching\s+)?"
         r"(?P<noun>results|matches|hits|records|entries|rows)\b(?P<verb>)",
@@ -153,6 +154,31 @@ _NOT_A_REPORT = re.compile(
     re.I,
 )
 _EXPLICIT_TOOL = re.compile(r"\b(?:the\s+)?(?P<name>[A-Za-z][\w.-]*)\s+(?:tool|function)\b", re.I)
+# "the right tool", "that tool": words that point at a tool without naming one.
+_POINTING_WORDS = {
+    "the",
+    "a",
+    "an",
+    "that",
+    "this",
+    "same",
+    "right",
+    "correct",
+    "appropriate",
+    "proper",
+    "relevant",
+    "available",
+    "only",
+    "one",
+    "your",
+    "my",
+    "its",
+    "other",
+    "another",
+    "new",
+    "wrong",
+    "best",
+}
 
 
 @dataclass(frozen=True)
@@ -203,6 +229,7 @@ class _TextClaim:
     noun: str | None  # head noun of what was counted or found absent
     named: bool  # the sentence names the tool (else it is the turn's only tool)
     whole_output: bool  # the verb reports everything the tool returned
+    known: bool = True  # the tool is one the conversation offered, called or has receipts for
 
 
 def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
@@ -323,28 +350,32 @@ def _invoked_claim(
     clause = re.search(r"[,;:]|\s(?:and|but|so|which|because)\s", text[match.end() : window_end])
     if clause:
         window_end = match.end() + clause.start()
-    tool, end = _named_after(text, match.end(), window_end, names)
+    tool, end, named = _named_after(text, match.end(), window_end, names, sole)
     if tool is None:
         if not _LOOKUP_VERBS.match(match.group("verb")) or sole is None:
             return None
-        tool, end = sole, match.end()
+        tool, end, named = sole, match.end(), False
     start = match.start()
     claim = ToolClaim(kind="invoked", tool=tool, text=answer[start:end], start=start, end=end)
-    return _TextClaim(claim=claim, noun=None, named=tool != sole, whole_output=False)
+    return _TextClaim(claim=claim, noun=None, named=named, whole_output=False, known=tool in names.patterns)
 
 
-def _named_after(text: str, start: int, end: int, names: _ToolNames) -> tuple[str | None, int]:
+def _named_after(
+    text: str, start: int, end: int, names: _ToolNames, sole: str | None
+) -> tuple[str | None, int, bool]:
+    """The tool named right after a verb, where its mention ends, and whether it was named."""
     mentions = names.mentions(text, start, end)
     if mentions:
-        m_start, m_end, tool = mentions[0]
+        _, m_end, tool = mentions[0]
         suffix = re.match(r"\s+(?:tool|function|api|command)\b", text[m_end:end])
-        return tool, m_end + (suffix.end() if suffix else 0)
+        return tool, m_end + (suffix.end() if suffix else 0), True
     explicit = _EXPLICIT_TOOL.search(text, start, end)
     if explicit:
         word = explicit.group("name")
-        resolved = names.resolve(word)
-        return (resolved or word), explicit.end()
-    return None, start
+        if word.lower() in _POINTING_WORDS:
+            return sole, explicit.end(), False
+        return (names.resolve(word) or word), explicit.end(), True
+    return None, start, False
 
 
 # --- binding claims to receipts -------------------------------------------------------------
@@ -530,7 +561,9 @@ def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
     claim = item.claim
     bound = bind(claim, conversation, turn)
     if claim.kind == "invoked":
-        return True
+        # A tool the conversation never mentions ("the calendar tool") may be a loose name
+        # for one that ran; it can only be judged when nothing ran at all.
+        return item.known or not any(t.receipts or t.tool_calls for t in conversation.turns[: turn.index + 1])
     if bound is None:
         # Only a named tool can be fabricated; an unnamed count with nothing to bind is a
         # statement of fact that other checkers weigh.
