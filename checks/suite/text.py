@@ -46,6 +46,11 @@ NUMBER_WORDS = {
 NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 
+# "I can" offers ("I can search for that"), except where it introduces a report of what is
+# already known ("I can confirm the search returned 3 results").
+CAN_OFFER = r"\bI\s+can\b(?!\s+(?:confirm|see|tell\s+you|report|verify)\b)"
+
+
 def normalize_apostrophes(text: str) -> str:
     return text.translate(_APOSTROPHES)
 

@@ -356,3 +356,11 @@ def test_it_reads_an_absence_of_what_the_call_was_filtered_on(conversation, turn
         )
     )
     assert codes(run_suite(data)) == ["false_absence"]
+
+
+def test_it_reads_i_can_confirm_as_a_report_not_an_offer(conversation, turn) -> None:
+    """ "I can confirm…" introduces a statement of fact, unlike "I can search…"."""
+    data = conversation(
+        turn("I can confirm the search returned 12 results.", calls=[{"tool": "search", "result": rows(3)}])
+    )
+    assert codes(run_suite(data)) == ["count_misstatement"]
