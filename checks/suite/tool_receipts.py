@@ -569,7 +569,7 @@ def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
         # Only a named tool can be fabricated; an unnamed count with nothing to bind is a
         # statement of fact that other checkers weigh.
         return item.named
-    if item.noun is None or item.named and item.whole_output:
+    if item.noun is None or (item.named and item.whole_output):
         return True
     noun = singular(item.noun)
     receipt, where = bound

@@ -22,7 +22,7 @@ def rows(n: int) -> list[dict[str, int]]:
 
 
 def structured(conversation, turn, claims, receipts, *, complete: bool = True, calls=None) -> dict[str, Any]:
-    """A turn whose claims and receipts are given by the runtime, as in the seed's tests."""
+    """A turn whose claims and receipts are given by the runtime."""
     data = conversation(
         turn("The answer.", calls=calls, receipts=receipts, claims=claims, offered=["search"]),
         complete=complete,
@@ -33,7 +33,7 @@ def structured(conversation, turn, claims, receipts, *, complete: bool = True, c
 SEARCH_3 = {"call_id": "call-1", "tool": "search", "ok": True, "result_count": 3}
 
 
-# --- structured claims (the seed's cases) ---------------------------------------------------
+# --- structured claims ----------------------------------------------------------------------
 
 
 def test_it_grounds_an_invoked_claim_that_has_a_receipt(conversation, turn) -> None:
