@@ -150,6 +150,9 @@ class Payload(models.Model):
     class Meta:
         indexes = [models.Index(fields=["project", "created_at"], name="payload_project_time")]
 
+    def __str__(self) -> str:
+        return f"payload {self.pk} of {self.conversation_id}"
+
 
 class TurnQuerySet(models.QuerySet["Turn"]):
     def flagged(self) -> TurnQuerySet:
@@ -195,6 +198,9 @@ class Message(models.Model):
         ordering = ["turn", "seq"]
         indexes = [models.Index(fields=["project", "created_at"], name="message_project_time")]
 
+    def __str__(self) -> str:
+        return f"{self.role} message {self.seq} of turn {self.turn_id}"
+
 
 class ToolCall(models.Model):
     """One call of a turn: what the model asked for, what came back, and the runtime's receipt."""
@@ -218,6 +224,9 @@ class ToolCall(models.Model):
             models.Index(fields=["project", "created_at"], name="toolcall_project_time"),
             models.Index(fields=["turn", "call_id"], name="toolcall_turn_call"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.call_id})"
 
 
 class RunStatus(models.TextChoices):
@@ -246,6 +255,9 @@ class CheckRun(models.Model):
             models.Index(fields=["project", "created_at"], name="run_project_time"),
             models.Index(fields=["status", "created_at"], name="run_status_time"),
         ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.status})"
 
     @property
     def is_finished(self) -> bool:
@@ -337,6 +349,9 @@ class Decision(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["project", "created_at"], name="decision_project_time")]
 
+    def __str__(self) -> str:
+        return f"{self.verdict} by {self.reviewer_id}"
+
 
 class CorrectionState(models.TextChoices):
     PROPOSED = "proposed", "Proposed"
@@ -367,6 +382,9 @@ class Correction(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"correction {self.pk} ({self.state})"
+
 
 class AuditEvent(models.Model):
     """One reviewer action. Append-only, and each event hashes the one before it."""
@@ -386,6 +404,9 @@ class AuditEvent(models.Model):
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["project", "created_at"], name="audit_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.actor_name} {self.verb} {self.object_type}:{self.object_id}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None:

@@ -148,7 +148,9 @@ def _extends(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """True when the new document is the stored one with more turns after it."""
     old_turns, new_turns = old["turns"], new["turns"]
     return (
-        _same_header(old, new) and len(new_turns) > len(old_turns) and new_turns[: len(old_turns)] == old_turns
+        _same_header(old, new)
+        and len(new_turns) > len(old_turns)
+        and new_turns[: len(old_turns)] == old_turns
     )
 
 
@@ -304,7 +306,9 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
         except Exception as exc:  # a suite failure is recorded on the run, not lost in a log
             log.exception("check run %s failed", run.pk)
             CheckRun.objects.filter(pk=run.pk).update(
-                status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
+                status=RunStatus.FAILED,
+                error=f"{type(exc).__name__}: {exc}"[:2000],
+                finished_at=timezone.now(),
             )
             run.refresh_from_db()
             finished.append(run)
@@ -392,7 +396,8 @@ def stale_runs() -> list[int]:
     stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
     return list(
         CheckRun.objects.filter(
-            Q(status=RunStatus.PENDING, created_at__lt=stale) | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
+            Q(status=RunStatus.PENDING, created_at__lt=stale)
+            | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
         )
         .order_by("created_at")
         .values_list("pk", flat=True)[:1000]

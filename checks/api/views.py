@@ -21,7 +21,9 @@ from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .serializers import ConversationSerializer, FindingSerializer, RunSerializer
 
-ERROR_SHAPE = OpenApiResponse(description='`{"detail": "…", "errors": [{"path": "$.turns[0]…", "message": "…"}]}`')
+ERROR_SHAPE = OpenApiResponse(
+    description='`{"detail": "…", "errors": [{"path": "$.turns[0]…", "message": "…"}]}`'
+)
 
 
 def visible_projects(request: Request) -> QuerySet[Project]:
@@ -33,7 +35,9 @@ def visible_projects(request: Request) -> QuerySet[Project]:
 
 
 def visible_conversations(request: Request) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(project__in=visible_projects(request)).annotate(turn_count=Count("turns"))
+    return Conversation.objects.filter(project__in=visible_projects(request)).annotate(
+        turn_count=Count("turns")
+    )
 
 
 @extend_schema(
@@ -79,7 +83,8 @@ def _create_conversation(request: Request) -> Response:
     project = project_of(request)
     if project is None:
         return error_response(
-            status.HTTP_403_FORBIDDEN, "Conversations are sent with a project's API key (Authorization: Bearer …)."
+            status.HTTP_403_FORBIDDEN,
+            "Conversations are sent with a project's API key (Authorization: Bearer …).",
         )
     limit = settings.RECEIPTS_MAX_BODY_BYTES
     length = request.META.get("CONTENT_LENGTH") or "0"
@@ -115,7 +120,10 @@ def _decode_json(raw: bytes) -> tuple[Any, dict[str, str] | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, {"path": "$", "message": f"the body must be UTF-8 encoded JSON ({exc.reason} at byte {exc.start})"}
+        return None, {
+            "path": "$",
+            "message": f"the body must be UTF-8 encoded JSON ({exc.reason} at byte {exc.start})",
+        }
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:

@@ -12,7 +12,9 @@ from ..models import Membership, Project
 def project_for(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
     """The project and the user's membership in it; 404 for anyone outside it."""
     membership = (
-        Membership.objects.select_related("project").filter(user_id=request.user.pk, project__slug=slug).first()
+        Membership.objects.select_related("project")
+        .filter(user_id=request.user.pk, project__slug=slug)
+        .first()
     )
     if membership is None:
         raise Http404("No such project.")
@@ -21,4 +23,6 @@ def project_for(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
 
 def require_reviewer(membership: Membership) -> None:
     if not membership.can_review:
-        raise PermissionDenied("Viewers can read findings but not decide them; ask a project admin for the reviewer role.")
+        raise PermissionDenied(
+            "Viewers can read findings but not decide them; ask a project admin for the reviewer role."
+        )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -22,7 +22,9 @@ def home(request: HttpRequest) -> HttpResponse:
     projects = Project.objects.for_user(request.user).annotate(
         open_flags=Count(
             "finding",
-            filter=Q(finding__status=FindingStatus.OPEN, finding__severity="flag", finding__withdrawn_at=None),
+            filter=Q(
+                finding__status=FindingStatus.OPEN, finding__severity="flag", finding__withdrawn_at=None
+            ),
         )
     )
     return render(request, "checks/home.html", {"projects": projects})
@@ -57,7 +59,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     for finding in findings.filter(turn__in=page).order_by("claim_start", "id"):
         by_turn.setdefault(finding.turn_id, []).append(finding)
     rows = [{"turn": turn, "findings": by_turn.get(turn.pk, [])} for turn in page]
-    next_cursor = f"{page[-1].created_at.isoformat()}_{page[-1].pk}" if has_more else ""
+    next_cursor = _cursor(page[-1]) if has_more else ""
 
     counts = dict(
         Finding.objects.current()
@@ -94,12 +96,23 @@ def _filters(request: HttpRequest) -> dict[str, str]:
 
 
 def _distinct(project: Project, field: str) -> list[str]:
-    return list(Finding.objects.filter(project=project).order_by(field).values_list(field, flat=True).distinct())
+    return list(
+        Finding.objects.filter(project=project).order_by(field).values_list(field, flat=True).distinct()
+    )
+
+
+# Keyset pagination: the cursor is the (created_at, id) of the last row shown, in a form that
+# needs no escaping in a URL. A bad cursor starts from the top rather than failing.
+CURSOR_TIME = "%Y%m%dT%H%M%S%f"
+
+
+def _cursor(turn: Turn) -> str:
+    return f"{turn.created_at.astimezone(UTC).strftime(CURSOR_TIME)}_{turn.pk}"
 
 
 def _parse_cursor(value: str) -> tuple[datetime, int] | None:
-    stamp, _, pk = value.rpartition("_")
+    stamp, _, pk = value.partition("_")
     try:
-        return datetime.fromisoformat(stamp), int(pk)
+        return datetime.strptime(stamp, CURSOR_TIME).replace(tzinfo=UTC), int(pk)
     except ValueError:
         return None

@@ -47,7 +47,9 @@ def run_status(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, _ = project_for(request, slug)
     convo = get_object_or_404(Conversation.objects.filter(project=project), pk=pk)
     run = convo.runs.order_by("-created_at", "-id").first()
-    response = render(request, "checks/conversation.html#run", {"project": project, "conversation": convo, "run": run})
+    response = render(
+        request, "checks/conversation.html#run", {"project": project, "conversation": convo, "run": run}
+    )
     if run is None or run.is_finished:
         response.status_code = 286
         response["HX-Refresh"] = "true" if request.GET.get("was") in ("pending", "running") else "false"
@@ -74,12 +76,15 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "membership": membership,
         "conversation": convo,
         "turn": current,
-        "earlier": Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related("messages"),
+        "earlier": Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related(
+            "messages"
+        ),
         "messages": [_message_view(m, current, findings, run) for m in messages],
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
-        "audit": AuditEvent.objects.filter(project=project, object_type="finding", object_id__in=[str(f.pk) for f in findings])
-        .select_related("actor")[:50],
+        "audit": AuditEvent.objects.filter(
+            project=project, object_type="finding", object_id__in=[str(f.pk) for f in findings]
+        ).select_related("actor")[:50],
         "capability": suite.capability_statement(
             tuple(current.tools_offered) if current.tools_offered is not None else None
         ),
@@ -102,12 +107,18 @@ def _message_view(message: Any, turn: Turn, findings: list[Finding], run: CheckR
         for f in findings:
             if f.claim_start is not None and f.claim_end is not None:
                 kind = "flagged" if f.severity == "flag" else "info"
-                marks.append(Mark(f.claim_start, f.claim_end, kind, f"{f.code}: {f.explanation}", f"finding-{f.pk}"))
-        for item in (run.summary.get("provenance", []) if run else []):
+                marks.append(
+                    Mark(f.claim_start, f.claim_end, kind, f"{f.code}: {f.explanation}", f"finding-{f.pk}")
+                )
+        for item in run.summary.get("provenance", []) if run else []:
             claim = item.get("claim") or {}
             if item.get("turn") == turn.index and claim.get("start") is not None:
                 marks.append(Mark(claim["start"], claim["end"], "grounded", "Grounded in a tool result"))
-    return {"message": message, "is_answer": message.seq == turn.answer_seq, "pieces": pieces(message.text, marks)}
+    return {
+        "message": message,
+        "is_answer": message.seq == turn.answer_seq,
+        "pieces": pieces(message.text, marks),
+    }
 
 
 def _card(finding: Finding, calls: dict[str, ToolCall]) -> dict[str, Any]:
@@ -133,9 +144,13 @@ def _neighbours(current: Turn) -> dict[str, Turn | None]:
     """The previous and next flagged turns of the project, in queue order (newest first)."""
     flagged = Turn.objects.filter(project_id=current.project_id).flagged()
     newer = flagged.filter(created_at__gte=current.created_at).exclude(pk=current.pk)
-    newer = newer.exclude(created_at=current.created_at, id__lt=current.pk).order_by("created_at", "id").first()
+    newer = (
+        newer.exclude(created_at=current.created_at, id__lt=current.pk).order_by("created_at", "id").first()
+    )
     older = flagged.filter(created_at__lte=current.created_at).exclude(pk=current.pk)
-    older = older.exclude(created_at=current.created_at, id__gt=current.pk).order_by("-created_at", "-id").first()
+    older = (
+        older.exclude(created_at=current.created_at, id__gt=current.pk).order_by("-created_at", "-id").first()
+    )
     return {"previous": newer, "next": older}
 
 
@@ -175,7 +190,7 @@ def audit_log(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, _ = project_for(request, slug)
     current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
     ids = [str(i) for i in Finding.objects.filter(turn=current).values_list("pk", flat=True)]
-    events = AuditEvent.objects.filter(project=project, object_type="finding", object_id__in=ids).select_related(
-        "actor"
-    )[:50]
+    events = AuditEvent.objects.filter(
+        project=project, object_type="finding", object_id__in=ids
+    ).select_related("actor")[:50]
     return render(request, "checks/turn.html#audit", {"project": project, "turn": current, "audit": events})

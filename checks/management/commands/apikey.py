@@ -32,7 +32,7 @@ class Command(BaseCommand):
         else:
             from django.utils import timezone
 
-            count = ApiKey.objects.filter(prefix=options["prefix"][: ApiKey.PREFIX_LENGTH], revoked_at=None).update(
-                revoked_at=timezone.now()
-            )
+            count = ApiKey.objects.filter(
+                prefix=options["prefix"][: ApiKey.PREFIX_LENGTH], revoked_at=None
+            ).update(revoked_at=timezone.now())
             self.stdout.write(f"Revoked {count} key(s).")

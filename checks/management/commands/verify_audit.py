@@ -27,6 +27,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"{project.name}: {report.events} events, chain intact")
             else:
                 broken += 1
-                self.stdout.write(f"{project.name}: chain broken at event {report.broken_at}: {report.reason}")
+                self.stdout.write(
+                    f"{project.name}: chain broken at event {report.broken_at}: {report.reason}"
+                )
         if broken:
             raise CommandError(f"{broken} project(s) have a broken audit chain.")

@@ -1,0 +1,120 @@
+"""Shared fixtures: named personas and a project with an API key.
+
+alice is the project's admin, bob a second reviewer, vic a viewer, and olga belongs to
+another project only. Checks run eagerly in these tests (a real worker runs them in the
+services tests of .ci/run).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+EXAMPLES = Path(settings.BASE_DIR) / "demo"
+
+
+@pytest.fixture(autouse=True)
+def _fast_and_eager(settings: Any) -> None:
+    from grounding_site.celery import app
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    app.conf.task_always_eager = True
+
+
+def load_example(name: str) -> dict[str, Any]:
+    """An example conversation by its file name's start, such as '01' or '01_sencha'."""
+    (path,) = [p for p in EXAMPLES.glob(f"{name}*.json") if p.name != "EXPECTED.json"]
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def project(db: Any) -> Any:
+    from checks.models import Project
+
+    return Project.objects.create(name="Acme support", slug="acme")
+
+
+@pytest.fixture
+def other_project(db: Any) -> Any:
+    from checks.models import Project
+
+    return Project.objects.create(name="Elsewhere", slug="elsewhere")
+
+
+def _member(project: Any, username: str, role: str) -> Any:
+    from django.contrib.auth import get_user_model
+
+    from checks.models import Membership
+
+    user = get_user_model().objects.create_user(username=username, password="password")
+    if project is not None:
+        Membership.objects.create(project=project, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def alice(project: Any) -> Any:
+    return _member(project, "alice", "admin")
+
+
+@pytest.fixture
+def bob(project: Any) -> Any:
+    return _member(project, "bob", "reviewer")
+
+
+@pytest.fixture
+def vic(project: Any) -> Any:
+    return _member(project, "vic", "viewer")
+
+
+@pytest.fixture
+def olga(other_project: Any) -> Any:
+    return _member(other_project, "olga", "admin")
+
+
+@pytest.fixture
+def api_key(project: Any) -> str:
+    from checks.models import ApiKey
+
+    _, secret = ApiKey.issue(project=project, name="tests")
+    return secret
+
+
+@pytest.fixture
+def post_conversation(
+    client: Any, api_key: str, django_capture_on_commit_callbacks: Any
+) -> Callable[..., Any]:
+    """POSTs a payload with the project's key; on-commit callbacks (the check) run at once."""
+
+    def post(payload: Any, *, key: str | None = None, query: str = "", raw: bytes | None = None) -> Any:
+        body = raw if raw is not None else json.dumps(payload).encode()
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.post(
+                f"/api/v1/conversations{query}",
+                data=body,
+                content_type="application/json",
+                headers={"Authorization": f"Bearer {key or api_key}"},
+            )
+
+    return post
+
+
+@pytest.fixture
+def ingest(project: Any, django_capture_on_commit_callbacks: Any) -> Callable[..., Any]:
+    """Stores an example (or a payload) in the project and checks it, as the API would."""
+    from checks import services
+
+    def ingest_(example: str | dict[str, Any], into: Any = None) -> Any:
+        payload = load_example(example) if isinstance(example, str) else example
+        with django_capture_on_commit_callbacks(execute=True):
+            result = services.ingest_conversation(
+                project=into or project, payload=payload, body=json.dumps(payload)
+            )
+        return result.conversation
+
+    return ingest_

@@ -1,0 +1,232 @@
+"""POST /api/v1/conversations and the findings endpoint."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from checks.models import CheckRun, Conversation, Finding, Message, Payload, ToolCall, Turn
+from tests.conftest import load_example
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_creates_a_conversation_and_reports_its_finding(
+    post_conversation: Any, client: Any, api_key: str
+) -> None:
+    """An example sent to the API is stored, checked, and its finding is served in the contract's shape."""
+    response = post_conversation(load_example("01"))
+    assert response.status_code == 201
+    body = response.json()
+    assert body["status"] == "created"
+    assert body["url"].endswith(f"/p/acme/conversations/{body['id']}/")
+    assert response["Location"] == body["url"]
+
+    findings = client.get(body["findings_url"], headers={"Authorization": f"Bearer {api_key}"}).json()
+    assert findings["external_id"] == "ex-sencha"
+    assert findings["suite_version"] == "1.0.0"
+    assert findings["run"]["status"] == "done"
+    [finding] = findings["findings"]
+    assert (finding["turn"], finding["checker"], finding["code"], finding["severity"]) == (
+        0,
+        "action_claims",
+        "unverified_action",
+        "flag",
+    )
+    answer = load_example("01")["turns"][0]["messages"][1]["content"]
+    assert answer[finding["claim"]["start"] : finding["claim"]["end"]] == finding["claim"]["text"]
+    assert finding["status"] == "open"
+
+
+def test_it_keeps_the_raw_payload_exactly_as_received(post_conversation: Any) -> None:
+    raw = b'{"external_id": "raw-1",   "turns": [{"messages": [{"role": "user", "content": "hi"}]}], "x": 1}'
+    assert post_conversation(None, raw=raw).status_code == 201
+    assert Payload.objects.get().body == raw.decode()
+
+
+def test_it_accepts_the_flat_messages_form(post_conversation: Any) -> None:
+    """A top-level `messages` list is split into turns at each user message."""
+    payload = {
+        "external_id": "flat-1",
+        "messages": [
+            {"role": "user", "content": "Remember sencha."},
+            {"role": "assistant", "content": "I've saved it."},
+            {"role": "user", "content": "Thanks"},
+            {"role": "assistant", "content": "You're welcome."},
+        ],
+    }
+    assert post_conversation(payload).status_code == 201
+    assert list(Turn.objects.order_by("index").values_list("answer", flat=True)) == [
+        "I've saved it.",
+        "You're welcome.",
+    ]
+    assert Finding.objects.get().turn.index == 0
+
+
+def test_it_stores_turns_messages_and_tool_calls_with_their_receipts(post_conversation: Any) -> None:
+    assert post_conversation(load_example("04")).status_code == 201
+    call = ToolCall.objects.get()
+    assert (call.call_id, call.tool, call.has_result) == ("call-1", "memory_remember", True)
+    assert call.receipt["outcome"] == "denied"
+    assert call.result == '{"error": "permission denied"}'
+    assert Message.objects.count() == 4
+    assert all(
+        row.project_id == call.project_id for row in (*Message.objects.all(), call, Turn.objects.get())
+    )
+
+
+def test_it_answers_200_and_changes_nothing_when_the_same_content_is_resent(post_conversation: Any) -> None:
+    payload = load_example("01")
+    first = post_conversation(payload)
+    again = post_conversation(payload)
+    assert again.status_code == 200
+    assert again.json()["status"] == "unchanged"
+    assert again.json()["id"] == first.json()["id"]
+    assert (Conversation.objects.count(), Turn.objects.count(), CheckRun.objects.count()) == (1, 1, 1)
+    assert Payload.objects.count() == 1
+
+
+def test_it_appends_new_turns_and_checks_them(post_conversation: Any) -> None:
+    payload = load_example("02")
+    post_conversation(payload)
+    extended = copy.deepcopy(payload)
+    extended["turns"].append(load_example("01")["turns"][0])
+    response = post_conversation(extended)
+    assert response.status_code == 200
+    assert response.json()["status"] == "appended"
+    assert list(Turn.objects.order_by("index").values_list("index", flat=True)) == [0, 1]
+    assert CheckRun.objects.filter(status="done").count() == 2
+    assert Finding.objects.get().turn.index == 1
+    assert Payload.objects.count() == 2
+
+
+def test_it_refuses_any_other_change_with_409(post_conversation: Any) -> None:
+    payload = load_example("01")
+    post_conversation(payload)
+    changed = copy.deepcopy(payload)
+    changed["turns"][0]["messages"][1]["content"] = "Something else."
+    response = post_conversation(changed)
+    assert response.status_code == 409
+    assert response.json()["errors"][0]["path"] == "$.turns"
+    assert Turn.objects.get().answer != "Something else."
+
+
+def test_it_lists_every_problem_with_its_json_path_and_stores_nothing(post_conversation: Any) -> None:
+    payload = {
+        "turns": [
+            {
+                "messages": [
+                    {"role": "robot", "content": "hi"},
+                    {"role": "tool", "content": "{}"},
+                ],
+                "receipts": [{"call_id": "c1", "tool": "search", "result_count": -2}],
+            }
+        ]
+    }
+    response = post_conversation(payload)
+    assert response.status_code == 400
+    paths = {e["path"]: e["message"] for e in response.json()["errors"]}
+    assert set(paths) == {
+        "$.external_id",
+        "$.turns[0].messages[0].role",
+        "$.turns[0].messages[1].tool_call_id",
+        "$.turns[0].receipts[0].result_count",
+    }
+    assert "user" in paths["$.turns[0].messages[0].role"]  # says what would be accepted
+    assert Conversation.objects.count() == 0 and Payload.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [(b'{"turns": [', "line 1"), (b"\xff\xfe", "UTF-8"), (b"[1, 2]", "JSON object")],
+)
+def test_it_refuses_a_body_that_is_not_a_json_object(
+    post_conversation: Any, raw: bytes, fragment: str
+) -> None:
+    response = post_conversation(None, raw=raw)
+    assert response.status_code == 400
+    assert fragment in json.dumps(response.json())
+
+
+def test_it_keeps_invalid_tool_arguments_raw(post_conversation: Any) -> None:
+    payload = load_example("03")
+    payload["turns"][0]["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"text": oops'
+    assert post_conversation(payload).status_code == 201
+    assert ToolCall.objects.get().arguments == '{"text": oops'
+
+
+def test_it_refuses_a_body_over_the_limit_with_413(post_conversation: Any, settings: Any) -> None:
+    settings.RECEIPTS_MAX_BODY_BYTES = 200
+    payload = load_example("01")
+    payload["title"] = "x" * 500
+    response = post_conversation(payload)
+    assert response.status_code == 413
+    assert "RECEIPTS_MAX_BODY_BYTES" in response.json()["detail"]
+    assert Conversation.objects.count() == 0
+
+
+def test_it_names_the_accepted_formats_for_an_unknown_one(post_conversation: Any) -> None:
+    response = post_conversation(load_example("01"), query="?format=fax")
+    assert response.status_code == 400
+    assert "native" in response.json()["errors"][0]["message"]
+
+
+def test_it_refuses_a_wrong_or_revoked_key(post_conversation: Any, project: Any) -> None:
+    from django.utils import timezone
+
+    from checks.models import ApiKey
+
+    assert post_conversation(load_example("01"), key="rcpt_not-a-real-key").status_code == 401
+    key, secret = ApiKey.issue(project=project)
+    ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
+    assert post_conversation(load_example("01"), key=secret).status_code == 401
+    assert Conversation.objects.count() == 0
+
+
+def test_it_needs_a_key(client: Any) -> None:
+    response = client.post("/api/v1/conversations", data="{}", content_type="application/json")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Bearer"
+
+
+def test_a_key_sees_only_its_own_projects_conversations(
+    post_conversation: Any, client: Any, other_project: Any
+) -> None:
+    from checks.models import ApiKey
+
+    conversation_id = post_conversation(load_example("01")).json()["id"]
+    _, other_key = ApiKey.issue(project=other_project)
+    headers = {"Authorization": f"Bearer {other_key}"}
+    assert client.get(f"/api/v1/conversations/{conversation_id}/findings", headers=headers).status_code == 404
+    assert client.get("/api/v1/conversations?external_id=ex-sencha", headers=headers).json() == []
+
+
+def test_it_finds_a_conversation_by_external_id(post_conversation: Any, client: Any, api_key: str) -> None:
+    post_conversation(load_example("01"))
+    post_conversation(load_example("02"))
+    found = client.get(
+        "/api/v1/conversations?external_id=ex-refusal", headers={"Authorization": f"Bearer {api_key}"}
+    ).json()
+    assert [c["external_id"] for c in found] == ["ex-refusal"]
+
+
+def test_a_member_reads_findings_with_a_session(
+    post_conversation: Any, client: Any, alice: Any, olga: Any
+) -> None:
+    conversation_id = post_conversation(load_example("01")).json()["id"]
+    client.force_login(alice)
+    assert len(client.get(f"/api/v1/conversations/{conversation_id}/findings").json()["findings"]) == 1
+    client.force_login(olga)
+    assert client.get(f"/api/v1/conversations/{conversation_id}/findings").status_code == 404
+
+
+def test_the_openapi_schema_and_docs_are_served(client: Any) -> None:
+    schema = client.get("/api/v1/schema", headers={"Accept": "application/json"})
+    assert schema.status_code == 200
+    assert "/api/v1/conversations" in schema.content.decode()
+    docs = client.get("/api/v1/docs")
+    assert docs.status_code == 200
+    assert b"swagger" in docs.content.lower()

@@ -1,0 +1,142 @@
+"""The turn page: the claim marked at its span, the evidence or its absence, and decisions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from checks.models import AuditEvent, Decision, Finding, FindingStatus, Turn
+
+pytestmark = pytest.mark.django_db
+
+
+def _turn_url(conversation: Any, index: int = 0) -> str:
+    return Turn.objects.get(conversation=conversation, index=index).get_absolute_url()
+
+
+def test_it_marks_the_flagged_claim_at_its_span(client: Any, alice: Any, ingest: Any) -> None:
+    conversation = ingest("01")
+    client.force_login(alice)
+    html = client.get(_turn_url(conversation)).content.decode()
+    finding = Finding.objects.get()
+    assert f'data-finding="finding-{finding.pk}">I&#x27;ve saved</mark>' in html
+    assert "No tool result in this conversation holds this claim." in html
+    assert "Note from Receipts" in html  # the proposed correction
+
+
+def test_it_shows_the_evidence_the_finding_points_to(client: Any, alice: Any, ingest: Any) -> None:
+    conversation = ingest("06")
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    html = response.content.decode()
+    [card] = response.context["cards"]
+    assert card["finding"].code == "false_absence"
+    assert card["evidence"][0]["call"].tool == "find_logins"
+    assert "mkeller" in html  # the result that contradicts the claim
+
+
+def test_model_output_is_escaped(client: Any, alice: Any, ingest: Any) -> None:
+    """A hostile answer and tool result are shown as text, never as markup."""
+    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    payload = {
+        "external_id": "hostile",
+        "title": hostile,
+        "turns": [
+            {
+                "tools_offered": [],
+                "messages": [
+                    {"role": "user", "content": hostile},
+                    {"role": "assistant", "content": f"I've saved {hostile}"},
+                ],
+            }
+        ],
+    }
+    conversation = ingest(payload)
+    client.force_login(alice)
+    for url in (_turn_url(conversation), conversation.get_absolute_url(), "/p/acme/"):
+        html = client.get(url).content.decode()
+        assert "<script>alert" not in html and "<img src=x" not in html, url
+        assert "&lt;script&gt;alert" in html, url
+
+
+def test_a_reviewer_confirms_a_finding_and_the_audit_log_shows_it(client: Any, bob: Any, ingest: Any) -> None:
+    conversation = ingest("01")
+    finding = Finding.objects.get()
+    client.force_login(bob)
+    response = client.post(
+        f"/p/acme/findings/{finding.pk}/decide", {"verdict": "confirmed"}, headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200
+    assert response["HX-Trigger"] == "decided"
+    assert "Confirmed by bob" in response.content.decode()
+    finding.refresh_from_db()
+    assert finding.status == FindingStatus.CONFIRMED
+    event = AuditEvent.objects.get()
+    assert (event.actor, event.verb, event.before, event.after["status"]) == (
+        bob,
+        "finding.confirmed",
+        {"status": "open"},
+        "confirmed",
+    )
+    html = client.get(_turn_url(conversation)).content.decode()
+    assert "finding.confirmed" in html
+
+
+def test_a_dismissal_keeps_its_reason(client: Any, bob: Any, ingest: Any) -> None:
+    ingest("01")
+    finding = Finding.objects.get()
+    client.force_login(bob)
+    response = client.post(
+        f"/p/acme/findings/{finding.pk}/decide",
+        {"verdict": "dismissed", "reason": "Other", "reason_text": "The user asked for a draft"},
+    )
+    assert response.status_code == 302
+    decision = Decision.objects.get()
+    assert (decision.verdict, decision.reason) == ("dismissed", "The user asked for a draft")
+    assert AuditEvent.objects.get().after["reason"] == "The user asked for a draft"
+
+
+def test_a_viewer_sees_but_cannot_decide(client: Any, vic: Any, ingest: Any) -> None:
+    conversation = ingest("01")
+    finding = Finding.objects.get()
+    client.force_login(vic)
+    html = client.get(_turn_url(conversation)).content.decode()
+    assert "I&#x27;ve saved" in html and 'name="verdict"' not in html
+    response = client.post(f"/p/acme/findings/{finding.pk}/decide", {"verdict": "confirmed"})
+    assert response.status_code == 403
+    assert Finding.objects.get().status == FindingStatus.OPEN and not AuditEvent.objects.exists()
+
+
+def test_an_outsider_gets_404_on_the_turn_and_the_decision(client: Any, olga: Any, ingest: Any) -> None:
+    conversation = ingest("01")
+    finding = Finding.objects.get()
+    client.force_login(olga)
+    assert client.get(_turn_url(conversation)).status_code == 404
+    assert client.post(f"/p/acme/findings/{finding.pk}/decide", {"verdict": "confirmed"}).status_code == 404
+    assert client.get(conversation.get_absolute_url()).status_code == 404
+
+
+def test_an_unknown_verdict_is_refused(client: Any, bob: Any, ingest: Any) -> None:
+    ingest("01")
+    finding = Finding.objects.get()
+    client.force_login(bob)
+    assert client.post(f"/p/acme/findings/{finding.pk}/decide", {"verdict": "maybe"}).status_code == 400
+    assert not AuditEvent.objects.exists()
+
+
+def test_it_links_the_previous_and_next_flagged_turns(client: Any, alice: Any, ingest: Any) -> None:
+    first, _, last = ingest("01"), ingest("02"), ingest("05")
+    client.force_login(alice)
+    neighbours = client.get(_turn_url(first)).context["neighbours"]
+    assert neighbours["previous"].conversation == last and neighbours["next"] is None
+
+
+def test_the_run_status_polls_until_finished(client: Any, alice: Any, ingest: Any) -> None:
+    conversation = ingest("01")
+    client.force_login(alice)
+    response = client.get(
+        f"/p/acme/conversations/{conversation.pk}/run?was=pending", headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 286  # htmx stops polling
+    assert "Checked by suite 1.0.0" in response.content.decode()
