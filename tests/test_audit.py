@@ -1,0 +1,61 @@
+"""The audit log is append-only and hash-chained, and `verify_audit` proves it."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from checks import audit, services
+from checks.models import AuditEvent, Finding
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def decided(ingest: Any, alice: Any, bob: Any) -> list[AuditEvent]:
+    ingest("07")
+    first, second = Finding.objects.order_by("id")
+    services.record_decision(finding=first, reviewer=alice, verdict="confirmed")
+    services.record_decision(finding=second, reviewer=bob, verdict="dismissed", reason="Other")
+    services.record_decision(finding=second, reviewer=alice, verdict="confirmed")
+    return list(AuditEvent.objects.order_by("id"))
+
+
+def test_each_event_links_to_the_one_before(decided: list[AuditEvent]) -> None:
+    assert decided[0].previous_hash == audit.GENESIS
+    assert [e.previous_hash for e in decided[1:]] == [e.hash for e in decided[:-1]]
+    assert audit.verify(decided[0].project).ok
+
+
+def test_events_cannot_be_changed_or_deleted_through_the_model(decided: list[AuditEvent]) -> None:
+    event = decided[0]
+    event.verb = "finding.dismissed"
+    with pytest.raises(ValueError, match="append-only"):
+        event.save()
+    with pytest.raises(ValueError, match="append-only"):
+        event.delete()
+
+
+def test_verify_audit_reports_an_intact_chain(decided: list[AuditEvent]) -> None:
+    out = StringIO()
+    call_command("verify_audit", stdout=out)
+    assert "Acme support: 3 events, chain intact" in out.getvalue()
+
+
+def test_verify_audit_finds_an_edited_event(decided: list[AuditEvent]) -> None:
+    # An edit made behind the model's back, straight in the table.
+    AuditEvent.objects.filter(pk=decided[1].pk).update(after={"status": "confirmed"})
+    out = StringIO()
+    with pytest.raises(CommandError, match="broken"):
+        call_command("verify_audit", stdout=out)
+    assert f"chain broken at event {decided[1].pk}" in out.getvalue()
+
+
+def test_verify_audit_finds_a_deleted_event(decided: list[AuditEvent]) -> None:
+    AuditEvent.objects.filter(pk=decided[1].pk)._raw_delete(AuditEvent.objects.db)
+    report = audit.verify(decided[0].project)
+    assert report.broken_at == decided[2].pk
+    assert "link" in report.reason
