@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class ChecksConfig(AppConfig):
     name = "checks"
     verbose_name = "Receipts"
+
+    def ready(self) -> None:
+        from .api import schema  # noqa: F401  (registers the schema's auth description)
