@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from .options import Options
-from .text import APOSTROPHE, CAN_OFFER, Sentence, prepare, sentence_at, sentences
+from .text import APOSTROPHE, OFFER_OR_PLAN, Sentence, prepare, sentence_at, sentences
 from .types import Conversation, Evidence, Finding, Receipt, Span, Turn
 
 NAME = "action_claims"
@@ -144,8 +144,7 @@ _REFUSAL = re.compile(
 )
 # Within the claim's own sentence, these make it an offer, a plan or a hypothetical.
 _INTENT = re.compile(
-    rf"\bI{APOSTROPHE}ll\b|\bI{APOSTROPHE}d\b|\bI\s+(?:will|would|could|shall|should|might|may)\b|{CAN_OFFER}"
-    rf"|\bI(?:{APOSTROPHE}m|\s+am)\s+going\s+to\b|\blet\s+me\b(?!\s+know)|\bwant\s+me\s+to\b|\bwould\s+you\s+like\b"
+    rf"{OFFER_OR_PLAN}|\bI\s+(?:would|could)\b"
     r"|\bpretend|\bimagine\b|\bfor\s+example\b|\be\.g\.",
     re.I,
 )

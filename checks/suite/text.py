@@ -49,6 +49,12 @@ NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, 
 # "I can" offers ("I can search for that"), except where it introduces a report of what is
 # already known ("I can confirm the search returned 3 results").
 CAN_OFFER = r"\bI\s+can\b(?!\s+(?:confirm|see|tell\s+you|report|verify)\b)"
+# First-person intent: an offer or a plan, never a report of something done. Both checkers
+# that read reports out of prose skip what this matches.
+OFFER_OR_PLAN = (
+    rf"\bI{APOSTROPHE}ll\b|\bI{APOSTROPHE}d\b|\bI\s+(?:will|shall|should|might|may)\b|{CAN_OFFER}"
+    rf"|\bI(?:{APOSTROPHE}m|\s+am)\s+going\s+to\b|\blet\s+me\b(?!\s+know)|\bwant\s+me\s+to\b|\bwould\s+you\s+like\b"
+)
 
 
 def normalize_apostrophes(text: str) -> str:

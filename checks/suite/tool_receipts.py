@@ -29,8 +29,8 @@ from typing import Any
 from .options import Options
 from .text import (
     APOSTROPHE,
-    CAN_OFFER,
     NUMBER,
+    OFFER_OR_PLAN,
     Sentence,
     clause_start,
     name_pattern,
@@ -149,8 +149,7 @@ _LOOKUP_VERBS = re.compile(r"queried|searched|looked|did\s+a|ran\s+a", re.I)
 
 # A sentence holding one of these is an offer, a plan, a guess, a condition or a question.
 _NOT_A_REPORT = re.compile(
-    rf"\bI{APOSTROPHE}ll\b|\bI{APOSTROPHE}d\b|\bI\s+(?:will|shall|should|might|may)\b|{CAN_OFFER}|\bI\s+could\b(?!\s+not\b)"
-    rf"|\bI(?:{APOSTROPHE}m|\s+am)\s+going\s+to\b|\blet\s+me\b(?!\s+know)|\bwant\s+me\s+to\b|\bwould\s+you\s+like\b"
+    rf"{OFFER_OR_PLAN}|\bI\s+could\b(?!\s+not\b)"
     r"|\b(?:if|unless|whether|in\s+case|would|might|may|should)\b|\bcould\b(?!\s+not\b)",
     re.I,
 )
