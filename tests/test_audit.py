@@ -59,3 +59,16 @@ def test_verify_audit_finds_a_deleted_event(decided: list[AuditEvent]) -> None:
     report = audit.verify(decided[0].project)
     assert report.broken_at == decided[2].pk
     assert "link" in report.reason
+
+
+def test_the_admin_cannot_change_or_delete_audit_events(client: Any, decided: list[AuditEvent]) -> None:
+    from django.contrib.auth import get_user_model
+
+    root = get_user_model().objects.create_superuser("root", password="password")
+    client.force_login(root)
+    url = f"/admin/checks/auditevent/{decided[0].pk}/"
+    assert client.get(url).status_code == 200  # readable
+    client.post(url, {"verb": "finding.dismissed"})
+    client.post(f"{url}delete/", {"post": "yes"})
+    assert AuditEvent.objects.get(pk=decided[0].pk).verb == decided[0].verb
+    assert audit.verify(decided[0].project).ok
