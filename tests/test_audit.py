@@ -66,9 +66,9 @@ def test_the_admin_cannot_change_or_delete_audit_events(client: Any, decided: li
 
     root = get_user_model().objects.create_superuser("root", password="password")
     client.force_login(root)
-    url = f"/admin/checks/auditevent/{decided[0].pk}/"
+    url = f"/admin/checks/auditevent/{decided[0].pk}/change/"
     assert client.get(url).status_code == 200  # readable
     client.post(url, {"verb": "finding.dismissed"})
-    client.post(f"{url}delete/", {"post": "yes"})
+    client.post(f"/admin/checks/auditevent/{decided[0].pk}/delete/", {"post": "yes"})
     assert AuditEvent.objects.get(pk=decided[0].pk).verb == decided[0].verb
     assert audit.verify(decided[0].project).ok
