@@ -430,3 +430,45 @@ def record_decision(*, finding: Finding, reviewer: Any, verdict: str, reason: st
     )
     finding.status = locked.status
     return decision
+
+
+# --- project settings ---------------------------------------------------------------------
+
+
+class InvalidOptions(ValueError):
+    """Checker options the suite refuses; the message names the option and the fix."""
+
+
+@transaction.atomic
+def update_project_options(*, project: Project, user: Any, options: Any) -> Project:
+    """Validates and stores a project's checker options; the change is audited."""
+    if not isinstance(options, dict):
+        raise InvalidOptions('options: must be a JSON object, such as {"evidence": {"min_digits": 4}}')
+    try:
+        suite.parse_options(options)
+    except suite.OptionsError as exc:
+        raise InvalidOptions(str(exc)) from exc
+    before = project.options
+    project.options = options
+    project.save(update_fields=["options"])
+    audit.record(
+        project=project,
+        actor=user,
+        verb="project.options_changed",
+        target=project,
+        before={"options": before},
+        after={"options": options},
+    )
+    return project
+
+
+@transaction.atomic
+def recheck_project(*, project: Project) -> int:
+    """Schedules a fresh run for every conversation of the project, in bulk; returns how many."""
+    conversation_ids = list(Conversation.objects.filter(project=project).values_list("pk", flat=True))
+    runs = CheckRun.objects.bulk_create(
+        [CheckRun(project=project, conversation_id=pk) for pk in conversation_ids], batch_size=1000
+    )
+    run_ids = [run.pk for run in runs]
+    transaction.on_commit(lambda: enqueue_runs(run_ids))
+    return len(run_ids)

@@ -1,0 +1,59 @@
+"""A project's checker options (CONTRACT.md §3), edited as JSON by its admins."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from .. import services
+from ..models import Role
+from .access import project_for
+
+EXAMPLE = {
+    "evidence": {"min_digits": 4, "figures": True, "posture": "assist", "exempt": ["0x650000"]},
+    "arguments": {"arguments_from": {"backup_status": ["fleet_report"]}},
+    "negative_claims": {"unestablished": "fallback"},
+}
+
+
+@login_required
+def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    if membership.role != Role.ADMIN:
+        raise PermissionDenied("Only a project admin can change its checker options.")
+    text = json.dumps(project.options, indent=2)
+    error = ""
+    status = 200
+    if request.method == "POST":
+        text = request.POST.get("options", "")
+        try:
+            options: Any = json.loads(text or "{}")
+            services.update_project_options(project=project, user=request.user, options=options)
+        except json.JSONDecodeError as exc:
+            error, status = (
+                f"options: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+                400,
+            )
+        except services.InvalidOptions as exc:
+            error, status = str(exc), 400
+        else:
+            if request.POST.get("recheck"):
+                count = services.recheck_project(project=project)
+                messages.success(request, f"Options saved; {count} conversations queued for a new check.")
+            else:
+                messages.success(request, "Options saved; they apply to the next check of each conversation.")
+            return redirect("project-settings", project.slug)
+    context = {
+        "project": project,
+        "membership": membership,
+        "options_text": text,
+        "error": error,
+        "example": json.dumps(EXAMPLE, indent=2),
+    }
+    return render(request, "checks/project_settings.html", context, status=status)
