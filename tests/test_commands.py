@@ -24,7 +24,10 @@ def test_apikey_create_makes_the_project_and_prints_the_key_last(client: Any) ->
     assert stored.hashed == ApiKey.hash(key) and key not in stored.hashed  # only the hash is kept
     body = json.dumps({"external_id": "k1", "turns": [{"messages": [{"role": "user", "content": "hi"}]}]})
     response = client.post(
-        "/api/v1/conversations", body, content_type="application/json", headers={"Authorization": f"Bearer {key}"}
+        "/api/v1/conversations",
+        body,
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {key}"},
     )
     assert response.status_code == 201
 
@@ -45,7 +48,9 @@ def test_apikey_revoke_stops_the_key(client: Any) -> None:
     assert response.status_code == 401
 
 
-def test_load_demo_loads_every_example_once_and_creates_a_reviewer(django_capture_on_commit_callbacks: Any) -> None:
+def test_load_demo_loads_every_example_once_and_creates_a_reviewer(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_demo", stdout=out)
