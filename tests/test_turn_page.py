@@ -20,7 +20,7 @@ def test_it_marks_the_flagged_claim_at_its_span(client: Any, alice: Any, ingest:
     client.force_login(alice)
     html = client.get(_turn_url(conversation)).content.decode()
     finding = Finding.objects.get()
-    assert f'data-finding="finding-{finding.pk}">I&#x27;ve saved</mark>' in html
+    assert f'data-target="finding-{finding.pk}">I&#x27;ve saved</mark>' in html
     assert "No tool result in this conversation holds this claim." in html
     assert "Note from Receipts" in html  # the proposed correction
 

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import services, suite
-from ..models import AuditEvent, CheckRun, Conversation, Finding, ToolCall, Turn, Verdict
+from ..models import AuditEvent, Conversation, Finding, RunStatus, ToolCall, Turn, Verdict
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
 
@@ -71,6 +71,10 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     cards = [_card(f, calls) for f in findings]
     messages = list(current.messages.all())
     run = convo.runs.order_by("-created_at", "-id").first()
+    done = convo.runs.filter(status=RunStatus.DONE).order_by("-finished_at", "-id").first()
+    provenance = [
+        p for p in (done.summary.get("provenance", []) if done else []) if p.get("turn") == current.index
+    ]
     context: dict[str, Any] = {
         "project": project,
         "membership": membership,
@@ -79,7 +83,8 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "earlier": Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related(
             "messages"
         ),
-        "messages": [_message_view(m, current, findings, run) for m in messages],
+        "messages": [_message_view(m, current, findings, provenance) for m in messages],
+        "grounded": [_grounded(i, item, calls) for i, item in enumerate(provenance)],
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
         "audit": AuditEvent.objects.filter(
@@ -100,8 +105,10 @@ def _calls_by_id(convo: Conversation) -> dict[str, ToolCall]:
     return {c.call_id: c for c in ToolCall.objects.filter(turn__conversation=convo) if c.call_id}
 
 
-def _message_view(message: Any, turn: Turn, findings: list[Finding], run: CheckRun | None) -> dict[str, Any]:
-    """A message with the marks to show on it: claims on the answer."""
+def _message_view(
+    message: Any, turn: Turn, findings: list[Finding], provenance: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A message with the marks to show on it: flagged and grounded claims on the answer."""
     marks: list[Mark] = []
     if message.seq == turn.answer_seq:
         for f in findings:
@@ -110,15 +117,42 @@ def _message_view(message: Any, turn: Turn, findings: list[Finding], run: CheckR
                 marks.append(
                     Mark(f.claim_start, f.claim_end, kind, f"{f.code}: {f.explanation}", f"finding-{f.pk}")
                 )
-        for item in run.summary.get("provenance", []) if run else []:
+        for i, item in enumerate(provenance):
             claim = item.get("claim") or {}
-            if item.get("turn") == turn.index and claim.get("start") is not None:
-                marks.append(Mark(claim["start"], claim["end"], "grounded", "Grounded in a tool result"))
+            if claim.get("start") is not None:
+                label = f"{item.get('value')}: grounded in a tool result"
+                marks.append(Mark(claim["start"], claim["end"], "grounded", label, f"grounded-{i}"))
     return {
         "message": message,
         "is_answer": message.seq == turn.answer_seq,
         "pieces": pieces(message.text, marks),
     }
+
+
+SNIPPET_CONTEXT = 80  # characters shown either side of a grounding span
+
+
+def _grounded(index: int, item: dict[str, Any], calls: dict[str, ToolCall]) -> dict[str, Any]:
+    """A grounded value and the tool result that carries it, cut to the span and its context."""
+    sources = []
+    for evidence in item.get("evidence", []):
+        call = calls.get(evidence.get("call_id") or "")
+        start, end = evidence.get("start"), evidence.get("end")
+        if call is None or start is None or end is None:
+            sources.append({"evidence": evidence, "call": call, "pieces": []})
+            continue
+        left, right = max(0, start - SNIPPET_CONTEXT), min(len(call.result), end + SNIPPET_CONTEXT)
+        mark = Mark(start - left, end - left, "evidence", f"Characters {start}–{end} of the result")
+        sources.append(
+            {
+                "evidence": evidence,
+                "call": call,
+                "pieces": pieces(call.result[left:right], [mark]),
+                "cut_left": left > 0,
+                "cut_right": right < len(call.result),
+            }
+        )
+    return {"anchor": f"grounded-{index}", "item": item, "sources": sources}
 
 
 def _card(finding: Finding, calls: dict[str, ToolCall]) -> dict[str, Any]:
