@@ -137,6 +137,13 @@ _ABSENCE = (
         r"(?P<noun>empty)\b(?P<verb>)",
         re.I,
     ),
+    # "there is no backup record", "that machine has no logins on file": an absence stated as
+    # a fact. The noun decides whether it speaks of a tool's output (see _holds).
+    re.compile(
+        rf"\bthere\s+(?:is|are|was|were|has\s+been|have\s+been)\s+no\s+{_NP}(?P<verb>)",
+        re.I,
+    ),
+    re.compile(rf"\b(?:has|have|had)\s+no\s+{_NP}(?P<verb>)", re.I),
 )
 _INVOKED = re.compile(
     rf"\bI(?:{APOSTROPHE}ve|\s+have)?(?:\s+(?:just|already|also|then|first|successfully))*\s+"
@@ -429,7 +436,8 @@ def _evidence(receipt: Receipt, where: Turn) -> tuple[Evidence, ...]:
     return (Evidence(call_id=receipt.call_id, path="", start=0, end=len(message.text)),)
 
 
-def _span(claim: ToolClaim, answer: str) -> Span | None:
+def claim_span(claim: ToolClaim, answer: str) -> Span | None:
+    """Where a claim stands in the answer: its own offsets, else its text found there."""
     if claim.start is not None and claim.end is not None:
         return Span(answer[claim.start : claim.end], claim.start, claim.end)
     if not claim.text or not claim.text.strip():
@@ -451,7 +459,7 @@ def _finding(turn: Turn, claim: ToolClaim, code: str, explanation: str, **more: 
         code=code,
         severity=more.get("severity", "flag"),
         explanation=explanation,
-        claim=_span(claim, turn.answer),
+        claim=claim_span(claim, turn.answer),
         evidence=more.get("evidence", ()),
         correction=more.get("correction"),
         extra=extra,
@@ -581,6 +589,15 @@ def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
     if turn.claims is not None:
         return list(turn.claims)
     return [item.claim for item in read_claims(conversation, turn) if _holds(item, conversation, turn)]
+
+
+def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
+    """The absences the turn states: the runtime's absence claims, else those read from the answer.
+
+    Every checker that weighs what the answer says was not found reads it through here, so
+    one sentence is one absence whichever checker judges it.
+    """
+    return [claim for claim in turn_claims(conversation, turn) if claim.kind == "absence"]
 
 
 def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
