@@ -10,6 +10,7 @@ from typing import Any
 
 from .action_claims import capability_statement
 from .conversation import InvalidConversation, parse
+from .negative_claims import add_turn_summaries
 from .options import Options, OptionsError, parse_options
 from .registry import CHECKERS
 from .types import Conversation, Finding
@@ -46,10 +47,14 @@ def run_suite(
         "suite_version": SUITE_VERSION,
         "findings": [finding.to_dict() for finding in _in_order(findings)],
         "provenance": [],
-        "turns": [
-            {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
-            for turn in conversation.turns
-        ],
+        "turns": add_turn_summaries(
+            [
+                {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
+                for turn in conversation.turns
+            ],
+            findings,
+            opts,
+        ),
     }
 
 

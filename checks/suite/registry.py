@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .action_claims import ActionClaims
+from .negative_claims import NegativeClaims
 from .options import Options
 from .tool_receipts import ToolReceipts
 from .types import Conversation, Finding
@@ -25,6 +26,7 @@ class Checker(Protocol):
 CHECKERS: list[Checker] = [
     ActionClaims(),
     ToolReceipts(),
+    NegativeClaims(),
 ]
 
 

@@ -1,0 +1,627 @@
+"""Checker ``negative_claims``: "there is none", judged against the searches that ran.
+
+A negative answer is the hardest to audit by reading it: nothing in the answer points at
+what was not found. So a runtime may send its model's negatives as typed citations
+(``{"kind": "none" | "not-found" | "complete", "about": …, "restsOn": ["r1", …]}``) and
+this checker judges each one against the record of calls (``record.Record``) with the
+decision table of CONTRACT.md §5: the first row that applies gives the code, and a claim
+no row catches is ``established``. Every refusal carries a fixed "I don't know…" sentence
+in the project's own words; nothing the model wrote is ever copied into it.
+
+Absences stated in prose ("no logins were recorded") are read the way ``tool_receipts``
+reads them and linked to the read they rest on. One defect gives one finding: an absence
+the receipts already contradict is that checker's ``false_absence``, and a sentence that
+restates a typed claim is that claim (the claim's finding then stands on the sentence).
+Otherwise a prose absence over a runtime read is judged by the same table, and where the
+receipts cannot settle it, it is ``absence_unverified`` (info), naming what is missing.
+
+Per turn, the verdicts fold into what would be delivered (``delivery``) and a status
+(``turn_summaries``), for the turn page.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from . import tool_receipts
+from .options import Options
+from .record import Call, Record, after, same_batch
+from .text import name_tokens
+from .types import Conversation, Evidence, Finding, Span, ToolClaim, Turn
+
+NAME = "negative_claims"
+
+MAX_CLAIMS = 16
+MAX_HANDLES = 16
+MAX_ABOUT = 256
+KINDS = ("none", "not-found", "complete")
+_ENTRY_KEYS = frozenset({"kind", "about", "restsOn"})
+_HANDLE = re.compile(r"r[1-9][0-9]{0,3}")
+
+ESTABLISHED = "established"
+UNVERIFIED = "absence_unverified"
+
+# The decision table's codes, in its order (CONTRACT.md §5).
+TABLE = (
+    "too_many_claims",
+    "citation_unresolved",
+    "kind_mismatch",
+    "record_incomplete",
+    "outside_trusted_context",
+    "cited_call_undeclared",
+    "call_not_read",
+    "stale_turn",
+    "contradicted_by_rows",
+    "coverage_unverified",
+    "undeclared_empty",
+    "superseded_by_write",
+    "later_read_failed",
+    "wider_search_has_rows",
+    "other_read_has_rows",
+    "search_incomplete",
+    "about_mismatch",
+    "evidence_kind_undetermined",
+)
+
+# Fixed sentences: what may be said in place of a claim the record does not back.
+REFUSALS = {
+    "too_many_claims": "I don't know. There are more negative claims here than can be checked, "
+    "so none of them is accepted.",
+    "citation_unresolved": "I don't know. The citation does not point to a search in the record.",
+    "kind_mismatch": "I don't know. This is not a kind of negative claim the record can check.",
+    "record_incomplete": "I don't know. Part of the record of what ran may be missing, "
+    "so it cannot back this claim.",
+    "outside_trusted_context": "I don't know. The cited search ran outside this caller's trusted context.",
+    "cited_call_undeclared": "I don't know. The cited call is not one whose results may back "
+    "a negative claim.",
+    "call_not_read": "I don't know. The cited call is not a completed read, so it cannot back this claim.",
+    "contradicted_by_rows": "I don't know that this holds: the cited search returned rows.",
+    "coverage_unverified": "I don't know. The runtime did not record what the cited search covered.",
+    "undeclared_empty": "I don't know. The cited search returned an empty list without declaring "
+    "the absence or recording that it searched everything.",
+    "superseded_by_write": "I don't know. A call that may change the data was dispatched after "
+    "the cited read or beside it, so that read no longer settles this.",
+    "later_read_failed": "I don't know. A later repeat of the cited search failed, so the earlier "
+    "result does not settle this now.",
+    "wider_search_has_rows": "I don't know. A broader search of the same kind returned rows that "
+    "may fall within this claim.",
+    "other_read_has_rows": "I don't know. Another read of the same subject returned rows that are "
+    "not shown to lie outside this claim.",
+    "search_incomplete": "I don't know. The cited search did not cover everything this claim requires.",
+    "about_mismatch": "I don't know. The claim's subject is not what the cited search looked for.",
+    "evidence_kind_undetermined": "I don't know. The cited reads establish different kinds of fact, "
+    "so no single claim follows from them.",
+    UNVERIFIED: "I don't know. The record does not show a search that could settle this absence.",
+}
+NARROWER = "The requested complete-list claim is not established; only this absence is."
+
+# Where the record was consulted and shows the claim does not hold; every other refusal
+# means the check could not be made.
+_CHECKED_FAIL = frozenset(
+    {
+        "contradicted_by_rows",
+        "wider_search_has_rows",
+        "other_read_has_rows",
+        "search_incomplete",
+        "about_mismatch",
+    }
+)
+
+# What a prose absence lacks when the table cannot judge it.
+_MISSING = {
+    "receipt": "no receipt was kept for the call it rests on",
+    "runtime_receipt": "the runtime sent no receipt for this turn; the call is known only from the "
+    "transcript, which does not say what it searched",
+    "read_effect": "the receipt does not record the call as a read",
+}
+
+
+def refusal(code: str, stale: Call | None = None) -> str | None:
+    """The fixed sentence for a code; the stale one names the turn and time of the read."""
+    if code == ESTABLISHED:
+        return None
+    if code == "stale_turn":
+        when = _moment(stale.receipt.at) if stale is not None else None
+        where = f" on turn {stale.turn}" if stale is not None else " on an earlier turn"
+        at = f" at {when}" if when else ""
+        return f"I don't know. The cited result was read{where}{at}; it was not read again during this turn."
+    return REFUSALS[code]
+
+
+def disposition(code: str) -> str:
+    if code == ESTABLISHED:
+        return "checked-pass"
+    return "checked-fail" if code in _CHECKED_FAIL else "unreachable"
+
+
+def _moment(at: str | None) -> str | None:
+    """A receipt's timestamp in one spelling (UTC, ISO 8601), or None when it is not one."""
+    if not isinstance(at, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(at.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+# --- comparing values -------------------------------------------------------------------------
+
+
+def _norm(value: Any) -> str:
+    """One spelling for comparing a filter value: case and surrounding space do not count."""
+    if isinstance(value, str):
+        return value.strip().casefold()
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return str(value).casefold()
+    return json.dumps(value, sort_keys=True, ensure_ascii=False).casefold()
+
+
+def _items(filters: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(key, _norm(value)) for key, value in filters.items()}
+
+
+def _same_filters(one: Call, other: Call) -> bool:
+    a, b = one.filters, other.filters
+    return a is not None and b is not None and _items(a) == _items(b)
+
+
+def _wider(other: Call, cited: Call) -> bool:
+    """``other`` searched the same population with fewer filters."""
+    a, b = other.filters, cited.filters
+    return a is not None and b is not None and _items(a) < _items(b)
+
+
+def _same_tool(a: str, b: str) -> bool:
+    return a == b or (bool(name_tokens(a)) and name_tokens(a) == name_tokens(b))
+
+
+def _rows_outside(other: Call, cited: Call) -> bool:
+    """Every row ``other`` read has a field of a cited filter with a different value.
+
+    Only an explicit field on every row shows a row to lie outside the claim; rows not
+    read, rows of another shape or a missing field leave it possibly inside.
+    """
+    rows = other.rows
+    filters = cited.filters or {}
+    if not rows or not filters:
+        return False
+    count = other.receipt.result_count
+    if count is not None and len(rows) < count:
+        return False
+    return all(
+        isinstance(row, dict)
+        and any(key in row and _norm(row[key]) != _norm(value) for key, value in filters.items())
+        for row in rows
+    )
+
+
+def _filter_values(call: Call) -> set[str]:
+    out: set[str] = set()
+    for value in (call.filters or {}).values():
+        for item in value if isinstance(value, list) else [value]:
+            out.add(_norm(item))
+    return out
+
+
+def _good_about(about: Any) -> bool:
+    if isinstance(about, str):
+        return bool(about.strip()) and len(about) <= MAX_ABOUT
+    if isinstance(about, (int, float)) and not isinstance(about, bool):
+        return math.isfinite(about)
+    return False
+
+
+# --- the decision table ----------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    code: str
+    cited: list[Call] = field(default_factory=list)
+    contrary: list[Call] = field(default_factory=list)  # other reads that overturn the cited ones
+    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since
+    stale: Call | None = None
+    narrower: str | None = None  # the absence a failed complete-list claim does establish
+
+
+@dataclass(frozen=True)
+class _Context:
+    conversation: Conversation
+    turn: Turn
+    record: Record
+    citable: frozenset[str] | None  # None: every tool with a read receipt up to the turn
+
+    def may_cite(self, tool: str) -> bool:
+        if self.citable is None:
+            return tool in self.record.read_tools(self.turn.index)
+        return tool in self.citable
+
+
+def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
+    """Rows 1–3 (the entry itself), then the reads it cites."""
+    if claims_in_turn > MAX_CLAIMS:
+        return Verdict("too_many_claims")
+    cited = _resolve(entry, ctx)
+    if cited is None:
+        return Verdict("citation_unresolved")
+    if entry.get("kind") not in KINDS:
+        return Verdict("kind_mismatch", cited=cited)
+    return judge_reads(entry["kind"], entry.get("about"), "about" in entry, cited, ctx)
+
+
+def _resolve(entry: Any, ctx: _Context) -> list[Call] | None:
+    """The calls a well-formed entry cites, or None when row 2 applies."""
+    if not isinstance(entry, dict) or not set(entry) <= _ENTRY_KEYS:
+        return None
+    if "about" in entry and not _good_about(entry["about"]):
+        return None
+    handles = entry.get("restsOn")
+    if not isinstance(handles, list) or not 0 < len(handles) <= MAX_HANDLES:
+        return None
+    cited: list[Call] = []
+    for handle in handles:
+        if not isinstance(handle, str) or not _HANDLE.fullmatch(handle):
+            return None
+        call = ctx.record.by_handle(handle, ctx.turn.index)
+        if call is None:
+            return None
+        if call not in cited:
+            cited.append(call)
+    return cited
+
+
+def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx: _Context) -> Verdict:
+    """Rows 4–18 over the cited reads; a claim no row catches is established."""
+    turn = ctx.turn
+    if not ctx.conversation.receipts_complete:
+        return Verdict("record_incomplete", cited)
+    if any(not c.receipt.trusted for c in cited):
+        return Verdict("outside_trusted_context", cited)
+    if any(not ctx.may_cite(c.tool) for c in cited):
+        return Verdict("cited_call_undeclared", cited)
+    if any(not (c.is_read and c.receipt.dispatched and c.receipt.ok) for c in cited):
+        return Verdict("call_not_read", cited)
+    this_turn = ctx.record.in_turn(turn.index)
+    for c in cited:
+        if c.turn < turn.index and not any(
+            _same_tool(x.tool, c.tool) and x.is_read and x.receipt.dispatched and _same_filters(x, c)
+            for x in this_turn
+        ):
+            return Verdict("stale_turn", cited, stale=c)
+    if any(c.has_rows for c in cited):
+        return Verdict("contradicted_by_rows", cited)
+    if any(c.filters is None for c in cited):
+        return Verdict("coverage_unverified", cited)
+    if any(c.receipt.emptiness == "empty" and not c.complete for c in cited):
+        return Verdict("undeclared_empty", cited)
+    writes = _writes_since(cited, ctx)
+    if writes:
+        return Verdict("superseded_by_write", cited, writes=writes)
+    others = [x for x in this_turn if x not in cited]
+    failed = [
+        x
+        for x in others
+        if x.is_read
+        and x.receipt.dispatched
+        and not x.receipt.ok
+        and any(_same_tool(x.tool, c.tool) and _same_filters(x, c) and after(x, c) for c in cited)
+    ]
+    if failed:
+        return Verdict("later_read_failed", cited, contrary=failed)
+    peers = [
+        x
+        for x in others
+        if x.is_read and x.receipt.trusted and x.receipt.dispatched and x.receipt.ok and x.has_rows
+    ]
+    wider = [x for x in peers if any(_same_tool(x.tool, c.tool) and _wider(x, c) for c in cited)]
+    if wider:
+        return Verdict("wider_search_has_rows", cited, contrary=wider)
+    same = [
+        x
+        for x in peers
+        if any(_same_tool(x.tool, c.tool) and _same_filters(x, c) and not _rows_outside(x, c) for c in cited)
+    ]
+    if same:
+        return Verdict("other_read_has_rows", cited, contrary=same)
+    if kind == "complete":
+        short = any(not c.complete for c in cited)
+    else:
+        short = any(not (c.declared_absent or c.complete) for c in cited)
+    if short:
+        verdict = Verdict("search_incomplete", cited)
+        if kind == "complete" and all(c.declared_absent for c in cited):
+            narrowed = judge_reads("none", about, about_given, cited, ctx)
+            if narrowed.code == ESTABLISHED:
+                verdict.narrower = statement(cited)
+        return verdict
+    if about_given and _norm(about) not in set().union(*(_filter_values(c) for c in cited)):
+        return Verdict("about_mismatch", cited)
+    kinds = [_establishes(c) for c in cited]
+    if not set.intersection(*kinds):
+        return Verdict("evidence_kind_undetermined", cited)
+    return Verdict(ESTABLISHED, cited)
+
+
+def _establishes(call: Call) -> set[str]:
+    out = set()
+    if call.declared_absent:
+        out.add("absence")
+    if call.complete:
+        out.add("complete")
+    return out
+
+
+def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
+    """Dispatched calls that may change data, after a cited read or in its batch, before the answer."""
+    answer_at = ctx.turn.answer_index
+    found = []
+    for w in ctx.record.up_to(ctx.turn.index):
+        if w.is_read or not w.receipt.dispatched or w in cited:
+            continue
+        if w.turn == ctx.turn.index and answer_at is not None and w.message_index is not None:
+            if w.message_index > answer_at:
+                continue
+        if any(after(w, c) or same_batch(w, c) for c in cited):
+            found.append(w)
+    return found
+
+
+def statement(cited: list[Call]) -> str:
+    """What the cited reads establish, in the record's own terms (never the model's)."""
+    parts = []
+    for c in cited:
+        filters = ", ".join(
+            f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in (c.filters or {}).items()
+        )
+        what = "declared that nothing matched" if c.declared_absent else "returned nothing"
+        where = f" for {filters}" if filters else ""
+        whole = " over a complete search" if c.complete else ""
+        parts.append(f"{c.tool} ({c.handle}) {what}{where}{whole}")
+    return "Recorded: " + "; ".join(parts) + "."
+
+
+# --- findings ---------------------------------------------------------------------------------
+
+
+def _evidence(calls: list[Call]) -> tuple[Evidence, ...]:
+    out: list[Evidence] = []
+    for call in calls:
+        if call.result is not None:
+            out.append(Evidence(call.receipt.call_id, "", 0, len(call.result.text)))
+        else:
+            out.append(Evidence(call.receipt.call_id, "", None, None))
+    return tuple(out)
+
+
+def _explain(verdict: Verdict, subject: str) -> str:
+    cited = ", ".join(c.handle for c in verdict.cited) or "no recorded search"
+    code = verdict.code
+    if code == ESTABLISHED:
+        return f"{subject} is backed by {cited}: {statement(verdict.cited)}"
+    if code == "stale_turn" and verdict.stale is not None:
+        return f"{subject} rests on {verdict.stale.handle}, read on turn {verdict.stale.turn} and not again."
+    if code == "superseded_by_write":
+        writes = ", ".join(f"{w.tool} ({w.handle})" for w in verdict.writes)
+        return (
+            f"{subject} rests on {cited}, but {writes} may have changed the data after or beside that read."
+        )
+    if verdict.contrary:
+        others = ", ".join(f"{x.tool} ({x.handle})" for x in verdict.contrary)
+        return f"{subject} rests on {cited}; {others} speaks against it ({code.replace('_', ' ')})."
+    return f"{subject} is not established by {cited} ({code.replace('_', ' ')})."
+
+
+def _finding(
+    turn: Turn, verdict: Verdict, *, span: Span | None, subject: str, extra: dict[str, Any]
+) -> Finding:
+    code = verdict.code
+    shown = [*verdict.cited, *verdict.contrary, *[w for w in verdict.writes if w not in verdict.cited]]
+    out = dict(extra)
+    out.update(
+        verdict=code,
+        disposition=disposition(code),
+        cited=[c.handle for c in verdict.cited],
+        contrary=[x.handle for x in verdict.contrary],
+    )
+    if verdict.writes:
+        out["superseded_by"] = [w.handle for w in verdict.writes]
+    if verdict.stale is not None:
+        out["stale"] = {
+            "turn": verdict.stale.turn,
+            "at": verdict.stale.receipt.at,
+            "handle": verdict.stale.handle,
+        }
+    if code == ESTABLISHED:
+        out["statement"] = statement(verdict.cited)
+    correction = refusal(code, verdict.stale)
+    if verdict.narrower is not None:
+        out["narrower"] = {"kind": "none", "statement": verdict.narrower}
+        correction = f"{NARROWER} {verdict.narrower}"
+    return Finding(
+        turn=turn.index,
+        checker=NAME,
+        code=code,
+        severity="info" if code == ESTABLISHED else "flag",
+        explanation=_explain(verdict, subject),
+        claim=span,
+        evidence=_evidence(shown),
+        correction=correction,
+        extra=out,
+    )
+
+
+@dataclass
+class _Typed:
+    index: int
+    entry: Any
+    verdict: Verdict
+    span: Span | None = None
+
+
+def _typed_extra(item: _Typed) -> dict[str, Any]:
+    entry = item.entry
+    fields = entry if isinstance(entry, dict) else {}
+    out: dict[str, Any] = {
+        "source": "typed",
+        "index": item.index,
+        "kind": fields.get("kind"),
+        "about": fields.get("about"),
+        "restsOn": fields.get("restsOn"),
+    }
+    if not isinstance(entry, dict):
+        out["entry"] = entry  # stored as sent, whatever its shape
+    return out
+
+
+def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], answer: str) -> _Typed | None:
+    """The typed claim a prose absence restates: one resting on a read of the same tool.
+
+    Where several do, the one whose subject the sentence names is preferred.
+    """
+    fits = [t for t in typed if any(_same_tool(c.tool, claim.tool) for c in t.verdict.cited)]
+    if not fits:
+        return None
+    near = answer[max(0, span.start - 200) : span.end + 200].casefold()
+    for item in fits:
+        about = item.entry.get("about") if isinstance(item.entry, dict) else None
+        if isinstance(about, str) and about.strip() and about.strip().casefold() in near:
+            return item
+    return fits[0]
+
+
+def check_turn(conversation: Conversation, turn: Turn, record: Record, options: Options) -> list[Finding]:
+    tools = options.negative_claims.tools
+    ctx = _Context(conversation, turn, record, None if tools is None else frozenset(tools))
+    entries = turn.negative_claims
+    typed = [_Typed(i, entry, judge_entry(entry, ctx, len(entries))) for i, entry in enumerate(entries)]
+
+    prose: list[Finding] = []
+    for claim in tool_receipts.prose_absences(conversation, turn):
+        if tool_receipts.judge(claim, conversation, turn) is not None:
+            continue  # the receipts already answer it (false_absence and its kin): one finding
+        span = tool_receipts.claim_span(claim, turn.answer)
+        if span is not None:
+            restated = _restated(claim, span, typed, turn.answer)
+            if restated is not None:
+                restated.span = restated.span or span
+                continue
+        prose.append(_judge_prose(claim, span, ctx))
+
+    findings = [
+        _finding(turn, t.verdict, span=t.span, subject=f"Negative claim {t.index}", extra=_typed_extra(t))
+        for t in typed
+    ]
+    return findings + prose
+
+
+def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
+    extra: dict[str, Any] = {"source": "prose", "index": None, "kind": "none", "tool": claim.tool}
+    bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
+    call = ctx.record.of_receipt(bound[0]) if bound is not None else None
+    missing = None
+    if call is None:
+        missing = "receipt"
+    elif call.receipt.derived:
+        missing = "runtime_receipt"
+    elif not call.is_read:
+        missing = "read_effect"
+    if missing is None and call is not None:
+        verdict = judge_reads("none", None, False, [call], ctx)
+        return _finding(ctx.turn, verdict, span=span, subject="The stated absence", extra=extra)
+    cited = [call] if call is not None else []
+    extra.update(
+        verdict=UNVERIFIED,
+        disposition="unreachable",
+        cited=[c.handle for c in cited],
+        contrary=[],
+        missing=missing,
+    )
+    return Finding(
+        turn=ctx.turn.index,
+        checker=NAME,
+        code=UNVERIFIED,
+        severity="info",
+        explanation=f"The answer says the {claim.tool} tool found nothing, and the record cannot settle it: "
+        f"{_MISSING[missing]}.",
+        claim=span,
+        evidence=_evidence(cited),
+        correction=REFUSALS[UNVERIFIED],
+        extra=extra,
+    )
+
+
+# --- per-turn delivery --------------------------------------------------------------------------
+
+
+def delivery(codes: list[str], unestablished: str) -> str:
+    """How a turn's typed answer would go out: as checked, as recorded, or the fallback."""
+    if codes and all(code == ESTABLISHED for code in codes):
+        return "as-checked"
+    return "recorded" if unestablished == "state-searched" else "fallback"
+
+
+def status(dispositions: list[str]) -> str:
+    """The report fold: any failed check fails it; else any check not made leaves it unverified."""
+    if "checked-fail" in dispositions:
+        return "failed"
+    if "unreachable" in dispositions:
+        return "unverified"
+    return "passed"
+
+
+def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[str, Any]]:
+    """Per turn with negative claims or prose absences: the summary the turn page shows."""
+    by_turn: dict[int, list[Finding]] = {}
+    for finding in findings:
+        if finding.checker == NAME:
+            by_turn.setdefault(finding.turn, []).append(finding)
+    out: dict[int, dict[str, Any]] = {}
+    for index, items in sorted(by_turn.items()):
+        typed = [f.code for f in items if f.extra.get("source") == "typed"]
+        dispositions = [f.extra["disposition"] for f in items]
+        out[index] = {
+            "claims": len(typed),
+            "prose": len(items) - len(typed),
+            "established": sum(f.code == ESTABLISHED for f in items),
+            "failed": dispositions.count("checked-fail"),
+            "unreachable": dispositions.count("unreachable"),
+            "status": status(dispositions),
+            "delivery": delivery(typed, options.negative_claims.unestablished) if typed else None,
+        }
+    return out
+
+
+class NegativeClaims:
+    name = NAME
+
+    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+        findings: list[Finding] = []
+        record: Record | None = None
+        for turn in conversation.turns:
+            if not turn.negative_claims and not turn.answer.strip():
+                continue
+            if record is None:
+                record = Record.of(conversation)
+            findings.extend(check_turn(conversation, turn, record, options))
+        return findings
+
+
+def add_turn_summaries(
+    turns: list[dict[str, Any]], findings: list[Finding], options: Options
+) -> list[dict[str, Any]]:
+    """Give each output turn that has negative claims or prose absences its ``negative_claims``."""
+    summaries = turn_summaries(findings, options)
+    for entry in turns:
+        if entry.get("turn") in summaries:
+            entry["negative_claims"] = summaries[entry["turn"]]
+    return turns

@@ -1,0 +1,172 @@
+"""The record a negative claim is judged against: every call of the conversation, in order.
+
+One entry per receipt, with what the decision table needs to know about it: its turn and
+place in the transcript, tool, effect, whether it was dispatched and trusted, its outcome,
+its scope (the filters it searched with and whether the search was complete), its
+emptiness, the rows it read where the result is a list, and its citation handle. Where a
+receipt is silent the defaults of the receipts apply (they are filled in when the
+conversation is read), so this module only adds place and rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .types import Conversation, Message, Receipt, Turn
+
+
+@dataclass(frozen=True)
+class Call:
+    """One recorded call, placed in the conversation."""
+
+    receipt: Receipt
+    turn: int
+    order: int  # position among the turn's receipts
+    message_index: int | None  # the assistant message that asked for it, when the transcript shows it
+    result: Message | None  # its tool message, when the transcript has one
+
+    @property
+    def handle(self) -> str:
+        return self.receipt.handle
+
+    @property
+    def tool(self) -> str:
+        return self.receipt.tool
+
+    @property
+    def is_read(self) -> bool:
+        return self.receipt.effect == "read"
+
+    @property
+    def filters(self) -> dict[str, Any] | None:
+        """What the search was filtered on; None when the runtime recorded no scope."""
+        scope = self.receipt.scope
+        if not isinstance(scope, dict):
+            return None
+        filters = scope.get("filters")
+        return filters if isinstance(filters, dict) else {}
+
+    @property
+    def complete(self) -> bool:
+        scope = self.receipt.scope
+        return isinstance(scope, dict) and scope.get("complete") is True
+
+    @property
+    def declared_absent(self) -> bool:
+        return self.receipt.emptiness == "declared-absent"
+
+    @property
+    def has_rows(self) -> bool:
+        count = self.receipt.result_count
+        return (count is not None and count > 0) or self.receipt.emptiness == "non-empty"
+
+    @property
+    def rows(self) -> tuple[Any, ...] | None:
+        """The rows the call read, where its result is a list (top level or the one list field)."""
+        if self.result is None:
+            return None
+        try:
+            value = json.loads(self.result.text)
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(value, dict):
+            lists = [v for v in value.values() if isinstance(v, list)]
+            value = lists[0] if len(lists) == 1 else None
+        return tuple(value) if isinstance(value, list) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as data, for a reviewer's page or a test."""
+        receipt = self.receipt
+        rows = self.rows
+        return {
+            "handle": receipt.handle,
+            "call_id": receipt.call_id,
+            "turn": self.turn,
+            "tool": receipt.tool,
+            "effect": receipt.effect,
+            "dispatched": receipt.dispatched,
+            "trusted": receipt.trusted,
+            "outcome": receipt.outcome,
+            "scope": None
+            if self.filters is None
+            else {"filters": dict(self.filters), "complete": self.complete},
+            "emptiness": receipt.emptiness,
+            "result_count": receipt.result_count,
+            "rows": None if rows is None else list(rows),
+            "at": receipt.at,
+            "derived": receipt.derived,
+        }
+
+
+def _placed(turn: Turn) -> list[Call]:
+    requested = {call.call_id: call.message_index for call in turn.tool_calls}
+    calls = []
+    for order, receipt in enumerate(turn.receipts):
+        known = receipt.call_id is not None and receipt.call_id in requested
+        calls.append(
+            Call(
+                receipt=receipt,
+                turn=turn.index,
+                order=order,
+                message_index=requested[receipt.call_id] if known else None,
+                result=turn.result_for(receipt.call_id) if receipt.call_id is not None else None,
+            )
+        )
+    return calls
+
+
+@dataclass(frozen=True)
+class Record:
+    """Every recorded call of a conversation, in conversation order."""
+
+    calls: tuple[Call, ...]
+
+    @classmethod
+    def of(cls, conversation: Conversation) -> Record:
+        return cls(tuple(call for turn in conversation.turns for call in _placed(turn)))
+
+    def up_to(self, turn: int) -> list[Call]:
+        return [call for call in self.calls if call.turn <= turn]
+
+    def in_turn(self, turn: int) -> list[Call]:
+        return [call for call in self.calls if call.turn == turn]
+
+    def by_handle(self, handle: str, turn: int) -> Call | None:
+        """The call a handle names as of a turn: the latest one that carries it.
+
+        A runtime that numbers handles afresh each turn means this turn's ``r1`` by ``r1``.
+        """
+        found = None
+        for call in self.up_to(turn):
+            if call.handle == handle:
+                found = call
+        return found
+
+    def of_receipt(self, receipt: Receipt) -> Call | None:
+        for call in self.calls:
+            if call.receipt is receipt:
+                return call
+        return None
+
+    def read_tools(self, turn: int) -> set[str]:
+        """Tools with a read receipt up to a turn: who may be cited when the options name none."""
+        return {call.tool for call in self.up_to(turn) if call.is_read}
+
+
+def after(later: Call, earlier: Call) -> bool:
+    """Whether ``later`` was dispatched after ``earlier``."""
+    if later.turn != earlier.turn:
+        return later.turn > earlier.turn
+    if later.message_index is not None and earlier.message_index is not None:
+        if later.message_index != earlier.message_index:
+            return later.message_index > earlier.message_index
+    return later.order > earlier.order
+
+
+def same_batch(one: Call, other: Call) -> bool:
+    """Both asked for by the same assistant message."""
+    return (
+        one.turn == other.turn and one.message_index is not None and one.message_index == other.message_index
+    )
