@@ -232,14 +232,6 @@ def test_the_queue_filters_by_checker_in_place(page: Any, live_server: Any, proj
     assert _our_errors(page, live_server) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "templates/checks/queue.html: the filter form swaps the #results partial (which carries its "
-        'own <div id="results">) into #results with innerHTML, nesting a second #results; '
-        'hx-swap="outerHTML" on the form fixes it (then remove this mark)'
-    ),
-)
 def test_filtering_keeps_a_single_results_container(
     page: Any, live_server: Any, project: Any, bob: Any
 ) -> None:
