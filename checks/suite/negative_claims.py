@@ -499,14 +499,22 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], answer: str) ->
     return fits[0]
 
 
-def check_turn(conversation: Conversation, turn: Turn, record: Record, options: Options) -> list[Finding]:
+def check_turn(
+    conversation: Conversation,
+    turn: Turn,
+    record: Record,
+    options: Options,
+    absences: list[ToolClaim] | None = None,
+) -> list[Finding]:
     tools = options.negative_claims.tools
     ctx = _Context(conversation, turn, record, None if tools is None else frozenset(tools))
     entries = turn.negative_claims
     typed = [_Typed(i, entry, judge_entry(entry, ctx, len(entries))) for i, entry in enumerate(entries)]
 
     prose: list[Finding] = []
-    for claim in tool_receipts.prose_absences(conversation, turn):
+    if absences is None:
+        absences = tool_receipts.prose_absences(conversation, turn)
+    for claim in absences:
         if tool_receipts.judge(claim, conversation, turn) is not None:
             continue  # the receipts already answer it (false_absence and its kin): one finding
         span = tool_receipts.claim_span(claim, turn.answer)
@@ -525,7 +533,14 @@ def check_turn(conversation: Conversation, turn: Turn, record: Record, options: 
 
 
 def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
-    extra: dict[str, Any] = {"source": "prose", "index": None, "kind": "none", "tool": claim.tool}
+    extra: dict[str, Any] = {
+        "source": "prose",
+        "index": None,
+        "kind": "none",
+        "about": None,
+        "restsOn": None,
+        "tool": claim.tool,
+    }
     bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
     call = ctx.record.of_receipt(bound[0]) if bound is not None else None
     missing = None
@@ -608,11 +623,12 @@ class NegativeClaims:
         findings: list[Finding] = []
         record: Record | None = None
         for turn in conversation.turns:
-            if not turn.negative_claims and not turn.answer.strip():
+            absences = tool_receipts.prose_absences(conversation, turn)
+            if not turn.negative_claims and not absences:
                 continue
             if record is None:
                 record = Record.of(conversation)
-            findings.extend(check_turn(conversation, turn, record, options))
+            findings.extend(check_turn(conversation, turn, record, options, absences))
         return findings
 
 

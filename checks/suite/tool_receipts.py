@@ -584,11 +584,30 @@ def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
     return noun in known or noun == "empty"
 
 
+# The last conversation's claims, turn by turn: the suite runs its checkers one after another
+# on one conversation, and a second checker that weighs the same sentences reads them from
+# here instead of again. The conversation is held (not its id), so a new one never matches.
+_last: tuple[Conversation | None, dict[int, tuple[ToolClaim, ...]]] = (None, {})
+
+
 def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
     """The claims to judge: the runtime's when it sent them, else those read from the answer."""
+    global _last
     if turn.claims is not None:
         return list(turn.claims)
-    return [item.claim for item in read_claims(conversation, turn) if _holds(item, conversation, turn)]
+    ours = turn.index < len(conversation.turns) and conversation.turns[turn.index] is turn
+    held, claims = _last
+    if ours and held is not conversation:
+        claims = {}
+        _last = (conversation, claims)
+    found = claims.get(turn.index) if ours else None
+    if found is None:
+        found = tuple(
+            item.claim for item in read_claims(conversation, turn) if _holds(item, conversation, turn)
+        )
+        if ours:
+            claims[turn.index] = found
+    return list(found)
 
 
 def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
