@@ -323,13 +323,20 @@ class Finding(models.Model):
         return f"{self.checker}/{self.code} on {self.turn}"
 
     @staticmethod
-    def make_fingerprint(conversation_id: int, finding: dict[str, Any]) -> str:
+    def make_fingerprint(conversation_id: int, finding: dict[str, Any], occurrence: int = 0) -> str:
+        """Where a finding stands: its turn, checker and code, and its value, or else its span,
+        call and argument path, or the position of the typed claim it judges. ``occurrence``
+        tells apart findings that would otherwise stand in the same place."""
         claim = finding.get("claim") or {}
         where = finding.get("value") or f"{claim.get('start')}:{claim.get('end')}"
         if finding.get("call_id"):
             where += f"@{finding['call_id']}:{finding.get('path', '')}"
-        key = json.dumps([conversation_id, finding["turn"], finding["checker"], finding["code"], where])
-        return hashlib.sha256(key.encode()).hexdigest()
+        if finding.get("index") is not None:
+            where += f"#{finding['index']}"
+        parts = [conversation_id, finding["turn"], finding["checker"], finding["code"], where]
+        if occurrence:
+            parts.append(occurrence)
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
 class Verdict(models.TextChoices):

@@ -326,8 +326,13 @@ def write_findings(*, run: CheckRun, report: dict[str, Any]) -> None:
     now = timezone.now()
     reported: dict[str, dict[str, Any]] = {}
     for item in report["findings"]:
-        if item["turn"] in turns:
-            reported[Finding.make_fingerprint(conversation.pk, item)] = item
+        if item["turn"] not in turns:
+            continue
+        # The suite's order is deterministic, so a twin in one place gets the same number each run.
+        occurrence = 0
+        while (fingerprint := Finding.make_fingerprint(conversation.pk, item, occurrence)) in reported:
+            occurrence += 1
+        reported[fingerprint] = item
     existing = {f.fingerprint: f for f in Finding.objects.filter(fingerprint__in=list(reported))}
     new, changed = [], []
     for fingerprint, item in reported.items():

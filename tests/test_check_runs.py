@@ -130,3 +130,27 @@ def test_one_task_checks_a_batch(ingest: Any) -> None:
     Finding.objects.all().delete()
     assert tasks.check_runs([r.pk for r in runs]) == 3
     assert Finding.objects.count() == 3
+
+
+def test_findings_in_the_same_place_are_kept_apart(ingest: Any) -> None:
+    """Two typed negative claims of one turn, refused for the same reason, are two findings."""
+    payload = {
+        "external_id": "two-claims",
+        "turns": [
+            {
+                "messages": [
+                    {"role": "user", "content": "Any logins?"},
+                    {"role": "assistant", "content": "None were recorded."},
+                ],
+                "negative_claims": [
+                    {"kind": "none", "restsOn": ["r7"]},
+                    {"kind": "none", "restsOn": ["r8"]},
+                ],
+            }
+        ],
+    }
+    conversation = ingest(payload)
+    codes = list(Finding.objects.filter(conversation=conversation, checker="negative_claims").values_list("code"))
+    assert codes == [("citation_unresolved",), ("citation_unresolved",)]
+    _rerun(conversation)
+    assert Finding.objects.filter(conversation=conversation, checker="negative_claims").count() == 2
