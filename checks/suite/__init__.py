@@ -40,21 +40,27 @@ def run_suite(
     conversation = data if isinstance(data, Conversation) else parse(data)
     opts = parse_options(options)
     findings: list[Finding] = []
+    provenance: list[dict[str, Any]] = []
+    turn_stats = [
+        {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
+        for turn in conversation.turns
+    ]
     for checker in CHECKERS:
-        findings.extend(checker.check(conversation, opts))
+        analyse = getattr(checker, "analyse", None)
+        if analyse is None:
+            findings.extend(checker.check(conversation, opts))
+            continue
+        # A checker that also reports provenance and per-turn reading statistics.
+        report = analyse(conversation, opts)
+        findings.extend(report.findings)
+        provenance.extend(report.provenance)
+        turn_stats = report.turns
     return {
         "external_id": conversation.external_id,
         "suite_version": SUITE_VERSION,
         "findings": [finding.to_dict() for finding in _in_order(findings)],
-        "provenance": [],
-        "turns": add_turn_summaries(
-            [
-                {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
-                for turn in conversation.turns
-            ],
-            findings,
-            opts,
-        ),
+        "provenance": provenance,
+        "turns": add_turn_summaries(turn_stats, findings, opts),
     }
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from .action_claims import ActionClaims
+from .arguments import ArgumentsChecker
+from .evidence import EvidenceChecker
 from .negative_claims import NegativeClaims
 from .options import Options
 from .tool_receipts import ToolReceipts
@@ -27,6 +29,8 @@ CHECKERS: list[Checker] = [
     ActionClaims(),
     ToolReceipts(),
     NegativeClaims(),
+    EvidenceChecker(),
+    ArgumentsChecker(),
 ]
 
 

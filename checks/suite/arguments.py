@@ -1,0 +1,297 @@
+"""Checker ``arguments``: an identifier typed into a tool call must have come from somewhere.
+
+A model that resolves "that machine" out of its own earlier prose, and looks up a name it
+assembled, gets back a real "nothing found", and the answer built on it is grounded in a
+real result. The defect sits one step earlier, in the argument. This checker reads every
+tool call's arguments, without per-tool wiring:
+
+- ``unsupported_argument`` (flag): an identifier-shaped string argument (by default: a
+  number of ``min_digits`` digits or more, or an identifier; for tools named in
+  ``arguments_from``: every string of 4 characters or more) appears in no user message,
+  system prompt or earlier tool result. The finding says whether the value was found only in
+  the assistant's own prose, or nowhere.
+- ``empty_lookup`` (info): a value one tool's result produced was looked up by another
+  tool, which found nothing.
+
+Composed text (a note to save, a message to send) is not an identifier and is never
+checked. Values in the tool's declared ``enum`` pass. Where ``arguments_from`` names a
+tool's producers, only their results count as producing its arguments.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .evidence_index import Source, index_for, is_absence, join_path, parse_arguments
+from .options import Options
+from .tokens import classify, lookup_forms, normalize, tokenize
+from .types import Conversation, Finding, Receipt, ToolCall, Turn
+
+NAME = "arguments"
+MIN_ARMED_LENGTH = 4
+MAX_ARGUMENT_CHARS = 256
+_DATE_OR_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?"
+)
+
+
+def string_arguments(value: Any, path: str = "") -> list[tuple[str, str]]:
+    """Every string leaf of a call's arguments with its path (``filters.host``, ``ids[0]``)."""
+    if isinstance(value, str):
+        return [(path, value)]
+    out: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(string_arguments(item, join_path(path, str(key))))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out.extend(string_arguments(item, join_path(path, i)))
+    return out
+
+
+def is_composed(text: str) -> bool:
+    """Prose someone wrote (a note, a message), not a value someone looked up."""
+    return "\n" in text or len(text.split()) >= 3 or len(text) > MAX_ARGUMENT_CHARS
+
+
+def enum_values(schema: Any, path: str) -> set[str] | None:
+    """The ``enum`` (or ``const``) the tool's schema declares at an argument's path."""
+    if not isinstance(schema, dict):
+        return None
+    node: Any = schema
+    for part in re.findall(r"\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]|([^.\[\]]+)", path):
+        index, quoted, key = part
+        if not isinstance(node, dict):
+            return None
+        if index:
+            node = node.get("items")
+        else:
+            name = key or quoted.strip('"')
+            node = (node.get("properties") or {}).get(name)
+        if node is None:
+            return None
+    out: set[str] = set()
+    for option in [node, *(node.get("anyOf") or []), *(node.get("oneOf") or [])]:
+        if isinstance(option, dict):
+            out.update(str(v).lower() for v in option.get("enum") or [])
+            if "const" in option:
+                out.add(str(option["const"]).lower())
+    return out or None
+
+
+def _bounded_in(needle: str, haystack: str) -> bool:
+    """``needle`` in ``haystack`` with no letter or digit glued to either end."""
+    at = haystack.find(needle)
+    while at != -1:
+        before = haystack[at - 1] if at > 0 else " "
+        end = at + len(needle)
+        after = haystack[end] if end < len(haystack) else " "
+        if not before.isalnum() and not after.isalnum():
+            return True
+        at = haystack.find(needle, at + 1)
+    return False
+
+
+def _is_empty(result: Source | None, receipt: Receipt | None) -> bool:
+    """The lookup found nothing: an empty list, an absence envelope, or the receipt says so."""
+    if receipt is not None and (
+        receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
+    ):
+        return True
+    if result is None:
+        return False
+    if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
+        return True
+    value = result.parsed() if result.looks_json else None
+    if isinstance(value, dict):
+        if is_absence(value):
+            return True
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return len(lists) == 1 and not lists[0]
+    return isinstance(value, list) and not value
+
+
+class _Seen:
+    """What the conversation showed before one point: who supplied which values."""
+
+    def __init__(self) -> None:
+        self.person_forms: set[str] = set()
+        self.person_texts: list[str] = []
+        self.newest: dict[str, int] = {}
+        self.tools: list[Source] = []
+        self.prose: list[str] = []
+
+    def absorb(self, source: Source) -> None:
+        if source.role == "tool":
+            self.newest.update(dict.fromkeys(source.forms, source.position))
+            self.tools.append(source)
+        else:
+            self.person_forms |= source.forms
+            self.person_texts.append(source.text.lower())
+
+
+class ArgumentsChecker:
+    name = NAME
+
+    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+        index = index_for(conversation)
+        seen = _Seen()
+        findings: list[Finding] = []
+        for source in index.system:
+            if source.turn < 0:
+                seen.absorb(source)
+        for turn in conversation.turns:
+            at = {source.message_index: source for source in index.by_turn[turn.index]}
+            results = {s.call_id: s for s in index.by_turn[turn.index] if s.role == "tool"}
+            for i, message in enumerate(turn.messages):
+                if i in at:
+                    seen.absorb(at[i])
+                    continue
+                if message.role != "assistant":
+                    continue
+                if message.text:
+                    seen.prose.append(message.text.lower())
+                for call in message.tool_calls:
+                    findings.extend(self._judge_call(turn, call, options, seen, index.sources, results))
+        return findings
+
+    def _judge_call(
+        self,
+        turn: Turn,
+        call: ToolCall,
+        options: Options,
+        seen: _Seen,
+        sources: list[Source],
+        results: dict[str | None, Source],
+    ) -> list[Finding]:
+        arguments = parse_arguments(call.arguments)
+        if arguments is None:
+            return []
+        producers = options.arguments.arguments_from.get(call.tool)
+        armed = producers is not None
+        schema = turn.tool_parameters.get(call.tool)
+        out: list[Finding] = []
+        for path, raw in string_arguments(arguments):
+            value = self._checked_value(raw, armed, options.evidence.min_digits)
+            if value is None:
+                continue
+            enum = enum_values(schema, path)
+            if enum is not None and raw.strip().lower() in enum:
+                continue
+            forms = lookup_forms(value)
+            lowered = raw.strip().lower()
+            producer = self._producer(forms, lowered, seen, sources, producers)
+            if producer is None:
+                if any(f in seen.person_forms for f in forms) or any(
+                    _bounded_in(lowered, text) for text in seen.person_texts
+                ):
+                    continue
+                out.append(self._unsupported(turn, call, path, value, lowered, seen, producers))
+                continue
+            if producer.tool != call.tool:
+                receipt = next((r for r in turn.receipts if r.call_id == call.call_id), None)
+                if _is_empty(results.get(call.call_id), receipt):
+                    out.append(self._empty_lookup(turn, call, path, value, producer, forms))
+        return out
+
+    @staticmethod
+    def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
+        text = raw.strip()
+        if not text or is_composed(text):
+            return None
+        if armed:
+            return normalize(text) if len(text) >= MIN_ARMED_LENGTH else None
+        tokens, _ = tokenize(text)
+        if len(tokens) != 1:
+            return None
+        token = tokens[0]
+        if _DATE_OR_TIME.fullmatch(token.value):
+            return None  # a date or time is often computed from "yesterday", not looked up
+        candidate = classify(token, min_digits=min_digits, figures=False, decimal_rounding=False)
+        return candidate.value if candidate is not None else None
+
+    @staticmethod
+    def _producer(
+        forms: list[str],
+        lowered: str,
+        seen: _Seen,
+        sources: list[Source],
+        producers: tuple[str, ...] | None,
+    ) -> Source | None:
+        if producers is None:
+            best = max((seen.newest.get(f, -1) for f in forms), default=-1)
+            if best >= 0:
+                return sources[best]
+            candidates = seen.tools
+        else:
+            candidates = [s for s in seen.tools if s.tool in producers]
+            for source in reversed(candidates):
+                if any(f in source.forms for f in forms):
+                    return source
+        for source in reversed(candidates):
+            if _bounded_in(lowered, source.low):
+                return source
+        return None
+
+    @staticmethod
+    def _unsupported(
+        turn: Turn,
+        call: ToolCall,
+        path: str,
+        value: str,
+        lowered: str,
+        seen: _Seen,
+        producers: tuple[str, ...] | None,
+    ) -> Finding:
+        in_prose = any(_bounded_in(lowered, text) for text in seen.prose)
+        where = (
+            "it was found only in the assistant's own prose, which is not evidence"
+            if in_prose
+            else "it appears nowhere in the conversation before this call"
+        )
+        sources = (
+            f"no result of {', '.join(producers)} (the tools named as its producers)"
+            if producers
+            else "no earlier tool result"
+        )
+        return Finding(
+            turn=turn.index,
+            checker=NAME,
+            code="unsupported_argument",
+            severity="flag",
+            explanation=(
+                f"The argument `{path}` of {call.tool} (call {call.call_id}) is `{value}`, which "
+                f"appears in no user message, no system prompt and {sources}; {where}."
+            ),
+            value=value,
+            extra={
+                "call_id": call.call_id,
+                "path": path,
+                "tool": call.tool,
+                "found_in": "assistant_prose" if in_prose else "nowhere",
+            },
+        )
+
+    @staticmethod
+    def _empty_lookup(
+        turn: Turn, call: ToolCall, path: str, value: str, producer: Source, forms: list[str]
+    ) -> Finding:
+        span = None
+        for form in forms:
+            span = producer.span_of(form)
+            if span is not None:
+                break
+        return Finding(
+            turn=turn.index,
+            checker=NAME,
+            code="empty_lookup",
+            severity="info",
+            explanation=(
+                f"`{value}` came from the result of {producer.tool} (call {producer.call_id}); "
+                f"{call.tool} (call {call.call_id}) looked it up in `{path}` and found nothing."
+            ),
+            evidence=(producer.evidence_at(span),),
+            value=value,
+            extra={"call_id": call.call_id, "path": path, "tool": call.tool},
+        )

@@ -1,0 +1,406 @@
+"""Checker ``evidence``: every number and identifier in an answer must have been read.
+
+A value the model typed rather than read (an FCID, a serial, a count) looks exactly like
+one it read. This checker reads the answer's candidates (see ``tokens``) and looks each up
+in the tool results of the conversation so far:
+
+- ``unsupported_value`` (flag): no tool result carries it and no person supplied it;
+- ``computed_value`` (info): no result carries it, but it is a rounding, unit conversion,
+  complement, column sum, ratio or difference of numbers one does (``derived``);
+- ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier
+  turn, none in this one.
+
+Every grounded value is reported in ``provenance`` with the call, JSON path and span that
+carry it.
+
+What it is not: a truth judge. A false sentence built from real values ("fc1/3 is up" when
+the data says down), a real value said of the wrong subject, a small invented count and an
+invented name without a digit all pass. It answers one question, "was this value read at
+all", and it leans toward silence: a missed fabrication is a miss, a false accusation
+refuses a good answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .derived import explain
+from .evidence_index import Source, index_for, parse_arguments
+from .options import EvidenceOptions, Options
+from .tokens import (
+    MAX_SOURCE_TOKENS,
+    Candidate,
+    classify,
+    is_unit,
+    lookup_forms,
+    match_patterns,
+    normalize,
+    time_and_date_spellings,
+    tokenize,
+)
+from .types import Conversation, Finding, Span, Turn
+
+NAME = "evidence"
+MAX_REPORTED_VALUES = 12
+MAX_VALUE_CHARS = 64
+# The suite's own corrective message starts with this; such a message is never evidence.
+CORRECTION_PREFIX = "Note from Receipts (evidence check):"
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
+_NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
+
+_KIND_WORDS = {
+    "rounded": "a rounding of a number",
+    "unit-scale": "a unit conversion of a number",
+    "complement": "a complement (100 minus a percentage) of numbers",
+    "column-sum": "the sum of a column of rows",
+    "column-ratio": "the ratio of two same-unit columns of rows",
+    "column-difference": "the difference of two same-unit columns of rows",
+}
+
+
+@dataclass
+class EvidenceReport:
+    findings: list[Finding] = field(default_factory=list)
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+
+
+def clip(value: str) -> str:
+    return value if len(value) <= MAX_VALUE_CHARS else value[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def describe_values(values: list[str]) -> str:
+    """`a`, `b`, … at most twelve, then "and N more"."""
+    shown = ", ".join(f"`{clip(v)}`" for v in values[:MAX_REPORTED_VALUES])
+    rest = len(values) - MAX_REPORTED_VALUES
+    return f"{shown}, and {rest} more" if rest > 0 else shown
+
+
+def guard_message(values: list[str]) -> str:
+    """The corrective message for the model: the suite's words first, the values last, as data."""
+    return (
+        f"{CORRECTION_PREFIX} the answer above states values that appear in no tool result of "
+        "this conversation, so they were not read from the data. Answer again using only names "
+        "and numbers a tool returned; if you need one of these values, call the tool that "
+        'provides it. If the data was never collected, say so plainly: "that was not collected" '
+        "is a correct answer, and an invented value is not. The values below are quoted from "
+        "your own answer as data; they are a report, not an instruction.\n\n" + describe_values(values)
+    )
+
+
+def refusal_sentence(values: list[str]) -> str:
+    """What replaces the answer under ``rails``."""
+    count = len(values)
+    noun = "value" if count == 1 else "values"
+    return (
+        f"This answer was not returned: it states {count} {noun} that no tool result of this "
+        f"conversation carries ({describe_values(values)}). It may state only names and numbers "
+        "that a tool returned or that were supplied to it."
+    )
+
+
+def correction_for(values: list[str], posture: str) -> str | None:
+    if posture == "guard":
+        return guard_message(values)
+    if posture == "rails":
+        return refusal_sentence(values)
+    return None
+
+
+# --- reading an answer --------------------------------------------------------------------
+
+
+@dataclass
+class AnswerReading:
+    candidates: list[Candidate]
+    unread: int
+    shapes_timed_out: bool = False
+
+
+def read_answer(answer: str, opts: EvidenceOptions, skip: list[tuple[int, int]] = ()) -> AnswerReading:
+    """The candidates of an answer, declared shapes first, each with its span."""
+    tokens, unread = tokenize(answer)
+    if skip:
+        tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
+    shape_of: list[int] = [-1] * len(tokens)
+    timed_out = False
+    if opts.shapes:
+        shape_of, timed_out = match_patterns([s.pattern for s in opts.shapes], [t.value for t in tokens])
+    candidates: list[Candidate] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if shape_of[i] >= 0:
+            shape = opts.shapes[shape_of[i]].name
+            candidates.append(
+                Candidate(
+                    token.value, token.text, token.start, token.end, shape, tuple(lookup_forms(token.value))
+                )
+            )
+            i += 1
+            continue
+        unit = None
+        if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
+            following = tokens[i + 1]
+            if is_unit(following.value) and answer[token.end : following.start] in ("", " ", "\u00a0"):
+                unit = following
+        candidate = classify(
+            token,
+            min_digits=opts.min_digits,
+            figures=opts.figures,
+            decimal_rounding=opts.decimal_rounding,
+            unit=unit,
+        )
+        if candidate is not None:
+            if candidate.text != answer[candidate.start : candidate.end]:
+                candidate = replace(candidate, text=answer[candidate.start : candidate.end])
+            candidates.append(candidate)
+            if unit is not None and candidate.end == unit.end:
+                i += 1
+        i += 1
+    return AnswerReading(candidates, unread, timed_out)
+
+
+def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
+    """Under ``code: match``, fenced blocks that equal a program this turn's calls submitted."""
+    submitted: set[str] = set()
+    for call in turn.tool_calls:
+        submitted |= _strings(parse_arguments(call.arguments))
+    out = []
+    for match in _FENCE.finditer(turn.answer):
+        body = match.group(1).strip()
+        if body and body in submitted:
+            out.append((match.start(), match.end()))
+    return out
+
+
+def _strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value.strip()}
+    if isinstance(value, dict):
+        return set().union(*(_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    return set()
+
+
+# --- the checker --------------------------------------------------------------------------
+
+
+class _State:
+    """What the conversation has shown so far, grown message by message in order."""
+
+    def __init__(self, opts: EvidenceOptions) -> None:
+        self.newest: dict[str, int] = {}  # form -> position of the newest tool result carrying it
+        self.tool_sources: list[Source] = []
+        self.tokens = 0
+        self.truncated = False
+        self.exempt: set[str] = set()
+        for value in opts.exempt_values:
+            self.exempt.update(lookup_forms(normalize(value)))
+
+    def absorb(self, source: Source) -> None:
+        if source.role == "tool":
+            forms = source.forms
+            self.tokens += source.count
+            if source.truncated or self.tokens > MAX_SOURCE_TOKENS:
+                self.truncated = True
+            self.newest.update(dict.fromkeys(forms, source.position))
+            self.tool_sources.append(source)
+        elif source.role in ("user", "system"):
+            if source.text.lstrip().startswith(CORRECTION_PREFIX):
+                return  # the suite's own words are nobody's evidence
+            self.exempt |= source.forms
+            self.exempt |= time_and_date_spellings(source.text)
+
+
+class EvidenceChecker:
+    name = NAME
+
+    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+        return self.analyse(conversation, options).findings
+
+    def analyse(self, conversation: Conversation, options: Options) -> EvidenceReport:
+        opts = options.evidence
+        index = index_for(conversation)
+        state = _State(opts)
+        report = EvidenceReport()
+        for source in index.system:
+            if source.turn < 0:
+                state.absorb(source)
+        for turn in conversation.turns:
+            later: list[Source] = []
+            for source in index.by_turn[turn.index]:
+                if turn.answer_index is not None and source.message_index > turn.answer_index:
+                    later.append(source)
+                else:
+                    state.absorb(source)
+            self._judge(turn, opts, state, index.sources, report)
+            for source in later:
+                state.absorb(source)
+        return report
+
+    def _judge(
+        self,
+        turn: Turn,
+        opts: EvidenceOptions,
+        state: _State,
+        sources: list[Source],
+        report: EvidenceReport,
+    ) -> None:
+        stats = {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": state.truncated}
+        report.turns.append(stats)
+        if not turn.answer:
+            return
+        skip = code_blocks_to_skip(turn) if opts.code == "match" else []
+        reading = read_answer(turn.answer, opts, skip)
+        stats["candidates"] = len(reading.candidates)
+        stats["unread"] = reading.unread
+        exempt_by_pattern: list[int] = [-1] * len(reading.candidates)
+        if opts.exempt_patterns:
+            exempt_by_pattern, _ = match_patterns(
+                list(opts.exempt_patterns), [c.value for c in reading.candidates]
+            )
+
+        seen: set[str] = set()
+        unsupported: list[Candidate] = []
+        grounded_turns: list[int] = []
+        newest_first = state.tool_sources[::-1]
+        for i, candidate in enumerate(reading.candidates):
+            if candidate.value in seen:
+                continue
+            seen.add(candidate.value)
+            if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in candidate.forms):
+                continue
+            where = self._locate(candidate, state, sources, newest_first)
+            if where is not None:
+                source, span = where
+                grounded_turns.append(source.turn)
+                report.provenance.append(
+                    {
+                        "turn": turn.index,
+                        "value": clip(candidate.value),
+                        "claim": _span(candidate).to_dict(),
+                        "evidence": [source.evidence_at(span).to_dict()],
+                    }
+                )
+                continue
+            derivation = None
+            if candidate.number is not None:
+                if opts.decimal_rounding and "." in candidate.value:
+                    derivation = explain(candidate.number, candidate.precision or 0, newest_first, True)
+                elif opts.figures and candidate.shape in ("number", "figure"):
+                    derivation = explain(candidate.number, candidate.precision or 0, newest_first)
+            if derivation is not None:
+                report.findings.append(
+                    Finding(
+                        turn=turn.index,
+                        checker=NAME,
+                        code="computed_value",
+                        severity="info",
+                        explanation=(
+                            f"`{clip(candidate.value)}` is written in no tool result, but it is "
+                            f"{_KIND_WORDS[derivation.kind]} the results carry: {derivation.source}."
+                        ),
+                        claim=_span(candidate),
+                        evidence=derivation.evidence,
+                        value=clip(candidate.value),
+                        extra={"derivation": derivation.to_dict()},
+                    )
+                )
+                continue
+            unsupported.append(candidate)
+
+        if unsupported and not state.truncated:
+            self._flag(turn, opts, unsupported, report)
+        if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
+            report.findings.append(self._prior_turn(turn, grounded_turns))
+
+    @staticmethod
+    def _locate(
+        candidate: Candidate, state: _State, sources: list[Source], newest_first: list[Source]
+    ) -> tuple[Source, tuple[int, int] | None] | None:
+        best, best_form = -1, ""
+        for form in candidate.forms:
+            position = state.newest.get(form, -1)
+            if position > best:
+                best, best_form = position, form
+        if best >= 0:
+            source = sources[best]
+            return source, source.span_of(best_form)
+        if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
+            whole, _, fraction = candidate.value.partition(".")
+            if len(whole) >= 4 and whole.isdigit():
+                grouped = f"{int(whole):,}" + (f".{fraction}" if fraction else "")
+                for source in newest_first:
+                    span = source.grouped_span(grouped)
+                    if span is not None:
+                        return source, span
+        return None
+
+    @staticmethod
+    def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: EvidenceReport) -> None:
+        names = [c.value for c in values]
+        correction = correction_for(names, opts.posture)
+        for candidate in values:
+            numeric = candidate.shape in ("number", "figure") and opts.figures
+            explanation = (
+                f"`{clip(candidate.value)}` ({candidate.shape}) appears in no tool result of this "
+                "conversation, and no user message or system prompt supplied it"
+                + (
+                    "; it is also no rounding, unit conversion, complement, column sum, ratio or "
+                    "difference of the numbers the results carry."
+                    if numeric
+                    else "."
+                )
+            )
+            report.findings.append(
+                Finding(
+                    turn=turn.index,
+                    checker=NAME,
+                    code="unsupported_value",
+                    severity="flag",
+                    explanation=explanation,
+                    claim=_span(candidate),
+                    correction=correction,
+                    value=clip(candidate.value),
+                    extra={"shape": candidate.shape},
+                )
+            )
+
+    @staticmethod
+    def _prior_turn(turn: Turn, grounded_turns: list[int]) -> Finding:
+        latest = max(grounded_turns)
+        back = turn.index - latest
+        served = bool(turn.tool_results)
+        count = len(grounded_turns)
+        values = "value" if count == 1 else "values"
+        explanation = (
+            f"All {count} grounded {values} of this answer were read in earlier turns, the newest "
+            f"in turn {latest} ({back} {'turn' if back == 1 else 'turns'} back); "
+            + (
+                "this turn's own tool results carry none of them."
+                if served
+                else "this turn served no tool result."
+            )
+        )
+        return Finding(
+            turn=turn.index,
+            checker=NAME,
+            code="prior_turn_evidence",
+            severity="info",
+            explanation=explanation,
+            extra={
+                "values": count,
+                "from_turn": latest,
+                "turns_back": back,
+                "served_results": served,
+            },
+        )
+
+
+def _span(candidate: Candidate) -> Span:
+    return Span(candidate.text, candidate.start, candidate.end)

@@ -1,0 +1,323 @@
+"""The evidence a conversation holds, read once: every tool result, user message and prompt.
+
+Each message becomes a ``Source`` whose normalized forms are computed on first use and kept,
+so the evidence and arguments checkers share one reading of a conversation. Lookups walk
+the sources in conversation order and merge their form sets with ``dict.update`` (in C),
+which keeps a long conversation linear.
+
+Spans and JSON paths are found only for values that need them (a grounded value's
+provenance), by searching the one result that carries the value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from json.decoder import scanstring
+from typing import Any
+
+from .tokens import DECORATION, MAX_SOURCE_TOKENS, index_text, is_separator, normalize, token_forms
+from .types import Conversation, Evidence
+
+_DECODER = json.JSONDecoder()
+_SCAN = _DECODER.scan_once
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+# Keys under which an absence envelope repeats what it was asked for.
+_ECHO_KEYS = frozenset(
+    ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
+)
+_NO_PATH = object()
+
+
+def join_path(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _PLAIN_KEY.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def json_path_at(text: str, offset: int) -> str:
+    """The JSON path of whatever covers ``offset``: a key names its member, a leaf its path.
+
+    Siblings before the target are skipped by the C scanner, so the Python work is one step
+    per sibling on the way down, not one per character. Cut-off JSON yields the path so far.
+    """
+    path = ""
+    pos = _WS.match(text, 0).end()
+    try:
+        while pos < len(text):
+            char = text[pos]
+            if char == "{":
+                pos = _WS.match(text, pos + 1).end()
+                found = False
+                while pos < len(text) and text[pos] == '"':
+                    key, key_end = scanstring(text, pos + 1)
+                    if offset < key_end:
+                        return join_path(path, key)
+                    pos = _WS.match(text, key_end).end() + 1  # past the colon
+                    start = _WS.match(text, pos).end()
+                    end = _value_end(text, start)
+                    if offset < end:
+                        path, pos, found = join_path(path, key), start, True
+                        break
+                    pos = _WS.match(text, end).end()
+                    if pos < len(text) and text[pos] == ",":
+                        pos = _WS.match(text, pos + 1).end()
+                if not found:
+                    return path
+            elif char == "[":
+                pos = _WS.match(text, pos + 1).end()
+                i, found = 0, False
+                while pos < len(text) and text[pos] != "]":
+                    end = _value_end(text, pos)
+                    if offset < end:
+                        path, found = join_path(path, i), True
+                        break
+                    pos = _WS.match(text, end).end()
+                    if pos < len(text) and text[pos] == ",":
+                        pos = _WS.match(text, pos + 1).end()
+                    i += 1
+                if not found:
+                    return path
+            else:
+                return path
+    except (ValueError, IndexError, StopIteration):
+        return path
+    return path
+
+
+def _value_end(text: str, start: int) -> int:
+    try:
+        return _SCAN(text, start)[1]
+    except (ValueError, StopIteration, RecursionError):
+        return len(text)  # cut off inside this value: whatever follows belongs to it
+
+
+@dataclass
+class Source:
+    """One message that may carry values: a tool result, a user message or the prompt."""
+
+    position: int  # order in the conversation
+    turn: int
+    message_index: int  # -1 for the system prompt
+    role: str  # tool | user | system
+    text: str
+    call_id: str | None = None
+    tool: str | None = None
+    arguments: Any = None  # the call's arguments, parsed, for a tool result
+    _forms: set[str] | None = field(default=None, repr=False)
+    count: int = 0
+    truncated: bool = False
+    _parsed: Any = field(default=_NO_PATH, repr=False)
+    _json_end: int = 0
+    _low: str | None = field(default=None, repr=False)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def looks_json(self) -> bool:
+        head = self.text.lstrip()[:1]
+        return head in ("{", "[")
+
+    @property
+    def forms(self) -> set[str]:
+        if self._forms is None:
+            self._forms = self._read_forms()
+        return self._forms
+
+    def _read_forms(self) -> set[str]:
+        text = self.text
+        if self.role == "tool" and self.looks_json:
+            tail = text.rstrip()[-1:]
+            if tail not in ("}", "]") and self.parsed() is _NO_PATH:
+                text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
+        forms, self.count, self.truncated = index_text(text, MAX_SOURCE_TOKENS)
+        if self.role == "tool" and '"absent"' in self.text.lower():
+            forms -= self._echoes()
+        return forms
+
+    def parsed(self) -> Any:
+        """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
+        if self._parsed is _NO_PATH and self.looks_json and "json" not in self.cache:
+            self.cache["json"] = True
+            start = len(self.text) - len(self.text.lstrip())
+            try:
+                self._parsed, self._json_end = _DECODER.raw_decode(self.text, start)
+            except (ValueError, RecursionError):
+                self._parsed = _NO_PATH
+        return self._parsed
+
+    def _echoes(self) -> set[str]:
+        """What an absence envelope repeats back: never evidence of the thing it did not find."""
+        value = self.parsed()
+        if not isinstance(value, dict) or not is_absence(value):
+            return set()
+        echoes: set[str] = set()
+        for key, item in value.items():
+            if key.lower() in _ECHO_KEYS:
+                echoes |= _string_forms(item)
+        echoes |= _string_forms(self.arguments)
+        # What it says it checked stays evidence, even where it spells an argument.
+        kept: set[str] = set()
+        for key, item in value.items():
+            if key.lower() not in _ECHO_KEYS and key != "absent":
+                kept |= _string_forms(item)
+        return echoes - kept
+
+    @property
+    def low(self) -> str:
+        if self._low is None:
+            low = self.text.lower()
+            if len(low) != len(self.text):  # a few characters lower-case to two
+                low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
+            self._low = low
+        return self._low
+
+    def span_of(self, form: str) -> tuple[int, int] | None:
+        """Where ``form`` stands in this message's text: a whole token, else a token's part."""
+        low = self.low
+        at, tried, fallback = low.find(form), 0, None
+        while at != -1 and tried < 2000:
+            tried += 1
+            start, end = at, at + len(form)
+            while start > 0 and not is_separator(low[start - 1]):
+                start -= 1
+            while end < len(low) and not is_separator(low[end]):
+                end += 1
+            raw = low[start:end]
+            if form in token_forms(raw):
+                core = raw.strip(DECORATION)
+                core_start = start + raw.index(core)
+                return core_start, core_start + len(core)
+            if fallback is None and _bounded(low, at, at + len(form)):
+                fallback = (at, at + len(form))  # a part of a token: a timestamp's date
+            at = low.find(form, at + 1)
+        return fallback
+
+    def grouped_span(self, grouped: str) -> tuple[int, int] | None:
+        """Where a number written with thousands separators (``41,200``) stands."""
+        if grouped not in self.low:
+            return None
+        match = re.search(rf"(?<![\d.,]){re.escape(grouped)}(?!\d|[.,]\d)", self.low)
+        return (match.start(), match.end()) if match else None
+
+    def path_at(self, offset: int) -> str:
+        if not self.looks_json:
+            return ""
+        value = self.parsed()
+        if value is not _NO_PATH and offset >= self._json_end:
+            return ""  # the note after the JSON
+        return json_path_at(self.text, offset)
+
+    def evidence_at(self, span: tuple[int, int] | None) -> Evidence:
+        if span is None:
+            return Evidence(call_id=self.call_id, path="")
+        return Evidence(call_id=self.call_id, path=self.path_at(span[0]), start=span[0], end=span[1])
+
+
+def _bounded(low: str, start: int, end: int) -> bool:
+    before = low[start - 1] if start > 0 else " "
+    after = low[end] if end < len(low) else " "
+    return not before.isalnum() and not after.isalnum()
+
+
+def is_absence(value: dict[str, Any]) -> bool:
+    return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
+
+
+def _string_forms(value: Any) -> set[str]:
+    out: set[str] = set()
+    if isinstance(value, str):
+        out.add(normalize(value))
+        out |= index_text(value)[0]
+    elif isinstance(value, dict):
+        for item in value.values():
+            out |= _string_forms(item)
+    elif isinstance(value, list):
+        for item in value:
+            out |= _string_forms(item)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        out.add(normalize(str(value)))
+    return out
+
+
+def _complete_prefix(text: str) -> int:
+    """How much of a cut-off JSON text holds only complete leaves."""
+    last = 0
+    for match in _STRING.finditer(text):
+        last = match.end()
+    rest = text.find('"', last)
+    if rest != -1:
+        return rest  # an unterminated string starts here
+    cut = max(text.rfind(c) for c in ",[]{}:")
+    # A bare number or literal running to the end may be cut short too.
+    return max(cut + 1, last)
+
+
+def parse_arguments(raw: str) -> Any:
+    try:
+        return json.loads(raw) if raw else {}
+    except (ValueError, RecursionError):
+        return None
+
+
+@dataclass
+class ConversationIndex:
+    sources: list[Source]
+    by_turn: list[list[Source]]
+    system: list[Source]
+    calls: dict[str, tuple[str, Any, int, int]]  # call_id -> (tool, arguments, turn, message index)
+
+
+def build_index(conversation: Conversation) -> ConversationIndex:
+    sources: list[Source] = []
+    system: list[Source] = []
+    if conversation.system:
+        source = Source(len(sources), -1, -1, "system", conversation.system)
+        sources.append(source)
+        system.append(source)
+    calls: dict[str, tuple[str, Any, int, int]] = {}
+    by_turn: list[list[Source]] = []
+    for turn in conversation.turns:
+        mine: list[Source] = []
+        for i, message in enumerate(turn.messages):
+            for call in message.tool_calls:
+                calls[call.call_id] = (call.tool, parse_arguments(call.arguments), turn.index, i)
+            if message.role == "assistant" or not message.text:
+                continue
+            call = calls.get(message.tool_call_id or "") if message.role == "tool" else None
+            source = Source(
+                len(sources),
+                turn.index,
+                i,
+                message.role,
+                message.text,
+                call_id=message.tool_call_id if message.role == "tool" else None,
+                tool=call[0] if call else None,
+                arguments=call[1] if call else None,
+            )
+            sources.append(source)
+            mine.append(source)
+            if message.role == "system":
+                system.append(source)
+        by_turn.append(mine)
+    return ConversationIndex(sources, by_turn, system, calls)
+
+
+_CACHE: list[tuple[Conversation, ConversationIndex]] = []
+_CACHE_SIZE = 4
+
+
+def index_for(conversation: Conversation) -> ConversationIndex:
+    """One index per conversation object, shared by the checkers of one suite run."""
+    for held, index in _CACHE:
+        if held is conversation:
+            return index
+    index = build_index(conversation)
+    _CACHE.append((conversation, index))
+    if len(_CACHE) > _CACHE_SIZE:
+        del _CACHE[0]
+    return index

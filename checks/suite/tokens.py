@@ -1,0 +1,443 @@
+"""Reading values out of text: the one tokenizer and normalizer both sides of a lookup share.
+
+An answer is read into tokens with their spans; markdown, quotes and brackets are
+separators, a comma separates unless it sits between digits, and decoration is stripped
+from a token's ends (``**fc1/3**,`` reads ``fc1/3``). A token is then either prose or a
+*candidate*: a value the evidence checker must find in a tool result.
+
+Tool results are read into a set of normalized *forms* with the same rules, by a pass that
+stays in C where it can (``str.translate`` and ``str.split``), because results are large
+and answers are small.
+
+User patterns (``shapes``, ``exempt``) are matched whole-token under a time bound.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+import signal
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Characters that end a token wherever they stand. A comma is one too, except between digits.
+SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
+_SEPARATOR_SET = frozenset(SEPARATORS)
+_TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
+# Stripped from a token's two ends: punctuation that dresses a value without being part of it.
+DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
+
+_SEP_CLASS = re.escape(SEPARATORS.replace(",", ""))
+_TOKEN = re.compile(rf"(?:[^{_SEP_CLASS},]|(?<=\d),(?=\d))+")
+
+MAX_ANSWER_TOKENS = 20_000
+MAX_SOURCE_TOKENS = 200_000
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_HEX = re.compile(r"[0-9a-f]+")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
+_COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
+_GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
+_ISO_DATETIME = re.compile(r"((\d{4})-\d{2}-\d{2})t((\d{2}:\d{2})(?::\d{2})?)")
+_ISO_DATE = re.compile(r"(\d{4})-\d{2}-\d{2}")
+_CLOCK_SECONDS = re.compile(r"(\d{1,2}:\d{2}):\d{2}(?:\.\d+)?")
+
+UNITS = frozenset(
+    ["%", "percent", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
+    + [p + s for p in "kmgtpe" for s in ("b", "ib")]
+)
+_UNIT_SUFFIX = re.compile(r"(%|percent|iops|[kmg]bps|ms|us|bytes?|[kmgtpe]i?b)(?:/s)?")
+
+
+def is_unit(word: str) -> bool:
+    word = word.lower()
+    if word.endswith("/s"):
+        word = word[:-2]
+    return word in UNITS
+
+
+def canonical_number(text: str) -> str:
+    """``2048.0`` is ``2048``, ``41,200`` is ``41200``; the integer part is kept as written."""
+    text = text.replace(",", "")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def normalize(token: str) -> str:
+    """The form a token is compared under: lower case, ends undressed, numbers canonical."""
+    value = token.lower().strip(DECORATION)
+    if value and value[0].isdigit():
+        if _GROUPED.fullmatch(value) or _NUMBER.fullmatch(value):
+            return canonical_number(value)
+    return value
+
+
+def lookup_forms(value: str) -> list[str]:
+    """Every spelling a normalized value is looked up under: ``0x`` prefixes both ways."""
+    forms = [value]
+    if value.startswith("0x") and len(value) > 2:
+        forms.append(value[2:])
+    elif len(value) >= 4 and _HEX.fullmatch(value) and any(c.isdigit() for c in value):
+        forms.append("0x" + value)
+    return forms
+
+
+def digit_count(value: str) -> int:
+    return sum(c.isdigit() for c in value)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as written, decoration stripped
+    start: int
+    end: int
+    value: str  # normalized
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A value the answer states, which some source must carry."""
+
+    value: str  # normalized: what findings and fingerprints carry
+    text: str  # as written in the answer
+    start: int
+    end: int
+    shape: str  # number | figure | identifier | decimal | a declared shape's name
+    forms: tuple[str, ...]  # spellings looked up
+    number: float | None = None
+    precision: int | None = None  # decimals as written, for numbers
+
+
+@dataclass
+class Reading:
+    candidates: list[Candidate] = field(default_factory=list)
+    tokens: int = 0
+    unread: int = 0
+    prose_tokens: list[Token] = field(default_factory=list)
+
+
+def tokenize(text: str, limit: int = MAX_ANSWER_TOKENS) -> tuple[list[Token], int]:
+    """Tokens of ``text`` (at most ``limit``) and how many were left unread."""
+    tokens: list[Token] = []
+    unread = 0
+    for match in _TOKEN.finditer(text):
+        raw = match.group()
+        lead = len(raw) - len(raw.lstrip(DECORATION))
+        core = raw.strip(DECORATION)
+        if not core:
+            continue
+        start = match.start() + lead
+        pieces = [(core, start)]
+        if "," in core and not _GROUPED.fullmatch(core):
+            # 1204,1205 is two numbers; only a well-formed grouping is one.
+            pieces, offset = [], start
+            for part in core.split(","):
+                if part:
+                    pieces.append((part, offset))
+                offset += len(part) + 1
+        for piece, at in pieces:
+            if len(tokens) >= limit:
+                unread += 1
+                continue
+            tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
+    return tokens, unread
+
+
+def classify(
+    token: Token,
+    *,
+    min_digits: int,
+    figures: bool,
+    decimal_rounding: bool,
+    unit: Token | None = None,
+) -> Candidate | None:
+    """The candidate a token is, or None for prose. ``unit`` is a unit word written after it."""
+    value = token.value
+    if not value or not any(c.isdigit() for c in value):
+        return None
+    if _NUMBER.fullmatch(value):
+        precision = len(value.split(".")[1]) if "." in value else 0
+        number = float(value) if len(value) <= 17 else None
+        if figures and unit is not None:
+            glued = value + unit.value
+            return Candidate(
+                value,
+                token.text + unit.text if unit.start == token.end else _join(token, unit),
+                token.start,
+                unit.end,
+                "figure",
+                (value, glued),
+                number,
+                _written_precision(token.text),
+            )
+        if digit_count(value) >= min_digits:
+            return Candidate(value, token.text, token.start, token.end, "number", (value,), number, precision)
+        if decimal_rounding and "." in value:
+            return Candidate(
+                value, token.text, token.start, token.end, "decimal", (value,), number, precision
+            )
+        return None
+    glued = _GLUED.fullmatch(value)
+    if glued and figures and _UNIT_SUFFIX.fullmatch(glued.group(2)):
+        number_text = canonical_number(glued.group(1))
+        return Candidate(
+            number_text,
+            token.text,
+            token.start,
+            token.end,
+            "figure",
+            (number_text, value),
+            float(number_text) if len(number_text) <= 17 else None,
+            _written_precision(glued.group(1)),
+        )
+    if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
+        # A unit-dressed number with figures off: a number like any other.
+        number_text = canonical_number(glued.group(1))
+        if digit_count(number_text) >= min_digits:
+            return Candidate(number_text, token.text, token.start, token.end, "number", (number_text, value))
+        return None
+    if len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value):
+        return None
+    if _COMPOUND.fullmatch(value) and digit_count(value) < min_digits:
+        return None
+    if not any(c.isalpha() or c in ":_-/." for c in value):
+        return None
+    forms = lookup_forms(value)
+    if glued:
+        forms.append(canonical_number(glued.group(1)))  # 1204itw is also looked up as 1204
+    return Candidate(value, token.text, token.start, token.end, "identifier", tuple(forms))
+
+
+def _written_precision(text: str) -> int:
+    text = text.replace(",", "")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _join(first: Token, second: Token) -> str:
+    return f"{first.text} {second.text}"
+
+
+# --- sources ------------------------------------------------------------------------------
+
+
+def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int, bool]:
+    """The normalized forms a source carries, its token count, and whether it was cut.
+
+    Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
+    loop only visits distinct tokens.
+    """
+    low = text.lower()
+    if "\\" in low:
+        # JSON escapes would glue their letter to the next word.
+        low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
+    parts = low.translate(_TO_SPACE).split()
+    count = len(parts)
+    truncated = count > limit
+    if truncated:
+        parts = parts[:limit]
+    forms: set[str] = set()
+    add = forms.add
+    for raw in set(parts):
+        token = raw
+        if token[0] in DECORATION or token[-1] in DECORATION:
+            token = token.strip(DECORATION)
+            if not token:
+                continue
+        add(token)
+        if token[0].isdigit():
+            for extra in _derived_spellings(token):
+                add(extra)
+    return forms, count, truncated
+
+
+def _derived_spellings(token: str) -> Iterable[str]:
+    """The other forms one source token is read under: its canonical number, its parts."""
+    if token[-1] == "0" and "." in token and _NUMBER.fullmatch(token):
+        yield canonical_number(token)
+        return
+    if len(token) >= 10 and token[4] == "-":
+        match = _ISO_DATETIME.match(token)
+        if match:
+            yield from (match.group(1), match.group(2), match.group(3), match.group(4))
+            return
+        match = _ISO_DATE.fullmatch(token)
+        if match:
+            yield match.group(1)
+        return
+    if ":" in token:
+        match = _CLOCK_SECONDS.fullmatch(token)
+        if match:
+            yield match.group(1)
+        return
+    if token[-1].isalpha() or token[-1] in "%s":
+        match = _GLUED.fullmatch(token)
+        if match:
+            yield canonical_number(match.group(1))
+
+
+def token_forms(token: str) -> set[str]:
+    """The forms one raw source token yields (the per-token half of ``index_text``)."""
+    core = token.lower().strip(DECORATION)
+    if not core:
+        return set()
+    out = {core}
+    if core[0].isdigit():
+        out.update(_derived_spellings(core))
+        if _GROUPED.fullmatch(core):
+            out.add(canonical_number(core))
+    return out
+
+
+def is_separator(char: str) -> bool:
+    return char in _SEPARATOR_SET
+
+
+# --- dates and clock times a person wrote ------------------------------------------------
+
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+_TIME = re.compile(
+    r"\b(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?|\b(\d{1,2}):(\d{2})(?::(\d{2}))?\b", re.I
+)
+_DATE_ISO = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
+_DATE_NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
+_MONTH_NAME = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE_MDY = re.compile(rf"\b{_MONTH_NAME}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+_DATE_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME},?\s+(\d{{4}})\b", re.I)
+
+
+def time_and_date_spellings(text: str) -> set[str]:
+    """Other spellings of the clock times and dates in ``text``: 8 pm is also 20:00."""
+    out: set[str] = set()
+    for m in _TIME.finditer(text):
+        if m.group(5) is not None:
+            hour, minute, second, half = int(m.group(5)), int(m.group(6)), m.group(7), None
+        else:
+            hour, minute = int(m.group(1)), int(m.group(2) or 0)
+            second, half = m.group(3), m.group(4).lower()
+        if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
+            continue
+        h24 = hour if half is None else (hour % 12) + (12 if half == "p" else 0)
+        h12 = h24 % 12 or 12
+        suffix = "pm" if h24 >= 12 else "am"
+        for spelled in (f"{h24:02d}:{minute:02d}", f"{h24}:{minute:02d}", f"{h12}:{minute:02d}"):
+            out.update((spelled, spelled + ":00", spelled + suffix))
+            if second:
+                out.add(f"{spelled}:{second}")
+        out.add(f"{h12}{suffix}")
+    for year, month, day in _dates(text):
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            continue
+        out.update(
+            {
+                f"{year}-{month:02d}-{day:02d}",
+                f"{year}/{month:02d}/{day:02d}",
+                f"{month}/{day}/{year}",
+                f"{month:02d}/{day:02d}/{year}",
+                f"{day}/{month}/{year}",
+                f"{day:02d}/{month:02d}/{year}",
+                f"{day:02d}.{month:02d}.{year}",
+                f"{day}.{month}.{year}",
+                f"{year}{month:02d}{day:02d}",
+                str(year),
+            }
+        )
+    return out
+
+
+def _dates(text: str) -> Iterable[tuple[int, int, int]]:
+    for m in _DATE_ISO.finditer(text):
+        yield int(m.group(1)), int(m.group(2)), int(m.group(3))
+    for m in _DATE_NUMERIC.finditer(text):
+        a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        yield year, a, b  # month first
+        yield year, b, a  # day first
+    for m in _DATE_MDY.finditer(text):
+        yield int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2))
+    for m in _DATE_DMY.finditer(text):
+        yield int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))
+
+
+# --- user patterns, whole-token and under a time bound -----------------------------------
+
+PATTERN_BUDGET_S = 0.05
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _raise_out_of_time(signum: int, frame: object) -> None:
+    raise _OutOfTime()
+
+
+def _first_matches(patterns: list[str], values: list[str], out: list[int] | None = None) -> list[int]:
+    """For each value, the index of the first pattern that matches it whole, or -1.
+
+    Results are appended to ``out`` as they are found, so an interrupted run keeps them.
+    """
+    out = [] if out is None else out
+    compiled = [re.compile(p, re.I) for p in patterns]
+    for value in values[len(out) :]:
+        hit = -1
+        for i, pattern in enumerate(compiled):
+            if pattern.fullmatch(value):
+                hit = i
+                break
+        out.append(hit)
+    return out
+
+
+class _Pool:
+    """A one-process pool for threads that cannot use a timer signal; killed when it overruns."""
+
+    lock = threading.Lock()
+    pool = None
+
+    @classmethod
+    def run(cls, patterns: list[str], values: list[str], budget: float) -> list[int] | None:
+        with cls.lock:
+            if cls.pool is None:
+                cls.pool = multiprocessing.get_context("spawn").Pool(1)
+            pool = cls.pool
+        pending = pool.apply_async(_first_matches, (patterns, values))
+        try:
+            return pending.get(timeout=max(budget, 2.0))  # a fresh process needs a moment to start
+        except multiprocessing.TimeoutError:
+            with cls.lock:
+                pool.terminate()
+                cls.pool = None
+            return None
+
+
+def match_patterns(
+    patterns: list[str], values: list[str], budget: float = PATTERN_BUDGET_S
+) -> tuple[list[int], bool]:
+    """``_first_matches`` under a time bound, and whether the bound was hit.
+
+    Past the bound, the values not yet tried count as matched by no pattern. In the main
+    thread a timer signal interrupts the matcher (the regex engine checks for signals);
+    elsewhere the matching runs in a helper process that is killed when it overruns.
+    """
+    if not patterns or not values:
+        return [-1] * len(values), False
+    can_signal = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not can_signal:
+        found = _Pool.run(patterns, values, budget)
+        if found is None:
+            return [-1] * len(values), True
+        return found, False
+    out: list[int] = []
+    previous = signal.signal(signal.SIGALRM, _raise_out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, budget)
+    try:
+        _first_matches(patterns, values, out)
+        return out, False
+    except _OutOfTime:
+        return out + [-1] * (len(values) - len(out)), True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
