@@ -140,3 +140,17 @@ def test_the_run_status_polls_until_finished(client: Any, alice: Any, ingest: An
     )
     assert response.status_code == 286  # htmx stops polling
     assert "Checked by suite 1.0.0" in response.content.decode()
+
+
+def test_a_negative_claim_shows_its_verdict_reads_and_refusal(client: Any, alice: Any, ingest: Any) -> None:
+    """The typed claim, the read it cites beside the write that superseded it, and the refusal."""
+    conversation = ingest("12")
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    html = response.content.decode()
+    [card] = [c for c in response.context["cards"] if c["finding"].checker == "negative_claims"]
+    assert card["finding"].code == "superseded_by_write"
+    assert [e["role"] for e in card["evidence"]] == ["cited read", "later write"]
+    assert "Typed claim 0" in html and "about <code>mkeller</code>" in html
+    assert "I don&#x27;t know" in html  # the refusal is the proposed correction
+    assert "would go out <strong>fallback</strong>" in html

@@ -85,6 +85,7 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         ),
         "messages": [_message_view(m, current, findings, provenance) for m in messages],
         "grounded": [_grounded(i, item, calls) for i, item in enumerate(provenance)],
+        "negative_summary": _turn_summary(done, current.index).get("negative_claims"),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
         "audit": AuditEvent.objects.filter(
@@ -129,6 +130,14 @@ def _message_view(
     }
 
 
+def _turn_summary(run: Any, index: int) -> dict[str, Any]:
+    """What the suite reported about one turn beside its findings (reading figures, delivery)."""
+    for entry in run.summary.get("turns", []) if run else []:
+        if entry.get("turn") == index:
+            return entry
+    return {}
+
+
 SNIPPET_CONTEXT = 80  # characters shown either side of a grounding span
 
 
@@ -167,11 +176,25 @@ def _card(finding: Finding, calls: dict[str, ToolCall]) -> dict[str, Any]:
             {
                 "item": item,
                 "call": call,
+                "role": _evidence_role(finding, call),
                 "receipt": json.dumps(call.receipt, indent=2) if call and call.receipt else "",
                 "pieces": pieces(text, marks),
             }
         )
     return {"finding": finding, "evidence": evidence, "decisions": list(finding.decisions.all())}
+
+
+# How a negative-claim finding uses a read: the ones the claim cites, the reads that say
+# otherwise, and the writes that may have changed the data since.
+EVIDENCE_ROLES = [("cited", "cited read"), ("contrary", "contrary read"), ("superseded_by", "later write")]
+
+
+def _evidence_role(finding: Finding, call: ToolCall | None) -> str:
+    handle = (call.receipt or {}).get("handle") if call else None
+    for key, label in EVIDENCE_ROLES:
+        if handle and handle in (finding.details.get(key) or []):
+            return label
+    return ""
 
 
 def _neighbours(current: Turn) -> dict[str, Turn | None]:
