@@ -150,7 +150,7 @@ def test_findings_in_the_same_place_are_kept_apart(ingest: Any) -> None:
         ],
     }
     conversation = ingest(payload)
-    codes = list(Finding.objects.filter(conversation=conversation, checker="negative_claims").values_list("code"))
-    assert codes == [("citation_unresolved",), ("citation_unresolved",)]
+    negative = Finding.objects.filter(conversation=conversation, checker="negative_claims")
+    assert list(negative.values_list("code", flat=True)) == ["citation_unresolved", "citation_unresolved"]
     _rerun(conversation)
     assert Finding.objects.filter(conversation=conversation, checker="negative_claims").count() == 2
