@@ -171,7 +171,7 @@ def _aggregate(path: str, rows: list[dict[str, Any]], out: list[tuple[float, str
                 out.append((100 * ratio, "column-ratio", f"100 × {name(a)} ÷ {name(b)}"))
                 out.append((ratio, "column-ratio", f"{name(a)} ÷ {name(b)}"))
                 out.append((100 - 100 * ratio, "complement", f"100 − 100 × {name(a)} ÷ {name(b)}"))
-            if a in sums and b in sums:
+            if a in sums and b in sums and sums[a] >= sums[b]:
                 out.append((sums[a] - sums[b], "column-difference", f"{name(a)} − {name(b)}"))
         if len(out) >= MAX_DERIVED:
             del out[MAX_DERIVED:]

@@ -175,7 +175,8 @@ def classify(
                 _written_precision(token.text),
             )
         if digit_count(value) >= min_digits:
-            return Candidate(value, token.text, token.start, token.end, "number", (value,), number, precision)
+            forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
+            return Candidate(value, token.text, token.start, token.end, "number", forms, number, precision)
         if decimal_rounding and "." in value:
             return Candidate(
                 value, token.text, token.start, token.end, "decimal", (value,), number, precision

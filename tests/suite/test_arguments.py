@@ -1,0 +1,157 @@
+"""The arguments checker: an identifier typed into a tool call must have come from somewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from suite_helpers import build_conversation, build_turn
+
+from checks.suite import run_suite
+
+FLEET = {"jobs": [{"job": "nightly-tier2", "host": "ganymede", "host_id": 4417}]}
+
+
+def findings(data: dict[str, Any], code: str, options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    result = run_suite(data, options)
+    return [f for f in result["findings"] if f["checker"] == "arguments" and f["code"] == code]
+
+
+def two_turns(args: dict[str, Any], result: Any = None, *, first_answer: str = "Done.", **kw: Any) -> dict:
+    first = build_turn(first_answer, calls=[{"tool": "fleet_report", "result": FLEET}])
+    second = build_turn(
+        "Here is the status.",
+        calls=[{"tool": "backup_status", "id": "call-9", "args": args, "result": result or {"absent": True}}],
+        **kw,
+    )
+    return build_conversation(first, second)
+
+
+def test_it_flags_an_identifier_assembled_from_nowhere() -> None:
+    """4417-ganymede was never read (4417 and ganymede were, apart): flagged, with call and path."""
+    (finding,) = findings(two_turns({"machine": "4417-ganymede"}), "unsupported_argument")
+    assert (finding["turn"], finding["value"], finding["call_id"], finding["path"]) == (
+        1,
+        "4417-ganymede",
+        "call-9",
+        "machine",
+    )
+    assert finding["claim"] is None
+    assert finding["severity"] == "flag"
+    assert "nowhere" in finding["explanation"]
+
+
+def test_it_says_when_the_value_was_found_only_in_the_assistants_prose() -> None:
+    """A value the model wrote in its own earlier answer is not evidence, and the finding says so."""
+    data = two_turns({"machine": "4417-ganymede"}, first_answer="That is machine 4417-ganymede.")
+    (finding,) = findings(data, "unsupported_argument")
+    assert finding["found_in"] == "assistant_prose"
+    assert "assistant's own prose" in finding["explanation"]
+
+
+def test_it_accepts_values_read_from_an_earlier_result_the_user_or_the_system_prompt() -> None:
+    """nightly-tier2 came from a result; srv-0042 from the user; t-9931 from the system prompt."""
+    assert findings(two_turns({"job": "nightly-tier2"}), "unsupported_argument") == []
+    assert findings(two_turns({"machine": "srv-0042"}, user="Check srv-0042."), "unsupported_argument") == []
+    data = two_turns({"tenant": "t-9931"})
+    data["system"] = "Your tenant is t-9931."
+    assert findings(data, "unsupported_argument") == []
+
+
+def test_a_result_that_comes_later_does_not_ground_an_earlier_call() -> None:
+    """Only results before the call count: a value first seen afterwards was still typed."""
+    first = build_turn(
+        "ok",
+        calls=[
+            {"tool": "lookup", "id": "c1", "args": {"id": "srv-7001"}, "result": {"ok": True}},
+            {"tool": "listing", "id": "c2", "result": {"ids": ["srv-7001"]}},
+        ],
+    )
+    (finding,) = findings(build_conversation(first), "unsupported_argument")
+    assert finding["call_id"] == "c1"
+
+
+def test_it_never_flags_composed_text_or_prose_words() -> None:
+    """A note to save, a message to send and a digit-free word are not identifiers."""
+    args = {"text": "favourite tea: sencha, order 4417-x9 weekly", "status": "pending", "n": "12"}
+    turn = build_turn("Saved.", calls=[{"tool": "memory_remember", "args": args, "result": {"ok": True}}])
+    assert findings(build_conversation(turn), "unsupported_argument") == []
+
+
+def test_it_checks_every_string_of_an_armed_tool() -> None:
+    """Named in arguments_from, a tool's digit-free string argument of 4+ characters is checked."""
+    options = {"arguments": {"arguments_from": {"backup_status": ["fleet_report"]}}}
+    data = two_turns({"machine": "callisto"})
+    (finding,) = findings(data, "unsupported_argument", options)
+    assert finding["value"] == "callisto"
+    assert findings(two_turns({"machine": "callisto"}), "unsupported_argument") == []
+    assert findings(two_turns({"machine": "ganymede"}), "unsupported_argument", options) == []
+
+
+def test_only_the_named_producers_results_count() -> None:
+    """With producers named, a value another tool returned is unsupported."""
+    first = build_turn("ok", calls=[{"tool": "inventory", "result": {"hosts": ["srv-5511"]}}])
+    second = build_turn("ok", calls=[{"tool": "backup_status", "args": {"machine": "srv-5511"}}])
+    data = build_conversation(first, second)
+    assert findings(data, "unsupported_argument") == []
+    options = {"arguments": {"arguments_from": {"backup_status": ["fleet_report"]}}}
+    (finding,) = findings(data, "unsupported_argument", options)
+    assert "fleet_report" in finding["explanation"]
+
+
+def test_a_value_in_the_tools_declared_enum_passes() -> None:
+    """tools_offered with a schema whose enum holds the value: nothing to flag."""
+    schema = {"type": "object", "properties": {"tier": {"type": "string", "enum": ["tier-2", "tier-3"]}}}
+    offered: Any = [{"name": "set_tier", "parameters": schema}]
+    turn = build_turn("ok", calls=[{"tool": "set_tier", "args": {"tier": "tier-2"}}], offered=offered)
+    assert findings(build_conversation(turn), "unsupported_argument") == []
+    other = build_turn("ok", calls=[{"tool": "set_tier", "args": {"tier": "tier-9"}}], offered=offered)
+    assert [f["value"] for f in findings(build_conversation(other), "unsupported_argument")] == ["tier-9"]
+
+
+def test_it_names_nested_argument_paths() -> None:
+    """An identifier deep in the arguments is reported at `filters.hosts[1]`."""
+    args = {"filters": {"hosts": ["ganymede", "srv-8080"]}}
+    turn = build_turn("ok", calls=[{"tool": "search", "args": args}])
+    (finding,) = findings(build_conversation(turn), "unsupported_argument")
+    assert finding["path"] == "filters.hosts[1]"
+
+
+def test_invalid_argument_json_is_read_as_nothing_and_never_fails() -> None:
+    """Arguments that are not JSON give no finding and no error."""
+    data = build_conversation(build_turn("ok", calls=[{"tool": "search", "args": {}}]))
+    data["turns"][0]["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"id": "srv-1'
+    assert findings(data, "unsupported_argument") == []
+
+
+def test_a_computed_date_is_not_taken_for_an_identifier() -> None:
+    """since=2026-11-29 for "yesterday" is arithmetic on today, not a looked-up identifier."""
+    turn = build_turn("ok", calls=[{"tool": "find_logins", "args": {"since": "2026-11-29"}}])
+    assert findings(build_conversation(turn), "unsupported_argument") == []
+
+
+def test_it_reports_an_empty_lookup_of_a_value_another_tool_produced() -> None:
+    """fleet_report produced nightly-tier2; backup_status looked it up and found nothing."""
+    (finding,) = findings(two_turns({"job": "nightly-tier2"}), "empty_lookup")
+    assert finding["severity"] == "info"
+    assert finding["call_id"] == "call-9"
+    assert finding["evidence"][0]["path"] == "jobs[0].job"
+
+
+def test_no_empty_lookup_when_the_lookup_found_rows() -> None:
+    """The same lookup answered with rows is simply a lookup."""
+    data = two_turns({"job": "nightly-tier2"}, {"backups": [{"at": "02:14"}]})
+    assert findings(data, "empty_lookup") == []
+
+
+def test_no_empty_lookup_for_a_value_only_a_person_supplied() -> None:
+    """A user's value that no tool produced was not produced by one tool for another."""
+    data = two_turns({"machine": "srv-0042"}, user="Check srv-0042.")
+    assert findings(data, "empty_lookup") == []
+
+
+def test_empty_lookup_counts_only_named_producers() -> None:
+    """With producers named, a value another tool returned gives no empty_lookup."""
+    options = {"arguments": {"arguments_from": {"backup_status": ["inventory"]}}}
+    data = two_turns({"job": "nightly-tier2"}, user="Check nightly-tier2.")
+    assert findings(data, "empty_lookup", options) == []
+    assert len(findings(data, "empty_lookup")) == 1
