@@ -74,6 +74,16 @@ class ApiKeyQuerySet(models.QuerySet["ApiKey"]):
         return self.filter(revoked_at__isnull=True).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
 
 
+class Scope(models.TextChoices):
+    INGEST = "ingest", "Send conversations"
+    READ = "read", "Read conversations and findings"
+    CHECK = "check", "Check a conversation inline"
+
+
+def all_scopes() -> list[str]:
+    return list(Scope.values)
+
+
 class ApiKey(models.Model):
     """A project's key for the API. Only a hash is kept; the key itself is shown once."""
 
@@ -83,7 +93,7 @@ class ApiKey(models.Model):
     name = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=PREFIX_LENGTH, unique=True)
     hashed = models.CharField(max_length=64)
-    scopes = models.JSONField(default=list, blank=True)
+    scopes = models.JSONField(default=all_scopes, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
@@ -100,13 +110,53 @@ class ApiKey(models.Model):
         return hashlib.sha256(key.encode()).hexdigest()
 
     @classmethod
-    def issue(cls, *, project: Project, name: str = "") -> tuple[ApiKey, str]:
+    def issue(
+        cls,
+        *,
+        project: Project,
+        name: str = "",
+        scopes: list[str] | None = None,
+        expires_at: Any = None,
+    ) -> tuple[ApiKey, str]:
         """Creates a key and returns it with its secret, which is not stored anywhere."""
         secret = "rcpt_" + secrets.token_urlsafe(32)
         key = cls.objects.create(
-            project=project, name=name, prefix=secret[: cls.PREFIX_LENGTH], hashed=cls.hash(secret)
+            project=project,
+            name=name,
+            prefix=secret[: cls.PREFIX_LENGTH],
+            hashed=cls.hash(secret),
+            scopes=scopes if scopes is not None else all_scopes(),
+            expires_at=expires_at,
         )
         return key, secret
+
+    @property
+    def is_usable(self) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a POST that carried an Idempotency-Key, replayed to any repeat."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    key = models.CharField(max_length=255)
+    endpoint = models.CharField(max_length=100)
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    headers = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "endpoint", "key"], name="one_answer_per_idempotency_key"
+            )
+        ]
+        indexes = [models.Index(fields=["project", "created_at"], name="idempotency_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint} {self.key}"
 
 
 class Conversation(models.Model):

@@ -73,7 +73,7 @@ def content_hash(document: dict[str, Any]) -> str:
     return hashlib.sha256(encoded.encode()).hexdigest()
 
 
-def to_document(payload: Any, *, format: str = "native") -> dict[str, Any]:
+def to_document(payload: Any, *, format: str | None = "native") -> dict[str, Any]:
     """The canonical native form of a payload, or InvalidPayload listing every problem."""
     try:
         data = to_native(payload, format)
@@ -86,8 +86,13 @@ def to_document(payload: Any, *, format: str = "native") -> dict[str, Any]:
 
 
 @transaction.atomic
-def ingest_conversation(*, project: Project, payload: Any, body: str, format: str = "native") -> IngestResult:
-    """Stores a conversation and schedules its check, following CONTRACT.md §1 on resending."""
+def ingest_conversation(
+    *, project: Project, payload: Any, body: str, format: str | None = "native", enqueue: bool = True
+) -> IngestResult:
+    """Stores a conversation and schedules its check, following CONTRACT.md §1 on resending.
+
+    With ``enqueue`` false the run is created but not sent to the workers: the caller sends
+    many at once (see ``ingest_many``)."""
     document = to_document(payload, format=format)
     digest = content_hash(document)
     external_id = document["external_id"]
@@ -104,8 +109,8 @@ def ingest_conversation(*, project: Project, payload: Any, body: str, format: st
                 raise
         else:
             _store_turns(conversation, document["turns"], first_index=0)
-            Payload.objects.create(project=project, conversation=conversation, body=body, format=format)
-            return IngestResult("created", conversation, _schedule_run(conversation))
+            Payload.objects.create(project=project, conversation=conversation, body=body, format=format or "")
+            return IngestResult("created", conversation, _schedule_run(conversation, enqueue))
 
     if existing.content_hash == digest:
         return IngestResult("unchanged", existing, None)
@@ -128,8 +133,8 @@ def ingest_conversation(*, project: Project, payload: Any, body: str, format: st
     existing.updated_at = timezone.now()
     existing.save(update_fields=["document", "content_hash", "updated_at"])
     _store_turns(existing, document["turns"][len(stored_turns) :], first_index=len(stored_turns))
-    Payload.objects.create(project=project, conversation=existing, body=body, format=format)
-    return IngestResult("appended", existing, _schedule_run(existing))
+    Payload.objects.create(project=project, conversation=existing, body=body, format=format or "")
+    return IngestResult("appended", existing, _schedule_run(existing, enqueue))
 
 
 def _locked_conversation(project: Project, external_id: str) -> Conversation | None:
@@ -259,10 +264,49 @@ def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: An
 # --- checking -----------------------------------------------------------------------------
 
 
-def _schedule_run(conversation: Conversation) -> CheckRun:
+def _schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
     run = CheckRun.objects.create(project=conversation.project, conversation=conversation)
-    transaction.on_commit(lambda: enqueue_runs([run.pk]))
+    if enqueue:
+        transaction.on_commit(lambda: enqueue_runs([run.pk]))
     return run
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """What became of one conversation of a bulk request."""
+
+    index: int
+    status: Literal["created", "unchanged", "appended", "conflict", "invalid"]
+    external_id: str | None
+    conversation: Conversation | None = None
+    errors: list[dict[str, str]] = dataclasses.field(default_factory=list)
+
+
+@transaction.atomic
+def ingest_many(
+    *, project: Project, items: list[tuple[Any, str]], format: str | None = "native"
+) -> list[ItemResult]:
+    """Stores many conversations in one transaction, each on its own savepoint, so one bad
+    item is refused alone; the checks go to the workers in batches once all is committed."""
+    results: list[ItemResult] = []
+    run_ids: list[int] = []
+    for index, (payload, body) in enumerate(items):
+        external_id = payload.get("external_id") if isinstance(payload, dict) else None
+        external_id = external_id if isinstance(external_id, str) else None
+        try:
+            with transaction.atomic():
+                result = ingest_conversation(
+                    project=project, payload=payload, body=body, format=format, enqueue=False
+                )
+        except IngestError as exc:
+            status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
+            results.append(ItemResult(index, status, external_id, errors=exc.errors))
+            continue
+        if result.run is not None:
+            run_ids.append(result.run.pk)
+        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
+    transaction.on_commit(lambda: enqueue_runs(run_ids))
+    return results
 
 
 def enqueue_runs(run_ids: Iterable[int]) -> None:

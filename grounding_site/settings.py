@@ -149,9 +149,13 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG and env_bool("HTTPS", False))
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
-# Request bodies over this size are refused with 413 before they are read.
+# Request bodies over these sizes are refused with 413 before they are read.
 RECEIPTS_MAX_BODY_BYTES = int(os.environ.get("RECEIPTS_MAX_BODY_BYTES", str(5 * 1024 * 1024)))
-DATA_UPLOAD_MAX_MEMORY_SIZE = RECEIPTS_MAX_BODY_BYTES
+RECEIPTS_BULK_MAX_BYTES = int(os.environ.get("RECEIPTS_BULK_MAX_BYTES", str(50 * 1024 * 1024)))
+RECEIPTS_BULK_MAX_ITEMS = int(os.environ.get("RECEIPTS_BULK_MAX_ITEMS", "1000"))
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
+# Requests per API key (or signed-in user), as DRF rates: "1200/min", "50/s".
+RECEIPTS_API_RATE = os.environ.get("RECEIPTS_API_RATE", "1200/min")
 
 # --- API ----------------------------------------------------------------------------------
 
@@ -161,6 +165,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["checks.api.permissions.ApiKeyRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "checks.api.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -176,6 +181,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+}
+
+# Rate limits and other shared counters: in Redis when there is one, so every process of
+# the site counts together; in this process's memory otherwise.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
+        if os.environ.get("REDIS_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
 }
 
 # --- Celery -------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ urlpatterns = [
     path("p/<slug:slug>/findings/<int:pk>/decide", turns.decide, name="decide"),
     # API
     path("api/v1/conversations", api.conversations, name="api-conversations"),
+    path("api/v1/conversations/bulk", api.conversations_bulk, name="api-conversations-bulk"),
+    path("api/v1/check", api.check, name="api-check"),
+    path("api/v1/capability-statement", api.capability_statement, name="api-capability-statement"),
     path("api/v1/conversations/<int:pk>", api.conversation_detail, name="api-conversation"),
     path("api/v1/conversations/<int:pk>/findings", api.conversation_findings, name="api-findings"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),

@@ -20,10 +20,13 @@ EXAMPLES = Path(settings.BASE_DIR) / "demo"
 
 @pytest.fixture(autouse=True)
 def _fast_and_eager(settings: Any) -> None:
+    from django.core.cache import cache
+
     from grounding_site.celery import app
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     app.conf.task_always_eager = True
+    cache.clear()  # rate-limit counters must not carry over from one test to the next
 
 
 def load_example(name: str) -> dict[str, Any]:
@@ -91,14 +94,23 @@ def post_conversation(
 ) -> Callable[..., Any]:
     """POSTs a payload with the project's key; on-commit callbacks (the check) run at once."""
 
-    def post(payload: Any, *, key: str | None = None, query: str = "", raw: bytes | None = None) -> Any:
+    def post(
+        payload: Any,
+        *,
+        key: str | None = None,
+        query: str = "",
+        raw: bytes | None = None,
+        path: str = "/api/v1/conversations",
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         body = raw if raw is not None else json.dumps(payload).encode()
         with django_capture_on_commit_callbacks(execute=True):
             return client.post(
-                f"/api/v1/conversations{query}",
+                f"{path}{query}",
                 data=body,
-                content_type="application/json",
-                headers={"Authorization": f"Bearer {key or api_key}"},
+                content_type=content_type,
+                headers={"Authorization": f"Bearer {key or api_key}", **(headers or {})},
             )
 
     return post

@@ -11,14 +11,16 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.decorators import api_view
+from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import services
+from .. import services, suite
 from ..models import CheckRun, Conversation, Finding, Project
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
+from .idempotency import idempotent
+from .permissions import needs_scope
 from .serializers import ConversationSerializer, FindingSerializer, RunSerializer
 
 ERROR_SHAPE = OpenApiResponse(
@@ -70,6 +72,8 @@ def visible_conversations(request: Request) -> QuerySet[Conversation]:
     methods=["GET"],
 )
 @api_view(["GET", "POST"])
+@permission_classes([needs_scope("read", POST="ingest")])
+@idempotent("conversations")
 def conversations(request: Request) -> Response:
     if request.method == "GET":
         found = visible_conversations(request).order_by("-created_at", "-id")
@@ -82,25 +86,13 @@ def conversations(request: Request) -> Response:
 def _create_conversation(request: Request) -> Response:
     project = project_of(request)
     if project is None:
-        return error_response(
-            status.HTTP_403_FORBIDDEN,
-            "Conversations are sent with a project's API key (Authorization: Bearer …).",
-        )
-    limit = settings.RECEIPTS_MAX_BODY_BYTES
-    length = request.META.get("CONTENT_LENGTH") or "0"
-    if not length.isdigit() or int(length) > limit:
-        return error_response(
-            TOO_LARGE,
-            f"The body is over the limit of {limit} bytes; split the conversation or raise "
-            "RECEIPTS_MAX_BODY_BYTES.",
-        )
-    payload, error = _decode_json(request.body)
-    if error:
-        return error_response(status.HTTP_400_BAD_REQUEST, "The body is not valid JSON.", [error])
-    body = request.body.decode("utf-8")
+        return _key_required()
+    payload, refusal = _read_json(request, settings.RECEIPTS_MAX_BODY_BYTES)
+    if refusal:
+        return refusal
     try:
         result = services.ingest_conversation(
-            project=project, payload=payload, body=body, format=request.query_params.get("format", "native")
+            project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
         )
     except services.IngestError as exc:
         detail = "The conversation is not valid." if exc.status_code == 400 else "The conversation conflicts."
@@ -114,6 +106,38 @@ def _create_conversation(request: Request) -> Response:
     if code == status.HTTP_201_CREATED:
         response["Location"] = data["url"]
     return response
+
+
+def _key_required() -> Response:
+    return error_response(
+        status.HTTP_403_FORBIDDEN, "Send this with a project's API key (Authorization: Bearer …)."
+    )
+
+
+def _format(request: Request) -> str:
+    return request.query_params.get("format") or "native"
+
+
+def _too_large(request: Request, limit: int) -> Response | None:
+    """413 before the body is read when its declared length is over the limit."""
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if length.isdigit() and int(length) <= limit:
+        return None
+    return error_response(
+        TOO_LARGE,
+        f"The body is over the limit of {limit} bytes; send less at once, or raise the limit "
+        "(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES).",
+    )
+
+
+def _read_json(request: Request, limit: int) -> tuple[Any, Response | None]:
+    """The decoded JSON body, or the 4xx that says why there is none."""
+    if refusal := _too_large(request, limit):
+        return None, refusal
+    payload, error = _decode_json(request.body)
+    if error:
+        return None, error_response(status.HTTP_400_BAD_REQUEST, "The body is not valid JSON.", [error])
+    return payload, None
 
 
 def _decode_json(raw: bytes) -> tuple[Any, dict[str, str] | None]:
@@ -137,6 +161,7 @@ def _decode_json(raw: bytes) -> tuple[Any, dict[str, str] | None]:
 
 @extend_schema(summary="A conversation and its latest check run", responses={200: ConversationSerializer})
 @api_view(["GET"])
+@permission_classes([needs_scope("read")])
 def conversation_detail(request: Request, pk: int) -> Response:
     conversation = get_object_or_404(visible_conversations(request), pk=pk)
     return Response(ConversationSerializer(conversation, context={"request": request}).data)
@@ -148,6 +173,7 @@ def conversation_detail(request: Request, pk: int) -> Response:
     responses={200: OpenApiTypes.OBJECT},
 )
 @api_view(["GET"])
+@permission_classes([needs_scope("read")])
 def conversation_findings(request: Request, pk: int) -> Response:
     conversation = get_object_or_404(visible_conversations(request), pk=pk)
     run = CheckRun.objects.filter(conversation=conversation).order_by("-created_at", "-id").first()
@@ -169,3 +195,152 @@ def conversation_findings(request: Request, pk: int) -> Response:
             "turns": summary.get("turns", []),
         }
     )
+
+
+# --- bulk ---------------------------------------------------------------------------------
+
+
+@extend_schema(
+    operation_id="conversations_bulk",
+    summary="Send many conversations",
+    description=(
+        "A JSON array of conversations, or JSON Lines (`Content-Type: application/x-ndjson`), up to "
+        "RECEIPTS_BULK_MAX_ITEMS items. Answers 207 with one result per item: created, unchanged, "
+        "appended, conflict or invalid (with its errors). Items are stored or refused one by one."
+    ),
+    parameters=[OpenApiParameter("format", str, description="Input format of every item.", required=False)],
+    request={"application/json": OpenApiTypes.OBJECT, "application/x-ndjson": OpenApiTypes.STR},
+    responses={207: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
+)
+@api_view(["POST"])
+@permission_classes([needs_scope("ingest")])
+@idempotent("conversations/bulk")
+def conversations_bulk(request: Request) -> Response:
+    project = project_of(request)
+    if project is None:
+        return _key_required()
+    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
+        return refusal
+    items, errors = _bulk_items(request)
+    if errors:
+        return error_response(status.HTTP_400_BAD_REQUEST, "The body is not a list of conversations.", errors)
+    limit = settings.RECEIPTS_BULK_MAX_ITEMS
+    if len(items) > limit:
+        return error_response(
+            TOO_LARGE, f"{len(items)} items is over the limit of {limit}; send them in several requests."
+        )
+    results = services.ingest_many(project=project, items=items, format=_format(request))
+    out = []
+    for result in results:
+        entry: dict[str, Any] = {
+            "index": result.index,
+            "external_id": result.external_id,
+            "status": result.status,
+        }
+        if result.conversation is not None:
+            entry["id"] = result.conversation.pk
+            entry["url"] = request.build_absolute_uri(result.conversation.get_absolute_url())
+        if result.errors:
+            entry["errors"] = result.errors
+        out.append(entry)
+    counts: dict[str, int] = {}
+    for entry in out:
+        counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+    return Response({"counts": counts, "items": out}, status=status.HTTP_207_MULTI_STATUS)
+
+
+def _bulk_items(request: Request) -> tuple[list[tuple[Any, str]], list[dict[str, str]]]:
+    """(payload, raw text) per item from JSON Lines or a JSON array; or the errors by path."""
+    try:
+        text = request.body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [], [{"path": "$", "message": f"the body must be UTF-8 ({exc.reason} at byte {exc.start})"}]
+    content_type = (request.content_type or "").split(";")[0].strip()
+    if content_type in ("application/x-ndjson", "application/jsonl", "application/json-lines") or (
+        content_type != "application/json" and not text.lstrip().startswith("[")
+    ):
+        items, errors = [], []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            payload, error = _decode_json(line.encode())
+            if error:
+                errors.append({"path": f"line {number}", "message": error["message"]})
+            items.append((payload, line))
+        return items, errors
+    payload, error = _decode_json(request.body)
+    if error:
+        return [], [error]
+    if not isinstance(payload, list):
+        return [], [{"path": "$", "message": "must be a JSON array of conversations (or send JSON Lines)"}]
+    return [(item, json.dumps(item, ensure_ascii=False)) for item in payload], []
+
+
+# --- inline checking ----------------------------------------------------------------------
+
+
+@extend_schema(
+    operation_id="check",
+    summary="Check one conversation now",
+    description=(
+        "Runs the deterministic checkers on one conversation and answers with its findings, "
+        "provenance and proposed corrections, for a runtime that gates an answer before it goes "
+        "out. Nothing is stored unless `store=true`."
+    ),
+    parameters=[
+        OpenApiParameter("format", str, description="Input format.", required=False),
+        OpenApiParameter("store", bool, description="Also store the conversation and queue its check."),
+    ],
+    request={"application/json": OpenApiTypes.OBJECT},
+    responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
+)
+@api_view(["POST"])
+@permission_classes([needs_scope("check")])
+@idempotent("check")
+def check(request: Request) -> Response:
+    project = project_of(request)
+    if project is None:
+        return _key_required()
+    payload, refusal = _read_json(request, settings.RECEIPTS_MAX_BODY_BYTES)
+    if refusal:
+        return refusal
+    try:
+        document = services.to_document(payload, format=_format(request))
+        report = suite.run_suite(document, suite.parse_options(project.options or None))
+    except services.IngestError as exc:
+        return error_response(exc.status_code, "The conversation is not valid.", exc.errors)
+    except suite.OptionsError as exc:
+        return error_response(
+            status.HTTP_409_CONFLICT,
+            "The project's checker options are not valid; an admin can fix them on its Settings page.",
+            [{"path": "options", "message": str(exc)}],
+        )
+    if request.query_params.get("store") in ("1", "true", "yes"):
+        try:
+            result = services.ingest_conversation(
+                project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
+            )
+        except services.IngestError as exc:
+            return error_response(
+                exc.status_code, "The conversation conflicts with the stored one.", exc.errors
+            )
+        report["stored"] = {"id": result.conversation.pk, "status": result.status}
+    return Response(report)
+
+
+@extend_schema(
+    operation_id="capability_statement",
+    summary="The ground rules for a turn",
+    description="The capability statement to put beside a turn's tools: what the model can and cannot do.",
+    parameters=[
+        OpenApiParameter(
+            "tools", str, description="Comma-separated tool names offered this turn; empty or absent: none."
+        )
+    ],
+    responses={200: OpenApiTypes.OBJECT},
+)
+@api_view(["GET"])
+@permission_classes([needs_scope("check")])
+def capability_statement(request: Request) -> Response:
+    names = tuple(name.strip() for name in request.query_params.get("tools", "").split(",") if name.strip())
+    return Response({"tools": list(names), "text": suite.capability_statement(names)})
