@@ -241,3 +241,36 @@ def test_the_openapi_schema_is_valid_and_complete() -> None:
     out = StringIO()
     call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
     assert "bearer" in out.getvalue()
+
+
+def test_it_refuses_a_tool_message_that_answers_no_call(post_conversation: Any) -> None:
+    payload = load_example("03")
+    payload["turns"][0]["messages"][2]["tool_call_id"] = "call-9"
+    response = post_conversation(payload)
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["path"] == "$.turns[0].messages[2].tool_call_id" and "call-9" in error["message"]
+    assert Conversation.objects.count() == 0
+
+
+def test_it_refuses_two_calls_with_one_id_in_a_turn(post_conversation: Any) -> None:
+    payload = load_example("03")
+    call = payload["turns"][0]["messages"][1]["tool_calls"][0]
+    payload["turns"][0]["messages"][1]["tool_calls"].append(call)
+    response = post_conversation(payload)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "$.turns[0].messages[1].tool_calls[1].id"
+
+
+def test_call_ids_may_recur_in_later_turns(post_conversation: Any) -> None:
+    """Runtimes that number calls afresh each turn are accepted."""
+    payload = load_example("03")
+    payload["turns"].append(load_example("03")["turns"][0])
+    assert post_conversation(payload).status_code == 201
+
+
+def test_it_refuses_json_nested_too_deeply(post_conversation: Any) -> None:
+    raw = b'{"external_id": "deep", "metadata": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    response = post_conversation(None, raw=raw)
+    assert response.status_code == 400
+    assert "nested too deeply" in response.json()["errors"][0]["message"]

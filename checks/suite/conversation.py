@@ -97,7 +97,46 @@ def validate(data: Any) -> list[dict[str, str]]:
         _validate_messages(data["messages"], "$.messages", problems)
     else:
         problems.add("$.turns", "is required: a list of turns (or give a flat `messages` list)")
+    if not problems.errors:
+        _validate_call_ids(data, problems)
     return problems.errors
+
+
+def _turns_with_paths(data: dict[str, Any]) -> list[list[tuple[str, dict[str, Any]]]]:
+    """The messages of a well-formed payload, turn by turn, each with its JSON path."""
+    if "turns" in data:
+        return [
+            [(f"$.turns[{t}].messages[{m}]", message) for m, message in enumerate(turn["messages"])]
+            for t, turn in enumerate(data["turns"])
+        ]
+    located = [(f"$.messages[{m}]", message) for m, message in enumerate(data["messages"])]
+    turns, start = [], 0
+    for group in split_into_turns(data["messages"]):
+        turns.append(located[start : start + len(group)])
+        start += len(group)
+    return turns
+
+
+def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
+    """Within a turn, each call has its own id and each tool message answers a call made
+    before it. (Some runtimes number calls afresh each turn, so ids may recur across turns.)"""
+    for turn in _turns_with_paths(data):
+        seen: dict[str, str] = {}
+        for path, message in turn:
+            for j, call in enumerate(message.get("tool_calls") or ()):
+                call_path = f"{path}.tool_calls[{j}].id"
+                if call["id"] in seen:
+                    problems.add(
+                        call_path, f"repeats the id of {seen[call['id']]}; give each call an id of its own"
+                    )
+                else:
+                    seen[call["id"]] = call_path
+            if message["role"] == "tool" and message["tool_call_id"] not in seen:
+                problems.add(
+                    f"{path}.tool_call_id",
+                    f"answers no earlier call of its turn ({message['tool_call_id']!r}); give the id of the "
+                    "assistant's call this message answers",
+                )
 
 
 def _validate_started_at(value: Any, problems: _Problems) -> None:
