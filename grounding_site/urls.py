@@ -7,7 +7,7 @@ from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from checks.api import views as api
-from checks.views import health, project_settings, queue, turns
+from checks.views import health, keys, project_settings, queue, turns
 
 # Swagger UI sets inline styles; only its page allows them, and still no inline script.
 docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]})(
@@ -21,6 +21,8 @@ urlpatterns = [
     path("", queue.home, name="home"),
     path("p/<slug:slug>/", queue.queue, name="queue"),
     path("p/<slug:slug>/settings", project_settings.project_settings, name="project-settings"),
+    path("p/<slug:slug>/keys", keys.keys, name="keys"),
+    path("p/<slug:slug>/keys/<int:pk>/revoke", keys.revoke_key, name="revoke-key"),
     path("p/<slug:slug>/conversations/<int:pk>/", turns.conversation, name="conversation"),
     path("p/<slug:slug>/conversations/<int:pk>/run", turns.run_status, name="run-status"),
     path("p/<slug:slug>/turns/<int:pk>/", turns.turn, name="turn"),
