@@ -1,0 +1,123 @@
+"""OpenAI Responses API items (`?format=responses`).
+
+The transcript is the request's `input` items followed by the response's `output` items
+(either may be absent), plus the sender's id::
+
+    {"external_id": "…", "model": "gpt-4.1", "instructions": "…",
+     "tools": [{"type": "function", "name": "…", "parameters": {…}}],
+     "input": "…" | [items], "output": [items]}
+
+Items become native messages: a `message` item keeps its role (`developer` becomes
+`system`) with its text parts joined by newlines; consecutive `function_call` items
+become one assistant message's tool calls (joining the assistant text just before them,
+as a Chat Completions message would carry both); each `function_call_output` becomes a
+tool message. `instructions` is the system prompt. Reasoning and built-in tool items
+(web search, file search, …) carry no transcript text and are skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import header, offered_tool, result_text, tool_call, with_turns
+
+TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
+ROLE_NAMES = {"developer": "system"}
+CALLS = ("function_call", "custom_tool_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def adapt(payload: Any) -> Any:
+    if not isinstance(payload, dict):
+        return payload
+    native = header(payload)
+    instructions = _instructions(payload.get("instructions"))
+    if instructions and "system" not in native:
+        native["system"] = instructions
+    items = _items(payload.get("input")) + _items(payload.get("output"))
+    messages = to_messages(items)
+    return with_turns(native, messages, tools_offered(payload.get("tools")))
+
+
+def _items(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    if isinstance(value, list):
+        return value
+    return [value]  # validation names it
+
+
+def _instructions(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # a response echoes instructions as message items
+        return "\n".join(_text(item.get("content")) for item in value if isinstance(item, dict))
+    return ""
+
+
+def _text(content: Any) -> Any:
+    """A string as is; a list of parts as its text (and refusal) parts joined by newlines."""
+    if not isinstance(content, list):
+        return content
+    texts = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        key = "refusal" if part.get("type") == "refusal" else "text"
+        if part.get("type") in TEXT_PARTS and isinstance(part.get(key), str):
+            texts.append(part[key])
+    return "\n".join(texts)
+
+
+def tools_offered(tools: Any) -> list[Any] | None:
+    if not isinstance(tools, list):
+        return None
+    out: list[Any] = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            out.append(tool)
+        elif tool.get("type", "function") in ("function", "custom"):
+            out.append(offered_tool(tool.get("name"), tool.get("parameters")))
+        else:
+            # A built-in tool (web_search, file_search, …) is named by its type.
+            out.append(offered_tool(tool.get("name") or tool.get("type"), None))
+    return out
+
+
+def to_messages(items: list[Any]) -> list[Any]:
+    messages: list[Any] = []
+    open_calls: dict[str, Any] | None = None  # the assistant message collecting calls
+    for item in items:
+        if not isinstance(item, dict):
+            messages.append(item)
+            open_calls = None
+            continue
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind == "message":
+            role = ROLE_NAMES.get(item.get("role"), item.get("role"))
+            messages.append({"role": role, "content": _text(item.get("content"))})
+            open_calls = None
+        elif kind in CALLS:
+            arguments = item.get("arguments") if kind == "function_call" else item.get("input")
+            call = tool_call(item.get("call_id"), item.get("name"), arguments)
+            if open_calls is None:
+                last = messages[-1] if messages else None
+                if isinstance(last, dict) and last.get("role") == "assistant" and "tool_calls" not in last:
+                    open_calls = last
+                else:
+                    open_calls = {"role": "assistant", "content": None}
+                    messages.append(open_calls)
+                open_calls["tool_calls"] = []
+            open_calls["tool_calls"].append(call)
+        elif kind in OUTPUTS:
+            output = item.get("output")
+            if isinstance(output, list):
+                output = _text(output)
+            messages.append(
+                {"role": "tool", "tool_call_id": item.get("call_id"), "content": result_text(output)}
+            )
+            open_calls = None
+        # reasoning, item_reference and built-in tool items carry no transcript text
+    return messages
