@@ -1,0 +1,681 @@
+"""OTLP/HTTP traces (`POST /v1/traces`) read as native conversations.
+
+Two steps, each usable alone:
+
+- ``decode_request`` turns the body into the OTLP/JSON shape (camelCase keys, hex ids,
+  ``{"stringValue": …}`` attribute values), whether it came as protobuf
+  (``application/x-protobuf``) or JSON (``application/json``), gzipped or not, and raises
+  ``BadOtlp`` with a message that says what is wrong when it cannot;
+- ``conversations_from_spans`` reads the GenAI spans of a decoded request (OpenTelemetry
+  GenAI semantic conventions) as native conversations.
+
+How spans become a conversation:
+
+- spans are grouped by ``gen_ai.conversation.id``; a span without one joins the
+  conversation named by another span of its trace, else its trace (hex id) names it. That
+  name is the conversation's ``external_id``;
+- the messages are the latest chat span's ``gen_ai.input.messages`` followed by its
+  ``gen_ai.output.messages``: a chat call's input carries the history, so a later export of
+  the same conversation repeats the earlier turns and adds its own;
+- each ``execute_tool`` span is the runtime's receipt for its ``gen_ai.tool.call.id``
+  (``ok`` unless the span's status is ERROR; counts and emptiness are left for the
+  transcript to fill in), and supplies the tool message from ``gen_ai.tool.call.result``
+  when the messages carry no response for that call;
+- ``agent.model`` is the latest chat span's response (else request) model, ``agent.name``
+  ``gen_ai.agent.name`` (else the resource's ``service.name``), ``system`` the
+  ``gen_ai.system_instructions``, each turn's ``tools_offered`` the
+  ``gen_ai.tool.definitions`` when recorded, and ``started_at`` the earliest span start.
+
+Exporters send each span once, so the spans of one conversation may arrive in several
+requests. ``merge_with_stored`` keeps what an earlier export stored (its header and its
+turns, receipts included) and adds the turns a later export brings.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from checks.suite.conversation import split_into_turns
+
+from .common import offered_tool, result_text, tool_call
+
+PROTOBUF = ("application/x-protobuf", "application/protobuf")
+JSON = ("application/json",)
+STATUS_ERROR = 2
+CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+ROLE_NAMES = {"developer": "system"}
+
+
+class BadOtlp(ValueError):
+    """The body is not an OTLP trace export this reader can decode; the message says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# --- decoding ------------------------------------------------------------------------------
+
+
+def decode_request(
+    body: bytes, content_type: str, content_encoding: str = "", *, max_bytes: int | None = None
+) -> dict[str, Any]:
+    """An OTLP/HTTP trace export as a dict in the OTLP/JSON shape, or BadOtlp.
+
+    `max_bytes` bounds the body once decompressed (None: no bound).
+    """
+    encoding = (content_encoding or "").strip().lower()
+    if encoding == "gzip":
+        body = _gunzip(body, max_bytes)
+    elif encoding not in ("", "identity"):
+        raise BadOtlp(f"Content-Encoding {content_encoding!r} is not supported; send gzip or no encoding")
+    if max_bytes is not None and len(body) > max_bytes:
+        raise BadOtlp(f"the body is over the limit of {max_bytes} bytes")
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media in PROTOBUF:
+        return _decode_protobuf(body)
+    if media in JSON:
+        return _decode_json(body)
+    raise BadOtlp(
+        f"Content-Type {content_type!r} is not an OTLP encoding; send application/x-protobuf "
+        "or application/json"
+    )
+
+
+def _gunzip(body: bytes, max_bytes: int | None) -> bytes:
+    out = bytearray()
+    data = bytes(body)
+    try:
+        while True:
+            inflater = zlib.decompressobj(wbits=31)  # gzip framing
+            limit = 0 if max_bytes is None else max_bytes + 1 - len(out)
+            out += inflater.decompress(data, limit)
+            if max_bytes is not None and len(out) > max_bytes:
+                raise BadOtlp(f"the body is over the limit of {max_bytes} bytes once decompressed")
+            if not inflater.eof:
+                raise BadOtlp("the body is not valid gzip (Content-Encoding: gzip): it ends too soon")
+            data = inflater.unused_data
+            if not data:
+                return bytes(out)
+    except zlib.error as exc:
+        raise BadOtlp(f"the body is not valid gzip (Content-Encoding: gzip): {exc}") from None
+
+
+def _decode_protobuf(body: bytes) -> dict[str, Any]:
+    try:
+        request = ExportTraceServiceRequest.FromString(body)
+    except (DecodeError, ValueError) as exc:
+        raise BadOtlp(
+            "the body is not an OTLP ExportTraceServiceRequest in protobuf "
+            f"(Content-Type: application/x-protobuf): {exc or 'cannot parse it'}"
+        ) from None
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _pb_attributes(rs.resource.attributes)},
+                "scopeSpans": [
+                    {
+                        "scope": {"name": ss.scope.name, "version": ss.scope.version},
+                        "spans": [_pb_span(span) for span in ss.spans],
+                    }
+                    for ss in rs.scope_spans
+                ],
+            }
+            for rs in request.resource_spans
+        ]
+    }
+
+
+def _pb_span(span: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "traceId": span.trace_id.hex(),
+        "spanId": span.span_id.hex(),
+        "name": span.name,
+        "kind": span.kind,
+        "startTimeUnixNano": str(span.start_time_unix_nano),
+        "endTimeUnixNano": str(span.end_time_unix_nano),
+        "attributes": _pb_attributes(span.attributes),
+        "status": {"code": span.status.code, "message": span.status.message},
+    }
+    if span.parent_span_id:
+        out["parentSpanId"] = span.parent_span_id.hex()
+    if span.events:
+        out["events"] = [
+            {
+                "name": event.name,
+                "timeUnixNano": str(event.time_unix_nano),
+                "attributes": _pb_attributes(event.attributes),
+            }
+            for event in span.events
+        ]
+    return out
+
+
+def _pb_attributes(attributes: Any) -> list[dict[str, Any]]:
+    return [{"key": kv.key, "value": _pb_value(kv.value)} for kv in attributes]
+
+
+def _pb_value(value: Any) -> dict[str, Any]:
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return {"stringValue": value.string_value}
+    if kind == "bool_value":
+        return {"boolValue": value.bool_value}
+    if kind == "int_value":
+        return {"intValue": str(value.int_value)}
+    if kind == "double_value":
+        return {"doubleValue": value.double_value}
+    if kind == "array_value":
+        return {"arrayValue": {"values": [_pb_value(v) for v in value.array_value.values]}}
+    if kind == "kvlist_value":
+        return {"kvlistValue": {"values": _pb_attributes(value.kvlist_value.values)}}
+    if kind == "bytes_value":
+        return {"bytesValue": base64.b64encode(value.bytes_value).decode()}
+    return {}
+
+
+def _decode_json(body: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(bytes(body).decode("utf-8"))  # OTLP/JSON is UTF-8, never sniffed
+    except UnicodeDecodeError as exc:
+        raise BadOtlp(f"the body is not UTF-8 JSON (Content-Type: application/json): {exc}") from None
+    except ValueError as exc:
+        raise BadOtlp(f"the body is not valid JSON (Content-Type: application/json): {exc}") from None
+    if not isinstance(request, dict):
+        raise BadOtlp('the body must be a JSON object like {"resourceSpans": […]} (OTLP/JSON)')
+    for i, rs in enumerate(_list(request, "resourceSpans", "resource_spans", "$")):
+        if not isinstance(rs, dict):
+            raise BadOtlp(f"$.resourceSpans[{i}] must be an object with scopeSpans")
+        for j, ss in enumerate(_list(rs, "scopeSpans", "scope_spans", f"$.resourceSpans[{i}]")):
+            if not isinstance(ss, dict):
+                raise BadOtlp(f"$.resourceSpans[{i}].scopeSpans[{j}] must be an object with spans")
+            path = f"$.resourceSpans[{i}].scopeSpans[{j}]"
+            for k, span in enumerate(_list(ss, "spans", "spans", path)):
+                if not isinstance(span, dict):
+                    raise BadOtlp(f"{path}.spans[{k}] must be a span object")
+    return request
+
+
+def _list(obj: dict[str, Any], camel: str, snake: str, path: str) -> list[Any]:
+    value = obj.get(camel, obj.get(snake))
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadOtlp(f"{path}.{camel} must be a list")
+    return value
+
+
+# --- spans ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Span:
+    """What the reader needs of one span: ids, times, status and attributes as values."""
+
+    trace_id: str
+    span_id: str
+    name: str
+    start: int
+    end: int
+    error: bool
+    status_message: str
+    attributes: dict[str, Any]
+    resource: dict[str, Any] = field(default_factory=dict)
+    order: int = 0
+
+    @property
+    def operation(self) -> str:
+        return str(self.attributes.get("gen_ai.operation.name") or "")
+
+
+def spans_of(request: dict[str, Any]) -> list[Span]:
+    """Every span of a decoded request, in the order sent."""
+    spans: list[Span] = []
+    for rs in _items(request, "resourceSpans", "resource_spans"):
+        resource_obj = rs.get("resource")
+        resource = _attributes(resource_obj.get("attributes")) if isinstance(resource_obj, dict) else {}
+        scopes = _items(rs, "scopeSpans", "scope_spans") or _items(
+            rs, "instrumentationLibrarySpans", "instrumentation_library_spans"
+        )
+        for ss in scopes:
+            for raw in _items(ss, "spans", "spans"):
+                spans.append(_span(raw, resource, len(spans)))
+    return spans
+
+
+def _items(obj: Any, camel: str, snake: str) -> list[dict[str, Any]]:
+    if not isinstance(obj, dict):
+        return []
+    value = obj.get(camel, obj.get(snake))
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _span(raw: dict[str, Any], resource: dict[str, Any], order: int) -> Span:
+    status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
+    code = status.get("code")
+    attributes = _attributes(raw.get("attributes"))
+    # The GenAI conventions allow the message content on an event instead of the span.
+    for event in raw.get("events") or ():
+        if isinstance(event, dict):
+            for key, value in _attributes(event.get("attributes")).items():
+                if key.startswith("gen_ai.") and key not in attributes:
+                    attributes[key] = value
+    return Span(
+        trace_id=_hex_id(raw.get("traceId", raw.get("trace_id"))),
+        span_id=_hex_id(raw.get("spanId", raw.get("span_id"))),
+        name=str(raw.get("name") or ""),
+        start=_nanos(raw.get("startTimeUnixNano", raw.get("start_time_unix_nano"))),
+        end=_nanos(raw.get("endTimeUnixNano", raw.get("end_time_unix_nano"))),
+        error=code in (STATUS_ERROR, "2", "STATUS_CODE_ERROR"),
+        status_message=str(status.get("message") or ""),
+        attributes=attributes,
+        resource=resource,
+        order=order,
+    )
+
+
+def _hex_id(value: Any) -> str:
+    """OTLP/JSON ids are hex; an id sent base64 (as protobuf's JSON mapping writes it) is read too."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        bytes.fromhex(value)
+        return value.lower()
+    except ValueError:
+        pass
+    try:
+        return base64.b64decode(value, validate=True).hex()
+    except (binascii.Error, ValueError):
+        return value
+
+
+def _nanos(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _attributes(raw: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(raw, list):
+        for kv in raw:
+            if isinstance(kv, dict) and isinstance(kv.get("key"), str):
+                out[kv["key"]] = any_value(kv.get("value"))
+    return out
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP/JSON AnyValue as the plain value it holds."""
+    if not isinstance(value, dict):
+        return value
+    for key, read in _READERS:
+        if key in value:
+            return read(value[key])
+    return None
+
+
+def _int(value: Any) -> Any:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _array(value: Any) -> list[Any]:
+    values = value.get("values") if isinstance(value, dict) else None
+    return [any_value(v) for v in values] if isinstance(values, list) else []
+
+
+def _kvlist(value: Any) -> dict[str, Any]:
+    return _attributes(value.get("values")) if isinstance(value, dict) else {}
+
+
+_READERS: tuple[tuple[str, Any], ...] = (
+    ("stringValue", lambda v: v),
+    ("string_value", lambda v: v),
+    ("boolValue", bool),
+    ("bool_value", bool),
+    ("intValue", _int),
+    ("int_value", _int),
+    ("doubleValue", lambda v: v),
+    ("double_value", lambda v: v),
+    ("arrayValue", _array),
+    ("array_value", _array),
+    ("kvlistValue", _kvlist),
+    ("kvlist_value", _kvlist),
+    ("bytesValue", lambda v: v),
+    ("bytes_value", lambda v: v),
+)
+
+
+# --- conversations -------------------------------------------------------------------------
+
+
+class Reading(NamedTuple):
+    """What one request holds: its conversations, and those it cannot build yet, with why."""
+
+    conversations: list[dict[str, Any]]
+    skipped: list[dict[str, str]]
+    spans: int  # every span of the request, GenAI or not
+
+
+def conversations_from_spans(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The native conversations of a decoded request, in the order their spans came."""
+    return read(request).conversations
+
+
+def external_ids(request: dict[str, Any]) -> list[str]:
+    """The names of the conversations a decoded request carries spans of, in order."""
+    return list(_group(spans_of(request)))
+
+
+def read(request: dict[str, Any]) -> Reading:
+    spans = spans_of(request)
+    conversations: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    for name, group in _group(spans).items():
+        conversation = _conversation(name, group)
+        if conversation is None:
+            skipped.append(
+                {
+                    "external_id": name,
+                    "reason": "no chat span with readable gen_ai.input.messages or gen_ai.output.messages "
+                    "(message content may not be recorded, or the chat span is in another export)",
+                }
+            )
+        else:
+            conversations.append(conversation)
+    return Reading(conversations, skipped, len(spans))
+
+
+def _group(spans: list[Span]) -> dict[str, list[Span]]:
+    genai = [s for s in spans if any(key.startswith("gen_ai.") for key in s.attributes)]
+    by_trace: dict[str, str] = {}
+    for span in genai:
+        name = span.attributes.get("gen_ai.conversation.id")
+        if isinstance(name, str) and name and span.trace_id not in by_trace:
+            by_trace[span.trace_id] = name
+    groups: dict[str, list[Span]] = {}
+    for span in genai:
+        name = span.attributes.get("gen_ai.conversation.id")
+        if not (isinstance(name, str) and name):
+            name = by_trace.get(span.trace_id) or span.trace_id
+        groups.setdefault(name, []).append(span)
+    return groups
+
+
+def _conversation(name: str, spans: list[Span]) -> dict[str, Any] | None:
+    chats = [s for s in spans if s.operation in CHAT_OPERATIONS and _has_messages(s)]
+    chats = chats or [s for s in spans if _has_messages(s)]  # an agent span carrying them
+    chats.sort(key=lambda s: (s.end, s.start, s.order), reverse=True)
+    latest, messages = None, None
+    for span in chats:
+        messages = _span_messages(span)
+        if messages:
+            latest = span
+            break
+    if latest is None or not messages:
+        return None
+
+    receipts_by_call = _match_tool_spans(messages, [s for s in spans if s.operation == "execute_tool"])
+    messages = _with_span_results(messages, receipts_by_call)
+    offered = _tools_offered(latest.attributes.get("gen_ai.tool.definitions"))
+    turns = []
+    for group in split_into_turns(messages):
+        turn: dict[str, Any] = {"messages": group}
+        if offered is not None:
+            turn["tools_offered"] = offered
+        receipts = _receipts(group, receipts_by_call)
+        if receipts is not None:
+            turn["receipts"] = receipts
+        turns.append(turn)
+
+    conversation: dict[str, Any] = {"external_id": name}
+    agent = {}
+    agent_name = _first(spans, "gen_ai.agent.name") or latest.resource.get("service.name")
+    if isinstance(agent_name, str) and agent_name:
+        agent["name"] = agent_name
+    model = latest.attributes.get("gen_ai.response.model") or latest.attributes.get("gen_ai.request.model")
+    if not (isinstance(model, str) and model):
+        model = _first(chats, "gen_ai.response.model") or _first(chats, "gen_ai.request.model")
+    if isinstance(model, str) and model:
+        agent["model"] = model
+    if agent:
+        conversation["agent"] = agent
+    starts = [s.start for s in spans if s.start > 0]
+    started_at = iso(min(starts)) if starts else None
+    if started_at:
+        conversation["started_at"] = started_at
+    system = _system_text(latest.attributes.get("gen_ai.system_instructions"))
+    if system:
+        conversation["system"] = system
+    conversation["turns"] = turns
+    return conversation
+
+
+def _first(spans: list[Span], key: str) -> Any:
+    for span in spans:
+        value = span.attributes.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _has_messages(span: Span) -> bool:
+    return "gen_ai.input.messages" in span.attributes or "gen_ai.output.messages" in span.attributes
+
+
+def _json_list(value: Any) -> list[Any] | None:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    return value if isinstance(value, list) else None
+
+
+def _span_messages(span: Span) -> list[dict[str, Any]] | None:
+    """The span's input messages followed by its output messages; None when unreadable."""
+    out: list[dict[str, Any]] = []
+    for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+        if key not in span.attributes:
+            continue
+        messages = _json_list(span.attributes[key])
+        if messages is None:
+            return None
+        for message in messages:
+            if isinstance(message, dict):
+                out.extend(semconv_message(message))
+    return out
+
+
+def semconv_message(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """One GenAI semantic-conventions message as native messages.
+
+    Its `tool_call_response` parts (`response`, or `result`) become tool messages, placed
+    first; its text parts, joined by newlines, and its `tool_call` parts make the message
+    of its role.
+    """
+    role = ROLE_NAMES.get(message.get("role"), message.get("role"))
+    parts = message.get("parts")
+    if parts is None and isinstance(message.get("content"), str):
+        parts = [{"type": "text", "content": message["content"]}]
+    if not isinstance(parts, list):
+        return []
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text" and isinstance(part.get("content"), str):
+            texts.append(part["content"])
+        elif kind == "tool_call":
+            calls.append(tool_call(part.get("id"), part.get("name"), part.get("arguments")))
+        elif kind == "tool_call_response":
+            response = part["response"] if "response" in part else part.get("result")
+            results.append({"role": "tool", "tool_call_id": part.get("id"), "content": result_text(response)})
+    text = "\n".join(texts)
+    out = list(results)
+    if role == "assistant":
+        if text or calls:
+            reply: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                reply["tool_calls"] = calls
+            out.append(reply)
+    elif role in ("user", "system"):
+        if text or not results:
+            out.append({"role": role, "content": text})
+    elif role == "tool" and text and not results:
+        call_id = message.get("tool_call_id") or message.get("id")
+        if isinstance(call_id, str) and call_id:
+            out.append({"role": "tool", "tool_call_id": call_id, "content": text})
+    return out
+
+
+def _match_tool_spans(messages: list[dict[str, Any]], tool_spans: list[Span]) -> dict[str, Span]:
+    """Each call of the transcript with its execute_tool span, by call id, else by tool name."""
+    calls = [call for m in messages for call in m.get("tool_calls") or ()]
+    by_id: dict[str, Span] = {}
+    unnamed: list[Span] = []
+    for span in sorted(tool_spans, key=lambda s: (s.start, s.order)):
+        call_id = span.attributes.get("gen_ai.tool.call.id")
+        if isinstance(call_id, str) and call_id:
+            by_id.setdefault(call_id, span)
+        else:
+            unnamed.append(span)
+    matched = {call["id"]: by_id[call["id"]] for call in calls if call["id"] in by_id}
+    for span in unnamed:
+        tool = span.attributes.get("gen_ai.tool.name")
+        for call in calls:
+            if call["id"] not in matched and call["function"]["name"] == tool:
+                matched[call["id"]] = span
+                break
+    return matched
+
+
+def _with_span_results(messages: list[dict[str, Any]], spans: dict[str, Span]) -> list[dict[str, Any]]:
+    """The transcript with a tool message, from its span's result, for each unanswered call."""
+    answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") != "tool" and pending:
+            out.extend(pending)
+            pending = []
+        out.append(message)
+        for call in message.get("tool_calls") or ():
+            span = spans.get(call["id"])
+            if span is not None and call["id"] not in answered:
+                answered.add(call["id"])
+                pending.append(_span_tool_message(call["id"], span))
+    out.extend(pending)
+    return out
+
+
+def _span_tool_message(call_id: str, span: Span) -> dict[str, Any]:
+    result = span.attributes.get("gen_ai.tool.call.result")
+    content = result_text(result) if result is not None else span.status_message
+    message: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": content}
+    if span.error:
+        message["is_error"] = True
+    return message
+
+
+def _receipts(messages: list[dict[str, Any]], spans: dict[str, Span]) -> list[dict[str, Any]] | None:
+    """One receipt per tool message of a turn where a span recorded a call; None elsewhere.
+
+    A span's receipt says whether the call succeeded and when it ran; a tool message with
+    no span of its own gets a receipt naming the call only, so the transcript fills it in
+    as it would have without spans.
+    """
+    results = [m for m in messages if m.get("role") == "tool"]
+    if not any(m.get("tool_call_id") in spans for m in results):
+        return None
+    names = {call["id"]: call["function"]["name"] for m in messages for call in m.get("tool_calls") or ()}
+    receipts: list[dict[str, Any]] = []
+    for message in results:
+        call_id = message.get("tool_call_id")
+        span = spans.get(call_id)
+        tool = span.attributes.get("gen_ai.tool.name") if span is not None else None
+        tool = tool if isinstance(tool, str) and tool else names.get(call_id)
+        if not tool:
+            continue
+        receipt: dict[str, Any] = {"call_id": call_id, "tool": tool}
+        if span is not None:
+            receipt["ok"] = not span.error
+            receipt["outcome"] = "error" if span.error else "ok"
+            at = iso(span.start) if span.start > 0 else None
+            if at:
+                receipt["at"] = at
+        receipts.append(receipt)
+    return receipts
+
+
+def _tools_offered(value: Any) -> list[Any] | None:
+    tools = _json_list(value)
+    if tools is None:
+        return None
+    out: list[Any] = []
+    for tool in tools:
+        if isinstance(tool, dict):
+            spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            out.append(offered_tool(spec.get("name"), spec.get("parameters")))
+    return out
+
+
+def _system_text(value: Any) -> str:
+    if isinstance(value, str):
+        parts = _json_list(value)
+        if parts is None:
+            return value
+    else:
+        parts = value if isinstance(value, list) else []
+    return "\n".join(
+        p["content"]
+        for p in parts
+        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("content"), str)
+    )
+
+
+def iso(nanos: int) -> str | None:
+    """Unix nanoseconds as an ISO 8601 UTC timestamp (microseconds when not whole seconds)."""
+    seconds, rest = divmod(nanos, 1_000_000_000)
+    try:
+        moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest // 1000)
+    except (OverflowError, OSError, ValueError):
+        return None  # a time no calendar date can hold
+    spec = "microseconds" if moment.microsecond else "seconds"
+    return moment.isoformat(timespec=spec).replace("+00:00", "Z")
+
+
+# --- exports of one conversation over several requests -------------------------------------
+
+
+def merge_with_stored(stored: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    """A later export's document, read as an extension of the stored one where it can be.
+
+    Both are canonical native documents. When the stored turns' messages are the first
+    turns' messages of the new export, the result is the stored document (header and turns,
+    with the receipts of spans that came earlier) followed by the export's further turns;
+    when the export brings no further turn, the stored document itself (nothing new). Any
+    other export is returned as it is, for the resending rule to judge.
+    """
+    old, new = stored.get("turns") or [], document.get("turns") or []
+    shared = min(len(old), len(new))
+    if any(old[i]["messages"] != new[i]["messages"] for i in range(shared)):
+        return document
+    merged = dict(stored)
+    merged["turns"] = list(old) + list(new[len(old) :])
+    return merged
