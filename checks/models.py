@@ -188,12 +188,30 @@ class Conversation(models.Model):
         return reverse("conversation", args=[self.project.slug, self.pk])
 
 
+class RawExport(models.Model):
+    """An OTLP trace export exactly as received; it may carry many conversations, so their
+    payloads point here instead of each keeping a copy."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    body = models.BinaryField()
+    content_type = models.CharField(max_length=100)
+    content_encoding = models.CharField(max_length=20, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "created_at"], name="export_project_time")]
+
+    def __str__(self) -> str:
+        return f"export {self.pk} ({self.content_type})"
+
+
 class Payload(models.Model):
     """A request body exactly as it was received (the first one, then each that appended)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="payloads")
-    body = models.TextField()
+    body = models.TextField(blank=True)  # empty when the body is an export (below)
+    export = models.ForeignKey(RawExport, on_delete=models.CASCADE, null=True, blank=True)
     format = models.CharField(max_length=20, default="native")
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from . import audit, suite
-from .ingest import UnknownFormat, to_native
+from .ingest import UnknownFormat, otel, resolve_format, to_native
 from .models import (
     CheckRun,
     Conversation,
@@ -32,6 +32,7 @@ from .models import (
     Message,
     Payload,
     Project,
+    RawExport,
     RunStatus,
     ToolCall,
     Turn,
@@ -87,13 +88,23 @@ def to_document(payload: Any, *, format: str | None = "native") -> dict[str, Any
 
 @transaction.atomic
 def ingest_conversation(
-    *, project: Project, payload: Any, body: str, format: str | None = "native", enqueue: bool = True
+    *,
+    project: Project,
+    payload: Any,
+    body: str,
+    format: str | None = "native",
+    enqueue: bool = True,
+    export: RawExport | None = None,
+    source_format: str | None = None,
 ) -> IngestResult:
     """Stores a conversation and schedules its check, following CONTRACT.md §1 on resending.
 
     With ``enqueue`` false the run is created but not sent to the workers: the caller sends
     many at once (see ``ingest_many``)."""
     document = to_document(payload, format=format)
+    # Recorded with the payload: what the sender sent, which for an OTLP export is not what
+    # was parsed here (its conversations arrive already turned into the native shape).
+    stored_format = source_format or _format_name(payload, format)
     digest = content_hash(document)
     external_id = document["external_id"]
 
@@ -109,7 +120,9 @@ def ingest_conversation(
                 raise
         else:
             _store_turns(conversation, document["turns"], first_index=0)
-            Payload.objects.create(project=project, conversation=conversation, body=body, format=format or "")
+            Payload.objects.create(
+                project=project, conversation=conversation, body=body, export=export, format=stored_format
+            )
             return IngestResult("created", conversation, _schedule_run(conversation, enqueue))
 
     if existing.content_hash == digest:
@@ -133,8 +146,18 @@ def ingest_conversation(
     existing.updated_at = timezone.now()
     existing.save(update_fields=["document", "content_hash", "updated_at"])
     _store_turns(existing, document["turns"][len(stored_turns) :], first_index=len(stored_turns))
-    Payload.objects.create(project=project, conversation=existing, body=body, format=format or "")
+    Payload.objects.create(
+        project=project, conversation=existing, body=body, export=export, format=stored_format
+    )
     return IngestResult("appended", existing, _schedule_run(existing, enqueue))
+
+
+def _format_name(payload: Any, format: str | None) -> str:
+    """The format a payload was read in, detected where the sender left it to us."""
+    try:
+        return resolve_format(payload, format)
+    except UnknownFormat:
+        return str(format)
 
 
 def _locked_conversation(project: Project, external_id: str) -> Conversation | None:
@@ -259,6 +282,52 @@ def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: An
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What became of an OTLP export: each conversation it carried, and those it could not build."""
+
+    items: list[ItemResult]
+    skipped: list[dict[str, str]]
+
+
+@transaction.atomic
+def ingest_export(
+    *, project: Project, body: bytes, content_type: str, content_encoding: str, reading: otel.Reading
+) -> ExportResult:
+    """Stores the conversations of one OTLP export. Exports of one conversation arrive over
+    time, each with the spans seen since: each is read as an extension of what is stored."""
+    export = RawExport.objects.create(
+        project=project, body=body, content_type=content_type[:100], content_encoding=content_encoding[:20]
+    )
+    results: list[ItemResult] = []
+    run_ids: list[int] = []
+    for index, conversation in enumerate(reading.conversations):
+        external_id = conversation.get("external_id")
+        try:
+            with transaction.atomic():
+                document = to_document(conversation)
+                stored = _locked_conversation(project, document["external_id"])
+                if stored is not None:
+                    document = otel.merge_with_stored(stored.document, document)
+                result = ingest_conversation(
+                    project=project,
+                    payload=document,
+                    body="",
+                    enqueue=False,
+                    export=export,
+                    source_format="otlp",
+                )
+        except IngestError as exc:
+            status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
+            results.append(ItemResult(index, status, external_id, errors=exc.errors))
+            continue
+        if result.run is not None:
+            run_ids.append(result.run.pk)
+        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
+    transaction.on_commit(lambda: enqueue_runs(run_ids))
+    return ExportResult(results, reading.skipped)
 
 
 # --- checking -----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import services, suite
-from ..models import CheckRun, Conversation, Finding, Project
+from ..models import CheckRun, Conversation, Finding, Project, RunStatus
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .idempotency import idempotent
@@ -344,3 +344,26 @@ def check(request: Request) -> Response:
 def capability_statement(request: Request) -> Response:
     names = tuple(name.strip() for name in request.query_params.get("tools", "").split(",") if name.strip())
     return Response({"tools": list(names), "text": suite.capability_statement(names)})
+
+
+@extend_schema(
+    operation_id="stats",
+    summary="How many conversations were received and checked",
+    description="For the key's project (or, signed in, every project you belong to).",
+    responses={200: OpenApiTypes.OBJECT},
+)
+@api_view(["GET"])
+@permission_classes([needs_scope("read")])
+def stats(request: Request) -> Response:
+    projects = visible_projects(request)
+    received = Conversation.objects.filter(project__in=projects).count()
+    checked = (
+        CheckRun.objects.filter(project__in=projects, status=RunStatus.DONE)
+        .values("conversation_id")
+        .distinct()
+        .count()
+    )
+    pending = CheckRun.objects.filter(
+        project__in=projects, status__in=[RunStatus.PENDING, RunStatus.RUNNING]
+    ).count()
+    return Response({"conversations": received, "checked": checked, "runs_pending": pending})

@@ -1,0 +1,102 @@
+"""OTLP/HTTP trace ingestion: `POST /v1/traces`, protobuf or JSON, gzip or not.
+
+What the OpenTelemetry exporters send by default; GenAI spans become conversations (see
+checks/ingest/otel.py), each stored or refused on its own. The answer is the OTLP export
+response in the request's encoding, with a partial success naming what was not taken.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from rest_framework import renderers, status
+from rest_framework.decorators import api_view, permission_classes, renderer_classes
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from .. import services
+from ..ingest import otel
+from .auth import project_of
+from .errors import error_response
+from .permissions import needs_scope
+from .views import ERROR_SHAPE, _key_required, _too_large
+
+PROTOBUF = "application/x-protobuf"
+
+
+class ProtobufRenderer(renderers.BaseRenderer):
+    """Lets a client that accepts only protobuf reach the view, which answers in bytes."""
+
+    media_type = PROTOBUF
+    format = "protobuf"
+
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
+        return data if isinstance(data, bytes) else b""
+
+
+@extend_schema(
+    operation_id="otlp_traces",
+    summary="Send OpenTelemetry traces (OTLP/HTTP)",
+    description=(
+        "An ExportTraceServiceRequest as protobuf (`application/x-protobuf`) or JSON "
+        "(`application/json`), optionally gzip-encoded. GenAI spans (`chat` and `execute_tool`) "
+        "are grouped into conversations by `gen_ai.conversation.id` (else the trace id); a later "
+        "export of one conversation extends it. Answers the OTLP export response, with a partial "
+        "success for what was not taken."
+    ),
+    request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
+    responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
+)
+@api_view(["POST"])
+@renderer_classes([renderers.JSONRenderer, ProtobufRenderer])
+@permission_classes([needs_scope("ingest")])
+def traces(request: Request) -> Response | HttpResponse:
+    project = project_of(request)
+    if project is None:
+        return _key_required()
+    limit = settings.RECEIPTS_BULK_MAX_BYTES
+    if refusal := _too_large(request, limit):
+        return refusal
+    content_type = request.META.get("CONTENT_TYPE", "")
+    encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
+    body = request.body
+    try:
+        reading = otel.read(otel.decode_request(body, content_type, encoding, max_bytes=limit))
+    except otel.BadOtlp as exc:
+        return error_response(
+            status.HTTP_400_BAD_REQUEST,
+            "The body is not an OTLP trace export.",
+            [{"path": "$", "message": exc.message}],
+        )
+    result = services.ingest_export(
+        project=project, body=body, content_type=content_type, content_encoding=encoding, reading=reading
+    )
+    refused = [item for item in result.items if item.status in ("conflict", "invalid")]
+    message = "; ".join(
+        f"{item.external_id}: {item.status}: {item.errors[0]['message']}"
+        for item in refused[:10]
+        if item.errors
+    )
+    if result.skipped:
+        message = "; ".join(
+            filter(None, [message, *(f"{s['external_id']}: {s['reason']}" for s in result.skipped)])
+        )
+    rejected = len(refused) + len(result.skipped)
+
+    if content_type.split(";")[0].strip().lower() == PROTOBUF:
+        answer = ExportTraceServiceResponse()
+        if rejected:
+            answer.partial_success.rejected_spans = rejected
+            answer.partial_success.error_message = message[:2000]
+        return HttpResponse(answer.SerializeToString(), content_type=PROTOBUF)
+    data: dict[str, Any] = {}
+    if rejected:
+        data["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message[:2000]}
+    return Response(data)

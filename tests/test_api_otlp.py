@@ -1,0 +1,113 @@
+"""POST /v1/traces: OTLP exports of GenAI spans become checked conversations."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+from checks.models import CheckRun, Conversation, Payload, RawExport
+
+pytestmark = pytest.mark.django_db
+
+PAYLOADS = Path(__file__).parent / "ingest_payloads"
+
+
+def _post(client: Any, api_key: str, body: bytes, content_type: str, **headers: str) -> Any:
+    return client.post(
+        "/v1/traces",
+        data=body,
+        content_type=content_type,
+        headers={"Authorization": f"Bearer {api_key}", **headers},
+    )
+
+
+def test_a_protobuf_export_becomes_checked_conversations(
+    client: Any, api_key: str, django_capture_on_commit_callbacks: Any
+) -> None:
+    body = (PAYLOADS / "peer_ingest.otlp.pb.gz").read_bytes()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _post(client, api_key, body, "application/x-protobuf", **{"Content-Encoding": "gzip"})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/x-protobuf"
+    answer = ExportTraceServiceResponse.FromString(response.content)
+    assert answer.partial_success.rejected_spans == 0
+    assert Conversation.objects.count() == 2
+    assert set(CheckRun.objects.values_list("status", flat=True)) == {"done"}
+    export = RawExport.objects.get()
+    assert bytes(export.body) == body  # kept exactly as received, once for all its conversations
+    assert set(Payload.objects.values_list("format", flat=True)) == {"otlp"}
+
+
+def test_a_json_export_gives_the_same_conversations(client: Any, api_key: str) -> None:
+    body = (PAYLOADS / "peer_ingest.otlp.json").read_bytes()
+    response = _post(client, api_key, body, "application/json")
+    assert response.status_code == 200 and response.json() == {}
+    from_json = {c.external_id: c.document for c in Conversation.objects.all()}
+    Conversation.objects.all().delete()
+    _post(
+        client,
+        api_key,
+        (PAYLOADS / "peer_ingest.otlp.pb.gz").read_bytes(),
+        "application/x-protobuf",
+        **{"Content-Encoding": "gzip"},
+    )
+    assert {c.external_id: c.document for c in Conversation.objects.all()} == from_json
+
+
+def test_sending_the_same_export_again_changes_nothing(client: Any, api_key: str) -> None:
+    body = (PAYLOADS / "peer_ingest.otlp.json").read_bytes()
+    _post(client, api_key, body, "application/json")
+    _post(client, api_key, body, "application/json")
+    assert Conversation.objects.count() == 2 and CheckRun.objects.count() == 2
+
+
+def test_the_conversation_is_found_by_its_conversation_id(client: Any, api_key: str) -> None:
+    _post(client, api_key, (PAYLOADS / "peer_ingest.otlp.json").read_bytes(), "application/json")
+    external_id = Conversation.objects.order_by("id").first().external_id
+    found = client.get(
+        f"/api/v1/conversations?external_id={external_id}", headers={"Authorization": f"Bearer {api_key}"}
+    ).json()
+    assert [c["external_id"] for c in found] == [external_id]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "encoding", "fragment"),
+    [
+        (b"\x00\xffnot protobuf", "application/x-protobuf", "", "protobuf"),
+        (b"not gzip", "application/x-protobuf", "gzip", "gzip"),
+        (b"{bad json", "application/json", "", "JSON"),
+        (b"<xml/>", "text/xml", "", "Content-Type"),
+    ],
+)
+def test_an_undecodable_export_is_400_and_stores_nothing(
+    client: Any, api_key: str, body: bytes, content_type: str, encoding: str, fragment: str
+) -> None:
+    headers = {"Content-Encoding": encoding} if encoding else {}
+    response = _post(client, api_key, body, content_type, **headers)
+    assert response.status_code == 400
+    assert fragment.lower() in response.json()["errors"][0]["message"].lower()
+    assert not RawExport.objects.exists() and not Conversation.objects.exists()
+
+
+def test_an_export_over_the_limit_after_decompression_is_refused(
+    client: Any, api_key: str, settings: Any
+) -> None:
+    settings.RECEIPTS_BULK_MAX_BYTES = 2000
+    body = gzip.compress(json.dumps({"resourceSpans": [], "pad": "x" * 50_000}).encode())
+    response = _post(client, api_key, body, "application/json", **{"Content-Encoding": "gzip"})
+    assert response.status_code == 400
+    assert "limit" in response.json()["errors"][0]["message"]
+
+
+def test_stats_count_received_and_checked(
+    client: Any, api_key: str, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        _post(client, api_key, (PAYLOADS / "peer_ingest.otlp.json").read_bytes(), "application/json")
+    stats = client.get("/api/v1/stats", headers={"Authorization": f"Bearer {api_key}"}).json()
+    assert stats == {"conversations": 2, "checked": 2, "runs_pending": 0}
