@@ -10,7 +10,7 @@ import dataclasses
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
@@ -285,6 +285,56 @@ def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: An
 
 
 @dataclass(frozen=True)
+class ItemResult:
+    """What became of one conversation of a bulk request."""
+
+    index: int
+    status: Literal["created", "unchanged", "appended", "conflict", "invalid"]
+    external_id: str | None
+    conversation: Conversation | None = None
+    errors: list[dict[str, str]] = dataclasses.field(default_factory=list)
+
+
+@transaction.atomic
+def ingest_many(
+    *, project: Project, items: list[tuple[Any, str]], format: str | None = "native"
+) -> list[ItemResult]:
+    """Stores many conversations in one transaction, each stored or refused on its own."""
+
+    def attempt(payload: Any, body: str) -> Callable[[], IngestResult]:
+        return lambda: ingest_conversation(
+            project=project, payload=payload, body=body, format=format, enqueue=False
+        )
+
+    return _store_each([(_sender_id(payload), attempt(payload, body)) for payload, body in items])
+
+
+def _sender_id(payload: Any) -> str | None:
+    external_id = payload.get("external_id") if isinstance(payload, dict) else None
+    return external_id if isinstance(external_id, str) else None
+
+
+def _store_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -> list[ItemResult]:
+    """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself, and
+    sends the checks of everything stored to the workers in batches once all is committed."""
+    results: list[ItemResult] = []
+    run_ids: list[int] = []
+    for index, (external_id, attempt) in enumerate(attempts):
+        try:
+            with transaction.atomic():
+                result = attempt()
+        except IngestError as exc:
+            status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
+            results.append(ItemResult(index, status, external_id, errors=exc.errors))
+            continue
+        if result.run is not None:
+            run_ids.append(result.run.pk)
+        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
+    transaction.on_commit(lambda: enqueue_runs(run_ids))
+    return results
+
+
+@dataclass(frozen=True)
 class ExportResult:
     """What became of an OTLP export: each conversation it carried, and those it could not build."""
 
@@ -301,33 +351,21 @@ def ingest_export(
     export = RawExport.objects.create(
         project=project, body=body, content_type=content_type[:100], content_encoding=content_encoding[:20]
     )
-    results: list[ItemResult] = []
-    run_ids: list[int] = []
-    for index, conversation in enumerate(reading.conversations):
-        external_id = conversation.get("external_id")
-        try:
-            with transaction.atomic():
-                document = to_document(conversation)
-                stored = _locked_conversation(project, document["external_id"])
-                if stored is not None:
-                    document = otel.merge_with_stored(stored.document, document)
-                result = ingest_conversation(
-                    project=project,
-                    payload=document,
-                    body="",
-                    enqueue=False,
-                    export=export,
-                    source_format="otlp",
-                )
-        except IngestError as exc:
-            status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
-            results.append(ItemResult(index, status, external_id, errors=exc.errors))
-            continue
-        if result.run is not None:
-            run_ids.append(result.run.pk)
-        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
-    transaction.on_commit(lambda: enqueue_runs(run_ids))
-    return ExportResult(results, reading.skipped)
+
+    def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult]:
+        def store() -> IngestResult:
+            document = to_document(conversation)
+            stored = _locked_conversation(project, document["external_id"])
+            if stored is not None:
+                document = otel.merge_with_stored(stored.document, document)
+            return ingest_conversation(
+                project=project, payload=document, body="", enqueue=False, export=export, source_format="otlp"
+            )
+
+        return store
+
+    items = _store_each([(_sender_id(c), attempt(c)) for c in reading.conversations])
+    return ExportResult(items, reading.skipped)
 
 
 # --- checking -----------------------------------------------------------------------------
@@ -338,44 +376,6 @@ def _schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
     if enqueue:
         transaction.on_commit(lambda: enqueue_runs([run.pk]))
     return run
-
-
-@dataclass(frozen=True)
-class ItemResult:
-    """What became of one conversation of a bulk request."""
-
-    index: int
-    status: Literal["created", "unchanged", "appended", "conflict", "invalid"]
-    external_id: str | None
-    conversation: Conversation | None = None
-    errors: list[dict[str, str]] = dataclasses.field(default_factory=list)
-
-
-@transaction.atomic
-def ingest_many(
-    *, project: Project, items: list[tuple[Any, str]], format: str | None = "native"
-) -> list[ItemResult]:
-    """Stores many conversations in one transaction, each on its own savepoint, so one bad
-    item is refused alone; the checks go to the workers in batches once all is committed."""
-    results: list[ItemResult] = []
-    run_ids: list[int] = []
-    for index, (payload, body) in enumerate(items):
-        external_id = payload.get("external_id") if isinstance(payload, dict) else None
-        external_id = external_id if isinstance(external_id, str) else None
-        try:
-            with transaction.atomic():
-                result = ingest_conversation(
-                    project=project, payload=payload, body=body, format=format, enqueue=False
-                )
-        except IngestError as exc:
-            status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
-            results.append(ItemResult(index, status, external_id, errors=exc.errors))
-            continue
-        if result.run is not None:
-            run_ids.append(result.run.pk)
-        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
-    transaction.on_commit(lambda: enqueue_runs(run_ids))
-    return results
 
 
 def enqueue_runs(run_ids: Iterable[int]) -> None:
