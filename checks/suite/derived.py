@@ -17,14 +17,14 @@ only leave more numbers flagged, never fewer.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
 from .evidence_index import Source, join_path
-from .tokens import _NUMBER, canonical_number
+from .tokens import canonical_number
 from .types import Evidence
 
-MAX_LEAVES = 5_000
 MAX_ROWS = 500
 MAX_COLUMNS = 16
 MAX_GROUP_KEYS = 6
@@ -37,7 +37,6 @@ _SCALES = tuple(
     for base in (1000, 1024)
     for power in (1, 2, 3, -1, -2, -3)
 )
-_PERCENT_KEY = re.compile(r"pct|percent|perc|util|usage|%")
 _UNIT_WORDS = frozenset(
     "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
     "kbps hours hrs h min mins minutes days usd eur gbp w kw watts".split()
@@ -54,67 +53,58 @@ class Derivation:
         return {"kind": self.kind, "from": self.source}
 
 
+_NUMBER_LINE = re.compile(r"^\d+(?:\.\d+)?$", re.M)
+_PERCENT_FIELD = re.compile(
+    r'"([^"\\]{0,64}(?:pct|percent|perc|util|usage|%)[^"\\]{0,64})"\s*:\s*"?(-?\d+(?:\.\d+)?)', re.I
+)
+
+
 @dataclass
 class _Facts:
-    leaves: list[tuple[float, str, bool]]  # value, path, is a percentage field
-    aggregates: list[tuple[float, str, str]]  # value, kind, how, in the order they are tried
+    numbers: list[tuple[float, str]]  # every number the source carries, sorted, with its spelling
+    percents: list[tuple[float, int]]  # percentage fields: value and where the number stands
+    aggregates: list[tuple[float, str, str]] | None = None  # value, kind, how; read when needed
 
 
 def _facts(source: Source) -> _Facts:
     cached = source.cache.get("facts")
     if cached is None:
-        cached = _read_facts(source)
-        source.cache["facts"] = cached
+        found = _NUMBER_LINE.findall("\n".join(source.forms))
+        numbers = sorted((float(n), n) for n in found if len(n) <= 17)
+        percents = [(float(m.group(2)), m.start(2)) for m in _PERCENT_FIELD.finditer(source.text[:2_000_000])]
+        cached = source.cache["facts"] = _Facts(numbers, percents)
     return cached
 
 
-def _read_facts(source: Source) -> _Facts:
-    leaves: list[tuple[float, str, bool]] = []
-    aggregates: list[tuple[float, str, str]] = []
-    value = source.parsed() if source.looks_json else None
-    if isinstance(value, (dict, list)):
+def _aggregates(source: Source, facts: _Facts) -> list[tuple[float, str, str]]:
+    if facts.aggregates is None:
+        facts.aggregates = []
+        value = source.parsed() if source.looks_json else None
         tables: list[tuple[str, list[dict[str, Any]]]] = []
-        _walk(value, "", "", leaves, tables)
+        _tables(value, "", tables)
         for path, rows in tables:
-            _aggregate(path, rows, aggregates)
-            if len(aggregates) >= MAX_DERIVED:
+            _aggregate(path, rows, facts.aggregates)
+            if len(facts.aggregates) >= MAX_DERIVED:
                 break
-    seen = {leaf[0] for leaf in leaves}
-    for form in source.forms:  # numbers written in text: roundings and conversions only
-        if len(leaves) >= MAX_LEAVES:
-            break
-        if form[0].isdigit() and _NUMBER.fullmatch(form) and len(form) <= 17:
-            number = float(form)
-            if number not in seen:
-                leaves.append((number, "", False))
-    return _Facts(leaves, aggregates)
+    return facts.aggregates
 
 
-def _walk(
-    value: Any,
-    path: str,
-    key: str,
-    leaves: list[tuple[float, str, bool]],
-    tables: list[tuple[str, list[dict[str, Any]]]],
-    depth: int = 0,
-) -> None:
-    if depth > 32 or len(leaves) >= MAX_LEAVES:
+def _tables(value: Any, path: str, out: list[tuple[str, list[dict[str, Any]]]], depth: int = 0) -> None:
+    """Every list of rows (objects) in a JSON value, with its path; rows are not walked."""
+    if depth > 16 or len(out) >= 64:
         return
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, (int, float)):
-        leaves.append((float(value), path, bool(_PERCENT_KEY.search(key.lower()))))
-    elif isinstance(value, dict):
-        for k, item in value.items():
-            _walk(item, join_path(path, k), str(k), leaves, tables, depth + 1)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                _tables(item, join_path(path, str(key)), out, depth + 1)
     elif isinstance(value, list):
         rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)]
         if rows:
-            tables.append((path, rows))
-        for i, item in enumerate(value):
-            if len(leaves) >= MAX_LEAVES:
-                return
-            _walk(item, join_path(path, i), key, leaves, tables, depth + 1)
+            out.append((path, rows))
+        else:
+            for i, item in enumerate(value[:MAX_ROWS]):
+                if isinstance(item, (dict, list)):
+                    _tables(item, join_path(path, i), out, depth + 1)
 
 
 def _unit(key: str) -> str | None:
@@ -123,55 +113,61 @@ def _unit(key: str) -> str | None:
     return tail if tail in _UNIT_WORDS else None
 
 
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
 def _aggregate(path: str, rows: list[dict[str, Any]], out: list[tuple[float, str, str]]) -> None:
+    sample = rows[:32]
     columns: list[str] = []
-    texts: dict[str, set[str]] = {}
-    for row in rows:
+    texts: list[str] = []
+    for row in sample:
         for k, v in row.items():
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if _is_number(v):
                 if k not in columns and len(columns) < MAX_COLUMNS:
                     columns.append(k)
-            elif isinstance(v, str):
-                texts.setdefault(k, set()).add(v)
+            elif isinstance(v, str) and k not in texts:
+                texts.append(k)
     if not columns:
         return
-    groups: list[tuple[str, list[dict[str, Any]]]] = [("", rows)]
-    keys = sorted(
-        (k for k, values in texts.items() if 1 < len(values) <= MAX_GROUPS_PER_KEY),
-        key=lambda k: len(texts[k]),
-    )[:MAX_GROUP_KEYS]
-    for k in keys:
-        members: dict[str, list[dict[str, Any]]] = {}
-        for row in rows:
+    values = {c: [v if _is_number(v := row.get(c)) else 0.0 for row in rows] for c in columns}
+    present = {c: any(_is_number(row.get(c)) for row in rows) for c in columns}
+    groups: list[tuple[str, list[int] | None]] = [("", None)]
+    keyed: list[tuple[str, dict[str, list[int]]]] = []
+    for k in texts:
+        members: dict[str, list[int]] = {}
+        for i, row in enumerate(rows):
             v = row.get(k)
             if isinstance(v, str):
-                members.setdefault(v, []).append(row)
-        groups.extend((f"{k}={v}", group) for v, group in members.items())
-    pairs = [(a, b) for a in columns for b in columns if a != b and (_unit(a) == _unit(b))]
-    for label, group in groups:
-        sums: dict[str, float] = {}
-        for c in columns:
-            total, present = 0.0, False
-            for row in group:
-                v = row.get(c)
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    total += v
-                    present = True
-            if present:
-                sums[c] = total
+                members.setdefault(v, []).append(i)
+                if len(members) > MAX_GROUPS_PER_KEY:
+                    break
+        if 1 < len(members) <= MAX_GROUPS_PER_KEY:
+            keyed.append((k, members))
+    keyed.sort(key=lambda item: len(item[1]))
+    for k, members in keyed[:MAX_GROUP_KEYS]:
+        groups.extend((f"{k}={v}", idx) for v, idx in members.items())
+    pairs = [(a, b) for a in columns for b in columns if a != b and _unit(a) == _unit(b)]
+    for label, idx in groups:
+        if idx is None:
+            sums = {c: float(sum(values[c])) for c in columns if present[c]}
+        else:
+            sums = {c: float(sum([values[c][i] for i in idx])) for c in columns if present[c]}
 
         def name(c: str, label: str = label) -> str:
-            return f"{path}[{label}].{c}" if path or label else f"[{label}].{c}"
+            return f"{path}[{label}].{c}"
 
         for c, total in sums.items():
             out.append((total, "column-sum", f"Σ {name(c)}"))
         for a, b in pairs:
-            if a in sums and b in sums and sums[b]:
+            if a not in sums or b not in sums:
+                continue
+            if sums[b]:
                 ratio = sums[a] / sums[b]
                 out.append((100 * ratio, "column-ratio", f"100 × {name(a)} ÷ {name(b)}"))
                 out.append((ratio, "column-ratio", f"{name(a)} ÷ {name(b)}"))
                 out.append((100 - 100 * ratio, "complement", f"100 − 100 × {name(a)} ÷ {name(b)}"))
-            if a in sums and b in sums and sums[a] >= sums[b]:
+            if sums[a] >= sums[b]:
                 out.append((sums[a] - sums[b], "column-difference", f"{name(a)} − {name(b)}"))
         if len(out) >= MAX_DERIVED:
             del out[MAX_DERIVED:]
@@ -182,40 +178,58 @@ def _tolerance(precision: int) -> float:
     return 0.5 * 10.0 ** (-precision) * (1 + 1e-9) + 1e-12
 
 
+def _near(numbers: list[tuple[float, str]], target: float, tol: float) -> str | None:
+    """The spelling of a carried number within ``tol`` of ``target``, if any (binary search)."""
+    i = bisect_left(numbers, (target - tol, ""))
+    if i < len(numbers) and numbers[i][0] <= target + tol:
+        return numbers[i][1]
+    return None
+
+
+def _leaf(
+    kind: str, how: str, source: Source, spelling: str | None = None, offset: int | None = None
+) -> Derivation:
+    path = ""
+    if offset is None and spelling is not None:
+        span = source.span_of(spelling)
+        offset = span[0] if span else None
+    if offset is not None:
+        path = source.path_at(offset)
+    where = path or f"{source.call_id} text"
+    return Derivation(kind, how.format(where), (Evidence(call_id=source.call_id, path=path),))
+
+
 def explain(
-    number: float, precision: int, sources: list[Source], rounding_only: bool = False
+    number: float | None, precision: int, sources: list[Source], rounding_only: bool = False
 ) -> Derivation | None:
     """The first derivation (in the documented order) that gives ``number``, or None."""
     if number is None or len(canonical_number(repr(number)).replace(".", "")) > 15:
         return None  # past float precision a "match" would mean nothing
     tol = _tolerance(precision)
     facts = [(source, _facts(source)) for source in sources[:MAX_SOURCES]]
-
-    def found(kind: str, how: str, source: Source, path: str) -> Derivation:
-        return Derivation(kind, how, (Evidence(call_id=source.call_id, path=path),))
-
     for source, fact in facts:
-        for value, path, _ in fact.leaves:
-            if abs(abs(value) - number) <= tol:
-                return found("rounded", path or f"{source.call_id} text", source, path)
+        spelling = _near(fact.numbers, number, tol)
+        if spelling is not None:
+            return _leaf("rounded", "{}", source, spelling)
     if rounding_only:
         return None
     for source, fact in facts:
-        for value, path, _ in fact.leaves:
-            for factor, label in _SCALES:
-                if abs(abs(value * factor) - number) <= tol:
-                    return found("unit-scale", f"{path or source.call_id + ' text'} {label}", source, path)
+        for factor, label in _SCALES:
+            spelling = _near(fact.numbers, number / factor, tol / factor)
+            if spelling is not None:
+                return _leaf("unit-scale", "{} " + label, source, spelling)
     for source, fact in facts:
-        for value, path, is_percent in fact.leaves:
-            if is_percent and 0 <= value <= 100 and abs(100 - value - number) <= tol:
-                return found("complement", f"100 − {path}", source, path)
+        for value, offset in fact.percents:
+            if 0 <= value <= 100 and abs(100 - value - number) <= tol:
+                return _leaf("complement", "100 − {}", source, offset=offset)
+    aggregates = [(source, _aggregates(source, fact)) for source, fact in facts]
     for kind in ("column-sum", "column-ratio", "complement", "column-difference"):
-        for source, fact in facts:
-            for value, agg_kind, how in fact.aggregates:
+        for source, found in aggregates:
+            for value, agg_kind, how in found:
                 if agg_kind == kind and abs(abs(value) - number) <= tol:
                     columns = tuple(
-                        Evidence(call_id=source.call_id, path=part.strip())
-                        for part in re.findall(r"[\w\[\]=.\-]*\[[^\]]*\]\.[\w\-]+", how)
+                        Evidence(call_id=source.call_id, path=part)
+                        for part in re.findall(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+", how)
                     )
                     return Derivation(kind, how, columns or (Evidence(call_id=source.call_id),))
     return None

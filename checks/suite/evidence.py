@@ -37,6 +37,7 @@ from .tokens import (
     lookup_forms,
     match_patterns,
     normalize,
+    number_variants,
     time_and_date_spellings,
     tokenize,
 )
@@ -324,7 +325,10 @@ class EvidenceChecker:
         candidate: Candidate, state: _State, sources: list[Source], newest_first: list[Source]
     ) -> tuple[Source, tuple[int, int] | None] | None:
         best, best_form = -1, ""
-        for form in candidate.forms:
+        forms = list(candidate.forms)
+        if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
+            forms.extend(number_variants(candidate.value))
+        for form in forms:
             position = state.newest.get(form, -1)
             if position > best:
                 best, best_form = position, form

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any
@@ -40,54 +41,105 @@ def join_path(path: str, key: str | int) -> str:
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
-def json_path_at(text: str, offset: int) -> str:
+class _Node:
+    """One JSON container, read lazily: members are read only as far as a lookup needs.
+
+    An array's elements are skipped by the C scanner; an object's container values are
+    entered (not skipped) when the offset sought lies past their start, so a lookup near
+    the start of a large result reads little of it, and no lookup reads anything twice.
+    """
+
+    __slots__ = ("kind", "starts", "key_ends", "value_starts", "ends", "keys", "pos", "end")
+
+    def __init__(self, text: str, start: int) -> None:
+        self.kind = text[start]
+        self.starts: list[int] = []
+        self.key_ends: list[int] = []
+        self.value_starts: list[int] = []
+        self.ends: list[int | None] = []  # None: a container value not yet read to its end
+        self.keys: list[str | int] = []
+        self.pos = _WS.match(text, start + 1).end()
+        self.end: int | None = None  # where the container closes, once known
+
+    def advance(self, text: str) -> bool:
+        """Read one more member; False once the container is closed (``end`` is then set)."""
+        pos = self.pos
+        try:
+            if pos < len(text) and text[pos] == ",":
+                pos = _WS.match(text, pos + 1).end()
+            if pos >= len(text) or text[pos] in "}]":
+                self.end = min(pos + 1, len(text))
+                return False
+            if self.kind == "{":
+                key, key_end = scanstring(text, pos + 1)
+                value_start = _WS.match(text, _WS.match(text, key_end).end() + 1).end()
+            else:
+                key, key_end, value_start = len(self.keys), pos, pos
+            lazy = self.kind == "{" and value_start < len(text) and text[value_start] in "{["
+            end = None if lazy else _value_end(text, value_start)
+        except (ValueError, IndexError, StopIteration):
+            self.end = len(text)  # cut off
+            return False
+        self.starts.append(pos)
+        self.key_ends.append(key_end)
+        self.value_starts.append(value_start)
+        self.ends.append(end)
+        self.keys.append(key)
+        self.pos = len(text) if end is None else _WS.match(text, end).end()
+        if end is None:
+            self.pos = -1  # resumes after the container value, once it is read
+        return True
+
+
+def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str) -> str | None:
+    """The path covering ``offset`` inside the container at ``start``; None if it lies past it."""
+    node = nodes.get(start)
+    if node is None:
+        node = nodes[start] = _Node(text, start)
+    while True:
+        i = bisect_right(node.starts, offset) - 1
+        if i >= 0:
+            here = join_path(path, node.keys[i])
+            if offset < node.key_ends[i]:
+                return here  # the key itself
+            value_start, end = node.value_starts[i], node.ends[i]
+            if end is None:
+                found = _find(text, value_start, offset, nodes, here)
+                child_end = nodes[value_start].end or len(text)
+                node.ends[i] = child_end
+                if i == len(node.starts) - 1 and node.pos == -1:
+                    node.pos = _WS.match(text, child_end).end()
+                if found is not None:
+                    return found
+            elif offset < end:
+                if text[value_start] in "{[":
+                    return _find(text, value_start, offset, nodes, here) or here
+                return here
+            if i < len(node.starts) - 1:
+                return path  # between two members
+        if node.end is not None:
+            return None if offset >= node.end else path
+        if node.pos == -1:
+            last = len(node.starts) - 1
+            _find(text, node.value_starts[last], len(text), nodes, "")
+            node.ends[last] = nodes[node.value_starts[last]].end or len(text)
+            node.pos = _WS.match(text, node.ends[last]).end()
+        if not node.advance(text):
+            return None if offset >= (node.end or 0) else path
+
+
+def json_path_at(text: str, offset: int, nodes: dict[int, _Node] | None = None) -> str:
     """The JSON path of whatever covers ``offset``: a key names its member, a leaf its path.
 
-    Siblings before the target are skipped by the C scanner, so the Python work is one step
-    per sibling on the way down, not one per character. Cut-off JSON yields the path so far.
+    Empty for a text result and for a note after the JSON. Cut-off JSON yields the path so far.
     """
-    path = ""
-    pos = _WS.match(text, 0).end()
+    start = _WS.match(text, 0).end()
+    if start >= len(text) or text[start] not in "{[":
+        return ""
     try:
-        while pos < len(text):
-            char = text[pos]
-            if char == "{":
-                pos = _WS.match(text, pos + 1).end()
-                found = False
-                while pos < len(text) and text[pos] == '"':
-                    key, key_end = scanstring(text, pos + 1)
-                    if offset < key_end:
-                        return join_path(path, key)
-                    pos = _WS.match(text, key_end).end() + 1  # past the colon
-                    start = _WS.match(text, pos).end()
-                    end = _value_end(text, start)
-                    if offset < end:
-                        path, pos, found = join_path(path, key), start, True
-                        break
-                    pos = _WS.match(text, end).end()
-                    if pos < len(text) and text[pos] == ",":
-                        pos = _WS.match(text, pos + 1).end()
-                if not found:
-                    return path
-            elif char == "[":
-                pos = _WS.match(text, pos + 1).end()
-                i, found = 0, False
-                while pos < len(text) and text[pos] != "]":
-                    end = _value_end(text, pos)
-                    if offset < end:
-                        path, found = join_path(path, i), True
-                        break
-                    pos = _WS.match(text, end).end()
-                    if pos < len(text) and text[pos] == ",":
-                        pos = _WS.match(text, pos + 1).end()
-                    i += 1
-                if not found:
-                    return path
-            else:
-                return path
-    except (ValueError, IndexError, StopIteration):
-        return path
-    return path
+        return _find(text, start, offset, {} if nodes is None else nodes, "") or ""
+    except RecursionError:
+        return ""
 
 
 def _value_end(text: str, start: int) -> int:
@@ -207,10 +259,7 @@ class Source:
     def path_at(self, offset: int) -> str:
         if not self.looks_json:
             return ""
-        value = self.parsed()
-        if value is not _NO_PATH and offset >= self._json_end:
-            return ""  # the note after the JSON
-        return json_path_at(self.text, offset)
+        return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}))
 
     def evidence_at(self, span: tuple[int, int] | None) -> Evidence:
         if span is None:

@@ -25,8 +25,28 @@ from dataclasses import dataclass, field
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
 _SEPARATOR_SET = frozenset(SEPARATORS)
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
+_DIGITS = frozenset("0123456789")
+_GLUED_UNITS = (
+    "%",
+    "ms",
+    "us",
+    "iops",
+    "mbps",
+    "gbps",
+    "kb",
+    "mb",
+    "gb",
+    "tb",
+    "pb",
+    "kib",
+    "mib",
+    "gib",
+    "tib",
+)
+_TAIL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz%")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
 DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
+_DECORATION_SET = frozenset(DECORATION)
 
 _SEP_CLASS = re.escape(SEPARATORS.replace(",", ""))
 _TOKEN = re.compile(rf"(?:[^{_SEP_CLASS},]|(?<=\d),(?=\d))+")
@@ -240,19 +260,49 @@ def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int
     truncated = count > limit
     if truncated:
         parts = parts[:limit]
-    forms: set[str] = set()
-    add = forms.add
-    for raw in set(parts):
-        token = raw
-        if token[0] in DECORATION or token[-1] in DECORATION:
-            token = token.strip(DECORATION)
-            if not token:
-                continue
-        add(token)
-        if token[0].isdigit():
-            for extra in _derived_spellings(token):
-                add(extra)
+    forms = set(parts)
+    # Few tokens have another form, and comprehensions find them fast. A decimal's trailing
+    # zeros and a glued unit are met on the lookup side instead (``number_variants``).
+    dressed = [t for t in forms if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET]
+    if dressed:
+        forms.update([core for core in (t.strip(DECORATION) for t in dressed) if core])
+    timed = [t for t in forms if t[0] in _DIGITS and (":" in t or (len(t) == 10 and t[4] == "-"))]
+    if timed:
+        # A timestamp's date, year, hour:minute and time; a date's year; a clock's h:mm.
+        stamps = [t for t in timed if len(t) >= 16 and t[10] == "t" and t[13] == ":" and t[:4].isdigit()]
+        forms.update([t[:10] for t in stamps])
+        forms.update([t[:4] for t in stamps])
+        forms.update([t[11:16] for t in stamps])
+        forms.update([t[11:19] for t in stamps if len(t) >= 19 and t[16] == ":"])
+        forms.update([t[:4] for t in timed if len(t) == 10 and t[4] == "-" and t[:4].isdigit()])
+        forms.update([t[:-3] for t in timed if len(t) in (7, 8) and t[-3] == ":" and t[-6] == ":"])
     return forms, count, truncated
+
+
+def _time_parts(token: str) -> Iterable[str]:
+    """A timestamp's date, year, time and hour:minute; a date's year; a clock time's h:mm."""
+    if len(token) >= 16 and token[4] == "-" and token[10] == "t" and token[13] == ":":
+        if token[:4].isdigit():
+            yield from (token[:10], token[:4], token[11:16])
+            if len(token) >= 19 and token[16] == ":":
+                yield token[11:19]
+        return
+    if len(token) == 10 and token[4] == "-" and token[:4].isdigit():
+        yield token[:4]
+        return
+    match = _CLOCK_SECONDS.fullmatch(token)
+    if match:
+        yield match.group(1)
+
+
+def number_variants(value: str) -> list[str]:
+    """Spellings a source may give a canonical number: trailing zeros, a glued unit."""
+    if "." in value:
+        out = [value + "0", value + "00"]
+    else:
+        out = [value + ".0", value + ".00"]
+    out.extend([value + unit for unit in _GLUED_UNITS])
+    return out
 
 
 def _derived_spellings(token: str) -> Iterable[str]:
