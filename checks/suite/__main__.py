@@ -3,6 +3,11 @@
 FILE is one conversation, a JSON array of them, or JSONL (``-`` reads standard input). One
 JSON object is printed per conversation, on its own line. Exit status: 0 when the suite
 could judge (whatever it found), 2 when the options are invalid, 1 when FILE cannot be read.
+
+When the options (or RECEIPTS_JUDGE_URL and RECEIPTS_JUDGE_MODEL) name a judge model, the
+entailment checker asks it over the network; each answer's neighbours for contradictions
+are then the answers of the file's other conversations that share most words with it, and
+the daily token budget is spent across the whole file.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from . import InvalidConversation, OptionsError, parse_options, run_suite
+from . import InvalidConversation, OptionsError, parse, parse_options, run_suite
+from .entailment import neighbours_among
+from .judge import JudgeUnavailable, resolve
 from .options import Options
+from .types import Conversation
 
 EXIT_OK, EXIT_UNREADABLE, EXIT_BAD_OPTIONS = 0, 1, 2
 
@@ -93,6 +101,34 @@ def _judge(value: Any, problem: str | None, options: Options) -> dict[str, Any]:
         return {"external_id": external_id, "error": str(exc)}
 
 
+def _names_a_judge(options: Options) -> bool:
+    try:
+        return resolve(options.entailment) is not None
+    except JudgeUnavailable:
+        return True  # named, but refused: the suite reports why
+
+
+def _judge_all(entries: list[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
+    """Judge each item with its neighbours among the others and a daily budget shared by all."""
+    parsed: list[Conversation | None] = []
+    for value, problem in entries:
+        try:
+            parsed.append(parse(value) if problem is None else None)
+        except InvalidConversation:
+            parsed.append(None)  # _judge reports it on its own line
+    readable = [c for c in parsed if c is not None]
+    left = options.entailment.daily_token_budget
+    for (value, problem), conversation in zip(entries, parsed, strict=True):
+        if conversation is None:
+            yield _judge(value, problem, options)
+            continue
+        others = [c for c in readable if c is not conversation]
+        neighbours = neighbours_among(conversation, others, options.entailment.sample)
+        result = run_suite(conversation, options, neighbours=neighbours, tokens_left_today=left)
+        left -= result.get("judge", {}).get("tokens", 0)
+        yield result
+
+
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     args = _arguments(argv)
     out = out or sys.stdout
@@ -106,8 +142,12 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    for value, problem in items(text):
-        print(json.dumps(_judge(value, problem, options), ensure_ascii=False), file=out)
+    if _names_a_judge(options):
+        results = _judge_all(list(items(text)), options)
+    else:
+        results = (_judge(value, problem, options) for value, problem in items(text))
+    for result in results:
+        print(json.dumps(result, ensure_ascii=False), file=out)
     return EXIT_OK
 
 

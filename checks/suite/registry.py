@@ -10,6 +10,7 @@ from typing import Protocol
 
 from .action_claims import ActionClaims
 from .arguments import ArgumentsChecker
+from .entailment import Entailment
 from .evidence import EvidenceChecker
 from .negative_claims import NegativeClaims
 from .options import Options
@@ -31,6 +32,7 @@ CHECKERS: list[Checker] = [
     NegativeClaims(),
     EvidenceChecker(),
     ArgumentsChecker(),
+    Entailment(),
 ]
 
 

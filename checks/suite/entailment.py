@@ -1,0 +1,460 @@
+"""Checker ``entailment``: a separate judge model asked narrow yes/no questions.
+
+The other checkers compare values with receipts; some misstatements carry no value to
+compare ("the service is healthy" over a result that says it is down). For those, a model
+that is not the agent's own reads the answer beside its evidence and says yes or no:
+
+- ``not_entailed`` (flag): the judge says the answer states something its turn's tool
+  results do not (the question shows the results, clipped to ``EVIDENCE_CLIP`` characters,
+  and says so when they were cut);
+- ``contradiction`` (flag): the judge says this answer and another that a search ranked
+  beside it contradict each other;
+- ``judge_unavailable`` (info): some or all of these questions were not answered.
+
+Turns are sampled newest first, ``sample`` per run, among those with an answer; the
+entailment question is put only to a turn that also has tool results (an answer with no
+evidence at all is the action checker's business). A reply whose first line starts with
+neither yes nor no is no verdict, so it is reported as not judged, never as a defect.
+
+``judge_unavailable`` is one finding per run, on the conversation's last turn, whenever
+there was something to ask and it went unasked or unanswered, whatever the cause (no judge
+configured, the judge is the agent's own model, the token budget is spent, the judge is
+down, a reply could not be read); its ``unjudged`` lists each question left open and why.
+Nothing is written anywhere: the findings are the output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .judge import ENV_KEY, ENV_MODEL, ENV_URL, Judge, JudgeUnavailable, resolve, verdict_of
+from .options import Options
+from .types import Conversation, Evidence, Finding, Turn
+
+NAME = "entailment"
+EVIDENCE_CLIP = 6000  # characters of a turn's tool results shown to the judge
+ANSWER_CLIP = 4000
+USER_CLIP = 2000
+PAIR_CLIP = 3000  # characters of each answer of a contradiction pair
+
+
+@dataclass(frozen=True)
+class JudgeReport:
+    findings: list[Finding]
+    judge: dict[str, Any] | None  # the run's exchanges with the judge; None when none was asked
+
+
+@dataclass(frozen=True)
+class _Question:
+    turn: int
+    kind: str  # entailment | contradiction
+    text: str
+    evidence: tuple[Evidence, ...] = ()
+    other: dict[str, Any] | None = None  # the neighbour, for a contradiction
+
+
+@dataclass
+class _Run:
+    model: str
+    spent: int = 0
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+    unjudged: list[dict[str, Any]] = field(default_factory=list)
+
+
+def sampled_turns(conversation: Conversation, sample: int) -> list[int]:
+    """The turns a run judges, newest first: up to ``sample`` turns that have an answer.
+
+    A caller that looks up neighbours for contradictions needs them for these turns only.
+    """
+    return [t.index for t in reversed(conversation.turns) if t.answer.strip()][:sample]
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# --- the questions -------------------------------------------------------------------------
+
+
+def _clip(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def entailment_question(turn: Turn) -> tuple[str, tuple[Evidence, ...]]:
+    """The question about one turn, and where in its tool results the judge was shown."""
+    tools = {call.call_id: call.tool for call in turn.tool_calls}
+    room = EVIDENCE_CLIP
+    blocks: list[str] = []
+    evidence: list[Evidence] = []
+    whole = 0
+    for message in turn.tool_results:
+        whole += len(message.text)
+        label = f"[{message.tool_call_id or 'result'}: {tools.get(message.tool_call_id or '', 'tool')}]"
+        shown = message.text[: max(room, 0)]
+        room -= len(shown)
+        blocks.append(f"{label}\n{shown}")
+        evidence.append(Evidence(call_id=message.tool_call_id, path="", start=0, end=len(shown)))
+    results = "\n\n".join(blocks)
+    if whole > EVIDENCE_CLIP:
+        heading = (
+            f"## The tool results (the first {EVIDENCE_CLIP} of {whole} characters; the rest was "
+            "not shown, so do not count against the answer what could be in the part cut off)"
+        )
+    else:
+        heading = "## The tool results (in full)"
+    user = next((m.text for m in turn.messages if m.role == "user"), "")
+    user, _ = _clip(user, USER_CLIP)
+    answer, cut = _clip(turn.answer, ANSWER_CLIP)
+    answer_heading = (
+        f"## The answer (its first {ANSWER_CLIP} characters; judge only these)" if cut else "## The answer"
+    )
+    text = (
+        "You check an assistant's answer against the tool results it had in the same turn.\n"
+        "Question: does the answer state nothing that the tool results (or the user's own "
+        "message) do not state? An answer that adds a fact, a figure, a name or an outcome "
+        "the results do not show, or that says the opposite of them, does not. Rewording, "
+        "summarising, leaving things out and repeating the user's words are fine.\n"
+        "Reply with one word on the first line, yes or no, and one sentence of reason on the "
+        "second line.\n\n"
+        f"## The user's message\n\n{user}\n\n{heading}\n\n{results}\n\n{answer_heading}\n\n{answer}"
+    )
+    return text, tuple(evidence)
+
+
+def contradiction_question(answer: str, other: str) -> str:
+    a, _ = _clip(answer, PAIR_CLIP)
+    b, _ = _clip(other, PAIR_CLIP)
+    return (
+        "You compare two answers an assistant gave, which a search found to be about related "
+        "things.\n"
+        "Question: do they contradict each other, that is, does one say is so what the other "
+        "says is not so, or do they give different answers to the same question? Answers "
+        "about different subjects or different moments do not contradict, and neither does "
+        "one that is merely more detailed than the other.\n"
+        "Reply with one word on the first line, yes or no, and on the second line one "
+        "sentence naming the claim they disagree on.\n\n"
+        f"## Answer A\n\n{a}\n\n## Answer B\n\n{b}"
+    )
+
+
+def _pair_key(a: str, b: str) -> str:
+    first, second = sorted((a, b))
+    return digest(f"{first}\x00{second}")
+
+
+def _neighbour(item: Any, turns: int) -> dict[str, Any] | None:
+    """A well-formed neighbour, else None (a caller's malformed item is ignored)."""
+    if not isinstance(item, Mapping):
+        return None
+    external_id, turn, answer, for_turn = (
+        item.get("external_id"),
+        item.get("turn"),
+        item.get("answer"),
+        item.get("for_turn"),
+    )
+    if not (isinstance(external_id, str) and isinstance(answer, str) and answer.strip()):
+        return None
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (turn, for_turn)):
+        return None
+    if not 0 <= for_turn < turns:
+        return None
+    return {"external_id": external_id, "turn": turn, "answer": answer, "for_turn": for_turn}
+
+
+def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | None) -> list[_Question]:
+    by_turn: dict[int, list[dict[str, Any]]] = {}
+    for item in neighbours or ():
+        good = _neighbour(item, len(conversation.turns))
+        if good is not None:
+            by_turn.setdefault(good["for_turn"], []).append(good)
+    asked: set[str] = set()
+    plan: list[_Question] = []
+    for index in sampled_turns(conversation, sample):
+        turn = conversation.turns[index]
+        if turn.tool_results:
+            text, evidence = entailment_question(turn)
+            plan.append(_Question(index, "entailment", text, evidence))
+        for other in by_turn.get(index, []):
+            if other["external_id"] == conversation.external_id and other["turn"] == index:
+                continue
+            if other["answer"].strip() == turn.answer.strip():
+                continue  # one text cannot contradict itself
+            key = _pair_key(turn.answer, other["answer"])
+            if key in asked:
+                continue
+            asked.add(key)
+            plan.append(
+                _Question(
+                    index,
+                    "contradiction",
+                    contradiction_question(turn.answer, other["answer"]),
+                    other={"external_id": other["external_id"], "turn": other["turn"]},
+                )
+            )
+    return plan
+
+
+# --- the checker ---------------------------------------------------------------------------
+
+
+class Entailment:
+    name = NAME
+
+    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+        return self.judge(conversation, options).findings
+
+    def judge(
+        self,
+        conversation: Conversation,
+        options: Options,
+        *,
+        neighbours: Iterable[Any] | None = None,
+        tokens_left_today: int | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> JudgeReport:
+        """Ask the judge about this conversation; never raises."""
+        if not conversation.turns:
+            return JudgeReport([], None)
+        last = conversation.turns[-1].index
+        try:
+            return self._judge(conversation, options, neighbours, tokens_left_today, env)
+        except Exception as exc:  # the rest of the suite must still report
+            return JudgeReport(
+                [_unavailable(last, f"the entailment check stopped ({type(exc).__name__}: {exc})", "error")],
+                None,
+            )
+
+    def _judge(
+        self,
+        conversation: Conversation,
+        options: Options,
+        neighbours: Iterable[Any] | None,
+        tokens_left_today: int | None,
+        env: Mapping[str, str] | None,
+    ) -> JudgeReport:
+        opts = options.entailment
+        last = conversation.turns[-1].index
+        plan = _plan(conversation, opts.sample, neighbours)
+        try:
+            config = resolve(opts, env)
+        except JudgeUnavailable as exc:
+            return JudgeReport([_unavailable(last, exc.reason, "key_refused")] if plan else [], None)
+        if config is None:
+            return JudgeReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [], None)
+        run = _Run(model=config.model)
+        if not plan:
+            return JudgeReport([], _summary(run))  # nothing to ask: no tool results, no neighbours
+        if conversation.agent_model and conversation.agent_model.strip().lower() == config.model.lower():
+            reason = (
+                f"the judge model ({config.model}) is the model that wrote these answers, and a "
+                "model cannot be its own checker; name a different model in the entailment options"
+            )
+            return JudgeReport([_unavailable(last, reason, "same_model")], _summary(run))
+        judge = Judge(config)
+        findings: list[Finding] = []
+        stopped: str | None = None
+        for question in plan:
+            if stopped is None:
+                stopped = _budget_spent(run.spent, opts.token_budget, tokens_left_today)
+            if stopped is not None:
+                _not_judged(run, question, stopped)
+                continue
+            try:
+                reply = judge.ask(question.text)
+            except JudgeUnavailable as exc:
+                stopped = exc.reason  # one failure ends the run's questions: no pile of timeouts
+                _not_judged(run, question, stopped)
+                continue
+            run.spent += reply.total_tokens
+            verdict = verdict_of(reply.text)
+            exchange: dict[str, Any] = {
+                "turn": question.turn,
+                "kind": question.kind,
+                "question": question.text,
+                "raw": reply.text,
+                "tokens": reply.total_tokens,
+                "verdict": verdict.said,
+            }
+            if question.other is not None:
+                exchange["other"] = question.other
+            run.exchanges.append(exchange)
+            if verdict.said is None:
+                first = next((ln.strip() for ln in reply.text.splitlines() if ln.strip()), "")
+                shown = f"{first[:80]!r}" if first else "an empty reply"
+                _not_judged(run, question, f"the judge's reply began with neither yes nor no ({shown})")
+                continue
+            finding = _finding(conversation, question, verdict.said, verdict.reason, reply, config.model)
+            if finding is not None:
+                findings.append(finding)
+        if run.unjudged:
+            findings.append(_unjudged_finding(last, run))
+        return JudgeReport(findings, _summary(run))
+
+
+def _budget_spent(spent: int, token_budget: int, tokens_left_today: int | None) -> str | None:
+    if spent >= token_budget:
+        return f"this run's token budget is spent ({spent} of entailment.token_budget {token_budget})"
+    if tokens_left_today is not None and spent >= tokens_left_today:
+        return (
+            "the project's daily token budget is spent "
+            f"({max(tokens_left_today, 0)} tokens were left today; entailment.daily_token_budget)"
+        )
+    return None
+
+
+def _not_judged(run: _Run, question: _Question, reason: str) -> None:
+    item: dict[str, Any] = {"turn": question.turn, "kind": question.kind, "reason": reason}
+    if question.other is not None:
+        item["other"] = question.other
+    run.unjudged.append(item)
+
+
+def _summary(run: _Run) -> dict[str, Any]:
+    return {
+        "model": run.model,
+        "tokens": run.spent,
+        "questions": len(run.exchanges),
+        "exchanges": run.exchanges,
+    }
+
+
+def _finding(
+    conversation: Conversation, question: _Question, said: str, reason: str, reply: Any, model: str
+) -> Finding | None:
+    common = {
+        "model": model,
+        "reason": reason,
+        "question": question.text,
+        "raw": reply.text,
+        "tokens": reply.total_tokens,
+    }
+    because = f" Its reason: {reason}" if reason else " It gave no reason."
+    if question.kind == "entailment":
+        if said != "no":
+            return None
+        return Finding(
+            turn=question.turn,
+            checker=NAME,
+            code="not_entailed",
+            severity="flag",
+            explanation=(
+                f"A separate judge model ({model}) read this answer beside the turn's tool results "
+                f"and said the answer states more than they show.{because}"
+            ),
+            evidence=question.evidence,
+            value=digest(question.text),
+            extra=common,
+        )
+    if said != "yes":
+        return None
+    other = question.other or {}
+    claim_at_odds = reason.split(". ")[0].strip() if reason else ""
+    return Finding(
+        turn=question.turn,
+        checker=NAME,
+        code="contradiction",
+        severity="flag",
+        explanation=(
+            f"A separate judge model ({model}) read this answer beside answer {other.get('turn')} "
+            f"of {other.get('external_id')}, which a search ranked next to it, and said the two "
+            f"contradict each other.{because}"
+        ),
+        value=f"{other.get('external_id')}#{other.get('turn')}",
+        extra={"other": other, "claim_at_odds": claim_at_odds, **common},
+    )
+
+
+_NO_JUDGE = (
+    "no judge model is configured, so the model-based checks did not run (whether each answer "
+    "says more than its tool results, and whether answers contradict each other); to turn them "
+    f"on, set {ENV_URL} and {ENV_MODEL} (and {ENV_KEY} if the judge needs a key) for the whole "
+    "site, or judge_url and model in the project's entailment options"
+)
+
+
+def _unavailable(turn: int, reason: str, cause: str, **extra: Any) -> Finding:
+    return Finding(
+        turn=turn,
+        checker=NAME,
+        code="judge_unavailable",
+        severity="info",
+        explanation=f"Not judged: {reason}.",
+        extra={"cause": cause, "reason": reason, **extra},
+    )
+
+
+def _unjudged_finding(turn: int, run: _Run) -> Finding:
+    reasons = list(dict.fromkeys(item["reason"] for item in run.unjudged))
+    listed = ", ".join(
+        f"turn {item['turn']} ({item['kind']}"
+        + (f" with {item['other']['external_id']}#{item['other']['turn']}" if "other" in item else "")
+        + ")"
+        for item in run.unjudged
+    )
+    return Finding(
+        turn=turn,
+        checker=NAME,
+        code="judge_unavailable",
+        severity="info",
+        explanation=(
+            f"The judge model ({run.model}) left {len(run.unjudged)} question(s) unanswered: "
+            f"{'; '.join(reasons)}. Not judged: {listed}."
+        ),
+        extra={
+            "cause": "not_judged",
+            "reason": "; ".join(reasons),
+            "model": run.model,
+            "unjudged": run.unjudged,
+        },
+    )
+
+
+# --- neighbours without a search engine (the command line) ---------------------------------
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.:-]*[a-z0-9]|[a-z0-9]")
+_STOP = frozenset(
+    "the a an and or but of to in on at for with from by is are was were be been being it its "
+    "this that these those i you we they he she your our their my me us them as if so not no "
+    "yes do does did have has had will would can could should may might there here what which "
+    "who when where how all any some than then also just only into about over under up out "
+    "please thanks thank".split()
+)
+
+
+def terms(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP)
+
+
+def neighbours_among(
+    conversation: Conversation, others: Iterable[Conversation], sample: int, per_turn: int = 2
+) -> list[dict[str, Any]]:
+    """For each sampled turn, the ``per_turn`` answers of ``others`` that share most terms with it.
+
+    A stand-in for a full-text search when there is no database: answers are ranked by how
+    many distinctive words they share (scaled by both lengths), and a pair needs at least
+    two shared words to be put side by side at all. Ties keep the order given.
+    """
+    pool = [
+        (other.external_id, turn.index, turn.answer, terms(turn.answer))
+        for other in others
+        if other.external_id != conversation.external_id
+        for turn in other.turns
+        if turn.answer.strip()
+    ]
+    found: list[dict[str, Any]] = []
+    for index in sampled_turns(conversation, sample):
+        mine = terms(conversation.turns[index].answer)
+        scored = []
+        for position, (external_id, turn, answer, theirs) in enumerate(pool):
+            shared = len(mine & theirs)
+            if shared < 2:
+                continue
+            scored.append((-shared / math.sqrt(len(mine) * len(theirs)), position, external_id, turn, answer))
+        for _, _, external_id, turn, answer in sorted(scored)[:per_turn]:
+            found.append({"external_id": external_id, "turn": turn, "answer": answer, "for_turn": index})
+    return found
