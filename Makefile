@@ -29,7 +29,7 @@ demo: migrate
 run: demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Receipts on http://127.0.0.1:$(PORT)/ (Ctrl-C stops the server and the worker)"
-	@$(VENV)/bin/celery -A grounding_site worker --beat --concurrency 1 --loglevel WARNING \
+	@$(VENV)/bin/celery -A grounding_site worker --beat --queues celery,judge --concurrency 1 --loglevel WARNING \
 		--schedule var/celerybeat-schedule & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver --noreload 0.0.0.0:$(PORT)

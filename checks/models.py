@@ -304,9 +304,18 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class RunKind(models.TextChoices):
+    CHECKS = "checks", "Deterministic checks"
+    JUDGE = "judge", "Judge model"
+
+
 class CheckRun(models.Model):
+    """One pass of the suite over a conversation: the deterministic checkers, or the judge
+    model's questions (slow and budgeted, so on a queue of their own)."""
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    kind = models.CharField(max_length=10, choices=RunKind.choices, default=RunKind.CHECKS)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
     suite_version = models.CharField(max_length=20, blank=True)
     attempts = models.PositiveIntegerField(default=0)
@@ -330,6 +339,22 @@ class CheckRun(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (RunStatus.DONE, RunStatus.FAILED)
+
+
+class JudgeUsage(models.Model):
+    """Tokens a project's judge model spent in a day, as the endpoint reported them."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    day = models.DateField()
+    tokens = models.PositiveBigIntegerField(default=0)
+    questions = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "day"], name="one_usage_row_per_day")]
+
+    def __str__(self) -> str:
+        return f"{self.project} {self.day}: {self.tokens} tokens"
 
 
 class Severity(models.TextChoices):
@@ -374,6 +399,9 @@ class Finding(models.Model):
     # (turn, checker, code, value or span): a re-run updates the same row, never adds one.
     fingerprint = models.CharField(max_length=64, unique=True)
     status = models.CharField(max_length=10, choices=FindingStatus.choices, default=FindingStatus.OPEN)
+    # Filed here by the judge run of another conversation (the other half of a contradiction),
+    # so this conversation's own runs neither report nor withdraw it.
+    mirrored = models.BooleanField(default=False)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)

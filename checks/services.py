@@ -21,7 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from . import audit, suite
+from . import audit, search, suite
 from .ingest import UnknownFormat, otel, resolve_format, to_native
 from .models import (
     CheckRun,
@@ -29,16 +29,19 @@ from .models import (
     Decision,
     Finding,
     FindingStatus,
+    JudgeUsage,
     Message,
     Payload,
     Project,
     RawExport,
+    RunKind,
     RunStatus,
     ToolCall,
     Turn,
     Verdict,
 )
 from .suite import conversation as native
+from .suite import entailment, judge
 
 log = logging.getLogger(__name__)
 
@@ -378,7 +381,11 @@ def _schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
     return run
 
 
-def enqueue_runs(run_ids: Iterable[int]) -> None:
+JUDGE = "entailment"  # the checker that asks a judge model, on a queue of its own
+JUDGE_QUEUE = "judge"
+
+
+def enqueue_runs(run_ids: Iterable[int], *, queue: str | None = None) -> None:
     """Sends run ids to the workers in batches; a lost message is caught by the sweeper."""
     from .tasks import check_runs  # the tasks module imports this one
 
@@ -386,7 +393,7 @@ def enqueue_runs(run_ids: Iterable[int]) -> None:
     size = settings.RECEIPTS_CHECK_BATCH
     for start in range(0, len(ids), size):
         try:
-            check_runs.delay(ids[start : start + size])
+            check_runs.apply_async(args=[ids[start : start + size]], queue=queue)
         except Exception:  # the broker may be down; the run stays pending for the sweeper
             log.exception("could not enqueue check runs %s", ids[start : start + size])
 
@@ -415,7 +422,10 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
             continue
         try:
             options = suite.parse_options(run.project.options or None)
-            report = suite.run_suite(run.conversation.document, options)
+            if run.kind == RunKind.JUDGE:
+                report, scope = _ask_judge(run, options), {JUDGE}
+            else:
+                report, scope = _run_checkers(run, options)
         except Exception as exc:  # a suite failure is recorded on the run, not lost in a log
             log.exception("check run %s failed", run.pk)
             CheckRun.objects.filter(pk=run.pk).update(
@@ -426,14 +436,98 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
             run.refresh_from_db()
             finished.append(run)
             continue
-        write_findings(run=run, report=report)
+        write_findings(run=run, report=report, scope=scope)
+        if run.kind == RunKind.JUDGE:
+            _after_judging(run, report)
+        elif JUDGE not in scope:
+            judge_run = CheckRun.objects.create(
+                project=run.project, conversation=run.conversation, kind=RunKind.JUDGE
+            )
+            enqueue_runs([judge_run.pk], queue=JUDGE_QUEUE)
         finished.append(run)
     return finished
 
 
+def _run_checkers(run: CheckRun, options: suite.Options) -> tuple[dict[str, Any], set[str]]:
+    """The deterministic checkers. The judge's questions are left to a run on the judge queue
+    when a judge is configured; without one, the entailment checker only says so, at once."""
+    every = set(suite.checker_names())
+    if not judge_configured(options):
+        return suite.run_suite(run.conversation.document, options), every
+    return suite.run_suite(run.conversation.document, options, skip={JUDGE}), every - {JUDGE}
+
+
+def judge_configured(options: suite.Options) -> bool:
+    try:
+        return judge.resolve(options.entailment) is not None
+    except judge.JudgeUnavailable:
+        return True  # named but unusable: the judge run reports why
+
+
+def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
+    """The judge's questions, with neighbours from the project's search and today's budget."""
+    document = run.conversation.document
+    parsed = suite.parse(document)
+    neighbours = [
+        {**other, "for_turn": index}
+        for index in entailment.sampled_turns(parsed, options.entailment.sample)
+        for other in search.similar_answers(run.conversation, parsed.turns[index].answer)
+    ]
+    usage = JudgeUsage.objects.filter(project=run.project, day=timezone.localdate()).first()
+    left = max(0, options.entailment.daily_token_budget - (usage.tokens if usage else 0))
+    return suite.run_suite(document, options, only={JUDGE}, neighbours=neighbours, tokens_left_today=left)
+
+
 @transaction.atomic
-def write_findings(*, run: CheckRun, report: dict[str, Any]) -> None:
-    """Upserts the run's findings by fingerprint and withdraws those no longer reported."""
+def _after_judging(run: CheckRun, report: dict[str, Any]) -> None:
+    """Counts the tokens against the day's budget and files each contradiction's other half."""
+    spent = report.get("judge") or {}
+    if spent.get("tokens") or spent.get("questions"):
+        usage, _ = JudgeUsage.objects.get_or_create(project=run.project, day=timezone.localdate())
+        JudgeUsage.objects.filter(pk=usage.pk).update(
+            tokens=F("tokens") + int(spent.get("tokens") or 0),
+            questions=F("questions") + int(spent.get("questions") or 0),
+        )
+    for item in report["findings"]:
+        if item["code"] == "contradiction":
+            _mirror_contradiction(run, item)
+
+
+def _mirror_contradiction(run: CheckRun, item: dict[str, Any]) -> None:
+    other = item.get("other") or {}
+    turn = Turn.objects.filter(
+        project=run.project, conversation__external_id=other.get("external_id"), index=other.get("turn")
+    ).first()
+    if turn is None:
+        return
+    mirror = {
+        **item,
+        "turn": turn.index,
+        "claim": None,
+        "evidence": [],
+        "value": f"{run.conversation.external_id}#{item['turn']}",
+        "other": {"external_id": run.conversation.external_id, "turn": item["turn"]},
+    }
+    now = timezone.now()
+    finding, created = Finding.objects.get_or_create(
+        fingerprint=Finding.make_fingerprint(turn.conversation_id, mirror),
+        defaults={
+            "project": run.project,
+            "conversation_id": turn.conversation_id,
+            "turn": turn,
+            "mirrored": True,
+        },
+    )
+    _fill_finding(finding, mirror, run, now)
+    finding.save()
+
+
+@transaction.atomic
+def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | None = None) -> None:
+    """Upserts the run's findings by fingerprint and withdraws those no longer reported.
+
+    ``scope`` names the checkers this run speaks for (all when None): only their findings
+    can be withdrawn by it, so the deterministic run and the judge's leave each other's be."""
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
     turns = {turn.index: turn for turn in Turn.objects.filter(conversation=conversation)}
     now = timezone.now()
@@ -460,13 +554,14 @@ def write_findings(*, run: CheckRun, report: dict[str, Any]) -> None:
         (changed if finding.pk else new).append(finding)
     Finding.objects.bulk_create(new)
     Finding.objects.bulk_update(changed, FINDING_FIELDS)
-    Finding.objects.filter(conversation=conversation, withdrawn_at__isnull=True).exclude(
-        fingerprint__in=list(reported)
-    ).update(withdrawn_at=now, updated_at=now)
+    gone = Finding.objects.filter(conversation=conversation, withdrawn_at__isnull=True, mirrored=False)
+    if scope is not None:
+        gone = gone.filter(checker__in=scope)
+    gone.exclude(fingerprint__in=list(reported)).update(withdrawn_at=now, updated_at=now)
     CheckRun.objects.filter(pk=run.pk).update(
         status=RunStatus.DONE,
         suite_version=report["suite_version"],
-        summary={"provenance": report.get("provenance", []), "turns": report.get("turns", [])},
+        summary={key: report[key] for key in ("provenance", "turns", "judge") if key in report},
         error="",
         finished_at=now,
     )
@@ -509,11 +604,12 @@ def _fill_finding(finding: Finding, item: dict[str, Any], run: CheckRun, now: An
     finding.updated_at = now
 
 
-def stale_runs() -> list[int]:
+def stale_runs(kind: str = RunKind.CHECKS) -> list[int]:
     """Runs whose message may have been lost: pending, or claimed and never finished, too long."""
     stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
     return list(
-        CheckRun.objects.filter(
+        CheckRun.objects.filter(kind=kind)
+        .filter(
             Q(status=RunStatus.PENDING, created_at__lt=stale)
             | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
         )

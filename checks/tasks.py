@@ -7,6 +7,7 @@ the services they call are idempotent, so a redelivered message repeats no work 
 from celery import shared_task
 
 from . import services
+from .models import RunKind
 
 
 @shared_task(name="checks.tasks.check_runs")
@@ -18,6 +19,8 @@ def check_runs(run_ids: list[int]) -> int:
 @shared_task(name="checks.tasks.sweep_pending_runs")
 def sweep_pending_runs() -> int:
     """Re-enqueues runs whose message was lost (a broker restart, a crash before enqueue)."""
-    run_ids = services.stale_runs()
-    services.enqueue_runs(run_ids)
-    return len(run_ids)
+    checks = services.stale_runs(RunKind.CHECKS)
+    services.enqueue_runs(checks)
+    judged = services.stale_runs(RunKind.JUDGE)
+    services.enqueue_runs(judged, queue=services.JUDGE_QUEUE)
+    return len(checks) + len(judged)

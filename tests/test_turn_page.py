@@ -30,7 +30,7 @@ def test_it_shows_the_evidence_the_finding_points_to(client: Any, alice: Any, in
     client.force_login(alice)
     response = client.get(_turn_url(conversation))
     html = response.content.decode()
-    [card] = response.context["cards"]
+    [card] = [c for c in response.context["cards"] if c["finding"].checker == "tool_receipts"]
     assert card["finding"].code == "false_absence"
     assert card["evidence"][0]["call"].tool == "find_logins"
     assert "mkeller" in html  # the result that contradicts the claim

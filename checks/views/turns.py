@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import services, suite
-from ..models import AuditEvent, Conversation, Finding, RunStatus, ToolCall, Turn, Verdict
+from ..models import AuditEvent, Conversation, Finding, RunKind, RunStatus, ToolCall, Turn, Verdict
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
 
@@ -71,7 +71,8 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     cards = [_card(f, calls) for f in findings]
     messages = list(current.messages.all())
     run = convo.runs.order_by("-created_at", "-id").first()
-    done = convo.runs.filter(status=RunStatus.DONE).order_by("-finished_at", "-id").first()
+    done = _latest_done(convo, RunKind.CHECKS)
+    judged = _latest_done(convo, RunKind.JUDGE)
     provenance = [
         p for p in (done.summary.get("provenance", []) if done else []) if p.get("turn") == current.index
     ]
@@ -86,6 +87,7 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "messages": [_message_view(m, current, findings, provenance) for m in messages],
         "grounded": [_grounded(i, item, calls) for i, item in enumerate(provenance)],
         "negative_summary": _turn_summary(done, current.index).get("negative_claims"),
+        "judge": _judge_exchanges(judged, current.index),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
         "audit": AuditEvent.objects.filter(
@@ -128,6 +130,19 @@ def _message_view(
         "is_answer": message.seq == turn.answer_seq,
         "pieces": pieces(message.text, marks),
     }
+
+
+def _latest_done(convo: Conversation, kind: str) -> Any:
+    return convo.runs.filter(kind=kind, status=RunStatus.DONE).order_by("-finished_at", "-id").first()
+
+
+def _judge_exchanges(run: Any, index: int) -> dict[str, Any] | None:
+    """What the judge model was asked about this turn, what it answered, and what it cost."""
+    judged = run.summary.get("judge") if run else None
+    if not judged:
+        return None
+    exchanges = [e for e in judged.get("exchanges", []) if e.get("turn") == index]
+    return {"model": judged.get("model"), "exchanges": exchanges} if exchanges else None
 
 
 def _turn_summary(run: Any, index: int) -> dict[str, Any]:

@@ -663,7 +663,7 @@ def test_an_absence_the_receipts_contradict_is_left_to_false_absence() -> None:
     data = turn("No logins were found.", [call("call-1", "find_logins", ROWS * 2)])
     result = run_suite(conversation(data))
     assert codes(result) == []
-    assert [f["code"] for f in result["findings"]] == ["false_absence"]
+    assert [f["code"] for f in result["findings"] if f["severity"] == "flag"] == ["false_absence"]
 
 
 def test_sentences_that_are_not_absences_are_not_read() -> None:
