@@ -70,8 +70,10 @@ def answer_for(rng: random.Random, result: dict[str, Any], earlier: list[str]) -
         text += f" Its FCID is 0x{rng.getrandbits(24):06x}."  # invented
     elif roll < 0.45 and earlier:
         text += f" Earlier we saw {rng.choice(earlier)}."
-    return "| host | state |\n|---|---|\n" + "\n".join(f"| **{p['host']}** | {p['state']} |" for p in picks) + (
-        "\n\n" + text
+    return (
+        "| host | state |\n|---|---|\n"
+        + "\n".join(f"| **{p['host']}** | {p['state']} |" for p in picks)
+        + ("\n\n" + text)
     )
 
 

@@ -70,7 +70,7 @@ def _facts(source: Source) -> _Facts:
     cached = source.cache.get("facts")
     if cached is None:
         found = _NUMBER_LINE.findall("\n".join(source.forms))
-        numbers = sorted((float(n), n) for n in found if len(n) <= 17)
+        numbers = sorted(zip(map(float, found), found, strict=True))  # all in C
         percents = [(float(m.group(2)), m.start(2)) for m in _PERCENT_FIELD.finditer(source.text[:2_000_000])]
         cached = source.cache["facts"] = _Facts(numbers, percents)
     return cached

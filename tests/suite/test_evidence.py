@@ -460,3 +460,19 @@ def test_blind_spot_a_three_digit_invented_count_passes() -> None:
 def test_blind_spot_a_digit_free_invented_name_passes() -> None:
     """An invented name without a digit is a word, never a candidate."""
     assert codes(run("The device is stor-array-phantom."), "unsupported_value") == []
+
+
+def test_it_bounds_a_catastrophic_shape_outside_the_main_thread_too() -> None:
+    """In a worker thread (no timer signal) the pattern runs in a helper process that is stopped."""
+    import threading
+
+    options = {"evidence": {"shapes": [{"name": "evil", "pattern": "(a+)+b"}]}}
+    answer = "Node " + "a" * 60 + " carries 0xef0101."
+    out: dict[str, Any] = {}
+    started = time.perf_counter()
+    worker = threading.Thread(target=lambda: out.update(result=run(answer, {"x": 1}, options)))
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert time.perf_counter() - started < 30
+    assert flagged(out["result"]) == ["0xef0101"]
