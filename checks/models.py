@@ -37,6 +37,8 @@ class Project(models.Model):
     name = models.CharField(max_length=100, unique=True)
     slug = models.SlugField(max_length=100, unique=True)
     options = models.JSONField(default=dict, blank=True, help_text="Checker options (CONTRACT.md §3).")
+    # Two independent, blind reviews per finding before it counts as decided.
+    double_review = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = ProjectQuerySet.as_manager()
@@ -399,6 +401,15 @@ class Finding(models.Model):
     # (turn, checker, code, value or span): a re-run updates the same row, never adds one.
     fingerprint = models.CharField(max_length=64, unique=True)
     status = models.CharField(max_length=10, choices=FindingStatus.choices, default=FindingStatus.OPEN)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned_findings"
+    )
+    # A finding open on a reviewer's screen is held by them until held_until, so two people
+    # do not decide it at once.
+    held_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    held_until = models.DateTimeField(null=True, blank=True)
     # Filed here by the judge run of another conversation (the other half of a contradiction),
     # so this conversation's own runs neither report nor withdraw it.
     mirrored = models.BooleanField(default=False)
@@ -473,6 +484,7 @@ class Correction(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     state = models.CharField(max_length=10, choices=CorrectionState.choices, default=CorrectionState.PROPOSED)
+    note = models.TextField(blank=True)  # why it was rejected, or a word from the approver
     created_at = models.DateTimeField(default=timezone.now)
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -487,6 +499,109 @@ class Correction(models.Model):
 
     def __str__(self) -> str:
         return f"correction {self.pk} ({self.state})"
+
+
+class Comment(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    text = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="comment_project_time")]
+
+    def __str__(self) -> str:
+        return f"comment {self.pk} on finding {self.finding_id}"
+
+
+class SavedView(models.Model):
+    """A named set of queue filters, kept as the query string the queue reads."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="saved_views")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    name = models.CharField(max_length=100)
+    query = models.CharField(max_length=2000)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user", "name"], name="one_saved_view_name_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ExportStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ExportJob(models.Model):
+    """An export made in the background (a large CSV or JSONL, a PDF report, a dataset)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exports")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True)
+    kind = models.CharField(max_length=20)
+    filters = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=ExportStatus.choices, default=ExportStatus.PENDING)
+    progress = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    path = models.CharField(max_length=500, blank=True)  # the finished file, under var/exports
+    filename = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="export_job_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} export {self.pk} ({self.status})"
+
+
+class Webhook(models.Model):
+    """A URL that receives a signed JSON message when a turn is flagged or a correction approved."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=100)
+    events = models.JSONField(default=list, blank=True)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "created_at"], name="webhook_project_time")]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class WebhookDelivery(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=50)
+    payload = models.JSONField()
+    attempts = models.PositiveIntegerField(default=0)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_excerpt = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="delivery_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.webhook_id} ({self.status_code})"
 
 
 class AuditEvent(models.Model):
