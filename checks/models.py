@@ -402,7 +402,11 @@ class Finding(models.Model):
     fingerprint = models.CharField(max_length=64, unique=True)
     status = models.CharField(max_length=10, choices=FindingStatus.choices, default=FindingStatus.OPEN)
     assignee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned_findings"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="assigned_findings",
     )
     # A finding open on a reviewer's screen is held by them until held_until, so two people
     # do not decide it at once.
