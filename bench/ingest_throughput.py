@@ -193,12 +193,13 @@ def setup_django(database_url: str, var_dir: str, server_side_binding: bool = Fa
     from django.core.management import call_command
     from django.db import connections
 
-    if server_side_binding:
-        # An experiment for this process only: psycopg sends parameters apart from the SQL
-        # instead of quoting them into it (settings.py does not set this).
-        connections["default"].settings_dict.setdefault("OPTIONS", {})["server_side_binding"] = True
-
     call_command("migrate", verbosity=0, interactive=False)
+    if server_side_binding:
+        # An experiment for this process only, from the next connection on: psycopg sends
+        # parameters apart from the SQL instead of quoting them into it (settings.py does
+        # not set this; migrations run as settings.py has it).
+        connections["default"].close()
+        connections["default"].settings_dict.setdefault("OPTIONS", {})["server_side_binding"] = True
 
 
 def count_rows(cursor: Any) -> dict[str, int]:
