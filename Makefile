@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: run test install migrate demo lint format serve-worker clean
+.PHONY: run serve test install migrate demo lint format clean
 
 # Installs only when requirements.txt changed since the last install.
 $(VENV)/.installed: requirements.txt
@@ -33,6 +33,15 @@ run: demo
 		--schedule var/celerybeat-schedule & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver --noreload 0.0.0.0:$(PORT)
+
+# Production: gunicorn, a worker per queue and the scheduler (Procfile), on the services
+# named by DATABASE_URL and REDIS_URL; see the README's production section.
+serve: install
+	@test -n "$$DATABASE_URL" || { echo "make serve needs DATABASE_URL (PostgreSQL) and REDIS_URL"; exit 1; }
+	@test -n "$$REDIS_URL" || { echo "make serve needs REDIS_URL"; exit 1; }
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(VENV)/bin/honcho start -f Procfile
 
 test: install
 	$(PY) -m pytest -m "not services and not browser" -n 2

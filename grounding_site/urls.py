@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from checks.api import otlp
 from checks.api import views as api
-from checks.views import health, keys, project_settings, queue, turns
+from checks.views import auth, health, keys, project_settings, queue, turns
 
 # Swagger UI sets inline styles; only its page allows them, and still no inline script.
 docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]})(
@@ -17,7 +17,8 @@ docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNS
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("readyz", health.readyz, name="readyz"),
+    path("login/", auth.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", queue.home, name="home"),
     path("p/<slug:slug>/", queue.queue, name="queue"),
