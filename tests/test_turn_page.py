@@ -154,3 +154,17 @@ def test_a_negative_claim_shows_its_verdict_reads_and_refusal(client: Any, alice
     assert "Typed claim 0" in html and "about <code>mkeller</code>" in html
     assert "I don&#x27;t know" in html  # the refusal is the proposed correction
     assert "would go out <strong>fallback</strong>" in html
+
+
+def test_a_grounded_value_is_marked_at_both_ends(client: Any, alice: Any, ingest: Any) -> None:
+    """mem-0412 in the answer is marked grounded, and the result that carries it shows the span."""
+    conversation = ingest("03")
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    html = response.content.decode()
+    [grounded] = response.context["grounded"]
+    assert grounded["item"]["value"] == "mem-0412"
+    [source] = grounded["sources"]
+    assert (source["call"].tool, source["evidence"]["path"]) == ("memory_remember", "id")
+    assert 'class="claim claim-grounded"' in html and 'data-target="grounded-0">mem-0412</mark>' in html
+    assert '<mark class="claim claim-evidence" tabindex="0" title="Characters 20–28 of the result">mem-0412' in html
