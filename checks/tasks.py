@@ -4,9 +4,11 @@ Tasks are acknowledged late and rejected back to the queue if the worker dies (s
 the services they call are idempotent, so a redelivered message repeats no work it finished.
 """
 
+from typing import Any
+
 from celery import shared_task
 
-from . import services
+from . import services, webhooks
 from .models import RunKind
 
 
@@ -24,3 +26,21 @@ def sweep_pending_runs() -> int:
     judged = services.stale_runs(RunKind.JUDGE)
     services.enqueue_runs(judged, queue=services.JUDGE_QUEUE)
     return len(checks) + len(judged)
+
+
+@shared_task(name="checks.tasks.run_export")
+def run_export(job_id: int) -> str:
+    """Writes a large export (or a report) to a file under var/exports; returns its status."""
+    from . import exports
+
+    job = exports.run_job(job_id)
+    return job.status if job else "skipped"
+
+
+@shared_task(name="checks.tasks.deliver_webhook", bind=True, max_retries=webhooks.MAX_ATTEMPTS - 1)
+def deliver_webhook(self: Any, delivery_id: int) -> bool:
+    """One attempt at a webhook delivery; a failure is tried again later, with backoff."""
+    delivery = webhooks.attempt(delivery_id)
+    if webhooks.should_retry(delivery):
+        raise self.retry(countdown=webhooks.backoff(delivery.attempts))
+    return delivery is not None and delivery.delivered_at is not None

@@ -9,6 +9,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from checks.api import otlp
 from checks.api import views as api
 from checks.views import auth, health, keys, project_settings, queue, turns
+from checks.views import exports as export_views
+from checks.views import overview as overview_views
+from checks.views import webhooks as webhook_views
 
 # Swagger UI sets inline styles; only its page allows them, and still no inline script.
 docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]})(
@@ -30,6 +33,25 @@ urlpatterns = [
     path("p/<slug:slug>/turns/<int:pk>/", turns.turn, name="turn"),
     path("p/<slug:slug>/turns/<int:pk>/audit", turns.audit_log, name="turn-audit"),
     path("p/<slug:slug>/findings/<int:pk>/decide", turns.decide, name="decide"),
+    path("p/<slug:slug>/overview", overview_views.overview, name="overview"),
+    path("p/<slug:slug>/report.pdf", overview_views.project_report, name="project-report"),
+    path(
+        "p/<slug:slug>/conversations/<int:pk>/report.pdf",
+        overview_views.conversation_report,
+        name="conversation-report",
+    ),
+    path("p/<slug:slug>/exports", export_views.exports_page, name="exports"),
+    path("p/<slug:slug>/exports/file", export_views.export_file, name="export-file"),
+    path("p/<slug:slug>/exports/jobs", export_views.start_export, name="export-start"),
+    path("p/<slug:slug>/exports/jobs/<int:pk>", export_views.export_job, name="export-job"),
+    path("p/<slug:slug>/exports/jobs/<int:pk>/file", export_views.export_job_file, name="export-job-file"),
+    path("p/<slug:slug>/webhooks", webhook_views.webhooks_page, name="webhooks"),
+    path("p/<slug:slug>/webhooks/<int:pk>/toggle", webhook_views.toggle_webhook, name="webhook-toggle"),
+    path(
+        "p/<slug:slug>/webhooks/deliveries/<int:pk>/redeliver",
+        webhook_views.redeliver,
+        name="webhook-redeliver",
+    ),
     # API
     path("api/v1/conversations", api.conversations, name="api-conversations"),
     path("api/v1/conversations/bulk", api.conversations_bulk, name="api-conversations-bulk"),

@@ -1,0 +1,688 @@
+"""Findings and corrections in forms others can file and build on.
+
+- CSV and JSONL of the findings a filter selects, each with its decisions and corrections
+  (CSV cells that a spreadsheet would run as a formula are neutralized);
+- findings as OpenTelemetry ``gen_ai.evaluation.result`` events (OTLP/JSON logs);
+- the dataset of approved corrections, in the OpenAI chat fine-tuning shape or as plain
+  (answer, correction, evidence) records.
+
+Every format is a generator of text pieces, so a page streams it and a background job writes
+it to a file under ``var/exports`` with the same code. Findings are read in keyset batches.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import secrets
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+
+from .models import (
+    Correction,
+    CorrectionState,
+    Decision,
+    ExportJob,
+    ExportStatus,
+    Finding,
+    FindingStatus,
+    Message,
+    Project,
+    Severity,
+    ToolCall,
+)
+
+BATCH = 500
+EXCERPT_LIMIT = 2000  # characters of a tool result kept beside a finding's evidence
+
+
+def inline_limit() -> int:
+    """Exports of more findings than this run in the background instead of streaming."""
+    return int(getattr(settings, "RECEIPTS_EXPORT_INLINE_MAX", 5000))
+
+
+def exports_dir() -> Path:
+    path = Path(settings.VAR_DIR) / "exports"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# --- filters ------------------------------------------------------------------------------
+
+FILTER_KEYS = ("checker", "code", "severity", "status", "since", "until", "conversation")
+
+
+class InvalidFilter(ValueError):
+    """A filter value that cannot be read; the message names the field and what it accepts."""
+
+
+def parse_filters(data: Any) -> dict[str, str]:
+    """The filters of a query string or form, checked; unknown keys are ignored."""
+    filters = {key: str(data.get(key, "") or "").strip()[:100] for key in FILTER_KEYS}
+    if filters["severity"] and filters["severity"] not in Severity.values:
+        raise InvalidFilter(f"severity: use one of {', '.join(Severity.values)}, or leave it empty for all.")
+    if filters["status"] in ("all", "any"):
+        filters["status"] = ""
+    if filters["status"] and filters["status"] not in FindingStatus.values:
+        raise InvalidFilter(
+            f"status: use one of {', '.join(FindingStatus.values)}, or leave it empty for all."
+        )
+    for key in ("since", "until"):
+        if filters[key]:
+            try:
+                date.fromisoformat(filters[key])
+            except ValueError:
+                raise InvalidFilter(f"{key}: use a date as YYYY-MM-DD, such as 2026-11-30.") from None
+    if filters["conversation"] and not filters["conversation"].isdigit():
+        raise InvalidFilter("conversation: use a conversation's number, as in its page's address.")
+    return {key: value for key, value in filters.items() if value}
+
+
+def _day_start(value: str) -> datetime:
+    return timezone.make_aware(datetime.combine(date.fromisoformat(value), time.min))
+
+
+def select_findings(project: Project, filters: dict[str, str]) -> QuerySet[Finding]:
+    """The current findings of the project that the filters select (dates are inclusive)."""
+    findings = Finding.objects.current().filter(project=project)
+    for key in ("checker", "code", "severity", "status"):
+        if filters.get(key):
+            findings = findings.filter(**{key: filters[key]})
+    if filters.get("conversation"):
+        findings = findings.filter(conversation_id=int(filters["conversation"]))
+    if filters.get("since"):
+        findings = findings.filter(created_at__gte=_day_start(filters["since"]))
+    if filters.get("until"):
+        findings = findings.filter(created_at__lt=_day_start(filters["until"]) + timedelta(days=1))
+    return findings
+
+
+# --- one finding as a record --------------------------------------------------------------
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _batches(findings: QuerySet[Finding]) -> Iterator[list[Finding]]:
+    """The findings in id order, a batch at a time (keyset, so a large export stays flat)."""
+    findings = findings.select_related("conversation", "turn", "run").prefetch_related(
+        Prefetch(
+            "decisions", queryset=Decision.objects.select_related("reviewer").order_by("created_at", "id")
+        ),
+        Prefetch(
+            "corrections",
+            queryset=Correction.objects.select_related("author", "approver").order_by("created_at", "id"),
+        ),
+    )
+    last = 0
+    while True:
+        batch = list(findings.filter(pk__gt=last).order_by("pk")[:BATCH])
+        if not batch:
+            return
+        yield batch
+        last = batch[-1].pk
+
+
+def _calls_for(findings: list[Finding]) -> dict[tuple[int, str], ToolCall]:
+    """The tool calls the batch's evidence points at, by (conversation, call id)."""
+    wanted = {item.get("call_id") for f in findings for item in f.evidence if isinstance(item, dict)}
+    wanted.discard(None)
+    if not wanted:
+        return {}
+    calls = ToolCall.objects.filter(
+        turn__conversation_id__in={f.conversation_id for f in findings}, call_id__in=wanted
+    ).values("turn__conversation_id", "call_id", "tool", "result")
+    return {(c["turn__conversation_id"], c["call_id"]): c for c in calls}
+
+
+def _evidence(finding: Finding, calls: dict[tuple[int, str], Any]) -> list[dict[str, Any]]:
+    out = []
+    for item in finding.evidence:
+        if not isinstance(item, dict):
+            continue
+        call = calls.get((finding.conversation_id, item.get("call_id") or ""))
+        start, end = item.get("start"), item.get("end")
+        excerpt = None
+        if call is not None:
+            result = call["result"]
+            excerpt = result[start:end] if start is not None and end is not None else result
+            excerpt = excerpt[:EXCERPT_LIMIT]
+        out.append(
+            {
+                "call_id": item.get("call_id"),
+                "tool": call["tool"] if call else None,
+                "path": item.get("path"),
+                "start": start,
+                "end": end,
+                "excerpt": excerpt,
+            }
+        )
+    return out
+
+
+def finding_record(
+    finding: Finding, calls: dict[tuple[int, str], Any], project: Project, base_url: str = ""
+) -> dict[str, Any]:
+    """A finding with where it stands, what it rests on, and what reviewers did about it."""
+    convo, turn = finding.conversation, finding.turn
+    claim = None
+    if finding.claim_text or finding.claim_start is not None:
+        claim = {"text": finding.claim_text, "start": finding.claim_start, "end": finding.claim_end}
+    return {
+        "id": finding.pk,
+        "url": f"{base_url}/p/{project.slug}/turns/{turn.pk}/#finding-{finding.pk}",
+        "project": project.slug,
+        "conversation": {
+            "id": convo.pk,
+            "external_id": convo.external_id,
+            "title": convo.title,
+            "agent": convo.agent_name,
+            "model": convo.agent_model,
+            "started_at": _iso(convo.started_at),
+        },
+        "turn": {"id": turn.pk, "index": turn.index, "answer": turn.answer},
+        "checker": finding.checker,
+        "code": finding.code,
+        "severity": finding.severity,
+        "status": finding.status,
+        "value": finding.value,
+        "claim": claim,
+        "evidence": _evidence(finding, calls),
+        "explanation": finding.explanation,
+        "suite_correction": finding.correction,
+        "details": finding.details,
+        "provenance": {
+            "suite_version": finding.run.suite_version if finding.run else None,
+            "run": finding.run_id,
+            "fingerprint": finding.fingerprint,
+            "reported_at": _iso(finding.created_at),
+            "updated_at": _iso(finding.updated_at),
+        },
+        "decisions": [
+            {
+                "verdict": d.verdict,
+                "reviewer": d.reviewer.get_username(),
+                "reason": d.reason,
+                "at": _iso(d.created_at),
+            }
+            for d in finding.decisions.all()
+        ],
+        "corrections": [
+            {
+                "text": c.text,
+                "state": c.state,
+                "author": c.author.get_username(),
+                "approver": c.approver.get_username() if c.approver else None,
+                "note": c.note,
+                "created_at": _iso(c.created_at),
+                "decided_at": _iso(c.decided_at),
+            }
+            for c in finding.corrections.all()
+        ],
+    }
+
+
+def finding_records(
+    project: Project, filters: dict[str, str], base_url: str = ""
+) -> Iterator[dict[str, Any]]:
+    for batch in _batches(select_findings(project, filters)):
+        calls = _calls_for(batch)
+        for finding in batch:
+            yield finding_record(finding, calls, project, base_url)
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+# A cell starting with one of these is run as a formula by spreadsheets (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+CSV_COLUMNS = [
+    "finding_id",
+    "url",
+    "conversation",
+    "conversation_title",
+    "agent",
+    "model",
+    "turn",
+    "checker",
+    "code",
+    "severity",
+    "status",
+    "value",
+    "claim",
+    "evidence",
+    "explanation",
+    "suite_correction",
+    "decision",
+    "decided_by",
+    "decided_at",
+    "decision_reason",
+    "approved_correction",
+    "correction_author",
+    "correction_approver",
+    "reported_at",
+    "suite_version",
+]
+
+
+def neutralize(value: Any) -> str:
+    """A cell as text that a spreadsheet shows and never evaluates."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _evidence_cell(evidence: list[dict[str, Any]]) -> str:
+    if not evidence:
+        return "none"
+    parts = []
+    for item in evidence:
+        where = f"[{item['start']}:{item['end']}]" if item["start"] is not None else ""
+        excerpt = f" {item['excerpt'][:300]}" if item["excerpt"] else ""
+        parts.append(f"{item['tool'] or '?'} {item['call_id'] or ''}{where}{excerpt}".strip())
+    return "\n".join(parts)
+
+
+def csv_row(record: dict[str, Any]) -> list[str]:
+    decision = record["decisions"][-1] if record["decisions"] else {}
+    approved = [c for c in record["corrections"] if c["state"] == CorrectionState.APPROVED]
+    correction = approved[-1] if approved else {}
+    convo = record["conversation"]
+    row = [
+        record["id"],
+        record["url"],
+        convo["external_id"],
+        convo["title"],
+        convo["agent"],
+        convo["model"],
+        record["turn"]["index"],
+        record["checker"],
+        record["code"],
+        record["severity"],
+        record["status"],
+        record["value"],
+        (record["claim"] or {}).get("text", ""),
+        _evidence_cell(record["evidence"]),
+        record["explanation"],
+        record["suite_correction"],
+        decision.get("verdict", ""),
+        decision.get("reviewer", ""),
+        decision.get("at", ""),
+        decision.get("reason", ""),
+        correction.get("text", ""),
+        correction.get("author", ""),
+        correction.get("approver", ""),
+        record["provenance"]["reported_at"],
+        record["provenance"]["suite_version"],
+    ]
+    return [neutralize(cell) for cell in row]
+
+
+class _Line:
+    """A file-like object whose write returns what was written, for csv.writer in a stream."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    writer = csv.writer(_Line())
+    yield writer.writerow(CSV_COLUMNS)
+    for record in records:
+        yield writer.writerow(csv_row(record))
+
+
+def jsonl_lines(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    for record in records:
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+# --- OpenTelemetry evaluation events ------------------------------------------------------
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+SEVERITY_NUMBERS = {Severity.FLAG: (13, "WARN"), Severity.INFO: (9, "INFO")}
+
+
+def _attribute(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        wrapped: dict[str, Any] = {"boolValue": value}
+    elif isinstance(value, int):
+        wrapped = {"intValue": str(value)}  # OTLP/JSON carries 64-bit integers as strings
+    elif isinstance(value, float):
+        wrapped = {"doubleValue": value}
+    else:
+        wrapped = {"stringValue": str(value)}
+    return {"key": key, "value": wrapped}
+
+
+def _unix_nano(value: datetime) -> str:
+    return str(int(value.timestamp() * 1_000_000) * 1000)
+
+
+def evaluation_event(record: dict[str, Any]) -> dict[str, Any]:
+    """One finding as a ``gen_ai.evaluation.result`` log record.
+
+    The evaluation is the checker; its label is the finding's code; the score is 0 when the
+    claim failed the check (a flag) and 1 when the finding only informs (grounded, computed,
+    established). The reviewer's verdict travels beside it."""
+    severity_number, severity_text = SEVERITY_NUMBERS.get(record["severity"], (9, "INFO"))
+    reported = datetime.fromisoformat(record["provenance"]["reported_at"])
+    attributes = [
+        _attribute("gen_ai.evaluation.name", f"receipts.{record['checker']}"),
+        _attribute("gen_ai.evaluation.score.value", 0.0 if record["severity"] == Severity.FLAG else 1.0),
+        _attribute("gen_ai.evaluation.score.label", record["code"]),
+        _attribute("gen_ai.evaluation.explanation", record["explanation"]),
+        _attribute("gen_ai.conversation.id", record["conversation"]["external_id"]),
+    ]
+    if record["conversation"]["agent"]:
+        attributes.append(_attribute("gen_ai.agent.name", record["conversation"]["agent"]))
+    if record["conversation"]["model"]:
+        attributes.append(_attribute("gen_ai.response.model", record["conversation"]["model"]))
+    attributes += [
+        _attribute("receipts.turn.index", record["turn"]["index"]),
+        _attribute("receipts.finding.id", record["id"]),
+        _attribute("receipts.finding.severity", record["severity"]),
+        _attribute("receipts.finding.status", record["status"]),
+        _attribute("receipts.finding.url", record["url"]),
+    ]
+    if record["claim"]:
+        attributes.append(_attribute("receipts.claim.text", record["claim"]["text"]))
+    if record["value"]:
+        attributes.append(_attribute("receipts.finding.value", record["value"]))
+    return {
+        "timeUnixNano": _unix_nano(reported),
+        "observedTimeUnixNano": _unix_nano(reported),
+        "severityNumber": severity_number,
+        "severityText": severity_text,
+        "eventName": EVALUATION_EVENT,
+        "body": {"stringValue": record["explanation"]},
+        "attributes": attributes,
+    }
+
+
+def otel_chunks(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """An OTLP/JSON logs export (``ExportLogsServiceRequest``), written as it goes."""
+    from .suite import SUITE_VERSION
+
+    resource = {"attributes": [_attribute("service.name", "receipts")]}
+    scope = {"name": "receipts.checks", "version": SUITE_VERSION}
+    yield '{"resourceLogs":[{"resource":' + json.dumps(resource)
+    yield ',"scopeLogs":[{"scope":' + json.dumps(scope) + ',"logRecords":['
+    for i, record in enumerate(records):
+        yield ("," if i else "") + "\n" + json.dumps(evaluation_event(record), ensure_ascii=False)
+    yield "\n]}]}]}\n"
+
+
+# --- the dataset of approved corrections --------------------------------------------------
+
+
+def approved_corrections(project: Project, filters: dict[str, str]) -> QuerySet[Correction]:
+    findings = select_findings(project, {k: v for k, v in filters.items() if k != "status"})
+    return (
+        Correction.objects.filter(project=project, state=CorrectionState.APPROVED, finding__in=findings)
+        .select_related("finding__turn", "finding__conversation", "author", "approver")
+        .order_by("pk")
+    )
+
+
+def _correction_batches(corrections: QuerySet[Correction]) -> Iterator[list[Correction]]:
+    last = 0
+    while True:
+        batch = list(corrections.filter(pk__gt=last)[:BATCH])
+        if not batch:
+            return
+        yield batch
+        last = batch[-1].pk
+
+
+def _turn_exchange(turn: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The turn as OpenAI chat messages before its answer, and the tools it called."""
+    calls = list(ToolCall.objects.filter(turn=turn).order_by("id"))
+    out: list[dict[str, Any]] = []
+    tools: list[str] = []
+    for message in Message.objects.filter(turn=turn).order_by("seq"):
+        if turn.answer_seq is not None and message.seq >= turn.answer_seq:
+            break
+        if message.role == "assistant":
+            requested = [c for c in calls if c.request_seq == message.seq]
+            entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            if requested:
+                entry["tool_calls"] = [
+                    {
+                        "id": c.call_id,
+                        "type": "function",
+                        "function": {"name": c.tool, "arguments": c.arguments or "{}"},
+                    }
+                    for c in requested
+                ]
+                tools += [c.tool for c in requested if c.tool not in tools]
+            out.append(entry)
+        elif message.role == "tool":
+            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
+        else:
+            out.append({"role": message.role, "content": message.text})
+    return out, tools
+
+
+def chat_example(correction: Correction) -> dict[str, Any]:
+    """One approved correction as an OpenAI chat fine-tuning example: the turn as the model saw
+    it (system prompt, user, its tool calls and their results), then the corrected answer."""
+    finding = correction.finding
+    messages, tools = _turn_exchange(finding.turn)
+    if finding.conversation.system and not any(m["role"] == "system" for m in messages):
+        messages.insert(0, {"role": "system", "content": finding.conversation.system})
+    messages.append({"role": "assistant", "content": correction.text})
+    example: dict[str, Any] = {"messages": messages}
+    if tools:
+        example["tools"] = [
+            {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+            for name in tools
+        ]
+    return example
+
+
+def plain_record(correction: Correction, calls: dict[tuple[int, str], Any]) -> dict[str, Any]:
+    finding = correction.finding
+    return {
+        "answer": finding.turn.answer,
+        "correction": correction.text,
+        "evidence": _evidence(finding, calls),
+        "finding": {
+            "id": finding.pk,
+            "checker": finding.checker,
+            "code": finding.code,
+            "claim": finding.claim_text,
+            "explanation": finding.explanation,
+        },
+        "conversation": finding.conversation.external_id,
+        "turn": finding.turn.index,
+        "author": correction.author.get_username(),
+        "approver": correction.approver.get_username() if correction.approver else None,
+        "approved_at": _iso(correction.decided_at),
+    }
+
+
+def dataset_lines(project: Project, filters: dict[str, str], shape: str) -> Iterator[str]:
+    for batch in _correction_batches(approved_corrections(project, filters)):
+        calls = _calls_for([c.finding for c in batch]) if shape == "plain" else {}
+        for correction in batch:
+            record = chat_example(correction) if shape == "chat" else plain_record(correction, calls)
+            yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+# --- the formats, for pages and background jobs -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Format:
+    kind: str
+    label: str
+    extension: str
+    content_type: str
+    # (project, filters, base_url, on_progress) -> text pieces
+    write: Callable[[Project, dict[str, str], str, Callable[[int], None]], Iterator[str]]
+    count: Callable[[Project, dict[str, str]], int]
+
+
+def _counted(
+    records: Iterator[dict[str, Any]], on_progress: Callable[[int], None]
+) -> Iterator[dict[str, Any]]:
+    n = 0
+    for n, record in enumerate(records, start=1):  # noqa: B007 (n is read after the loop)
+        if n % BATCH == 0:
+            on_progress(n)
+        yield record
+    on_progress(n)
+
+
+def _findings_format(kind: str, label: str, extension: str, content_type: str, lines: Any) -> Format:
+    return Format(
+        kind,
+        label,
+        extension,
+        content_type,
+        lambda project, filters, base_url, progress: lines(
+            _counted(finding_records(project, filters, base_url), progress)
+        ),
+        lambda project, filters: select_findings(project, filters).count(),
+    )
+
+
+def _dataset_format(shape: str, label: str) -> Format:
+    def write(project: Project, filters: dict[str, str], base_url: str, progress: Any) -> Iterator[str]:
+        n = 0
+        for n, line in enumerate(dataset_lines(project, filters, shape), start=1):  # noqa: B007
+            if n % BATCH == 0:
+                progress(n)
+            yield line
+        progress(n)
+
+    return Format(
+        f"corrections-{shape}",
+        label,
+        "jsonl",
+        "application/jsonl; charset=utf-8",
+        write,
+        lambda project, filters: approved_corrections(project, filters).count(),
+    )
+
+
+FORMATS: dict[str, Format] = {
+    f.kind: f
+    for f in [
+        _findings_format("csv", "CSV", "csv", "text/csv; charset=utf-8", csv_lines),
+        _findings_format("jsonl", "JSON Lines", "jsonl", "application/jsonl; charset=utf-8", jsonl_lines),
+        _findings_format(
+            "otel",
+            "OpenTelemetry evaluation events (OTLP/JSON)",
+            "otlp.json",
+            "application/json",
+            otel_chunks,
+        ),
+        _dataset_format("chat", "Approved corrections, OpenAI chat fine-tuning shape"),
+        _dataset_format("plain", "Approved corrections, plain records"),
+    ]
+}
+
+
+def filename_for(project: Project, kind: str) -> str:
+    stem, extension = {
+        "csv": ("findings", "csv"),
+        "jsonl": ("findings", "jsonl"),
+        "otel": ("evaluations", "otlp.json"),
+        "corrections-chat": ("corrections-chat", "jsonl"),
+        "corrections-plain": ("corrections", "jsonl"),
+        "pdf": ("audit-report", "pdf"),
+    }[kind]
+    return f"{project.slug}-{stem}-{timezone.now():%Y%m%d-%H%M%S}.{extension}"
+
+
+# --- background jobs ----------------------------------------------------------------------
+
+
+def start_job(*, project: Project, user: Any, kind: str, filters: dict[str, Any]) -> ExportJob:
+    """Records an export to make in the background and enqueues it after the commit."""
+    from django.db import transaction
+
+    from .tasks import run_export
+
+    job = ExportJob.objects.create(
+        project=project,
+        requested_by=user if getattr(user, "is_authenticated", False) else None,
+        kind=kind,
+        filters=filters,
+        filename=filename_for(project, kind),
+    )
+    transaction.on_commit(lambda: run_export.delay(job.pk))
+    return job
+
+
+def run_job(job_id: int) -> ExportJob | None:
+    """Writes a job's file, saying how far it got as it goes. A job already taken is left be."""
+    taken = ExportJob.objects.filter(pk=job_id, status=ExportStatus.PENDING).update(
+        status=ExportStatus.RUNNING
+    )
+    if not taken:
+        return None
+    job = ExportJob.objects.select_related("project").get(pk=job_id)
+    filters = dict(job.filters)
+    base_url = filters.pop("_base_url", "")
+    target = exports_dir() / f"{job.pk}-{secrets.token_hex(8)}-{job.filename or 'export'}"
+
+    def progress(n: int) -> None:
+        ExportJob.objects.filter(pk=job.pk).update(progress=n)
+
+    try:
+        if job.kind == "pdf":
+            from . import reports
+
+            data = reports.render_pdf_for_filters(job.project, filters)
+            ExportJob.objects.filter(pk=job.pk).update(total=1)
+            target.write_bytes(data)
+            progress(1)
+        else:
+            fmt = FORMATS[job.kind]
+            ExportJob.objects.filter(pk=job.pk).update(total=fmt.count(job.project, filters))
+            with open(target, "w", encoding="utf-8", newline="") as out:
+                for piece in fmt.write(job.project, filters, base_url, progress):
+                    out.write(piece)
+    except Exception as exc:  # the job says what went wrong; the page shows it
+        target.unlink(missing_ok=True)
+        ExportJob.objects.filter(pk=job.pk).update(
+            status=ExportStatus.FAILED,
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+            finished_at=timezone.now(),
+        )
+    else:
+        ExportJob.objects.filter(pk=job.pk).update(
+            status=ExportStatus.DONE,
+            path=str(target.relative_to(Path(settings.VAR_DIR))),
+            finished_at=timezone.now(),
+        )
+    job.refresh_from_db()
+    return job
+
+
+def job_file(job: ExportJob) -> Path | None:
+    """The finished file of a job, only if it lies where exports are written."""
+    if job.status != ExportStatus.DONE or not job.path:
+        return None
+    path = (Path(settings.VAR_DIR) / job.path).resolve()
+    if exports_dir().resolve() not in path.parents or not path.is_file():
+        return None
+    return path
+
+
+def as_text(pieces: Iterable[str]) -> str:
+    buffer = io.StringIO()
+    for piece in pieces:
+        buffer.write(piece)
+    return buffer.getvalue()

@@ -1,0 +1,147 @@
+"""Exports of a project's findings and corrections: streamed when small, made in the
+background with a progress bar when large. Any member may export what they may read."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from .. import exports
+from ..models import ExportJob, ExportStatus, Finding, FindingStatus, Severity
+from .access import project_for
+
+
+def _base_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def _choices(project: Any, field: str) -> list[str]:
+    return list(
+        Finding.objects.filter(project=project).order_by(field).values_list(field, flat=True).distinct()
+    )
+
+
+def _page(request: HttpRequest, project: Any, membership: Any, **extra: Any) -> HttpResponse:
+    status = extra.pop("status", 200)
+    context = {
+        "project": project,
+        "membership": membership,
+        "formats": exports.FORMATS.values(),
+        "checkers": _choices(project, "checker"),
+        "codes": _choices(project, "code"),
+        "severities": Severity.values,
+        "statuses": FindingStatus.values,
+        "jobs": ExportJob.objects.filter(project=project).select_related("requested_by")[:20],
+        "limit": exports.inline_limit(),
+        "filters": {},
+        "error": "",
+        "large": None,
+        **extra,
+    }
+    return render(request, "checks/exports.html", context, status=status)
+
+
+@login_required
+def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    try:
+        filters = exports.parse_filters(request.GET)
+    except exports.InvalidFilter as exc:
+        return _page(request, project, membership, error=str(exc), status=400)
+    large = None
+    kind = request.GET.get("kind", "")
+    if request.GET.get("large") and kind in exports.FORMATS:
+        large = {"kind": kind, "count": exports.FORMATS[kind].count(project, filters)}
+    return _page(request, project, membership, filters=filters, large=large)
+
+
+@login_required
+def export_file(request: HttpRequest, slug: str) -> HttpResponse:
+    """The export the query asks for, streamed; over the inline limit, the page offers to make
+    it in the background instead."""
+    project, membership = project_for(request, slug)
+    kind = request.GET.get("kind", "csv")
+    if kind not in exports.FORMATS:
+        return HttpResponse(
+            f"kind: use one of {', '.join(exports.FORMATS)}", status=400, content_type="text/plain"
+        )
+    try:
+        filters = exports.parse_filters(request.GET)
+    except exports.InvalidFilter as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain")
+    fmt = exports.FORMATS[kind]
+    if fmt.count(project, filters) > exports.inline_limit():
+        query = urlencode({**filters, "kind": kind, "large": 1})
+        return redirect(f"{reverse('exports', args=[project.slug])}?{query}")
+    response = StreamingHttpResponse(
+        fmt.write(project, filters, _base_url(request), lambda n: None), content_type=fmt.content_type
+    )
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename_for(project, kind)}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@login_required
+@require_POST
+def start_export(request: HttpRequest, slug: str) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    kind = request.POST.get("kind", "")
+    if kind not in exports.FORMATS and kind != "pdf":
+        return _page(
+            request, project, membership, error="kind: choose one of the listed exports.", status=400
+        )
+    try:
+        filters: dict[str, Any] = exports.parse_filters(request.POST)
+        if kind == "pdf":
+            from .. import reports
+
+            reports.period_from(request.POST)
+            filters.update({k: request.POST[k] for k in ("since", "until") if request.POST.get(k)})
+    except (exports.InvalidFilter, ValueError) as exc:
+        return _page(request, project, membership, error=str(exc), status=400)
+    filters["_base_url"] = _base_url(request)
+    filters["_by"] = request.user.get_username()
+    job = exports.start_job(project=project, user=request.user, kind=kind, filters=filters)
+    return redirect("export-job", project.slug, job.pk)
+
+
+@login_required
+def export_job(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A background export's progress; polled by htmx until it is finished (286 stops it)."""
+    project, membership = project_for(request, slug)
+    job = get_object_or_404(ExportJob.objects.filter(project=project), pk=pk)
+    context = {"project": project, "membership": membership, "job": job, "percent": _percent(job)}
+    if request.htmx:
+        response = render(request, "checks/export_job.html#progress", context)
+        if job.status in (ExportStatus.DONE, ExportStatus.FAILED):
+            response.status_code = 286
+        return response
+    return render(request, "checks/export_job.html", context)
+
+
+def _percent(job: ExportJob) -> int:
+    if job.status == ExportStatus.DONE:
+        return 100
+    return min(100, int(100 * job.progress / job.total)) if job.total else 0
+
+
+@login_required
+def export_job_file(request: HttpRequest, slug: str, pk: int) -> FileResponse:
+    project, _ = project_for(request, slug)
+    job = get_object_or_404(ExportJob.objects.filter(project=project), pk=pk)
+    path = exports.job_file(job)
+    if path is None:
+        raise Http404("This export is not ready, or its file is gone.")
+    content_type = "application/pdf" if job.kind == "pdf" else exports.FORMATS[job.kind].content_type
+    return FileResponse(
+        open(path, "rb"),  # noqa: SIM115 (FileResponse closes it)
+        as_attachment=True,
+        filename=job.filename or path.name,
+        content_type=content_type,
+    )

@@ -1,0 +1,91 @@
+"""A project's webhooks: admins register URLs (the secret is shown once) and choose events;
+members read the delivery log."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from .. import audit, webhooks
+from ..models import Membership, Role, Webhook, WebhookDelivery
+from .access import project_for
+
+
+def _require_admin(membership: Membership) -> None:
+    if membership.role != Role.ADMIN:
+        raise PermissionDenied("Only a project admin can change its webhooks.")
+
+
+@login_required
+def webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    context = {
+        "project": project,
+        "membership": membership,
+        "events": webhooks.EVENTS,
+        "secret": None,
+        "error": "",
+        "url": "",
+    }
+    status = 200
+    if request.method == "POST":
+        _require_admin(membership)
+        url = request.POST.get("url", "").strip()
+        events = [e for e in request.POST.getlist("events") if e in webhooks.EVENTS]
+        parts = urlsplit(url)
+        context["url"] = url
+        if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 500:
+            context["error"], status = (
+                "url: give an http:// or https:// address of at most 500 characters.",
+                400,
+            )
+        elif not events:
+            context["error"], status = f"events: choose at least one of {', '.join(webhooks.EVENTS)}.", 400
+        else:
+            secret = webhooks.new_secret()
+            hook = Webhook.objects.create(project=project, url=url, secret=secret, events=events)
+            audit.record(
+                project=project,
+                actor=request.user,
+                verb="webhook.created",
+                target=hook,
+                after={"url": url, "events": events},
+            )
+            context["secret"], context["url"] = secret, ""  # shown on this response only
+    context["webhooks"] = Webhook.objects.filter(project=project).order_by("-created_at")
+    context["deliveries"] = WebhookDelivery.objects.filter(project=project).select_related("webhook")[:50]
+    return render(request, "checks/webhooks.html", context, status=status)
+
+
+@login_required
+@require_POST
+def toggle_webhook(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    _require_admin(membership)
+    hook = get_object_or_404(Webhook.objects.filter(project=project), pk=pk)
+    hook.active = not hook.active
+    hook.save(update_fields=["active"])
+    audit.record(
+        project=project,
+        actor=request.user,
+        verb="webhook.enabled" if hook.active else "webhook.disabled",
+        target=hook,
+        before={"active": not hook.active},
+        after={"active": hook.active},
+    )
+    return redirect("webhooks", project.slug)
+
+
+@login_required
+@require_POST
+def redeliver(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    _require_admin(membership)
+    delivery = get_object_or_404(WebhookDelivery.objects.filter(project=project), pk=pk)
+    webhooks.redeliver(delivery)
+    return redirect("webhooks", project.slug)
