@@ -21,14 +21,12 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from . import audit, search, suite
+from . import audit, review, search, suite
 from .ingest import UnknownFormat, otel, resolve_format, to_native
 from .models import (
     CheckRun,
     Conversation,
-    Decision,
     Finding,
-    FindingStatus,
     JudgeUsage,
     Message,
     Payload,
@@ -38,7 +36,6 @@ from .models import (
     RunStatus,
     ToolCall,
     Turn,
-    Verdict,
 )
 from .suite import conversation as native
 from .suite import entailment, judge
@@ -621,29 +618,9 @@ def stale_runs(kind: str = RunKind.CHECKS) -> list[int]:
 # --- review -------------------------------------------------------------------------------
 
 
-@transaction.atomic
-def record_decision(*, finding: Finding, reviewer: Any, verdict: str, reason: str = "") -> Decision:
-    """A reviewer confirms or dismisses a finding; the change goes to the audit log."""
-    if verdict not in Verdict.values:
-        raise ValueError(f"verdict must be one of {', '.join(Verdict.values)}")
-    locked = Finding.objects.select_for_update().get(pk=finding.pk)
-    before = {"status": locked.status}
-    locked.status = FindingStatus(verdict)
-    locked.updated_at = timezone.now()
-    locked.save(update_fields=["status", "updated_at"])
-    decision = Decision.objects.create(
-        project_id=locked.project_id, finding=locked, reviewer=reviewer, verdict=verdict, reason=reason
-    )
-    audit.record(
-        project=locked.project,
-        actor=reviewer,
-        verb=f"finding.{verdict}",
-        target=locked,
-        before=before,
-        after={"status": locked.status, "reason": reason, "decision": decision.pk},
-    )
-    finding.status = locked.status
-    return decision
+# Decisions live with the other reviewer workflows; kept importable from here for the API,
+# commands and tasks that call it.
+record_decision = review.record_decision
 
 
 # --- project settings ---------------------------------------------------------------------

@@ -10,6 +10,8 @@ from checks.api import otlp
 from checks.api import views as api
 from checks.views import auth, health, keys, project_settings, queue, turns
 from checks.views import exports as export_views
+from checks.views import history as history_views
+from checks.views import members as member_views
 from checks.views import overview as overview_views
 from checks.views import webhooks as webhook_views
 
@@ -33,6 +35,31 @@ urlpatterns = [
     path("p/<slug:slug>/turns/<int:pk>/", turns.turn, name="turn"),
     path("p/<slug:slug>/turns/<int:pk>/audit", turns.audit_log, name="turn-audit"),
     path("p/<slug:slug>/findings/<int:pk>/decide", turns.decide, name="decide"),
+    path("p/<slug:slug>/findings/<int:pk>/correction", turns.save_correction, name="save-correction"),
+    path("p/<slug:slug>/findings/<int:pk>/comments", turns.comment, name="comment"),
+    path("p/<slug:slug>/findings/<int:pk>/assign", turns.assign, name="assign"),
+    path(
+        "p/<slug:slug>/corrections/<int:pk>/approve",
+        turns.decide_correction,
+        {"action": "approve"},
+        name="approve-correction",
+    ),
+    path(
+        "p/<slug:slug>/corrections/<int:pk>/reject",
+        turns.decide_correction,
+        {"action": "reject"},
+        name="reject-correction",
+    ),
+    path("p/<slug:slug>/turns/<int:pk>/hold", turns.hold, name="turn-hold"),
+    path("p/<slug:slug>/bulk", queue.bulk, name="bulk"),
+    path("p/<slug:slug>/views", queue.save_view, name="save-view"),
+    path("p/<slug:slug>/views/<int:pk>/delete", queue.delete_view, name="delete-view"),
+    path("p/<slug:slug>/members", member_views.members, name="members"),
+    path("p/<slug:slug>/members/<int:pk>/role", member_views.change_role, name="member-role"),
+    path("p/<slug:slug>/members/<int:pk>/remove", member_views.remove, name="member-remove"),
+    path("p/<slug:slug>/history/<str:kind>/<str:object_id>", history_views.history, name="history"),
+    path("p/<slug:slug>/agreement", history_views.agreement, name="agreement"),
+    path("p/<slug:slug>/agreement/double-review", history_views.double_review, name="double-review"),
     path("p/<slug:slug>/overview", overview_views.overview, name="overview"),
     path("p/<slug:slug>/report.pdf", overview_views.project_report, name="project-report"),
     path(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 
-from ..models import Membership, Project
+from ..models import Membership, Project, Role
 
 
 def project_for(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
@@ -26,3 +26,8 @@ def require_reviewer(membership: Membership) -> None:
         raise PermissionDenied(
             "Viewers can read findings but not decide them; ask a project admin for the reviewer role."
         )
+
+
+def require_admin(membership: Membership) -> None:
+    if membership.role != Role.ADMIN:
+        raise PermissionDenied("Only a project admin can change this.")

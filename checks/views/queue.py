@@ -1,20 +1,31 @@
-"""The projects a user belongs to, and a project's triage queue of flagged turns."""
+"""The projects a user belongs to, and a project's triage queue: flagged turns and their
+findings, filtered by what the URL says, with saved views, bulk actions and progress."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
+from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Exists, OuterRef, Q
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
 
-from ..models import Finding, FindingStatus, Project, Turn
-from .access import project_for
+from .. import review
+from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
+from .access import project_for, require_reviewer
 
 PAGE_SIZE = 50
 STATUSES = ["open", "confirmed", "dismissed", "all"]
+SEVERITIES = ["flag", "info", "all"]
+# The filters the queue reads from its URL, in the order they are written back into it.
+FILTER_NAMES = ["status", "severity", "checker", "code", "agent", "model", "assignee", "from", "to", "q"]
 
 
 @login_required
@@ -30,17 +41,74 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "checks/home.html", {"projects": projects})
 
 
+def read_filters(query: QueryDict) -> dict[str, str]:
+    """The queue's filters as the URL gives them; anything unknown falls back to its default."""
+    status = query.get("status", "open")
+    severity = query.get("severity", "flag")
+    out = {name: query.get(name, "").strip()[:200] for name in FILTER_NAMES}
+    out["status"] = status if status in STATUSES else "open"
+    out["severity"] = severity if severity in SEVERITIES else "flag"
+    for name in ("from", "to"):
+        out[name] = out[name] if _date(out[name]) else ""
+    return out
+
+
+def filter_query(filters: dict[str, str]) -> str:
+    """The filters as a query string, leaving out what is at its default."""
+    defaults = {"status": "open", "severity": "flag"}
+    return urlencode(
+        [(k, filters[k]) for k in FILTER_NAMES if filters.get(k) and filters[k] != defaults.get(k)]
+    )
+
+
+def _date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def matching(
+    project: Project, filters: dict[str, str], user: Any, *, status: bool = True
+) -> QuerySet[Finding]:
+    """The current findings of a project that the filters select (the status filter left out
+    with ``status=False``, for the counts per status)."""
+    findings = Finding.objects.current().filter(project=project)
+    if filters["severity"] != "all":
+        findings = findings.filter(severity=filters["severity"])
+    if status and filters["status"] != "all":
+        findings = findings.filter(status=filters["status"])
+    for name, field in (("checker", "checker"), ("code", "code")):
+        if filters[name]:
+            findings = findings.filter(**{field: filters[name]})
+    if filters["agent"]:
+        findings = findings.filter(conversation__agent_name=filters["agent"])
+    if filters["model"]:
+        findings = findings.filter(conversation__agent_model=filters["model"])
+    if filters["assignee"] == "mine":
+        findings = findings.filter(assignee=user)
+    elif filters["assignee"] == "none":
+        findings = findings.filter(assignee__isnull=True)
+    elif filters["assignee"]:
+        findings = findings.filter(assignee__username=filters["assignee"])
+    start, end = _date(filters["from"]), _date(filters["to"])
+    tz = timezone.get_current_timezone()
+    if start:
+        findings = findings.filter(turn__created_at__gte=datetime.combine(start, datetime.min.time(), tz))
+    if end:
+        findings = findings.filter(
+            turn__created_at__lt=datetime.combine(end + timedelta(days=1), datetime.min.time(), tz)
+        )
+    if filters["q"]:
+        findings = findings.filter(turn__answer__icontains=filters["q"])
+    return findings
+
+
 @login_required
 def queue(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
-    filters = _filters(request)
-    findings = Finding.objects.current().flags().filter(project=project)
-    if filters["status"] != "all":
-        findings = findings.filter(status=filters["status"])
-    if filters["checker"]:
-        findings = findings.filter(checker=filters["checker"])
-    if filters["code"]:
-        findings = findings.filter(code=filters["code"])
+    filters = read_filters(request.GET)
+    findings = matching(project, filters, request.user)
 
     turns = (
         Turn.objects.filter(project=project)
@@ -56,29 +124,41 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     has_more = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
     by_turn: dict[int, list[Finding]] = {}
-    for finding in findings.filter(turn__in=page).order_by("claim_start", "id"):
+    now = timezone.now()
+    for finding in (
+        findings.filter(turn__in=page).select_related("assignee", "held_by").order_by("claim_start", "id")
+    ):
+        finding.holder = review.holder(finding, now=now)
         by_turn.setdefault(finding.turn_id, []).append(finding)
     rows = [{"turn": turn, "findings": by_turn.get(turn.pk, [])} for turn in page]
     next_cursor = _cursor(page[-1]) if has_more else ""
 
     counts = dict(
-        Finding.objects.current()
-        .flags()
-        .filter(project=project)
+        matching(project, filters, request.user, status=False)
         .values_list("status")
         .annotate(n=Count("id"))
         .values_list("status", "n")
     )
+    query = filter_query(filters)
     context: dict[str, Any] = {
         "project": project,
         "membership": membership,
         "rows": rows,
         "filters": filters,
+        "query": query,
         "next_cursor": next_cursor,
         "counts": {status: counts.get(status, 0) for status in FindingStatus.values},
+        "status_links": _status_links(filters, counts),
         "statuses": STATUSES,
+        "severities": SEVERITIES,
         "checkers": _distinct(project, "checker"),
         "codes": _distinct(project, "code"),
+        "agents": _distinct(project, "conversation__agent_name"),
+        "models": _distinct(project, "conversation__agent_model"),
+        "reviewers": review.reviewers_of(project),
+        "saved_views": SavedView.objects.filter(project=project, user=request.user),
+        "progress": progress(project) if membership.can_review else [],
+        "dismiss_reasons": DISMISS_REASONS,
     }
     template = "checks/queue.html"
     if request.htmx and not request.htmx.boosted:
@@ -86,19 +166,160 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, template, context)
 
 
-def _filters(request: HttpRequest) -> dict[str, str]:
-    status = request.GET.get("status", "open")
-    return {
-        "status": status if status in STATUSES else "open",
-        "checker": request.GET.get("checker", "")[:50],
-        "code": request.GET.get("code", "")[:50],
-    }
+DISMISS_REASONS = [
+    "The value is in a tool result",
+    "The user supplied it",
+    "Not a claim (a plan, offer or question)",
+    "Other",
+]
+
+
+def _status_links(filters: dict[str, str], counts: dict[str, int]) -> list[dict[str, Any]]:
+    total = sum(counts.values())
+    links = []
+    for status in STATUSES:
+        query = filter_query({**filters, "status": status})
+        n = total if status == "all" else counts.get(status, 0)
+        links.append({"status": status, "n": n, "query": query, "current": filters["status"] == status})
+    return links
 
 
 def _distinct(project: Project, field: str) -> list[str]:
-    return list(
-        Finding.objects.filter(project=project).order_by(field).values_list(field, flat=True).distinct()
+    return [
+        v
+        for v in Finding.objects.filter(project=project)
+        .order_by(field)
+        .values_list(field, flat=True)
+        .distinct()
+        if v
+    ]
+
+
+def progress(project: Project) -> list[dict[str, Any]]:
+    """Per reviewer: open findings assigned to them, and what they decided (today, in all)."""
+    since = timezone.now() - timedelta(days=1)
+    assigned = dict(
+        Finding.objects.open()
+        .filter(project=project, assignee__isnull=False)
+        .values_list("assignee")
+        .annotate(n=Count("id"))
+        .values_list("assignee", "n")
     )
+    decided = dict(
+        Decision.objects.filter(project=project)
+        .values_list("reviewer")
+        .annotate(n=Count("id"))
+        .values_list("reviewer", "n")
+    )
+    recent = dict(
+        Decision.objects.filter(project=project, created_at__gte=since)
+        .values_list("reviewer")
+        .annotate(n=Count("id"))
+        .values_list("reviewer", "n")
+    )
+    return [
+        {
+            "user": user,
+            "assigned_open": assigned.get(user.pk, 0),
+            "decided": decided.get(user.pk, 0),
+            "decided_today": recent.get(user.pk, 0),
+        }
+        for user in review.reviewers_of(project)
+    ]
+
+
+# --- bulk actions and saved views ----------------------------------------------------------
+
+
+@login_required
+@require_POST
+def bulk(request: HttpRequest, slug: str) -> HttpResponse:
+    """Confirm, dismiss or assign the findings of the selected turns, or everything the
+    filters match; each finding is decided (and audited) on its own."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    query = request.POST.get("query", "")
+    filters = read_filters(QueryDict(query))
+    findings = matching(project, filters, request.user)
+    if request.POST.get("scope") != "all":
+        ids = [int(v) for v in request.POST.getlist("turn") if v.isdigit()]
+        if not ids:
+            return _back(
+                request, project, query, "Select at least one turn, or choose everything that matches."
+            )
+        findings = findings.filter(turn_id__in=ids)
+    action = request.POST.get("action", "")
+    try:
+        if action in Verdict.values:
+            reason = request.POST.get("reason_text", "").strip() or request.POST.get("reason", "").strip()
+            if action == Verdict.DISMISSED and not reason:
+                return _back(request, project, query, "Give a reason to dismiss.")
+            result = review.bulk_decide(
+                findings=findings, reviewer=request.user, verdict=action, reason=reason
+            )
+            said = f"{result.done} finding{'s' if result.done != 1 else ''} {action}"
+        elif action == "assign":
+            assignee = _member_user(project, request.POST.get("assignee", ""), request.user)
+            result = review.bulk_assign(findings=findings, assignee=assignee, actor=request.user)
+            said = f"{result.done} finding{'s' if result.done != 1 else ''} assigned to " + (
+                assignee.username if assignee else "nobody"
+            )
+        elif action == "round_robin":
+            given = review.assign_round_robin(project=project, findings=findings, actor=request.user)
+            said = "Assigned in turn: " + (
+                ", ".join(f"{k} {v}" for k, v in given.items()) or "nothing matched"
+            )
+            result = None
+        else:
+            return HttpResponse("action must be confirmed, dismissed, assign or round_robin", status=400)
+    except review.ReviewError as exc:
+        return _back(request, project, query, str(exc))
+    if result is not None and result.skipped:
+        said += f"; {result.skipped} skipped (already so, or open on another reviewer's screen)"
+    messages.success(request, said + ".")
+    return redirect(_queue_url(project, query))
+
+
+def _member_user(project: Project, value: str, me: Any) -> Any:
+    if value in ("", "none"):
+        return None
+    if value == "me":
+        return me
+    user = get_user_model().objects.filter(username=value, memberships__project=project).first()
+    if user is None:
+        raise review.ReviewError(f"{value!r} is not a member of this project.")
+    return user
+
+
+def _queue_url(project: Project, query: str) -> str:
+    url = reverse("queue", args=[project.slug])
+    return f"{url}?{query}" if query else url
+
+
+def _back(request: HttpRequest, project: Project, query: str, message: str) -> HttpResponse:
+    messages.error(request, message)
+    return redirect(_queue_url(project, query))
+
+
+@login_required
+@require_POST
+def save_view(request: HttpRequest, slug: str) -> HttpResponse:
+    project, _ = project_for(request, slug)
+    query = filter_query(read_filters(QueryDict(request.POST.get("query", ""))))
+    try:
+        review.save_view(project=project, user=request.user, name=request.POST.get("name", ""), query=query)
+    except review.ReviewError as exc:
+        return _back(request, project, query, str(exc))
+    return redirect(_queue_url(project, query))
+
+
+@login_required
+@require_POST
+def delete_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, _ = project_for(request, slug)
+    view = get_object_or_404(SavedView.objects.filter(project=project, user=request.user), pk=pk)
+    review.delete_view(view=view, user=request.user)
+    return redirect(_queue_url(project, ""))
 
 
 # Keyset pagination: the cursor is the (created_at, id) of the last row shown, in a form that

@@ -6,21 +6,31 @@ import json
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import services, suite
-from ..models import AuditEvent, Conversation, Finding, RunKind, RunStatus, ToolCall, Turn, Verdict
+from .. import review, suite
+from ..models import (
+    AuditEvent,
+    Comment,
+    Conversation,
+    Correction,
+    CorrectionState,
+    Decision,
+    Finding,
+    Membership,
+    Project,
+    RunKind,
+    RunStatus,
+    ToolCall,
+    Turn,
+    Verdict,
+)
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
-
-DISMISS_REASONS = [
-    "The value is in a tool result",
-    "The user supplied it",
-    "Not a claim (a plan, offer or question)",
-    "Other",
-]
+from .queue import DISMISS_REASONS
 
 
 @login_required
@@ -62,13 +72,14 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     current = get_object_or_404(Turn.objects.filter(project=project).select_related("conversation"), pk=pk)
     convo = current.conversation
     findings = list(
-        Finding.objects.current()
-        .filter(turn=current)
-        .prefetch_related("decisions__reviewer")
-        .order_by("severity", "claim_start", "id")
+        _with_review(Finding.objects.current().filter(turn=current)).order_by("severity", "claim_start", "id")
     )
+    if membership.can_review:
+        # Open on this reviewer's screen: held for them, so others see it is being decided.
+        held = set(review.hold(findings=findings, user=request.user))
+        findings = [_refreshed(f, held, request.user) for f in findings]
     calls = _calls_by_id(convo)
-    cards = [_card(f, calls) for f in findings]
+    cards = [_card(f, calls, user=request.user, membership=membership) for f in findings]
     messages = list(current.messages.all())
     run = convo.runs.order_by("-created_at", "-id").first()
     done = _latest_done(convo, RunKind.CHECKS)
@@ -90,17 +101,51 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "judge": _judge_exchanges(judged, current.index),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
-        "audit": AuditEvent.objects.filter(
-            project=project, object_type="finding", object_id__in=[str(f.pk) for f in findings]
-        ).select_related("actor")[:50],
+        "audit": _audit_events(project, findings),
         "capability": suite.capability_statement(
             tuple(current.tools_offered) if current.tools_offered is not None else None
         ),
         "neighbours": _neighbours(current),
         "dismiss_reasons": DISMISS_REASONS,
+        "reviewers": review.reviewers_of(project),
+        "hold_seconds": review.HOLD_SECONDS,
         "run": run,
     }
     return render(request, "checks/turn.html", context)
+
+
+def _with_review(findings: Any) -> Any:
+    """Findings with what the card shows of their review, fetched in a few queries."""
+    return findings.select_related("project", "turn", "assignee", "held_by").prefetch_related(
+        Prefetch("decisions", queryset=Decision.objects.select_related("reviewer")),
+        Prefetch(
+            "corrections",
+            queryset=Correction.objects.select_related("author", "approver").order_by("-created_at", "-id"),
+        ),
+        Prefetch("comments", queryset=Comment.objects.select_related("author")),
+    )
+
+
+def _refreshed(finding: Finding, held: set[int], user: Any) -> Finding:
+    if finding.pk in held:
+        finding.held_by = user
+        finding.held_until = review.hold_until_now()
+    return finding
+
+
+def _audit_events(project: Project, findings: list[Finding]) -> Any:
+    """The audit entries of the findings and of their corrections and comments."""
+    corrections = [str(c.pk) for f in findings for c in f.corrections.all()]
+    comments = [str(c.pk) for f in findings for c in f.comments.all()]
+    return (
+        AuditEvent.objects.filter(project=project)
+        .filter(
+            Q(object_type="finding", object_id__in=[str(f.pk) for f in findings])
+            | Q(object_type="correction", object_id__in=corrections)
+            | Q(object_type="comment", object_id__in=comments)
+        )
+        .select_related("actor")[:50]
+    )
 
 
 def _calls_by_id(convo: Conversation) -> dict[str, ToolCall]:
@@ -179,7 +224,9 @@ def _grounded(index: int, item: dict[str, Any], calls: dict[str, ToolCall]) -> d
     return {"anchor": f"grounded-{index}", "item": item, "sources": sources}
 
 
-def _card(finding: Finding, calls: dict[str, ToolCall]) -> dict[str, Any]:
+def _card(
+    finding: Finding, calls: dict[str, ToolCall], *, user: Any, membership: Membership, error: str = ""
+) -> dict[str, Any]:
     evidence = []
     for item in finding.evidence:
         call = calls.get(item.get("call_id") or "")
@@ -196,7 +243,32 @@ def _card(finding: Finding, calls: dict[str, ToolCall]) -> dict[str, Any]:
                 "pieces": pieces(text, marks),
             }
         )
-    return {"finding": finding, "evidence": evidence, "decisions": list(finding.decisions.all())}
+    decisions = list(finding.decisions.all())
+    blind = review.votes_hidden_from(finding, user)
+    corrections = list(finding.corrections.all())
+    waiting = next((c for c in corrections if c.state == CorrectionState.PROPOSED), None)
+    shown = waiting or (corrections[0] if corrections else None)
+    draft = shown.text if shown else finding.correction
+    holder = review.holder(finding)
+    return {
+        "finding": finding,
+        "evidence": evidence,
+        "decisions": [d for d in decisions if d.reviewer_id == user.pk] if blind else decisions,
+        "hidden_decisions": sum(d.reviewer_id != user.pk for d in decisions) if blind else 0,
+        "blind": blind,
+        "corrections": corrections,
+        "correction": shown,
+        "waiting": waiting,
+        "draft": draft,
+        "diff": review.diff(finding.turn.answer, draft) if draft else [],
+        "may_edit": membership.can_review and (waiting is None or waiting.author_id == user.pk),
+        "may_approve": membership.can_review and waiting is not None and waiting.author_id != user.pk,
+        "is_author": waiting is not None and waiting.author_id == user.pk,
+        "comments": list(finding.comments.all()),
+        "holder": holder if holder is not None and holder.pk != user.pk else None,
+        "mine": holder is not None and holder.pk == user.pk,
+        "error": error,
+    }
 
 
 # How a negative-claim finding uses a read: the ones the claim cites, the reads that say
@@ -226,34 +298,138 @@ def _neighbours(current: Turn) -> dict[str, Turn | None]:
     return {"previous": newer, "next": older}
 
 
+def _finding_for(request: HttpRequest, slug: str, pk: int) -> tuple[Project, Membership, Finding]:
+    """A finding of a project the user may review; 404 outside it, 403 for a viewer."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    finding = get_object_or_404(_with_review(Finding.objects.filter(project=project)), pk=pk)
+    return project, membership, finding
+
+
+def _answer(
+    request: HttpRequest,
+    project: Project,
+    membership: Membership,
+    finding: Finding,
+    *,
+    trigger: str = "decided",
+) -> HttpResponse:
+    """The finding's card again for htmx; without it, back to the turn page at the card."""
+    if not request.htmx:
+        return redirect(f"{finding.turn.get_absolute_url()}#finding-{finding.pk}")
+    fresh = _with_review(Finding.objects.filter(pk=finding.pk)).get()
+    context = {
+        "project": project,
+        "membership": membership,
+        "card": _card(fresh, _calls_by_id(fresh.conversation), user=request.user, membership=membership),
+        "dismiss_reasons": DISMISS_REASONS,
+        "reviewers": review.reviewers_of(project),
+    }
+    response = render(request, "checks/turn.html#finding", context)
+    response["HX-Trigger"] = trigger
+    return response
+
+
+def _refused(exc: review.ReviewError) -> HttpResponse:
+    """A refusal as plain text: receipts.js shows it beside the form that asked."""
+    return HttpResponse(str(exc), status=exc.status_code, content_type="text/plain; charset=utf-8")
+
+
 @login_required
 @require_POST
 def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    project, membership = project_for(request, slug)
-    require_reviewer(membership)
-    finding = get_object_or_404(Finding.objects.filter(project=project).select_related("turn"), pk=pk)
+    project, membership, finding = _finding_for(request, slug, pk)
     verdict = request.POST.get("verdict", "")
-    if verdict not in Verdict.values:
+    if verdict not in (*Verdict.values, review.NEEDS_CORRECTION):
         return HttpResponse(
-            f"verdict must be one of {', '.join(Verdict.values)}", status=400, content_type="text/plain"
+            f"verdict must be one of {', '.join([*Verdict.values, review.NEEDS_CORRECTION])}",
+            status=400,
+            content_type="text/plain",
         )
     reason = request.POST.get("reason", "").strip()
     if request.POST.get("reason_text", "").strip():
         reason = request.POST["reason_text"].strip()
-    services.record_decision(finding=finding, reviewer=request.user, verdict=verdict, reason=reason[:1000])
-    if not request.htmx:
-        return redirect(f"{finding.turn.get_absolute_url()}#finding-{finding.pk}")
-    finding.refresh_from_db()
-    calls = _calls_by_id(finding.conversation)
-    context = {
-        "project": project,
-        "membership": membership,
-        "card": _card(finding, calls),
-        "dismiss_reasons": DISMISS_REASONS,
-    }
-    response = render(request, "checks/turn.html#finding", context)
-    response["HX-Trigger"] = "decided"
-    return response
+    if verdict == Verdict.DISMISSED and not reason:
+        return HttpResponse(
+            "Choose a reason to dismiss, or say why in your words.", status=400, content_type="text/plain"
+        )
+    try:
+        review.record_decision(finding=finding, reviewer=request.user, verdict=verdict, reason=reason[:1000])
+    except review.ReviewError as exc:
+        return _refused(exc)
+    return _answer(request, project, membership, finding)
+
+
+@login_required
+@require_POST
+def save_correction(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Proposes a correction of the finding, or saves the author's edit of the waiting one."""
+    project, membership, finding = _finding_for(request, slug, pk)
+    try:
+        review.save_correction(finding=finding, user=request.user, text=request.POST.get("text", ""))
+    except review.ReviewError as exc:
+        return _refused(exc)
+    return _answer(request, project, membership, finding)
+
+
+@login_required
+@require_POST
+def decide_correction(request: HttpRequest, slug: str, pk: int, action: str) -> HttpResponse:
+    """A second reviewer approves or rejects a waiting correction; never its author."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    correction = get_object_or_404(Correction.objects.filter(project=project), pk=pk)
+    note = request.POST.get("note", "")
+    try:
+        if action == "approve":
+            review.approve_correction(correction=correction, approver=request.user, note=note)
+        else:
+            review.reject_correction(correction=correction, approver=request.user, note=note)
+    except review.ReviewError as exc:
+        return _refused(exc)
+    finding = _with_review(Finding.objects.filter(pk=correction.finding_id)).get()
+    return _answer(request, project, membership, finding)
+
+
+@login_required
+@require_POST
+def comment(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, membership, finding = _finding_for(request, slug, pk)
+    try:
+        review.add_comment(finding=finding, author=request.user, text=request.POST.get("text", ""))
+    except review.ReviewError as exc:
+        return _refused(exc)
+    return _answer(request, project, membership, finding)
+
+
+@login_required
+@require_POST
+def assign(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, membership, finding = _finding_for(request, slug, pk)
+    value = request.POST.get("assignee", "")
+    people = {u.username: u for u in review.reviewers_of(project)}
+    if value == "me":
+        value = request.user.username
+    if value and value not in people:
+        return HttpResponse(
+            f"{value!r} is not a reviewer of this project.", status=400, content_type="text/plain"
+        )
+    try:
+        review.assign(finding=finding, assignee=people.get(value), actor=request.user)
+    except review.ReviewError as exc:
+        return _refused(exc)
+    return _answer(request, project, membership, finding)
+
+
+@login_required
+@require_POST
+def hold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Keeps the turn's open findings held while its page stays open (htmx polls this)."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
+    held = review.hold(findings=Finding.objects.open().filter(turn=current), user=request.user)
+    return HttpResponse(status=204, headers={"X-Held": ",".join(map(str, held))})
 
 
 @login_required
@@ -261,8 +437,6 @@ def audit_log(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The audit entries of a turn's findings; refreshed on the page after each decision."""
     project, _ = project_for(request, slug)
     current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
-    ids = [str(i) for i in Finding.objects.filter(turn=current).values_list("pk", flat=True)]
-    events = AuditEvent.objects.filter(
-        project=project, object_type="finding", object_id__in=ids
-    ).select_related("actor")[:50]
+    findings = list(_with_review(Finding.objects.filter(turn=current)))
+    events = _audit_events(project, findings)
     return render(request, "checks/turn.html#audit", {"project": project, "turn": current, "audit": events})

@@ -1,0 +1,630 @@
+"""The reviewer's workflows: decisions (blind double review included), bulk actions,
+assignment, holds, corrections with four eyes, comments, members and saved views.
+
+Each is keyword-only and runs in one transaction; every change is written to the audit
+log. Refusals raise ``ReviewError`` with a sentence a reviewer can act on; the pages show
+it as it is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from . import audit
+from .models import (
+    Comment,
+    Correction,
+    CorrectionState,
+    Decision,
+    Finding,
+    FindingStatus,
+    Membership,
+    Project,
+    Role,
+    SavedView,
+    Verdict,
+)
+
+HOLD_SECONDS = 300  # a finding open on a reviewer's screen stays theirs this long
+NEEDS_CORRECTION = "correction"  # the third choice of the decide form: confirm and correct
+MAX_TEXT = 10_000
+
+
+class ReviewError(ValueError):
+    """An action the rules refuse; the message says why and what would be accepted."""
+
+    status_code = 400
+
+
+class FindingHeld(ReviewError):
+    status_code = 409
+
+
+class NotAllowed(ReviewError):
+    status_code = 403
+
+
+# --- holds ---------------------------------------------------------------------------------
+
+
+def holder(finding: Finding, *, now: datetime | None = None) -> Any:
+    """Who holds the finding now, or None when nobody does (or the hold ran out)."""
+    now = now or timezone.now()
+    if finding.held_by_id and finding.held_until and finding.held_until > now:
+        return finding.held_by
+    return None
+
+
+def _check_hold(finding: Finding, user: Any) -> None:
+    other = holder(finding)
+    if other is not None and other.pk != user.pk:
+        until = timezone.localtime(finding.held_until).strftime("%H:%M")
+        raise FindingHeld(f"{other.username} has this finding open until {until}; it is theirs to decide.")
+
+
+@transaction.atomic
+def hold(*, findings: Iterable[Finding], user: Any, seconds: int = HOLD_SECONDS) -> list[int]:
+    """Holds each open finding nobody else holds for ``user``; returns the ids now held.
+
+    A hold is a short-lived lock, not a decision, so it is not written to the audit log."""
+    now = timezone.now()
+    until = now + timedelta(seconds=seconds)
+    ids = [f.pk for f in findings if f.status == FindingStatus.OPEN]
+    locked = Finding.objects.select_for_update().filter(pk__in=ids)
+    mine = [
+        f.pk for f in locked if f.held_by_id in (None, user.pk) or f.held_until is None or f.held_until <= now
+    ]
+    Finding.objects.filter(pk__in=mine).update(held_by=user, held_until=until)
+    return mine
+
+
+@transaction.atomic
+def release(*, findings: Iterable[Finding], user: Any) -> None:
+    Finding.objects.filter(pk__in=[f.pk for f in findings], held_by=user).update(
+        held_by=None, held_until=None
+    )
+
+
+# --- decisions -----------------------------------------------------------------------------
+
+
+def _latest_votes(finding: Finding) -> dict[int, str]:
+    """Each reviewer's latest verdict on a finding (the newest decision of each counts)."""
+    votes: dict[int, str] = {}
+    for reviewer_id, verdict in (
+        Decision.objects.filter(finding=finding)
+        .order_by("created_at", "id")
+        .values_list("reviewer_id", "verdict")
+    ):
+        votes[reviewer_id] = verdict
+    return votes
+
+
+def _settled_status(project: Project, votes: dict[int, str], verdict: str) -> str:
+    """The finding's status after a vote. With double review it stays open until two
+    reviewers have voted and agree; a disagreement waits for a third, who settles it."""
+    if not project.double_review:
+        return verdict
+    if len(votes) < 2:
+        return FindingStatus.OPEN
+    tally = Counter(votes.values())
+    top, n = tally.most_common(1)[0]
+    if len(tally) == 1 or n > len(votes) - n:
+        return top
+    return FindingStatus.OPEN
+
+
+@transaction.atomic
+def record_decision(
+    *, finding: Finding, reviewer: Any, verdict: str, reason: str = "", respect_hold: bool = True
+) -> Decision:
+    """A reviewer confirms or dismisses a finding; the change goes to the audit log.
+
+    ``verdict`` may also be ``correction``: the finding is confirmed and the suite's proposed
+    correction becomes a draft the reviewer edits and a second reviewer approves."""
+    needs_correction = verdict == NEEDS_CORRECTION
+    if needs_correction:
+        verdict = Verdict.CONFIRMED
+    if verdict not in Verdict.values:
+        raise ReviewError(f"verdict must be one of {', '.join([*Verdict.values, NEEDS_CORRECTION])}")
+    locked = Finding.objects.select_for_update().select_related("project").get(pk=finding.pk)
+    # Under double review each reviewer decides on their own, so a hold does not bar others.
+    if respect_hold and not locked.project.double_review:
+        _check_hold(locked, reviewer)
+    before = {"status": locked.status}
+    decision = Decision.objects.create(
+        project_id=locked.project_id,
+        finding=locked,
+        reviewer=reviewer,
+        verdict=verdict,
+        reason=reason[:1000] or ("needs correction" if needs_correction else ""),
+    )
+    locked.status = _settled_status(locked.project, _latest_votes(locked), verdict)
+    locked.updated_at = timezone.now()
+    if locked.held_by_id == reviewer.pk:  # decided: no longer theirs to hold
+        locked.held_by, locked.held_until = None, None
+    locked.save(update_fields=["status", "updated_at", "held_by", "held_until"])
+    after: dict[str, Any] = {"status": locked.status, "reason": decision.reason, "decision": decision.pk}
+    if locked.project.double_review:
+        after["blind"] = True
+    audit.record(
+        project=locked.project,
+        actor=reviewer,
+        verb=f"finding.{verdict}",
+        target=locked,
+        before=before,
+        after=after,
+    )
+    if (
+        needs_correction
+        and not Correction.objects.filter(finding=locked, state=CorrectionState.PROPOSED).exists()
+    ):
+        propose_correction(finding=locked, author=reviewer, text=locked.correction or "")
+    finding.status = locked.status
+    return decision
+
+
+def votes_hidden_from(finding: Finding, user: Any) -> bool:
+    """Under blind double review, a reviewer sees no one else's decision on a finding until
+    two reviewers have decided it (their own included)."""
+    if not finding.project.double_review:
+        return False
+    reviewers = {d.reviewer_id for d in finding.decisions.all()}
+    return len(reviewers) < 2
+
+
+@dataclass(frozen=True)
+class BulkResult:
+    done: int
+    skipped: int  # held by someone else, or already in the asked state
+
+
+@transaction.atomic
+def bulk_decide(*, findings: QuerySet[Finding], reviewer: Any, verdict: str, reason: str = "") -> BulkResult:
+    """One decision per finding, each audited on its own; findings others hold are skipped."""
+    if verdict not in Verdict.values:
+        raise ReviewError(f"verdict must be one of {', '.join(Verdict.values)}")
+    done = skipped = 0
+    for finding in findings.order_by("id"):
+        if finding.status == verdict or (holder(finding) not in (None, reviewer)):
+            skipped += 1
+            continue
+        record_decision(finding=finding, reviewer=reviewer, verdict=verdict, reason=reason)
+        done += 1
+    return BulkResult(done, skipped)
+
+
+# --- assignment ----------------------------------------------------------------------------
+
+
+def reviewers_of(project: Project) -> list[Any]:
+    """The project's members who may review, by username."""
+    user_model = get_user_model()
+    return list(
+        user_model.objects.filter(
+            memberships__project=project, memberships__role__in=[Role.REVIEWER, Role.ADMIN]
+        ).order_by("username")
+    )
+
+
+@transaction.atomic
+def assign(*, finding: Finding, assignee: Any, actor: Any) -> Finding:
+    """Gives a finding to a reviewer of its project (or to nobody, with ``assignee=None``)."""
+    locked = Finding.objects.select_for_update().select_related("project", "assignee").get(pk=finding.pk)
+    if assignee is not None and assignee not in reviewers_of(locked.project):
+        raise ReviewError(f"{assignee.username} is not a reviewer of this project.")
+    before = {"assignee": locked.assignee.username if locked.assignee else None}
+    after = {"assignee": assignee.username if assignee else None}
+    if before == after:
+        return locked
+    locked.assignee = assignee
+    locked.updated_at = timezone.now()
+    locked.save(update_fields=["assignee", "updated_at"])
+    audit.record(
+        project=locked.project,
+        actor=actor,
+        verb="finding.assigned",
+        target=locked,
+        before=before,
+        after=after,
+    )
+    finding.assignee = assignee
+    return locked
+
+
+@transaction.atomic
+def bulk_assign(*, findings: QuerySet[Finding], assignee: Any, actor: Any) -> BulkResult:
+    done = skipped = 0
+    for finding in findings.order_by("id"):
+        if finding.assignee_id == (assignee.pk if assignee else None):
+            skipped += 1
+            continue
+        assign(finding=finding, assignee=assignee, actor=actor)
+        done += 1
+    return BulkResult(done, skipped)
+
+
+@transaction.atomic
+def assign_round_robin(
+    *, project: Project, findings: QuerySet[Finding], actor: Any, reviewers: list[Any] | None = None
+) -> dict[str, int]:
+    """Deals the findings out in turn to the project's reviewers (or those given), oldest
+    first, starting after whoever has the fewest open findings; returns how many each got."""
+    people = reviewers if reviewers is not None else reviewers_of(project)
+    if not people:
+        raise ReviewError("This project has no reviewers to assign to; add some on the Members page.")
+    load = Counter(
+        Finding.objects.open()
+        .filter(project=project, assignee__in=people)
+        .values_list("assignee_id", flat=True)
+    )
+    people = sorted(people, key=lambda u: (load[u.pk], u.username))
+    given: Counter[str] = Counter()
+    for i, finding in enumerate(findings.order_by("created_at", "id")):
+        person = people[i % len(people)]
+        assign(finding=finding, assignee=person, actor=actor)
+        given[person.username] += 1
+    return dict(given)
+
+
+# --- corrections ---------------------------------------------------------------------------
+
+
+def _clean(text: str) -> str:
+    text = text.replace("\r\n", "\n").strip()
+    if not text:
+        raise ReviewError("A correction needs text: write the message that should go out instead.")
+    if len(text) > MAX_TEXT:
+        raise ReviewError(f"A correction is at most {MAX_TEXT} characters.")
+    return text
+
+
+@transaction.atomic
+def propose_correction(*, finding: Finding, author: Any, text: str) -> Correction:
+    """Starts the correction of a finding from the given text, or the suite's proposal."""
+    locked = Finding.objects.select_for_update().select_related("project").get(pk=finding.pk)
+    _check_hold(locked, author)
+    if Correction.objects.filter(finding=locked, state=CorrectionState.PROPOSED).exists():
+        raise ReviewError("This finding already has a correction waiting for approval; edit that one.")
+    correction = Correction.objects.create(
+        project=locked.project, finding=locked, text=_clean(text or locked.correction), author=author
+    )
+    audit.record(
+        project=locked.project,
+        actor=author,
+        verb="correction.proposed",
+        target=correction,
+        before={"text": locked.correction},
+        after={"text": correction.text, "finding": locked.pk, "state": correction.state},
+    )
+    return correction
+
+
+@transaction.atomic
+def edit_correction(*, correction: Correction, editor: Any, text: str) -> Correction:
+    """Changes a waiting correction's text. Only its author edits it: the reviewer who
+    approves must not have written any of it."""
+    locked = Correction.objects.select_for_update().select_related("project").get(pk=correction.pk)
+    if locked.state != CorrectionState.PROPOSED:
+        raise ReviewError(f"This correction was {locked.state} and can no longer change; propose a new one.")
+    if locked.author_id != editor.pk:
+        raise NotAllowed(
+            f"{locked.author.username} wrote this correction; approve or reject it, or ask them to edit it."
+        )
+    text = _clean(text)
+    if text == locked.text:
+        return locked
+    before = {"text": locked.text}
+    locked.text = text
+    locked.save(update_fields=["text"])
+    audit.record(
+        project=locked.project,
+        actor=editor,
+        verb="correction.edited",
+        target=locked,
+        before=before,
+        after={"text": text, "finding": locked.finding_id},
+    )
+    return locked
+
+
+@transaction.atomic
+def save_correction(*, finding: Finding, user: Any, text: str) -> Correction:
+    """Proposes a correction, or edits the one the user is waiting on."""
+    waiting = Correction.objects.filter(finding=finding, state=CorrectionState.PROPOSED).first()
+    if waiting is None:
+        return propose_correction(finding=finding, author=user, text=text)
+    return edit_correction(correction=waiting, editor=user, text=text)
+
+
+def _decide_correction(correction: Correction, approver: Any, state: str, note: str) -> Correction:
+    locked = Correction.objects.select_for_update().select_related("project").get(pk=correction.pk)
+    if locked.state != CorrectionState.PROPOSED:
+        raise ReviewError(f"This correction was already {locked.state}.")
+    if locked.author_id == approver.pk:
+        raise NotAllowed("You wrote this correction, so a second reviewer must approve or reject it.")
+    if state == CorrectionState.REJECTED and not note.strip():
+        raise ReviewError("Say why the correction is rejected, so its author can fix it.")
+    locked.state = state
+    locked.approver = approver
+    locked.note = note.strip()[:2000]
+    locked.decided_at = timezone.now()
+    locked.save(update_fields=["state", "approver", "note", "decided_at"])
+    audit.record(
+        project=locked.project,
+        actor=approver,
+        verb=f"correction.{state}",
+        target=locked,
+        before={"state": CorrectionState.PROPOSED},
+        after={
+            "state": state,
+            "note": locked.note,
+            "author": locked.author.username,
+            "finding": locked.finding_id,
+        },
+    )
+    return locked
+
+
+@transaction.atomic
+def approve_correction(*, correction: Correction, approver: Any, note: str = "") -> Correction:
+    return _decide_correction(correction, approver, CorrectionState.APPROVED, note)
+
+
+@transaction.atomic
+def reject_correction(*, correction: Correction, approver: Any, note: str) -> Correction:
+    return _decide_correction(correction, approver, CorrectionState.REJECTED, note)
+
+
+@dataclass(frozen=True)
+class DiffPiece:
+    op: str  # equal, insert, delete
+    text: str
+
+
+_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def diff(original: str, revised: str) -> list[DiffPiece]:
+    """Word-level differences from ``original`` to ``revised``, as pieces a template shows
+    with <del> and <ins> while escaping every piece."""
+    a, b = _TOKENS.findall(original), _TOKENS.findall(revised)
+    out: list[DiffPiece] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(DiffPiece("equal", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(DiffPiece("delete", "".join(a[i1:i2])))
+        if j2 > j1:
+            out.append(DiffPiece("insert", "".join(b[j1:j2])))
+    return out
+
+
+# --- comments ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def add_comment(*, finding: Finding, author: Any, text: str) -> Comment:
+    text = text.strip()
+    if not text:
+        raise ReviewError("A comment needs text.")
+    if len(text) > MAX_TEXT:
+        raise ReviewError(f"A comment is at most {MAX_TEXT} characters.")
+    comment = Comment.objects.create(project_id=finding.project_id, finding=finding, author=author, text=text)
+    audit.record(
+        project=finding.project,
+        actor=author,
+        verb="comment.added",
+        target=comment,
+        after={"text": text, "finding": finding.pk},
+    )
+    return comment
+
+
+# --- members -------------------------------------------------------------------------------
+
+
+def _admins_left(project: Project, *, without: Membership) -> int:
+    admins = Membership.objects.select_for_update().filter(project=project, role=Role.ADMIN)
+    return admins.exclude(pk=without.pk).count()
+
+
+@transaction.atomic
+def add_member(*, project: Project, actor: Any, username: str, role: str) -> Membership:
+    if role not in Role.values:
+        raise ReviewError(f"role must be one of {', '.join(Role.values)}")
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise ReviewError(f"No user is called {username.strip()!r}; they must have an account first.")
+    if Membership.objects.filter(project=project, user=user).exists():
+        raise ReviewError(f"{user.username} is already a member; change their role instead.")
+    membership = Membership.objects.create(project=project, user=user, role=role)
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="member.added",
+        target=membership,
+        after={"user": user.username, "role": role},
+    )
+    return membership
+
+
+@transaction.atomic
+def change_role(*, membership: Membership, actor: Any, role: str) -> Membership:
+    if role not in Role.values:
+        raise ReviewError(f"role must be one of {', '.join(Role.values)}")
+    locked = Membership.objects.select_for_update().select_related("project", "user").get(pk=membership.pk)
+    if locked.role == role:
+        return locked
+    if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
+        raise ReviewError("A project keeps at least one admin: make someone else admin first.")
+    before = {"user": locked.user.username, "role": locked.role}
+    locked.role = role
+    locked.save(update_fields=["role"])
+    audit.record(
+        project=locked.project,
+        actor=actor,
+        verb="member.role_changed",
+        target=locked,
+        before=before,
+        after={"user": locked.user.username, "role": role},
+    )
+    return locked
+
+
+@transaction.atomic
+def remove_member(*, membership: Membership, actor: Any) -> None:
+    locked = Membership.objects.select_for_update().select_related("project", "user").get(pk=membership.pk)
+    if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
+        raise ReviewError("The last admin cannot be removed: make someone else admin first.")
+    audit.record(
+        project=locked.project,
+        actor=actor,
+        verb="member.removed",
+        target=locked,
+        before={"user": locked.user.username, "role": locked.role},
+    )
+    # Their open findings go back to the pool.
+    Finding.objects.filter(project=locked.project, assignee=locked.user, status=FindingStatus.OPEN).update(
+        assignee=None
+    )
+    locked.delete()
+
+
+# --- saved views and settings --------------------------------------------------------------
+
+
+@transaction.atomic
+def save_view(*, project: Project, user: Any, name: str, query: str) -> SavedView:
+    name = name.strip()[:100]
+    if not name:
+        raise ReviewError("Name the view, such as 'my open unsupported values'.")
+    view, created = SavedView.objects.update_or_create(
+        project=project, user=user, name=name, defaults={"query": query[:2000]}
+    )
+    audit.record(
+        project=project,
+        actor=user,
+        verb="view.saved" if created else "view.updated",
+        target=view,
+        after={"name": name, "query": view.query},
+    )
+    return view
+
+
+@transaction.atomic
+def delete_view(*, view: SavedView, user: Any) -> None:
+    audit.record(
+        project=view.project, actor=user, verb="view.deleted", target=view, before={"name": view.name}
+    )
+    view.delete()
+
+
+@transaction.atomic
+def set_double_review(*, project: Project, actor: Any, enabled: bool) -> Project:
+    if project.double_review == enabled:
+        return project
+    before = {"double_review": project.double_review}
+    project.double_review = enabled
+    project.save(update_fields=["double_review"])
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="project.double_review_changed",
+        target=project,
+        before=before,
+        after={"double_review": enabled},
+    )
+    return project
+
+
+# --- agreement and precision ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Agreement:
+    pairs: int  # findings decided by two reviewers
+    agreed: int
+    kappa: float | None  # None when there is nothing (or no variation) to measure
+
+
+def cohens_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    """Cohen's kappa of two raters over the same items: (observed − chance) / (1 − chance)."""
+    if not pairs:
+        return None
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    chance = sum(first[label] * second[label] for label in set(first) | set(second)) / (n * n)
+    if chance == 1:
+        return 1.0 if observed == 1 else None
+    return (observed - chance) / (1 - chance)
+
+
+def agreement(project: Project) -> Agreement:
+    """Kappa between the first two reviewers of each finding two reviewers decided, each
+    counted by their latest verdict."""
+    votes: dict[int, dict[int, str]] = {}
+    order: dict[int, list[int]] = {}
+    for finding_id, reviewer_id, verdict in (
+        Decision.objects.filter(project=project)
+        .order_by("created_at", "id")
+        .values_list("finding_id", "reviewer_id", "verdict")
+    ):
+        votes.setdefault(finding_id, {})[reviewer_id] = verdict
+        seen = order.setdefault(finding_id, [])
+        if reviewer_id not in seen:
+            seen.append(reviewer_id)
+    pairs = [(votes[f][order[f][0]], votes[f][order[f][1]]) for f in votes if len(order[f]) >= 2]
+    return Agreement(len(pairs), sum(a == b for a, b in pairs), cohens_kappa(pairs))
+
+
+@dataclass(frozen=True)
+class Precision:
+    checker: str
+    code: str
+    confirmed: int
+    dismissed: int
+    open: int
+
+    @property
+    def decided(self) -> int:
+        return self.confirmed + self.dismissed
+
+    @property
+    def precision(self) -> float | None:
+        return self.confirmed / self.decided if self.decided else None
+
+
+def precision(project: Project, *, by: str = "code") -> list[Precision]:
+    """How often reviewers confirmed what each checker (or checker and code) flagged."""
+    rows: dict[tuple[str, str], Counter[str]] = {}
+    for checker, code, status in (
+        Finding.objects.current().flags().filter(project=project).values_list("checker", "code", "status")
+    ):
+        key = (checker, code if by == "code" else "")
+        rows.setdefault(key, Counter())[status] += 1
+    out = [
+        Precision(
+            checker, code, c[FindingStatus.CONFIRMED], c[FindingStatus.DISMISSED], c[FindingStatus.OPEN]
+        )
+        for (checker, code), c in rows.items()
+    ]
+    return sorted(out, key=lambda p: (p.precision if p.precision is not None else 2, p.checker, p.code))
+
+
+def hold_until_now() -> datetime:
+    """When a hold taken now runs out."""
+    return timezone.now() + timedelta(seconds=HOLD_SECONDS)

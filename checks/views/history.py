@@ -1,0 +1,74 @@
+"""An object's history read from the audit log, and the project's agreement page: Cohen's
+kappa between reviewers and the precision reviewers measured for each checker and code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from .. import audit, review
+from ..models import AuditEvent, Comment, Correction, Finding
+from .access import project_for, require_admin
+
+KINDS = {"finding", "correction", "comment", "membership", "project", "savedview", "apikey"}
+
+
+@login_required
+def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpResponse:
+    """Every audited change of one object, oldest first; a finding's history includes its
+    corrections and comments."""
+    project, membership = project_for(request, slug)
+    if kind not in KINDS:
+        raise Http404("No such kind of object.")
+    where = Q(object_type=kind, object_id=object_id)
+    finding = None
+    if kind == "finding":
+        finding = Finding.objects.filter(project=project, pk=object_id if object_id.isdigit() else 0).first()
+        if finding is not None:
+            corrections = Correction.objects.filter(finding=finding).values_list("pk", flat=True)
+            comments = Comment.objects.filter(finding=finding).values_list("pk", flat=True)
+            where |= Q(object_type="correction", object_id__in=[str(pk) for pk in corrections])
+            where |= Q(object_type="comment", object_id__in=[str(pk) for pk in comments])
+    events = list(
+        AuditEvent.objects.filter(project=project).filter(where).order_by("id").select_related("actor")
+    )
+    if not events and finding is None:
+        raise Http404("Nothing in the audit log for this object.")
+    context: dict[str, Any] = {
+        "project": project,
+        "membership": membership,
+        "kind": kind,
+        "object_id": object_id,
+        "finding": finding,
+        "events": events,
+        "chain": audit.verify(project),
+    }
+    return render(request, "checks/history.html", context)
+
+
+@login_required
+def agreement(request: HttpRequest, slug: str) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    context = {
+        "project": project,
+        "membership": membership,
+        "agreement": review.agreement(project),
+        "by_checker": review.precision(project, by="checker"),
+        "by_code": review.precision(project, by="code"),
+    }
+    return render(request, "checks/agreement.html", context)
+
+
+@login_required
+@require_POST
+def double_review(request: HttpRequest, slug: str) -> HttpResponse:
+    project, membership = project_for(request, slug)
+    require_admin(membership)
+    review.set_double_review(project=project, actor=request.user, enabled=request.POST.get("enabled") == "on")
+    return redirect(reverse("agreement", args=[project.slug]))

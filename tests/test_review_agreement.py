@@ -1,0 +1,98 @@
+"""Blind double review, Cohen's kappa between reviewers, and precision per checker and code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from checks import review
+from checks.models import AuditEvent, Finding, FindingStatus, Turn
+
+pytestmark = pytest.mark.django_db
+
+
+def test_kappa_matches_the_textbook_example() -> None:
+    # 50 items: both yes 20, both no 15, A yes/B no 5, A no/B yes 10 -> kappa 0.4.
+    pairs = [("y", "y")] * 20 + [("n", "n")] * 15 + [("y", "n")] * 5 + [("n", "y")] * 10
+    assert review.cohens_kappa(pairs) == pytest.approx(0.4)
+    assert review.cohens_kappa([]) is None
+    assert review.cohens_kappa([("y", "y")] * 3) == 1.0
+
+
+def test_double_review_waits_for_two_blind_decisions(
+    client: Any, project: Any, alice: Any, bob: Any, ingest: Any
+) -> None:
+    project.double_review = True
+    project.save()
+    ingest("01")
+    finding = Finding.objects.get(severity="flag")
+    review.record_decision(finding=finding, reviewer=bob, verdict="confirmed")
+    assert Finding.objects.get(pk=finding.pk).status == FindingStatus.OPEN
+
+    # alice cannot see bob's decision before she decides.
+    client.force_login(alice)
+    url = Turn.objects.get().get_absolute_url()
+    html = client.get(url).content.decode()
+    assert "Confirmed by bob" not in html and "1 other review recorded, hidden" in html
+
+    review.record_decision(finding=finding, reviewer=alice, verdict="dismissed", reason="Other")
+    assert Finding.objects.get(pk=finding.pk).status == FindingStatus.OPEN  # they disagree
+    html = client.get(url).content.decode()
+    assert "Confirmed by bob" in html and "Dismissed by alice" in html  # both in: nothing hidden
+
+    # A third reviewer settles it.
+    from tests.conftest import _member
+
+    carol = _member(project, "carol", "reviewer")
+    review.record_decision(finding=finding, reviewer=carol, verdict="confirmed")
+    assert Finding.objects.get(pk=finding.pk).status == FindingStatus.CONFIRMED
+    assert review.agreement(project).pairs == 1 and review.agreement(project).agreed == 0
+
+
+def test_the_agreement_page_shows_kappa_and_precision(
+    client: Any, project: Any, alice: Any, bob: Any, vic: Any, ingest: Any
+) -> None:
+    for name in ("01", "05", "07", "09"):
+        ingest(name)
+    flags = list(Finding.objects.filter(severity="flag").order_by("id"))
+    for finding, (a, b) in zip(
+        flags,
+        [
+            ("confirmed", "confirmed"),
+            ("dismissed", "dismissed"),
+            ("confirmed", "dismissed"),
+            ("confirmed", "confirmed"),
+        ],
+        strict=False,
+    ):
+        review.record_decision(finding=finding, reviewer=alice, verdict=a, reason="r")
+        review.record_decision(finding=finding, reviewer=bob, verdict=b, reason="r")
+    client.force_login(vic)
+    response = client.get("/p/acme/agreement")
+    assert response.status_code == 200
+    agreement = response.context["agreement"]
+    assert (agreement.pairs, agreement.agreed) == (4, 3)
+    assert agreement.kappa == pytest.approx(
+        review.cohens_kappa([("c", "c"), ("d", "d"), ("c", "d"), ("c", "c")])
+    )
+    by_checker = {p.checker: p for p in response.context["by_checker"]}
+    assert sum(p.decided for p in by_checker.values()) == 4
+    assert "Cohen's kappa" in response.content.decode()
+
+
+def test_only_an_admin_turns_double_review_on_and_it_is_audited(
+    client: Any, project: Any, alice: Any, bob: Any
+) -> None:
+    client.force_login(bob)
+    assert client.post("/p/acme/agreement/double-review", {"enabled": "on"}).status_code == 403
+    client.force_login(alice)
+    client.post("/p/acme/agreement/double-review", {"enabled": "on"})
+    project.refresh_from_db()
+    assert project.double_review
+    event = AuditEvent.objects.get()
+    assert (event.verb, event.before, event.after) == (
+        "project.double_review_changed",
+        {"double_review": False},
+        {"double_review": True},
+    )
