@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from . import audit
+from . import audit, webhooks
 from .models import (
     Comment,
     Correction,
@@ -374,6 +374,13 @@ def _decide_correction(correction: Correction, approver: Any, state: str, note: 
             "finding": locked.finding_id,
         },
     )
+    if state == CorrectionState.APPROVED:
+        # Sent once this transaction commits, to the project's webhooks that ask for it.
+        webhooks.notify(
+            project=locked.project,
+            event="correction.approved",
+            payload=webhooks.correction_approved_payload(locked),
+        )
     return locked
 
 

@@ -164,3 +164,29 @@ def test_viewers_get_403_and_outsiders_404(
     client.force_login(olga)
     assert client.post(url, data).status_code == 404
     assert AuditEvent.objects.count() == before
+
+
+def test_an_approval_is_sent_to_the_projects_webhooks(
+    alice: Any, bob: Any, finding: Any, django_capture_on_commit_callbacks: Any, monkeypatch: Any
+) -> None:
+    from checks import webhooks
+    from checks.models import Webhook, WebhookDelivery
+
+    Webhook.objects.create(
+        project=finding.project, url="https://example.test/hook", secret="s", events=["correction.approved"]
+    )
+    sent: list[list[int]] = []
+    monkeypatch.setattr(webhooks, "enqueue", sent.append)
+    correction = review.propose_correction(finding=finding, author=bob, text="Nothing was saved.")
+    with django_capture_on_commit_callbacks(execute=True):
+        review.approve_correction(correction=correction, approver=alice)
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.event == "correction.approved"
+    assert delivery.payload["data"]["correction"] == {
+        "id": correction.pk,
+        "text": "Nothing was saved.",
+        "author": "bob",
+        "approver": "alice",
+        "approved_at": Correction.objects.get().decided_at.isoformat(),
+    }
+    assert sent == [[delivery.pk]]
