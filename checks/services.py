@@ -10,6 +10,8 @@ import dataclasses
 import hashlib
 import json
 import logging
+import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -69,6 +71,37 @@ class IngestResult:
     run: CheckRun | None
 
 
+_UNSTORABLE_TEXT = re.compile("[\x00\ud800-\udfff]")
+MAX_UNSTORABLE_REPORTED = 20
+
+
+def unstorable_values(payload: Any) -> list[dict[str, str]]:
+    """JSON that parses but cannot be stored as text or JSON in a database: U+0000, unpaired
+    surrogates, and numbers that are not finite (NaN, Infinity, 1e400). Walked without
+    recursion, so no nesting depth can stop the walk."""
+    errors: list[dict[str, str]] = []
+    stack: list[tuple[str, Any]] = [("$", payload)]
+    while stack and len(errors) < MAX_UNSTORABLE_REPORTED:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if _UNSTORABLE_TEXT.search(value):
+                errors.append({"path": path, "message": "holds U+0000 or an unpaired surrogate; remove it"})
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                errors.append({"path": path, "message": "must be a finite number (not NaN or Infinity)"})
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and _UNSTORABLE_TEXT.search(key):
+                    errors.append(
+                        {"path": f"{path}.{key!r}", "message": "a key holds U+0000 or an unpaired surrogate"}
+                    )
+                    continue
+                stack.append((f"{path}.{key}", item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return sorted(errors, key=lambda e: e["path"])
+
+
 def content_hash(document: dict[str, Any]) -> str:
     encoded = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(encoded.encode()).hexdigest()
@@ -76,6 +109,8 @@ def content_hash(document: dict[str, Any]) -> str:
 
 def to_document(payload: Any, *, format: str | None = "native") -> dict[str, Any]:
     """The canonical native form of a payload, or InvalidPayload listing every problem."""
+    if unstorable := unstorable_values(payload):
+        raise InvalidPayload(unstorable)
     try:
         data = to_native(payload, format)
     except UnknownFormat as exc:

@@ -274,3 +274,23 @@ def test_it_refuses_json_nested_too_deeply(post_conversation: Any) -> None:
     response = post_conversation(None, raw=raw)
     assert response.status_code == 400
     assert "nested too deeply" in response.json()["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("fragment", "path"),
+    [
+        ('"title": "a\\u0000b"', "$.title"),
+        ('"metadata": {"k": NaN}', "$.metadata.k"),
+        ('"metadata": {"k": "\\ud800"}', "$.metadata.k"),
+    ],
+)
+def test_values_no_database_can_store_are_a_400_by_path(
+    post_conversation: Any, fragment: str, path: str
+) -> None:
+    raw = (
+        '{"external_id": "u", ' + fragment + ', "turns": [{"messages": [{"role": "user", "content": "hi"}]}]}'
+    )
+    response = post_conversation(None, raw=raw.encode())
+    assert response.status_code == 400
+    assert [e["path"] for e in response.json()["errors"]] == [path]
+    assert Conversation.objects.count() == 0

@@ -39,11 +39,16 @@ def idempotent(endpoint: str) -> Callable[[Callable[..., Response]], Callable[..
             project = project_of(request)
             if key is None or project is None:
                 return view(request, *args, **kwargs)
-            if not key.strip() or len(key) > MAX_KEY_LENGTH:
+            if not key.strip() or len(key) > MAX_KEY_LENGTH or not key.isprintable():
                 return error_response(
                     400,
                     "The Idempotency-Key header is not usable.",
-                    [{"path": "Idempotency-Key", "message": f"must be 1 to {MAX_KEY_LENGTH} characters"}],
+                    [
+                        {
+                            "path": "Idempotency-Key",
+                            "message": f"must be 1 to {MAX_KEY_LENGTH} printable characters",
+                        }
+                    ],
                 )
             digest = hashlib.sha256(request.body + request.get_full_path().encode()).hexdigest()
             try:

@@ -78,7 +78,8 @@ def conversations(request: Request) -> Response:
     if request.method == "GET":
         found = visible_conversations(request).order_by("-created_at", "-id")
         if external_id := request.query_params.get("external_id"):
-            found = found.filter(external_id=external_id)
+            # No stored id holds U+0000 (ingestion refuses it), and PostgreSQL cannot compare one.
+            found = found.none() if "\x00" in external_id else found.filter(external_id=external_id)
         return Response(ConversationSerializer(found[:100], many=True, context={"request": request}).data)
     return _create_conversation(request)
 
@@ -159,7 +160,10 @@ def _decode_json(raw: bytes) -> tuple[Any, dict[str, str] | None]:
         return None, {"path": "$", "message": "the JSON is nested too deeply"}
 
 
-@extend_schema(summary="A conversation and its latest check run", responses={200: ConversationSerializer})
+@extend_schema(
+    summary="A conversation and its latest check run",
+    responses={200: ConversationSerializer, 404: ERROR_SHAPE},
+)
 @api_view(["GET"])
 @permission_classes([needs_scope("read")])
 def conversation_detail(request: Request, pk: int) -> Response:
@@ -170,7 +174,7 @@ def conversation_detail(request: Request, pk: int) -> Response:
 @extend_schema(
     summary="The findings of a conversation",
     description="In the CONTRACT.md §2 shape, with each finding's review status and page URL.",
-    responses={200: OpenApiTypes.OBJECT},
+    responses={200: OpenApiTypes.OBJECT, 404: ERROR_SHAPE},
 )
 @api_view(["GET"])
 @permission_classes([needs_scope("read")])

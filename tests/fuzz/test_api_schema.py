@@ -46,17 +46,8 @@ OPERATIONS = [
     ("POST", "/v1/traces", "application/json"),
     ("POST", "/v1/traces", "application/x-protobuf"),
 ]
-# Found by this test and pinned until the app is fixed (strict: the fix turns them into XPASS).
-UNDOCUMENTED_404 = (
-    "an unknown or unreachable id answers 404, which the schema does not list: "
-    "views.conversation_detail and views.conversation_findings should declare 404: ERROR_SHAPE"
-)
-XFAIL: dict[tuple[str, str, str | None, GenerationMode], str] = {
-    ("GET", "/api/v1/conversations/{id}", None, GenerationMode.POSITIVE): UNDOCUMENTED_404,
-    ("GET", "/api/v1/conversations/{id}", None, GenerationMode.NEGATIVE): UNDOCUMENTED_404,
-    ("GET", "/api/v1/conversations/{id}/findings", None, GenerationMode.POSITIVE): UNDOCUMENTED_404,
-    ("GET", "/api/v1/conversations/{id}/findings", None, GenerationMode.NEGATIVE): UNDOCUMENTED_404,
-}
+# Cases this test found failing, pinned while the app is fixed (strict: a fix turns them into XPASS).
+XFAIL: dict[tuple[str, str, str | None, GenerationMode], str] = {}
 
 
 @pytest.fixture(scope="session")

@@ -147,10 +147,6 @@ def test_generated_conversations_never_get_a_server_error(
 
 # --- what JSON carries and the database cannot store -----------------------------------
 
-FIX = (
-    "services.to_document should refuse, with a 400 naming each path, strings holding U+0000 or an "
-    "unpaired surrogate and numbers that are not finite, before anything is written"
-)
 UNSTORABLE = [
     pytest.param('"title": "a\\u0000b"', id="NUL in the title (PostgreSQL text)"),
     pytest.param('"metadata": {"k": "v\\u0000"}', id="NUL in metadata (PostgreSQL jsonb)"),
@@ -169,7 +165,6 @@ def _with_field(field: str) -> str:
     return "{" + field + ", " + json.dumps(payload)[1:]
 
 
-@pytest.mark.xfail(strict=True, reason=f"answers 500: {FIX}")
 @pytest.mark.parametrize("field", UNSTORABLE)
 @pytest.mark.parametrize("path", ["/api/v1/conversations", "/api/v1/check?store=true"])
 def test_unstorable_values_are_a_400_naming_the_path(
@@ -180,7 +175,6 @@ def test_unstorable_values_are_a_400_naming_the_path(
     assert response.json()["errors"][0]["path"].startswith("$.")
 
 
-@pytest.mark.xfail(strict=True, reason=f"one such item turns the whole bulk request into a 500: {FIX}")
 @pytest.mark.parametrize("field", UNSTORABLE)
 def test_an_unstorable_item_is_refused_alone_in_bulk(
     client: Any, api_key_header: dict[str, str], field: str
@@ -191,22 +185,12 @@ def test_an_unstorable_item_is_refused_alone_in_bulk(
     assert [item["status"] for item in response.json()["items"]] == ["created", "invalid"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="answers 500 (PostgreSQL refuses NUL in text): views.conversations should answer no "
-    "conversations (or a 400) for an external_id holding U+0000 instead of querying with it",
-)
 def test_a_nul_in_the_external_id_query_finds_nothing(client: Any, api_key_header: dict[str, str]) -> None:
     client.raise_request_exception = False
     response = client.get("/api/v1/conversations", {"external_id": "a\x00b"}, headers=api_key_header)
     assert response.status_code in (200, 400)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="answers 500 (PostgreSQL refuses NUL in text): idempotency.idempotent should refuse a key "
-    "holding U+0000 or another control character with the 400 it gives an overlong key",
-)
 def test_a_nul_in_the_idempotency_key_is_a_400(client: Any, api_key_header: dict[str, str]) -> None:
     response = _send(
         client,
