@@ -68,6 +68,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "grounding_site.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "grounding_site.urls"
