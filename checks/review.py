@@ -138,7 +138,7 @@ def record_decision(
         verdict = Verdict.CONFIRMED
     if verdict not in Verdict.values:
         raise ReviewError(f"verdict must be one of {', '.join([*Verdict.values, NEEDS_CORRECTION])}")
-    locked = Finding.objects.select_for_update().select_related("project").get(pk=finding.pk)
+    locked = Finding.objects.select_for_update(of=("self",)).select_related("project").get(pk=finding.pk)
     # Under double review each reviewer decides on their own, so a hold does not bar others.
     if respect_hold and not locked.project.double_review:
         _check_hold(locked, reviewer)
@@ -221,7 +221,11 @@ def reviewers_of(project: Project) -> list[Any]:
 @transaction.atomic
 def assign(*, finding: Finding, assignee: Any, actor: Any) -> Finding:
     """Gives a finding to a reviewer of its project (or to nobody, with ``assignee=None``)."""
-    locked = Finding.objects.select_for_update().select_related("project", "assignee").get(pk=finding.pk)
+    locked = (
+        Finding.objects.select_for_update(of=("self",))
+        .select_related("project", "assignee")
+        .get(pk=finding.pk)
+    )
     if assignee is not None and assignee not in reviewers_of(locked.project):
         raise ReviewError(f"{assignee.username} is not a reviewer of this project.")
     before = {"assignee": locked.assignee.username if locked.assignee else None}
@@ -293,7 +297,7 @@ def _clean(text: str) -> str:
 @transaction.atomic
 def propose_correction(*, finding: Finding, author: Any, text: str) -> Correction:
     """Starts the correction of a finding from the given text, or the suite's proposal."""
-    locked = Finding.objects.select_for_update().select_related("project").get(pk=finding.pk)
+    locked = Finding.objects.select_for_update(of=("self",)).select_related("project").get(pk=finding.pk)
     _check_hold(locked, author)
     if Correction.objects.filter(finding=locked, state=CorrectionState.PROPOSED).exists():
         raise ReviewError("This finding already has a correction waiting for approval; edit that one.")
@@ -315,7 +319,9 @@ def propose_correction(*, finding: Finding, author: Any, text: str) -> Correctio
 def edit_correction(*, correction: Correction, editor: Any, text: str) -> Correction:
     """Changes a waiting correction's text. Only its author edits it: the reviewer who
     approves must not have written any of it."""
-    locked = Correction.objects.select_for_update().select_related("project").get(pk=correction.pk)
+    locked = (
+        Correction.objects.select_for_update(of=("self",)).select_related("project").get(pk=correction.pk)
+    )
     if locked.state != CorrectionState.PROPOSED:
         raise ReviewError(f"This correction was {locked.state} and can no longer change; propose a new one.")
     if locked.author_id != editor.pk:
@@ -349,7 +355,9 @@ def save_correction(*, finding: Finding, user: Any, text: str) -> Correction:
 
 
 def _decide_correction(correction: Correction, approver: Any, state: str, note: str) -> Correction:
-    locked = Correction.objects.select_for_update().select_related("project").get(pk=correction.pk)
+    locked = (
+        Correction.objects.select_for_update(of=("self",)).select_related("project").get(pk=correction.pk)
+    )
     if locked.state != CorrectionState.PROPOSED:
         raise ReviewError(f"This correction was already {locked.state}.")
     if locked.author_id == approver.pk:
@@ -472,7 +480,11 @@ def add_member(*, project: Project, actor: Any, username: str, role: str) -> Mem
 def change_role(*, membership: Membership, actor: Any, role: str) -> Membership:
     if role not in Role.values:
         raise ReviewError(f"role must be one of {', '.join(Role.values)}")
-    locked = Membership.objects.select_for_update().select_related("project", "user").get(pk=membership.pk)
+    locked = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("project", "user")
+        .get(pk=membership.pk)
+    )
     if locked.role == role:
         return locked
     if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
@@ -493,7 +505,11 @@ def change_role(*, membership: Membership, actor: Any, role: str) -> Membership:
 
 @transaction.atomic
 def remove_member(*, membership: Membership, actor: Any) -> None:
-    locked = Membership.objects.select_for_update().select_related("project", "user").get(pk=membership.pk)
+    locked = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("project", "user")
+        .get(pk=membership.pk)
+    )
     if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
         raise ReviewError("The last admin cannot be removed: make someone else admin first.")
     audit.record(

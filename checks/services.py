@@ -23,7 +23,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from . import audit, review, search, suite
+from . import audit, review, search, suite, webhooks
 from .ingest import UnknownFormat, otel, resolve_format, to_native
 from .models import (
     CheckRun,
@@ -585,6 +585,7 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
         _fill_finding(finding, item, run, now)
         (changed if finding.pk else new).append(finding)
     Finding.objects.bulk_create(new)
+    webhooks.notify_flagged_turns(project=run.project, finding_ids=[f.pk for f in new])
     Finding.objects.bulk_update(changed, FINDING_FIELDS)
     gone = Finding.objects.filter(conversation=conversation, withdrawn_at__isnull=True, mirrored=False)
     if scope is not None:

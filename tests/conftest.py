@@ -8,7 +8,8 @@ services tests of .ci/run).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +131,21 @@ def ingest(project: Any, django_capture_on_commit_callbacks: Any) -> Callable[..
         return result.conversation
 
     return ingest_
+
+
+@contextmanager
+def tampering_with_the_audit_log() -> Iterator[None]:
+    """Changing the log as a database superuser could: on PostgreSQL that means putting the
+    session in replica mode first, where the trigger that refuses changes to it does not fire."""
+    from django.db import connection
+
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        with connection.cursor() as cursor:
+            cursor.execute("SET session_replication_role = replica")
+    try:
+        yield
+    finally:
+        if postgres:
+            with connection.cursor() as cursor:
+                cursor.execute("SET session_replication_role = DEFAULT")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from io import StringIO
 from typing import Any
 
@@ -13,6 +11,7 @@ from django.db import connection
 
 from checks import audit, services
 from checks.models import AuditEvent, Finding
+from tests.conftest import tampering_with_the_audit_log
 
 pytestmark = pytest.mark.django_db
 
@@ -48,22 +47,6 @@ def test_verify_audit_reports_an_intact_chain(decided: list[AuditEvent]) -> None
     assert "Acme support: 3 events, chain intact" in out.getvalue()
 
 
-@contextmanager
-def _behind_the_databases_back() -> Iterator[None]:
-    """Tampering as a database superuser would: on PostgreSQL that means leaving the session
-    in replica mode first, where the trigger that refuses changes to the log does not fire."""
-    postgres = connection.vendor == "postgresql"
-    if postgres:
-        with connection.cursor() as cursor:
-            cursor.execute("SET session_replication_role = replica")
-    try:
-        yield
-    finally:
-        if postgres:
-            with connection.cursor() as cursor:
-                cursor.execute("SET session_replication_role = DEFAULT")
-
-
 def test_on_postgresql_the_database_refuses_changes_to_the_log(decided: list[AuditEvent]) -> None:
     if connection.vendor != "postgresql":
         pytest.skip("the refusal is a PostgreSQL trigger; .ci/run runs this on PostgreSQL")
@@ -77,7 +60,7 @@ def test_on_postgresql_the_database_refuses_changes_to_the_log(decided: list[Aud
 
 def test_verify_audit_finds_an_edited_event(decided: list[AuditEvent]) -> None:
     # An edit made behind the model's back, straight in the table.
-    with _behind_the_databases_back():
+    with tampering_with_the_audit_log():
         AuditEvent.objects.filter(pk=decided[1].pk).update(after={"status": "confirmed"})
     out = StringIO()
     with pytest.raises(CommandError, match="broken"):
@@ -86,7 +69,7 @@ def test_verify_audit_finds_an_edited_event(decided: list[AuditEvent]) -> None:
 
 
 def test_verify_audit_finds_a_deleted_event(decided: list[AuditEvent]) -> None:
-    with _behind_the_databases_back():
+    with tampering_with_the_audit_log():
         AuditEvent.objects.filter(pk=decided[1].pk)._raw_delete(AuditEvent.objects.db)
     report = audit.verify(decided[0].project)
     assert report.broken_at == decided[2].pk

@@ -101,7 +101,9 @@ def test_the_conversation_report_covers_one_conversation(
 def test_a_broken_chain_is_reported(audited: Any, project: Any, tmp_path: Path) -> None:
     from django.db import connection
 
-    with connection.cursor() as cursor:  # what tampering with the table directly looks like
+    from tests.conftest import tampering_with_the_audit_log
+
+    with tampering_with_the_audit_log(), connection.cursor() as cursor:  # tampering with the table directly
         cursor.execute(
             "UPDATE checks_auditevent SET after = '{}' WHERE id = (SELECT MIN(id) FROM checks_auditevent)"
         )

@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 
 from checks import review
 from checks.models import AuditEvent, Finding
+from tests.conftest import tampering_with_the_audit_log
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +61,8 @@ def test_audit_verify_passes_an_intact_chain(decided: Any) -> None:
 def test_audit_verify_names_the_tampered_event(decided: Any) -> None:
     edited = AuditEvent.objects.get(verb="correction.edited")
     # What someone with database access might do: rewrite history in place.
-    AuditEvent.objects.filter(pk=edited.pk).update(after={"text": "I saved it."})
+    with tampering_with_the_audit_log():
+        AuditEvent.objects.filter(pk=edited.pk).update(after={"text": "I saved it."})
     out = StringIO()
     with pytest.raises(CommandError):
         call_command("audit", "verify", "--project", "acme", stdout=out)
@@ -71,7 +73,8 @@ def test_audit_verify_names_the_tampered_event(decided: Any) -> None:
 
 def test_audit_verify_names_the_event_after_a_deleted_one(decided: Any) -> None:
     events = list(AuditEvent.objects.order_by("id"))
-    AuditEvent.objects.filter(pk=events[2].pk)._raw_delete(AuditEvent.objects.db)
+    with tampering_with_the_audit_log():
+        AuditEvent.objects.filter(pk=events[2].pk)._raw_delete(AuditEvent.objects.db)
     out = StringIO()
     with pytest.raises(CommandError):
         call_command("audit", "verify", stdout=out)

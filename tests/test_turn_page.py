@@ -167,4 +167,7 @@ def test_a_grounded_value_is_marked_at_both_ends(client: Any, alice: Any, ingest
     [source] = grounded["sources"]
     assert (source["call"].tool, source["evidence"]["path"]) == ("memory_remember", "id")
     assert 'class="claim claim-grounded"' in html and 'data-target="grounded-0">mem-0412</mark>' in html
-    assert '<mark class="claim claim-evidence" tabindex="0" title="Characters 20–28 of the result">mem-0412' in html
+    assert (
+        '<mark class="claim claim-evidence" tabindex="0" title="Characters 20–28 of the result">mem-0412'
+        in html
+    )

@@ -216,3 +216,21 @@ def test_members_read_the_log_admins_change_outsiders_see_nothing(
     assert client.post(f"{URL}/{hook.pk}/toggle").status_code == 403
     client.force_login(olga)
     assert client.get(URL).status_code == 404
+
+
+def test_a_check_that_flags_a_turn_sends_turn_flagged_once(
+    project: Any, ingest: Any, receiver: Receiver
+) -> None:
+    """The check run itself notifies; a re-run that finds the same flags sends nothing new."""
+    from checks import services
+    from checks.models import CheckRun
+
+    Webhook.objects.create(project=project, url=receiver.url, secret="k", events=["turn.flagged"])
+    conversation = ingest("01")
+    [request] = receiver.requests
+    assert json.loads(request["body"])["data"]["conversation"]["external_id"] == "ex-sencha"
+    ingest("02")  # an honest answer flags nothing
+    assert len(receiver.requests) == 1
+    rerun = CheckRun.objects.create(project=project, conversation=conversation)
+    services.check_runs(run_ids=[rerun.pk])
+    assert len(receiver.requests) == 1
