@@ -215,7 +215,9 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # Late acknowledgement means a task waits in Redis until finished; the visibility
     # timeout must outlast the longest check or it is handed out twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": int(os.environ.get("RECEIPTS_VISIBILITY_TIMEOUT", "3600"))
+    }
 else:
     # No server: messages are files under var/broker, shared by the web process and the worker.
     _broker_dir = VAR_DIR / "broker"
@@ -236,7 +238,10 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
-    "sweep-pending-runs": {"task": "checks.tasks.sweep_pending_runs", "schedule": 30.0},
+    "sweep-pending-runs": {
+        "task": "checks.tasks.sweep_pending_runs",
+        "schedule": float(os.environ.get("RECEIPTS_SWEEP_SECONDS", "30")),
+    },
 }
 
 # A run still pending (or claimed but unfinished) after this many seconds is enqueued again.
