@@ -64,3 +64,18 @@ def test_the_rate_is_counted_per_key(settings: Any, client: Any, project: Any, a
     assert (
         client.get("/api/v1/conversations", headers={"Authorization": f"Bearer {other}"}).status_code == 200
     )
+
+
+def test_a_cache_that_cannot_be_reached_does_not_stop_ingestion(
+    post_conversation: Any, settings: Any
+) -> None:
+    """Rate limits count in Redis; with Redis gone the conversation is still stored."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    # Django swaps the cache backend when CACHES changes; nothing listens on port 1.
+    assert post_conversation(load_example("01")).status_code == 201
+    assert Conversation.objects.count() == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -10,6 +11,8 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from ..models import ApiKey
+
+log = logging.getLogger(__name__)
 
 
 def needs_scope(scope: str, **by_method: str) -> type[BasePermission]:
@@ -31,9 +34,20 @@ def needs_scope(scope: str, **by_method: str) -> type[BasePermission]:
 
 
 class ApiKeyRateThrottle(SimpleRateThrottle):
-    """Requests per key (or per signed-in user); over the rate, 429 with Retry-After."""
+    """Requests per key (or per signed-in user); over the rate, 429 with Retry-After.
+
+    The counts live in the cache (Redis in production). If the cache cannot be reached the
+    request goes through uncounted: a rate limit must not stop conversations from being
+    stored while the database can take them."""
 
     scope = "api_key"
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception:  # the cache backend's own connection errors, whatever the backend
+            log.warning("rate limit not counted: the cache is unavailable", exc_info=True)
+            return True
 
     def get_rate(self) -> str:
         return settings.RECEIPTS_API_RATE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -10,6 +11,8 @@ from django.contrib.auth import views as auth_views
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+
+log = logging.getLogger(__name__)
 
 
 def _key(request: HttpRequest) -> str:
@@ -20,7 +23,7 @@ def _key(request: HttpRequest) -> str:
 class LoginView(auth_views.LoginView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         key = _key(request)
-        if cache.get(key, 0) >= settings.LOGIN_MAX_FAILURES:
+        if _failures(key) >= settings.LOGIN_MAX_FAILURES:
             minutes = max(1, settings.LOGIN_LOCKOUT_SECONDS // 60)
             response = render(
                 request,
@@ -31,9 +34,20 @@ class LoginView(auth_views.LoginView):
             response["Retry-After"] = str(settings.LOGIN_LOCKOUT_SECONDS)
             return response
         response = super().post(request, *args, **kwargs)
-        if response.status_code == 200:  # the form came back: the password was wrong
-            cache.add(key, 0, settings.LOGIN_LOCKOUT_SECONDS)
-            cache.incr(key)
-        else:
-            cache.delete(key)
+        try:
+            if response.status_code == 200:  # the form came back: the password was wrong
+                cache.add(key, 0, settings.LOGIN_LOCKOUT_SECONDS)
+                cache.incr(key)
+            else:
+                cache.delete(key)
+        except Exception:  # the cache is down: sign-in still works, uncounted
+            log.warning("sign-in failures not counted: the cache is unavailable", exc_info=True)
         return response
+
+
+def _failures(key: str) -> int:
+    try:
+        return int(cache.get(key, 0))
+    except Exception:
+        log.warning("sign-in failures not read: the cache is unavailable", exc_info=True)
+        return 0
