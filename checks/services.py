@@ -7,6 +7,7 @@ brings or nothing.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -468,14 +469,17 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
             run.refresh_from_db()
             finished.append(run)
             continue
-        write_findings(run=run, report=report, scope=scope)
-        if run.kind == RunKind.JUDGE:
-            _after_judging(run, report)
-        elif JUDGE not in scope:
-            judge_run = CheckRun.objects.create(
-                project=run.project, conversation=run.conversation, kind=RunKind.JUDGE
-            )
-            enqueue_runs([judge_run.pk], queue=JUDGE_QUEUE)
+        # The outcome and what follows from it commit together: a worker dying in between
+        # leaves the run claimed, for the sweeper, never done without its judge run.
+        with transaction.atomic():
+            write_findings(run=run, report=report, scope=scope)
+            if run.kind == RunKind.JUDGE:
+                _after_judging(run, report)
+            elif JUDGE not in scope:
+                judge_run = CheckRun.objects.create(
+                    project=run.project, conversation=run.conversation, kind=RunKind.JUDGE
+                )
+                transaction.on_commit(functools.partial(enqueue_runs, [judge_run.pk], queue=JUDGE_QUEUE))
         finished.append(run)
     return finished
 

@@ -1,0 +1,80 @@
+"""A worker that dies after a run's findings are written, before what follows them (the judge's
+run, or the judge's token count and mirrored contradictions), leaves nothing half-done: the
+run's outcome and what follows it commit together, so the run stays claimed and the sweeper
+sends it again once its claim is stale."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from checks import services
+from checks.models import CheckRun, Finding, RunKind, RunStatus
+from checks.suite import judge as judge_module
+from tests.suite.test_judge import JudgeServer, running_judge
+from tests.test_judge_runs import _status, _use_judge
+
+pytestmark = pytest.mark.django_db
+
+
+class Killed(BaseException):
+    """Stands for the worker dying: nothing after it in the process runs."""
+
+
+@pytest.fixture
+def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
+    monkeypatch.setattr(judge_module, "BACKOFF_S", 0.01)
+    for name in ("RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with running_judge() as server:
+        yield server
+
+
+def test_a_worker_dying_before_the_judge_run_is_made_leaves_the_run_to_the_sweeper(
+    project: Any,
+    judge_server: JudgeServer,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _use_judge(project, judge_server)
+    payload = _status("crash", "Billing is healthy and running normally.")
+    result = services.ingest_conversation(
+        project=project, payload=payload, body=json.dumps(payload), enqueue=False
+    )
+    run = result.run
+
+    real_create = CheckRun.objects.create
+
+    def dies(**kwargs: Any) -> CheckRun:
+        if kwargs.get("kind") == RunKind.JUDGE:
+            raise Killed
+        return real_create(**kwargs)
+
+    monkeypatch.setattr(CheckRun.objects, "create", dies)
+    with pytest.raises(Killed):
+        services.check_runs(run_ids=[run.pk])
+    monkeypatch.undo()
+
+    # Not done without its judge run: still claimed, its findings not written.
+    run.refresh_from_db()
+    assert (run.status, run.attempts) == (RunStatus.RUNNING, 1)
+    assert not Finding.objects.filter(conversation=result.conversation).exists()
+    assert not CheckRun.objects.filter(kind=RunKind.JUDGE).exists()
+
+    # Once the claim is stale the sweeper sends it again, and this time it all happens.
+    stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS + 1)
+    CheckRun.objects.filter(pk=run.pk).update(claimed_at=stale)
+    assert services.stale_runs(RunKind.CHECKS) == [run.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        services.check_runs(run_ids=[run.pk])
+    run.refresh_from_db()
+    assert (run.status, run.attempts) == (RunStatus.DONE, 2)
+    judged = CheckRun.objects.get(kind=RunKind.JUDGE)
+    assert judged.status == RunStatus.DONE
+    assert Finding.objects.filter(conversation=result.conversation, code="not_entailed").count() == 1
