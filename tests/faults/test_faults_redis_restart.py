@@ -145,15 +145,6 @@ def test_redis_restarts_lose_and_repeat_no_check(
 DOWN_SENT = 20
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the API's rate limit counts in the Redis cache and raises when Redis is down, so "
-        "POST /api/v1/conversations answers 500 (nothing stored); ApiKeyRateThrottle.allow_request "
-        "should let the request through (or the middleware answer 503 with Retry-After) when the "
-        "cache cannot be reached"
-    ),
-)
 def test_conversations_sent_while_redis_is_down_are_stored_and_checked(
     client: Any, api_key: str, cluster: Any, report_figures: Any
 ) -> None:
