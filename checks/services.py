@@ -240,7 +240,7 @@ def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, fir
     if not turns:
         return
     # Parse the whole document so handles and derived receipts number as the suite numbers them.
-    parsed = native.parse(conversation.document).turns[first_index:]
+    parsed = native.from_canonical(conversation.document).turns[first_index:]
     project = conversation.project
     now = timezone.now()
     rows = Turn.objects.bulk_create(
@@ -488,9 +488,11 @@ def _run_checkers(run: CheckRun, options: suite.Options) -> tuple[dict[str, Any]
     """The deterministic checkers. The judge's questions are left to a run on the judge queue
     when a judge is configured; without one, the entailment checker only says so, at once."""
     every = set(suite.checker_names())
+    # The stored document is canonical already: build from it instead of validating it again.
+    conversation = native.from_canonical(run.conversation.document)
     if not judge_configured(options):
-        return suite.run_suite(run.conversation.document, options), every
-    return suite.run_suite(run.conversation.document, options, skip={JUDGE}), every - {JUDGE}
+        return suite.run_suite(conversation, options), every
+    return suite.run_suite(conversation, options, skip={JUDGE}), every - {JUDGE}
 
 
 def judge_configured(options: suite.Options) -> bool:
@@ -502,8 +504,7 @@ def judge_configured(options: suite.Options) -> bool:
 
 def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
     """The judge's questions, with neighbours from the project's search and today's budget."""
-    document = run.conversation.document
-    parsed = suite.parse(document)
+    parsed = native.from_canonical(run.conversation.document)
     neighbours = [
         {**other, "for_turn": index}
         for index in entailment.sampled_turns(parsed, options.entailment.sample)
@@ -511,7 +512,7 @@ def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
     ]
     usage = JudgeUsage.objects.filter(project=run.project, day=timezone.localdate()).first()
     left = max(0, options.entailment.daily_token_budget - (usage.tokens if usage else 0))
-    return suite.run_suite(document, options, only={JUDGE}, neighbours=neighbours, tokens_left_today=left)
+    return suite.run_suite(parsed, options, only={JUDGE}, neighbours=neighbours, tokens_left_today=left)
 
 
 @transaction.atomic

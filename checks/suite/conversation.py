@@ -394,7 +394,12 @@ def parse(data: Any) -> Conversation:
     """Validate, canonicalize and build the frozen conversation the checkers read."""
     if not isinstance(data, dict):
         raise InvalidConversation(validate(data))
-    doc = canonical(data)
+    return from_canonical(canonical(data))
+
+
+def from_canonical(doc: dict[str, Any]) -> Conversation:
+    """The frozen conversation of a document already in canonical form (as stored), without
+    validating and canonicalizing it again."""
     handle_counter = [0]
     turns = tuple(_build_turn(i, turn, handle_counter) for i, turn in enumerate(doc["turns"]))
     return Conversation(
