@@ -93,18 +93,8 @@ _SUCCESS_VERBS = (
     "uploaded",
     "submitted",
 )
-_PASSIVE_VERBS = (
-    "saved",
-    "stored",
-    "created",
-    "added",
-    "updated",
-    "deleted",
-    "removed",
-    "sent",
-    "scheduled",
-    "booked",
-)
+# "It has been saved": the first ten, whose passive reads as a report of the model's own act.
+_PASSIVE_VERBS = _SUCCESS_VERBS[:10]
 _ADVERBS = (
     r"(?:\s+(?:just|now|already|also|successfully|finally|since|gone\s+ahead\s+and|went\s+ahead\s+and))*"
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -350,3 +351,7 @@ def wait_until(
     if logs is not None and logs.processes:
         tail = f"\nlast worker log:\n{logs.processes[-1].log_tail()}"
     pytest.fail(f"timed out after {timeout}s waiting for {what} (last: {last!r}){tail}", pytrace=False)
+
+
+# A sweep's line in the worker log, with how many runs it sent again.
+SWEEP_LINE = re.compile(r"Task checks\.tasks\.sweep_pending_runs\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)")

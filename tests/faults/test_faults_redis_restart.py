@@ -10,7 +10,6 @@ conditional claim keeps a run that a worker was finishing from being checked aga
 from __future__ import annotations
 
 import json
-import re
 import signal
 import time
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 from checks.models import CheckRun, RunStatus
 from tests.faults import private_services
 from tests.faults.faultkit import (
+    SWEEP_LINE,
     audit_conversations,
     broker_backlog,
     conversations,
@@ -35,7 +35,6 @@ CHUNK = 30  # conversations per bulk request
 BATCH = 5  # run ids per task message, so a chunk is several messages
 RESTART_AFTER_CHUNKS = {4, 7, 10}  # a restart once these many chunks were sent
 RECOVER_SECONDS = 180
-SWEEP_LINE = re.compile(r"Task checks\.tasks\.sweep_pending_runs\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)")
 
 
 def _poll(condition: Any, timeout: float, every: float = 0.005) -> Any:

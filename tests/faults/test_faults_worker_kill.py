@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import time
 from typing import Any
 
@@ -23,6 +22,7 @@ from django.utils import timezone
 
 from checks.models import CheckRun, RunStatus
 from tests.faults.faultkit import (
+    SWEEP_LINE,
     audit_conversations,
     broker_backlog,
     conversations,
@@ -37,7 +37,6 @@ SENT = 300
 ROUNDS = 30  # 20 kills of the whole worker, 10 of its pool processes
 CLAIM_SECONDS = 60  # for a restarted worker to start and claim a run
 RECOVER_SECONDS = 180
-SWEEP_LINE = re.compile(r"Task checks\.tasks\.sweep_pending_runs\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)")
 
 
 def _poll(condition: Any, timeout: float, every: float = 0.005) -> Any:
