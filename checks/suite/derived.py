@@ -59,24 +59,61 @@ _PERCENT_FIELD = re.compile(
 )
 
 
+# Every match of _PERCENT_FIELD names one of these in its key. Finding none of them is far
+# cheaper than running the pattern, which backtracks at every quote of a large result.
+_PERCENT_WORDS = ("pct", "perc", "util", "usage", "%")
+
+
 @dataclass
 class _Facts:
-    numbers: list[tuple[float, str]]  # every number the source carries, sorted, with its spelling
-    percents: list[tuple[float, int]]  # percentage fields: value and where the number stands
-    aggregates: list[tuple[float, str, str]] | None = None  # value, kind, how; read when needed
+    """What ``explain`` reads of one source, each part computed on first use and kept."""
+
+    numbers: list[tuple[float, str]] | None = None  # every number carried, sorted, with its spelling
+    percents: list[tuple[float, int]] | None = None  # percentage fields: value, where the number stands
+    aggregates: list[tuple[float, str, str]] | None = None  # value, kind, how
 
 
 def _facts(source: Source) -> _Facts:
     cached = source.cache.get("facts")
     if cached is None:
-        found = _NUMBER_LINE.findall("\n".join(source.forms))
-        numbers = sorted(zip(map(float, found), found, strict=True))  # all in C
-        percents = [(float(m.group(2)), m.start(2)) for m in _PERCENT_FIELD.finditer(source.text[:2_000_000])]
-        cached = source.cache["facts"] = _Facts(numbers, percents)
+        cached = source.cache["facts"] = _Facts()
     return cached
 
 
-def _aggregates(source: Source, facts: _Facts) -> list[tuple[float, str, str]]:
+def _numbers(source: Source) -> list[tuple[float, str]]:
+    facts = _facts(source)
+    if facts.numbers is None:
+        found = _NUMBER_LINE.findall("\n".join(source.forms))
+        facts.numbers = sorted(zip(map(float, found), found, strict=True))  # all in C
+    return facts.numbers
+
+
+def _percents(source: Source) -> list[tuple[float, int]]:
+    facts = _facts(source)
+    if facts.percents is None:
+        text = source.text[:2_000_000]
+        facts.percents = (
+            [(float(m.group(2)), m.start(2)) for m in _PERCENT_FIELD.finditer(text)]
+            if _may_name_a_percentage(text)
+            else []
+        )
+    return facts.percents
+
+
+def _may_name_a_percentage(text: str) -> bool:
+    """False only when no key of ``text`` can match _PERCENT_FIELD.
+
+    Only for ASCII text is ``lower`` exactly what ``re.I`` matches (it also folds a few
+    other letters onto ASCII ones), so any other text is left to the pattern itself.
+    """
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(word in low for word in _PERCENT_WORDS)
+
+
+def _aggregates(source: Source) -> list[tuple[float, str, str]]:
+    facts = _facts(source)
     if facts.aggregates is None:
         facts.aggregates = []
         value = source.parsed() if source.looks_json else None
@@ -206,23 +243,26 @@ def explain(
     if number is None or len(canonical_number(repr(number)).replace(".", "")) > 15:
         return None  # past float precision a "match" would mean nothing
     tol = _tolerance(precision)
-    facts = [(source, _facts(source)) for source in sources[:MAX_SOURCES]]
-    for source, fact in facts:
-        spelling = _near(fact.numbers, number, tol)
+    # Each source's facts are read only when an earlier step found nothing: most numbers
+    # are settled by the newest result, and a large result is costly to read.
+    near = sources[:MAX_SOURCES]
+    for source in near:
+        spelling = _near(_numbers(source), number, tol)
         if spelling is not None:
             return _leaf("rounded", "{}", source, spelling)
     if rounding_only:
         return None
-    for source, fact in facts:
+    for source in near:
+        numbers = _numbers(source)
         for factor, label in _SCALES:
-            spelling = _near(fact.numbers, number / factor, tol / factor)
+            spelling = _near(numbers, number / factor, tol / factor)
             if spelling is not None:
                 return _leaf("unit-scale", "{} " + label, source, spelling)
-    for source, fact in facts:
-        for value, offset in fact.percents:
+    for source in near:
+        for value, offset in _percents(source):
             if 0 <= value <= 100 and abs(100 - value - number) <= tol:
                 return _leaf("complement", "100 − {}", source, offset=offset)
-    aggregates = [(source, _aggregates(source, fact)) for source, fact in facts]
+    aggregates = [(source, _aggregates(source)) for source in near]
     for kind in ("column-sum", "column-ratio", "complement", "column-difference"):
         for source, found in aggregates:
             for value, agg_kind, how in found:
