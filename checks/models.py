@@ -438,6 +438,13 @@ class Finding(models.Model):
         """Where a finding stands: its turn, checker and code, and its value, or else its span,
         call and argument path, or the position of the typed claim it judges. ``occurrence``
         tells apart findings that would otherwise stand in the same place."""
+        key = Finding.fingerprint_key(conversation_id, finding, occurrence)
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    @staticmethod
+    def fingerprint_key(conversation_id: int, finding: dict[str, Any], occurrence: int = 0) -> str:
+        """The ASCII text a fingerprint hashes; it starts with ``[conversation_id``, so a copy
+        of a conversation can be fingerprinted in SQL (bench/generate.py)."""
         claim = finding.get("claim") or {}
         where = finding.get("value") or f"{claim.get('start')}:{claim.get('end')}"
         if finding.get("call_id"):
@@ -447,7 +454,7 @@ class Finding(models.Model):
         parts = [conversation_id, finding["turn"], finding["checker"], finding["code"], where]
         if occurrence:
             parts.append(occurrence)
-        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+        return json.dumps(parts)
 
 
 class Verdict(models.TextChoices):
