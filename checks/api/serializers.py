@@ -47,7 +47,11 @@ class ConversationSerializer(serializers.ModelSerializer[Conversation]):
         return self.context["request"].build_absolute_uri(reverse("api-findings", args=[obj.pk]))
 
     def get_latest_run(self, obj: Conversation) -> dict[str, Any] | None:
-        run = obj.runs.order_by("-created_at", "-id").first()
+        latest = getattr(obj, "latest_runs", None)  # prefetched by visible_conversations
+        if latest is not None:
+            run = latest[0] if latest else None
+        else:
+            run = obj.runs.order_by("-created_at", "-id").first()
         return RunSerializer(run).data if run else None
 
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -37,8 +37,17 @@ def visible_projects(request: Request) -> QuerySet[Project]:
 
 
 def visible_conversations(request: Request) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(project__in=visible_projects(request)).annotate(
-        turn_count=Count("turns")
+    """With what ConversationSerializer shows fetched alongside: the project (for the URL)
+    and the latest run, one query for a whole page of conversations."""
+    return (
+        Conversation.objects.filter(project__in=visible_projects(request))
+        .annotate(turn_count=Count("turns"))
+        .select_related("project")
+        .prefetch_related(
+            Prefetch(
+                "runs", queryset=CheckRun.objects.order_by("-created_at", "-id")[:1], to_attr="latest_runs"
+            )
+        )
     )
 
 
@@ -185,7 +194,7 @@ def conversation_findings(request: Request, pk: int) -> Response:
     findings = (
         Finding.objects.current()
         .filter(conversation=conversation)
-        .select_related("turn", "project")
+        .select_related("turn__project")
         .order_by("turn__index", "claim_start", "id")
     )
     summary = done.summary if done else {}
