@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from .models import (
@@ -444,11 +444,12 @@ def _correction_batches(corrections: QuerySet[Correction]) -> Iterator[list[Corr
 
 
 def _turn_exchange(turn: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """The turn as OpenAI chat messages before its answer, and the tools it called."""
-    calls = list(ToolCall.objects.filter(turn=turn).order_by("id"))
+    """The turn as OpenAI chat messages before its answer, and the tools it called (read
+    from the turn's prefetched messages and calls when a batch fetched them)."""
+    calls = sorted(turn.tool_calls.all(), key=lambda c: c.pk)
     out: list[dict[str, Any]] = []
     tools: list[str] = []
-    for message in Message.objects.filter(turn=turn).order_by("seq"):
+    for message in sorted(turn.messages.all(), key=lambda m: m.seq):
         if turn.answer_seq is not None and message.seq >= turn.answer_seq:
             break
         if message.role == "assistant":
@@ -513,6 +514,12 @@ def plain_record(correction: Correction, calls: dict[tuple[int, str], Any]) -> d
 def dataset_lines(project: Project, filters: dict[str, str], shape: str) -> Iterator[str]:
     for batch in _correction_batches(approved_corrections(project, filters)):
         calls = _calls_for([c.finding for c in batch]) if shape == "plain" else {}
+        if shape == "chat":  # each example replays its turn: two queries a batch, not per line
+            prefetch_related_objects(
+                batch,
+                Prefetch("finding__turn__messages", queryset=Message.objects.order_by("seq")),
+                Prefetch("finding__turn__tool_calls", queryset=ToolCall.objects.order_by("id")),
+            )
         for correction in batch:
             record = chat_example(correction) if shape == "chat" else plain_record(correction, calls)
             yield json.dumps(record, ensure_ascii=False) + "\n"
