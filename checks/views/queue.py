@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import review
-from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
+from .. import review, suite
+from ..models import Conversation, Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
 
 PAGE_SIZE = 50
@@ -133,12 +133,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     rows = [{"turn": turn, "findings": by_turn.get(turn.pk, [])} for turn in page]
     next_cursor = _cursor(page[-1]) if has_more else ""
 
-    counts = dict(
-        matching(project, filters, request.user, status=False)
-        .values_list("status")
-        .annotate(n=Count("id"))
-        .values_list("status", "n")
-    )
+    counts = status_counts(matching(project, filters, request.user, status=False))
     query = filter_query(filters)
     context: dict[str, Any] = {
         "project": project,
@@ -151,10 +146,12 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "status_links": _status_links(filters, counts),
         "statuses": STATUSES,
         "severities": SEVERITIES,
-        "checkers": _distinct(project, "checker"),
-        "codes": _distinct(project, "code"),
-        "agents": _distinct(project, "conversation__agent_name"),
-        "models": _distinct(project, "conversation__agent_model"),
+        # The checkers are the suite's own; agents and models are read from the conversations,
+        # a tenth of the rows the findings have (each distinct list is a scan of its table).
+        "checkers": suite.checker_names(),
+        "codes": _distinct(Finding.objects.filter(project=project), "code"),
+        "agents": _distinct(Conversation.objects.filter(project=project), "agent_name"),
+        "models": _distinct(Conversation.objects.filter(project=project), "agent_model"),
         "reviewers": review.reviewers_of(project),
         "saved_views": SavedView.objects.filter(project=project, user=request.user),
         "progress": progress(project) if membership.can_review else [],
@@ -174,25 +171,37 @@ DISMISS_REASONS = [
 ]
 
 
+# Each status is counted up to this many findings and shown as "10,000+" beyond it: an exact
+# count of a big project's findings reads every one of them (seconds at a million turns),
+# a capped one stops at the cap.
+COUNT_CAP = 10_000
+
+
+def status_counts(findings: QuerySet[Finding]) -> dict[str, int]:
+    """Findings per status, each counted up to COUNT_CAP + 1 (more than the cap means "over")."""
+    return {
+        status: findings.filter(status=status)[: COUNT_CAP + 1].count() for status in FindingStatus.values
+    }
+
+
+def count_label(n: int) -> str:
+    return f"{COUNT_CAP:,}+" if n > COUNT_CAP else f"{n:,}"
+
+
 def _status_links(filters: dict[str, str], counts: dict[str, int]) -> list[dict[str, Any]]:
     total = sum(counts.values())
+    over = any(n > COUNT_CAP for n in counts.values())
     links = []
     for status in STATUSES:
         query = filter_query({**filters, "status": status})
         n = total if status == "all" else counts.get(status, 0)
-        links.append({"status": status, "n": n, "query": query, "current": filters["status"] == status})
+        label = f"{total:,}+" if status == "all" and over else count_label(n)
+        links.append({"status": status, "n": label, "query": query, "current": filters["status"] == status})
     return links
 
 
-def _distinct(project: Project, field: str) -> list[str]:
-    return [
-        v
-        for v in Finding.objects.filter(project=project)
-        .order_by(field)
-        .values_list(field, flat=True)
-        .distinct()
-        if v
-    ]
+def _distinct(rows: QuerySet[Any], field: str) -> list[str]:
+    return [v for v in rows.order_by(field).values_list(field, flat=True).distinct() if v]
 
 
 def progress(project: Project) -> list[dict[str, Any]]:
