@@ -179,6 +179,8 @@ COUNT_CAP = 10_000
 
 def status_counts(findings: QuerySet[Finding]) -> dict[str, int]:
     """Findings per status, each counted up to COUNT_CAP + 1 (more than the cap means "over")."""
+    # No ordering: a finding's default order joins its turn and sorts every row before the cap.
+    findings = findings.order_by()
     return {
         status: findings.filter(status=status)[: COUNT_CAP + 1].count() for status in FindingStatus.values
     }
@@ -210,6 +212,7 @@ def progress(project: Project) -> list[dict[str, Any]]:
     assigned = dict(
         Finding.objects.open()
         .filter(project=project, assignee__isnull=False)
+        .order_by()
         .values_list("assignee")
         .annotate(n=Count("id"))
         .values_list("assignee", "n")
