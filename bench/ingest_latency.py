@@ -52,7 +52,15 @@ from typing import IO
 
 import psycopg
 import redis
-from ingest_throughput import ROOT, conversation, create_database, drop_database, setup_django, with_database
+from ingest_throughput import (
+    ROOT,
+    add_database_arguments,
+    conversation,
+    create_database,
+    drop_database,
+    setup_django,
+    with_database,
+)
 
 GOAL_SECONDS = 2.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -295,12 +303,7 @@ def main() -> None:
         "--senders", type=int, default=400, help="sender threads (requests in flight at most)"
     )
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--admin-url",
-        default=os.environ.get("BENCH_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-        help="a PostgreSQL URL allowed to create and drop the scratch database",
-    )
-    parser.add_argument("--database", default="receipts_latency", help="the scratch database's name")
+    add_database_arguments(parser, "receipts_latency")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/12", help="flushed before and after")
     parser.add_argument("--keep", action="store_true", help="keep the database, the logs and the Redis data")
     args = parser.parse_args()

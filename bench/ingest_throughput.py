@@ -357,18 +357,23 @@ def latency_in_process(bodies: list[bytes], warmup: list[bytes], secret: str) ->
 # --- main ---------------------------------------------------------------------------------
 
 
+def add_database_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    """The scratch database every benchmark makes: where to make it, and its name."""
+    parser.add_argument(
+        "--admin-url",
+        default=os.environ.get("BENCH_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+        help="a PostgreSQL URL allowed to create and drop the scratch database",
+    )
+    parser.add_argument("--database", default=name, help="the scratch database's name")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--conversations", type=int, default=2000, help="for the bulk measure")
     parser.add_argument("--batch", type=int, default=200, help="conversations per bulk request")
     parser.add_argument("--requests", type=int, default=300, help="single POSTs per latency measure")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument(
-        "--admin-url",
-        default=os.environ.get("BENCH_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-        help="a PostgreSQL URL allowed to create and drop the scratch database",
-    )
-    parser.add_argument("--database", default="receipts_bench", help="the scratch database's name")
+    add_database_arguments(parser, "receipts_bench")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database afterwards")
     parser.add_argument(
         "--server-side-binding",

@@ -55,7 +55,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 # The scratch-database helpers are shared with the ingestion benchmark rather than copied.
-from ingest_throughput import create_database, drop_database, setup_django, with_database  # noqa: E402
+from ingest_throughput import (  # noqa: E402
+    add_database_arguments,
+    create_database,
+    drop_database,
+    setup_django,
+    with_database,
+)
 
 VENV_BIN = ROOT / ".venv" / "bin"
 DEFAULT_PEER_DIR = ROOT.parent / "shared" / "bench"
@@ -459,12 +465,7 @@ def main() -> int:
     parser.add_argument("--phoenix-grpc-port", type=int, default=14317)
     parser.add_argument("--web-concurrency", type=int, default=3, help="gunicorn workers (WEB_CONCURRENCY)")
     parser.add_argument("--worker-concurrency", type=int, default=2, help="Celery pool (WORKER_CONCURRENCY)")
-    parser.add_argument(
-        "--admin-url",
-        default=os.environ.get("BENCH_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-        help="a PostgreSQL URL allowed to create and drop the scratch database",
-    )
-    parser.add_argument("--database", default="receipts_peer", help="the scratch database's name")
+    add_database_arguments(parser, "receipts_peer")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/11", help="flushed before and after")
     parser.add_argument("--visible-timeout", type=float, default=900.0, help="seconds after the last send")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database and directory")

@@ -41,7 +41,15 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 import psycopg
-from ingest_throughput import ROOT, conversation, create_database, drop_database, setup_django, with_database
+from ingest_throughput import (
+    ROOT,
+    add_database_arguments,
+    conversation,
+    create_database,
+    drop_database,
+    setup_django,
+    with_database,
+)
 
 # --- the worker's memory ------------------------------------------------------------------
 
@@ -234,12 +242,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=100, help="conversations per ingestion transaction")
     parser.add_argument("--pool", choices=["prefork", "solo"], default="prefork")
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument(
-        "--admin-url",
-        default=os.environ.get("BENCH_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-        help="a PostgreSQL URL allowed to create and drop the scratch database",
-    )
-    parser.add_argument("--database", default="receipts_memory", help="the scratch database's name")
+    add_database_arguments(parser, "receipts_memory")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database afterwards")
     parser.add_argument("--stall", type=float, default=180, help="give up after this long without progress")
     args = parser.parse_args()
