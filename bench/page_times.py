@@ -84,6 +84,7 @@ def pages(project: Any, reviewer: Any) -> list[tuple[str, str]]:
     )
     turn_id, conversation_id = biggest
     return [
+        ("projects (home)", reverse("home")),
         ("queue: first page", queue),
         ("queue: page 10", f"{queue}?after={cursor_at(10)}"),
         ("queue: page 2,000", f"{queue}?after={cursor_at(2000)}"),
@@ -163,6 +164,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--only", default="", help="measure only pages whose name contains this")
+    parser.add_argument("--slowest", type=int, default=0, help="print each page's N slowest queries")
     args = parser.parse_args()
     setup(with_database(args.admin_url, args.database))
 
@@ -199,6 +201,8 @@ def main() -> None:
             f"{name:32} {ms(samples, 50):8.1f} {ms(samples, 95):8.1f} {len(queries):8} {sql_ms:8.1f}",
             flush=True,
         )
+        for query in sorted(queries, key=lambda q: -float(q["time"]))[: args.slowest]:
+            print(f"    {float(query['time']) * 1000:7.1f} ms  {query['sql'][:160]}")
         if args.explain:
             scans.extend(f"[{name}] {line}" for line in explain(queries))
     if args.explain:

@@ -181,7 +181,12 @@ class Conversation(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["project", "external_id"], name="one_external_id_per_project")
         ]
-        indexes = [models.Index(fields=["project", "created_at"], name="conversation_project_time")]
+        indexes = [
+            models.Index(fields=["project", "created_at"], name="conversation_project_time"),
+            # The queue's agent and model lists walk these (facets.py).
+            models.Index(fields=["project", "agent_name"], name="conversation_project_agent"),
+            models.Index(fields=["project", "agent_model"], name="conversation_project_model"),
+        ]
 
     def __str__(self) -> str:
         return self.title or self.external_id
@@ -427,7 +432,19 @@ class Finding(models.Model):
         ordering = ["turn", "claim_start", "id"]
         indexes = [
             models.Index(fields=["project", "created_at"], name="finding_project_time"),
-            models.Index(fields=["project", "status", "severity"], name="finding_project_status"),
+            # Current findings only: the queue counts them per status from this index alone.
+            models.Index(
+                fields=["project", "status", "severity"],
+                condition=Q(withdrawn_at__isnull=True),
+                name="finding_current_status",
+            ),
+            models.Index(fields=["project", "code"], name="finding_project_code"),  # facets.py
+            # The few open findings someone has been given: each reviewer's load, "mine".
+            models.Index(
+                fields=["project", "assignee"],
+                condition=Q(status="open", withdrawn_at__isnull=True, assignee__isnull=False),
+                name="finding_open_assigned",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -472,7 +489,11 @@ class Decision(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["project", "created_at"], name="decision_project_time")]
+        indexes = [
+            models.Index(fields=["project", "created_at"], name="decision_project_time"),
+            # What each reviewer decided, today and in all, counted from the index alone.
+            models.Index(fields=["project", "reviewer", "created_at"], name="decision_project_reviewer"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.verdict} by {self.reviewer_id}"

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from .models import Conversation, Turn
 
@@ -31,6 +32,33 @@ def terms(text: str) -> list[str]:
         if word not in _STOP:
             seen.setdefault(word, None)
     return list(seen)[:MAX_TERMS]
+
+
+# The queue's text filter: each word of the query, as the start of a word of the answer.
+_QUERY_WORD = re.compile(r"[^\W_]+")
+MAX_QUERY_WORDS = 8
+
+
+def turns_with_words(text: str) -> RawSQL | None:
+    """A subquery of the ids of turns whose answer has a word starting with each word of
+    ``text`` ("refund ORD-12" finds "Refunds for ORD-1234"), read from the full-text index
+    instead of scanning every answer; None when ``text`` has no word to look for."""
+    words = _QUERY_WORD.findall(text.lower())[:MAX_QUERY_WORDS]
+    if not words:
+        return None
+    if connection.vendor == "postgresql":
+        # The expression is the index's own (migration 0005), so the index serves it. The
+        # words hold only letters and digits, so none of tsquery's operators can reach it.
+        # PostgreSQL reads "ORD-1234" as the words "ord" and "-1234", so a number is also
+        # looked for with the minus sign in front.
+        query = " & ".join(f"({word}:* | -{word}:*)" if word[0].isdigit() else f"{word}:*" for word in words)
+        return RawSQL(
+            "SELECT id FROM checks_turn "
+            "WHERE to_tsvector('english'::regconfig, answer) @@ to_tsquery('english'::regconfig, %s)",
+            [query],
+        )
+    query = " ".join(f'"{word}"*' for word in words)
+    return RawSQL("SELECT rowid FROM checks_turn_fts WHERE checks_turn_fts MATCH %s", [query])
 
 
 def similar_answers(conversation: Conversation, answer: str, limit: int = 2) -> list[dict[str, Any]]:

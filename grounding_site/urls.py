@@ -52,6 +52,7 @@ urlpatterns = [
     ),
     path("p/<slug:slug>/turns/<int:pk>/hold", turns.hold, name="turn-hold"),
     path("p/<slug:slug>/bulk", queue.bulk, name="bulk"),
+    path("p/<slug:slug>/progress", queue.queue_progress, name="queue-progress"),
     path("p/<slug:slug>/views", queue.save_view, name="save-view"),
     path("p/<slug:slug>/views/<int:pk>/delete", queue.delete_view, name="delete-view"),
     path("p/<slug:slug>/members", member_views.members, name="members"),

@@ -269,6 +269,7 @@ PAGES = [
     Page("queue, after a cursor", lambda w: f"/p/acme/?after={_cursor(w.newest)}"),
     Page("queue results (htmx)", lambda w: "/p/acme/?checker=evidence", htmx=True),
     Page("queue rows after a cursor (htmx)", lambda w: f"/p/acme/?after={_cursor(w.newest)}", htmx=True),
+    Page("reviewers' progress", lambda w: "/p/acme/progress"),
     Page("conversation", lambda w: f"/p/acme/conversations/{w.conversation.pk}/"),
     Page(
         "run status (htmx)",

@@ -40,6 +40,16 @@ def test_filters_combine_and_stay_in_the_url(client: Any, alice: Any, bob: Any, 
     assert len(_ids(client.get("/p/acme/?from=not-a-date"))) == 4  # a bad date is ignored
 
 
+def test_dates_select_findings_by_when_they_were_raised(client: Any, alice: Any, flagged: Any) -> None:
+    today = timezone.localdate()
+    Finding.objects.filter(conversation=flagged["05"]).update(created_at=timezone.now() - timedelta(days=10))
+    client.force_login(alice)
+    assert flagged["05"].external_id not in _ids(client.get(f"/p/acme/?from={today}"))
+    since = today - timedelta(days=10)
+    assert flagged["05"].external_id in _ids(client.get(f"/p/acme/?from={since}&to={since}"))
+    assert len(_ids(client.get(f"/p/acme/?from={since}&to={since}"))) == 1
+
+
 def test_assignee_filters_mine_nobody_and_by_name(client: Any, alice: Any, bob: Any, flagged: Any) -> None:
     sencha = Finding.objects.get(conversation=flagged["01"], severity="flag")
     review.assign(finding=sencha, assignee=bob, actor=alice)
@@ -60,6 +70,22 @@ def test_counts_per_status_follow_the_other_filters(client: Any, alice: Any, fla
     assert counts == {"open": 1, "confirmed": 0, "dismissed": 1}
     html = client.get("/p/acme/?checker=tool_receipts", headers={"HX-Request": "true"}).content.decode()
     assert "1 dismissed" in html  # the counts are part of the fragment htmx swaps
+
+
+def test_counts_stop_at_the_cap_and_say_so(
+    client: Any, alice: Any, flagged: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from checks.views import queue
+
+    review.record_decision(
+        finding=Finding.objects.get(code="count_misstatement"), reviewer=alice, verdict="dismissed"
+    )
+    monkeypatch.setattr(queue, "COUNT_CAP", 2)
+    client.force_login(alice)
+    response = client.get("/p/acme/")
+    assert response.context["counts"] == {"open": 3, "confirmed": 0, "dismissed": 1}  # 3: the cap + 1
+    labels = {link["status"]: link["n"] for link in response.context["status_links"]}
+    assert labels == {"open": "2+", "confirmed": "0", "dismissed": "1", "all": "3+"}
 
 
 def test_a_saved_view_keeps_the_filters(client: Any, bob: Any, flagged: Any) -> None:
@@ -185,6 +211,84 @@ def test_progress_per_reviewer(client: Any, alice: Any, bob: Any, flagged: Any) 
     )
     review.record_decision(finding=finding, reviewer=bob, verdict="confirmed")
     client.force_login(alice)
-    rows = {p["user"].username: p for p in client.get("/p/acme/").context["progress"]}
+    rows = {p["user"].username: p for p in client.get("/p/acme/progress").context["progress"]}
     assert (rows["bob"]["assigned_open"], rows["bob"]["decided"], rows["bob"]["decided_today"]) == (1, 1, 1)
     assert rows["alice"]["decided"] == 0
+    # The queue folds it and asks for the table once it is opened; htmx gets the table alone.
+    assert 'hx-get="/p/acme/progress" hx-trigger="toggle once"' in client.get("/p/acme/").content.decode()
+    fragment = client.get("/p/acme/progress", headers={"HX-Request": "true"}).content.decode()
+    assert fragment.lstrip().startswith('<table class="grid">')
+    assert '<a href="/p/acme/?assignee=bob">bob</a>' in fragment
+
+
+def test_viewers_see_no_progress_panel(client: Any, vic: Any, flagged: Any) -> None:
+    client.force_login(vic)
+    assert "/p/acme/progress" not in client.get("/p/acme/").content.decode()
+    assert client.get("/p/acme/progress").status_code == 403
+
+
+def _said(external_id: str, answer: str, agent: str = "example-agent", model: str = "example-9b") -> Any:
+    """A one-turn conversation whose answer claims a save no tool made: always flagged."""
+    return {
+        "external_id": external_id,
+        "agent": {"name": agent, "model": model},
+        "turns": [
+            {
+                "tools_offered": [],
+                "messages": [
+                    {"role": "user", "content": "Please keep a note of this."},
+                    {"role": "assistant", "content": f"I've saved it. {answer}"},
+                ],
+            }
+        ],
+    }
+
+
+def test_text_filter_matches_the_start_of_each_word_in_any_case(client: Any, alice: Any, ingest: Any) -> None:
+    ingest(_said("refunds", "Refunds for ORD-1234 are on their way."))
+    ingest(_said("shipping", "Shipping for ORD-5678 starts Monday."))
+    client.force_login(alice)
+    assert _ids(client.get("/p/acme/?q=refund")) == ["refunds"]
+    assert _ids(client.get("/p/acme/?q=REFUNDS")) == ["refunds"]
+    assert _ids(client.get("/p/acme/?q=ord-12")) == ["refunds"]  # the start of an identifier
+    assert sorted(_ids(client.get("/p/acme/?q=ORD"))) == ["refunds", "shipping"]
+    assert _ids(client.get("/p/acme/?q=refund+monday")) == []  # every word must match
+    assert _ids(client.get("/p/acme/?q=1234+way")) == ["refunds"]
+    assert _ids(client.get("/p/acme/?q=und")) == []  # words are matched from their start
+
+
+def test_text_filter_takes_query_syntax_as_plain_text(client: Any, alice: Any, ingest: Any) -> None:
+    ingest(_said("refunds", "Refunds for ORD-1234 are on their way."))
+    client.force_login(alice)
+    for hostile in ['"', "refund*", "refund OR shipping", "a & b | !(c)", "NEAR(x y)", "'; --", "*", "ref:*"]:
+        response = client.get("/p/acme/", {"q": hostile})
+        assert response.status_code == 200, hostile
+    assert _ids(client.get("/p/acme/", {"q": '"refund*"'})) == ["refunds"]
+    assert _ids(client.get("/p/acme/", {"q": "refund OR shipping"})) == []  # OR is a word here
+    assert _ids(client.get("/p/acme/", {"q": "— …"})) == []  # no word to look for: nothing
+
+
+def test_text_filter_stays_within_the_project(
+    client: Any, alice: Any, ingest: Any, other_project: Any
+) -> None:
+    ingest(_said("ours", "Refunds for ORD-1234."))
+    ingest(_said("theirs", "Refunds for ORD-9999."), into=other_project)
+    client.force_login(alice)
+    assert _ids(client.get("/p/acme/?q=refunds")) == ["ours"]
+
+
+def test_filter_lists_hold_each_value_of_the_project_once(
+    client: Any, alice: Any, ingest: Any, other_project: Any
+) -> None:
+    ingest(_said("a", "One.", agent="zeta-agent", model="m-2"))
+    ingest(_said("b", "Two.", agent="alpha-agent", model="m-1"))
+    ingest(_said("c", "Three.", agent="zeta-agent", model=""))
+    ingest(_said("d", "Four.", agent="elsewhere", model="m-9"), into=other_project)
+    ingest("05")  # a count misstatement: another code
+    client.force_login(alice)
+    context = client.get("/p/acme/").context
+    codes = set(Finding.objects.filter(project__slug="acme").values_list("code", flat=True))
+    assert len(codes) >= 2
+    assert context["codes"] == sorted(codes)
+    assert context["agents"] == ["alpha-agent", "example-agent", "zeta-agent"]
+    assert context["models"] == ["example-9b", "m-1", "m-2"]  # the empty model is left out

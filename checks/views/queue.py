@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import review, suite
-from ..models import Conversation, Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
+from .. import facets, review, search, suite
+from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
 
 PAGE_SIZE = 50
@@ -91,16 +91,20 @@ def matching(
         findings = findings.filter(assignee__isnull=True)
     elif filters["assignee"]:
         findings = findings.filter(assignee__username=filters["assignee"])
+    # The dates select findings by when they were raised, which is when their turn arrived
+    # (or when a newer suite first reported them): the finding's own (project, created_at)
+    # index answers it, where the turn's time would need a join through every finding.
     start, end = _date(filters["from"]), _date(filters["to"])
     tz = timezone.get_current_timezone()
     if start:
-        findings = findings.filter(turn__created_at__gte=datetime.combine(start, datetime.min.time(), tz))
+        findings = findings.filter(created_at__gte=datetime.combine(start, datetime.min.time(), tz))
     if end:
         findings = findings.filter(
-            turn__created_at__lt=datetime.combine(end + timedelta(days=1), datetime.min.time(), tz)
+            created_at__lt=datetime.combine(end + timedelta(days=1), datetime.min.time(), tz)
         )
     if filters["q"]:
-        findings = findings.filter(turn__answer__icontains=filters["q"])
+        turn_ids = search.turns_with_words(filters["q"])
+        findings = findings.filter(turn_id__in=turn_ids) if turn_ids is not None else findings.none()
     return findings
 
 
@@ -119,7 +123,11 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     cursor = _parse_cursor(request.GET.get("after", ""))
     if cursor:
         created_at, pk = cursor
-        turns = turns.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=pk))
+        # The first condition adds nothing logically, but it is the one the (project,
+        # created_at) index can start from; with the OR alone every newer turn is read.
+        turns = turns.filter(created_at__lte=created_at).filter(
+            Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=pk)
+        )
     page = list(turns[: PAGE_SIZE + 1])
     has_more = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
@@ -146,15 +154,13 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "status_links": _status_links(filters, counts),
         "statuses": STATUSES,
         "severities": SEVERITIES,
-        # The checkers are the suite's own; agents and models are read from the conversations,
-        # a tenth of the rows the findings have (each distinct list is a scan of its table).
+        # The checkers are the suite's own; the rest are walked along their indexes.
         "checkers": suite.checker_names(),
-        "codes": _distinct(Finding.objects.filter(project=project), "code"),
-        "agents": _distinct(Conversation.objects.filter(project=project), "agent_name"),
-        "models": _distinct(Conversation.objects.filter(project=project), "agent_model"),
+        "codes": facets.distinct_values(project.pk, "code"),
+        "agents": facets.distinct_values(project.pk, "agent"),
+        "models": facets.distinct_values(project.pk, "model"),
         "reviewers": review.reviewers_of(project),
         "saved_views": SavedView.objects.filter(project=project, user=request.user),
-        "progress": progress(project) if membership.can_review else [],
         "dismiss_reasons": DISMISS_REASONS,
     }
     template = "checks/queue.html"
@@ -171,10 +177,11 @@ DISMISS_REASONS = [
 ]
 
 
-# Each status is counted up to this many findings and shown as "10,000+" beyond it: an exact
-# count of a big project's findings reads every one of them (seconds at a million turns),
-# a capped one stops at the cap.
-COUNT_CAP = 10_000
+# Each status is counted up to this many findings and shown as "1,000+" beyond it. An exact
+# count reads every matching finding (hundreds of thousands at a million turns, and through
+# a join for the agent and model filters); a capped one stops at the cap, and a reviewer's
+# choice is the same at 1,000 as at 100,000. The overview has the project's exact totals.
+COUNT_CAP = 1_000
 
 
 def status_counts(findings: QuerySet[Finding]) -> dict[str, int]:
@@ -191,7 +198,7 @@ def count_label(n: int) -> str:
 
 
 def _status_links(filters: dict[str, str], counts: dict[str, int]) -> list[dict[str, Any]]:
-    total = sum(counts.values())
+    total = sum(min(n, COUNT_CAP) for n in counts.values())
     over = any(n > COUNT_CAP for n in counts.values())
     links = []
     for status in STATUSES:
@@ -202,8 +209,17 @@ def _status_links(filters: dict[str, str], counts: dict[str, int]) -> list[dict[
     return links
 
 
-def _distinct(rows: QuerySet[Any], field: str) -> list[str]:
-    return [v for v in rows.order_by(field).values_list(field, flat=True).distinct() if v]
+@login_required
+def queue_progress(request: HttpRequest, slug: str) -> HttpResponse:
+    """The reviewers' progress table. The queue keeps it folded and asks for it only when a
+    reviewer opens it: its counts read every decision of the project, which no queue page
+    otherwise needs."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    template = "checks/queue_progress.html"
+    if request.htmx:
+        template += "#table"
+    return render(request, template, {"project": project, "progress": progress(project)})
 
 
 def progress(project: Project) -> list[dict[str, Any]]:
@@ -214,19 +230,19 @@ def progress(project: Project) -> list[dict[str, Any]]:
         .filter(project=project, assignee__isnull=False)
         .order_by()
         .values_list("assignee")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("*"))
         .values_list("assignee", "n")
     )
     decided = dict(
         Decision.objects.filter(project=project)
         .values_list("reviewer")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("*"))
         .values_list("reviewer", "n")
     )
     recent = dict(
         Decision.objects.filter(project=project, created_at__gte=since)
         .values_list("reviewer")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("*"))
         .values_list("reviewer", "n")
     )
     return [

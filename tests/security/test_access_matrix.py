@@ -131,6 +131,7 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "reject-correction": {"POST": page("reviewer")},
     "turn-hold": {"POST": page("reviewer")},
     "bulk": {"POST": page("reviewer")},
+    "queue-progress": {"GET": page("reviewer")},
     "save-view": {"POST": page()},
     # A saved view is its owner's (alice's): other members do not find it.
     "delete-view": {"POST": only(page(), viewer=DENIED_404, reviewer=DENIED_404)},
