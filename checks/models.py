@@ -432,9 +432,20 @@ class Finding(models.Model):
         ordering = ["turn", "claim_start", "id"]
         indexes = [
             models.Index(fields=["project", "created_at"], name="finding_project_time"),
-            # Current findings only: the queue counts them per status from this index alone.
+            # Current findings, with every column the queue's filters read of a finding: its
+            # counts per status and its filters are answered from this index alone, without
+            # reading the findings' (wide) rows.
             models.Index(
-                fields=["project", "status", "severity"],
+                fields=[
+                    "project",
+                    "status",
+                    "severity",
+                    "checker",
+                    "code",
+                    "created_at",
+                    "conversation",
+                    "turn",
+                ],
                 condition=Q(withdrawn_at__isnull=True),
                 name="finding_current_status",
             ),

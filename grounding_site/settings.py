@@ -108,6 +108,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The pages' queries are short: starting parallel workers for one took longer (20-30 ms
+    # here) than it saved, on cores the web server and the workers need. 0 turns it off.
+    parallel = int(os.environ.get("DATABASE_PARALLEL_WORKERS", "0"))
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+        f"-c max_parallel_workers_per_gather={parallel}"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth, i18n, static -------------------------------------------------------------------

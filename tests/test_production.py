@@ -86,3 +86,13 @@ def test_json_logs_are_one_object_a_line_with_extra_fields() -> None:
         "message": "run 7 done",
         "run_id": 7,
     }
+
+
+def test_on_postgresql_queries_start_no_parallel_workers_unless_asked() -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL setting; .ci/run runs this on PostgreSQL")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_parallel_workers_per_gather")
+        assert cursor.fetchone()[0] == os.environ.get("DATABASE_PARALLEL_WORKERS", "0")
