@@ -103,6 +103,28 @@ def test_it_appends_new_turns_and_checks_them(post_conversation: Any) -> None:
     assert Payload.objects.count() == 2
 
 
+def test_its_answer_describes_the_conversation_as_reading_it_back_does(
+    post_conversation: Any, client: Any, api_key: str
+) -> None:
+    payload = load_example("02")
+    extended = copy.deepcopy(payload)
+    extended["turns"].append(load_example("01")["turns"][0])
+    for sent, status in ((payload, "created"), (payload, "unchanged"), (extended, "appended")):
+        answer = post_conversation(sent).json()
+        assert answer.pop("status") == status
+        run = answer.pop("run")
+        read = client.get(
+            f"/api/v1/conversations/{answer['id']}", headers={"Authorization": f"Bearer {api_key}"}
+        )
+        expected = dict(read.json())
+        assert answer["turns"] == len(sent["turns"])
+        # The run was pending when the answer was written and is done when read back.
+        latest = expected.pop("latest_run")["id"]
+        assert answer.pop("latest_run")["id"] == latest
+        assert run is None if status == "unchanged" else run["id"] == latest
+        assert answer == expected
+
+
 def test_it_refuses_any_other_change_with_409(post_conversation: Any) -> None:
     payload = load_example("01")
     post_conversation(payload)

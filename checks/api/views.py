@@ -107,7 +107,13 @@ def _create_conversation(request: Request) -> Response:
     except services.IngestError as exc:
         detail = "The conversation is not valid." if exc.status_code == 400 else "The conversation conflicts."
         return error_response(exc.status_code, detail, exc.errors)
-    conversation = visible_conversations(request).get(pk=result.conversation.pk)
+    # Answered from what ingestion holds, as visible_conversations would have read it back:
+    # reading it again (with its document) was a fifth of the request.
+    conversation = result.conversation
+    conversation.project = project
+    conversation.turn_count = len(conversation.document["turns"])
+    if result.run is not None:
+        conversation.latest_runs = [result.run]
     data = ConversationSerializer(conversation, context={"request": request}).data
     data["status"] = result.status
     data["run"] = RunSerializer(result.run).data if result.run else None
