@@ -37,6 +37,7 @@ import json
 import math
 import os
 import random
+import resource
 import shutil
 import signal
 import socket
@@ -170,6 +171,12 @@ def cpu_seconds(pid: int) -> float:
             continue
         total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / CLOCK_TICKS
+
+
+def own_cpu_seconds() -> float:
+    """User and system CPU of this process (the sender's and the poller's threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def machine_busy() -> tuple[float, float]:
@@ -382,6 +389,7 @@ def main() -> None:
 
         load_before = os.getloadavg()
         cpu_web, cpu_worker, busy_before = cpu_seconds(web.pid), cpu_seconds(worker.pid), machine_busy()
+        cpu_self = own_cpu_seconds()
         items = [Sent(due=0.0) for _ in range(count)]
         interval = 1 / args.rate
         pending_at_end = 0
@@ -411,6 +419,7 @@ def main() -> None:
         drained = time.perf_counter()
         cpu_web = cpu_seconds(web.pid) - cpu_web
         cpu_worker = cpu_seconds(worker.pid) - cpu_worker
+        cpu_self = own_cpu_seconds() - cpu_self
         busy_after = machine_busy()
         load_after = os.getloadavg()
         poller.stop.set()
@@ -484,6 +493,14 @@ def main() -> None:
             f"worker {cpu_worker / count * 1000:.0f} ms "
             f"(web {cpu_web:.0f} s, worker {cpu_worker:.0f} s over {drained - t0:.0f} s); "
             f"all cores {machine:.0%} busy; polls {poller.polls}"
+        )
+        # What else the cores did: this process sending and polling, and the rest (PostgreSQL,
+        # Redis, the kernel), from the machine's busy time.
+        busy_seconds = (busy_after[0] - busy_before[0]) / CLOCK_TICKS
+        rest = busy_seconds - cpu_web - cpu_worker - cpu_self
+        print(
+            f"    beside them: the sender and poller {cpu_self / count * 1000:.0f} ms, "
+            f"the rest (PostgreSQL, Redis, the kernel) {rest / count * 1000:.0f} ms a conversation"
         )
         print(f"load after: {' '.join(f'{v:.2f}' for v in load_after)}")
         print(

@@ -565,7 +565,8 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
 
     ``scope`` names the checkers this run speaks for (all when None): only their findings
     can be withdrawn by it, so the deterministic run and the judge's leave each other's be."""
-    conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
+    # Locked so two runs of one conversation write in turn; its document is not needed here.
+    conversation = Conversation.objects.select_for_update().only("id").get(pk=run.conversation_id)
     turns = {turn.index: turn for turn in Turn.objects.filter(conversation=conversation)}
     now = timezone.now()
     reported: dict[str, dict[str, Any]] = {}
