@@ -108,3 +108,16 @@ def test_the_home_page_lists_only_the_users_projects(
     response = client.get("/")
     [project] = response.context["projects"]
     assert project.open_flags == 4
+    assert '<td class="num">4</td>' in response.content.decode()
+
+
+def test_the_home_page_counts_open_flags_up_to_the_cap(
+    client: Any, alice: Any, flagged: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from checks.views import queue
+
+    monkeypatch.setattr(queue, "COUNT_CAP", 3)
+    client.force_login(alice)
+    response = client.get("/")
+    assert response.context["projects"][0].open_flags == 4  # stopped at the cap + 1
+    assert '<td class="num">3+</td>' in response.content.decode()

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -28,16 +29,21 @@ SEVERITIES = ["flag", "info", "all"]
 FILTER_NAMES = ["status", "severity", "checker", "code", "agent", "model", "assignee", "from", "to", "q"]
 
 
+# A project's open flags, counted up to COUNT_CAP + 1 from the index of current findings: an
+# exact count read every open flag of every project on each visit (0.3 s at a million turns).
+OPEN_FLAGS = (
+    "SELECT COUNT(*) FROM (SELECT 1 FROM checks_finding f WHERE f.project_id = checks_project.id"
+    " AND f.status = 'open' AND f.severity = 'flag' AND f.withdrawn_at IS NULL LIMIT %s) capped"
+)
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = Project.objects.for_user(request.user).annotate(
-        open_flags=Count(
-            "finding",
-            filter=Q(
-                finding__status=FindingStatus.OPEN, finding__severity="flag", finding__withdrawn_at=None
-            ),
-        )
+    projects = list(
+        Project.objects.for_user(request.user).annotate(open_flags=RawSQL(OPEN_FLAGS, [COUNT_CAP + 1]))  # noqa: S611 (constant SQL)
     )
+    for project in projects:
+        project.open_flags_label = count_label(project.open_flags)
     return render(request, "checks/home.html", {"projects": projects})
 
 
