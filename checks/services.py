@@ -130,21 +130,37 @@ def ingest_conversation(
     body: str,
     format: str | None = "native",
     enqueue: bool = True,
-    export: RawExport | None = None,
-    source_format: str | None = None,
 ) -> IngestResult:
     """Stores a conversation and schedules its check, following CONTRACT.md §1 on resending.
 
     With ``enqueue`` false the run is created but not sent to the workers: the caller sends
     many at once (see ``ingest_many``)."""
     document = to_document(payload, format=format)
-    # Recorded with the payload: what the sender sent, which for an OTLP export is not what
-    # was parsed here (its conversations arrive already turned into the native shape).
-    stored_format = source_format or _format_name(payload, format)
+    return _ingest_document(
+        project=project,
+        document=document,
+        existing=_locked_conversation(project, document["external_id"]),
+        body=body,
+        stored_format=_format_name(payload, format),
+        enqueue=enqueue,
+    )
+
+
+def _ingest_document(
+    *,
+    project: Project,
+    document: dict[str, Any],
+    existing: Conversation | None,
+    body: str,
+    stored_format: str,
+    enqueue: bool,
+    export: RawExport | None = None,
+) -> IngestResult:
+    """Stores a canonical document beside ``existing``, the conversation stored (and locked)
+    under its external_id, if any. ``stored_format`` is recorded with the payload: what the
+    sender sent, which for an OTLP export is not the native shape stored here."""
     digest = content_hash(document)
     external_id = document["external_id"]
-
-    existing = _locked_conversation(project, external_id)
     if existing is None:
         try:
             with transaction.atomic():
@@ -393,9 +409,16 @@ def ingest_export(
             document = to_document(conversation)
             stored = _locked_conversation(project, document["external_id"])
             if stored is not None:
-                document = otel.merge_with_stored(stored.document, document)
-            return ingest_conversation(
-                project=project, payload=document, body="", enqueue=False, export=export, source_format="otlp"
+                document = to_document(otel.merge_with_stored(stored.document, document))
+            # Validated and looked up once: ingest_conversation would do both again.
+            return _ingest_document(
+                project=project,
+                document=document,
+                existing=stored,
+                body="",
+                stored_format="otlp",
+                enqueue=False,
+                export=export,
             )
 
         return store
