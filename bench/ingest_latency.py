@@ -39,7 +39,6 @@ import os
 import random
 import resource
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -62,9 +61,9 @@ from ingest_throughput import (
     setup_django,
     with_database,
 )
+from processes import CLOCK_TICKS, celery_worker_argv, gunicorn_argv, start, stop, tree_cpu_seconds
 
 GOAL_SECONDS = 2.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -123,54 +122,6 @@ class Poller:
 
 
 # --- the child processes ------------------------------------------------------------------
-
-
-def start(command: list[str], log: IO[bytes]) -> subprocess.Popen[bytes]:
-    # A session of its own, so the whole tree (gunicorn's and Celery's children) can be stopped.
-    return subprocess.Popen(
-        command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-
-
-def stop(process: subprocess.Popen[bytes], grace: float = 20) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # whatever of its group is left
-    except ProcessLookupError:
-        pass
-    if process.poll() is None:
-        process.wait(10)
-
-
-def tree(pid: int) -> list[int]:
-    out, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        try:
-            with open(f"/proc/{current}/task/{current}/children") as listing:
-                stack.extend(int(p) for p in listing.read().split())
-        except FileNotFoundError:
-            pass
-    return out
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU of a process and its living descendants."""
-    total = 0
-    for each in tree(pid):
-        try:
-            with open(f"/proc/{each}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / CLOCK_TICKS
 
 
 def own_cpu_seconds() -> float:
@@ -349,38 +300,10 @@ def main() -> None:
         os.environ["REDIS_URL"] = args.redis_url  # the children's broker and cache
         os.environ["LOG_LEVEL"] = "INFO"
         venv = ROOT / ".venv/bin"
-        web = start(
-            [
-                str(venv / "gunicorn"),
-                "grounding_site.wsgi",
-                "--bind",
-                f"127.0.0.1:{args.port}",
-                "--workers",
-                str(args.web_workers),
-                "--access-logfile",
-                "-",
-                "--forwarded-allow-ips",
-                "127.0.0.1",
-            ],
-            web_log,
-        )
+        web = start(gunicorn_argv(venv, args.port, args.web_workers), web_log, cwd=ROOT)
         children.append(web)
         worker = start(
-            [
-                str(venv / "celery"),
-                "-A",
-                "grounding_site",
-                "worker",
-                "--queues",
-                "celery",
-                "--concurrency",
-                str(args.worker_concurrency),
-                "--hostname",
-                "bench-latency@%h",
-                "--loglevel",
-                "INFO",
-            ],
-            worker_log,
+            celery_worker_argv(venv, args.worker_concurrency, "bench-latency@%h"), worker_log, cwd=ROOT
         )
         children.append(worker)
         wait_for_port(args.port, web, web_log, "gunicorn")
@@ -388,7 +311,8 @@ def main() -> None:
         warm_up(args.port, secret, poller, rng, 3 * args.web_workers)
 
         load_before = os.getloadavg()
-        cpu_web, cpu_worker, busy_before = cpu_seconds(web.pid), cpu_seconds(worker.pid), machine_busy()
+        cpu_web, cpu_worker = tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid)
+        busy_before = machine_busy()
         cpu_self = own_cpu_seconds()
         items = [Sent(due=0.0) for _ in range(count)]
         interval = 1 / args.rate
@@ -417,8 +341,8 @@ def main() -> None:
         while poller.pending() and time.perf_counter() < deadline:
             time.sleep(0.1)
         drained = time.perf_counter()
-        cpu_web = cpu_seconds(web.pid) - cpu_web
-        cpu_worker = cpu_seconds(worker.pid) - cpu_worker
+        cpu_web = tree_cpu_seconds(web.pid) - cpu_web
+        cpu_worker = tree_cpu_seconds(worker.pid) - cpu_worker
         cpu_self = own_cpu_seconds() - cpu_self
         busy_after = machine_busy()
         load_after = os.getloadavg()

@@ -62,6 +62,9 @@ from ingest_throughput import (  # noqa: E402
     setup_django,
     with_database,
 )
+from processes import celery_worker_argv, cpu_seconds, descendants, gunicorn_argv, rss_kib  # noqa: E402
+from processes import start as start_process  # noqa: E402
+from processes import stop as stop_process  # noqa: E402
 
 VENV_BIN = ROOT / ".venv" / "bin"
 DEFAULT_PEER_DIR = ROOT.parent / "shared" / "bench"
@@ -85,35 +88,14 @@ class Service:
         return self.log_path.read_text(errors="replace")[-chars:]
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            # SIGTERM to the session: gunicorn and Celery shut their workers down warmly.
-            try:
-                os.killpg(self.process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                self.process.wait(10)
-        # A pool child can outlive a master that died first; the session id still names it.
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        stop_process(self.process)  # the session: SIGTERM, SIGKILL after 20 s and for what is left
         self.log.close()
 
 
 def start(name: str, argv: list[str], env: dict[str, str], cwd: Path, log_dir: Path) -> Service:
     log_path = log_dir / f"{name}.log"
     log = log_path.open("wb")
-    process = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    return Service(name, process, log_path, log)
+    return Service(name, start_process(argv, log, cwd, env), log_path, log)
 
 
 def port_is_free(port: int) -> bool:
@@ -156,32 +138,9 @@ def wait_until(service: Service, ready: Any, what: str, timeout: float = 120.0) 
 
 
 def process_tree(roots: list[int]) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    seen: set[int] = set()
-    todo = list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in seen and os.path.exists(f"/proc/{pid}"):
-            seen.add(pid)
-            todo.extend(children.get(pid, []))
-    return seen
-
-
-def rss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
+    # Living processes only (a root that has exited, a child gone since it was listed): the
+    # process count printed is of what was running at the sample.
+    return {pid for root in roots for pid in (root, *descendants(root)) if os.path.exists(f"/proc/{pid}")}
 
 
 class PeakSampler:
@@ -258,44 +217,9 @@ def start_receipts(
     }
     # The Procfile's lines, bound to loopback, with the hostname made ours so that a worker
     # of someone else's on the same machine is never mistaken for this one.
-    web = start(
-        "gunicorn",
-        [
-            str(VENV_BIN / "gunicorn"),
-            "grounding_site.wsgi",
-            "--bind",
-            f"127.0.0.1:{args.port}",
-            "--workers",
-            str(args.web_concurrency),
-            "--access-logfile",
-            "-",
-            "--forwarded-allow-ips",
-            "127.0.0.1",
-        ],
-        env,
-        ROOT,
-        log_dir,
-    )
-    worker = start(
-        "celery",
-        [
-            str(VENV_BIN / "celery"),
-            "-A",
-            "grounding_site",
-            "worker",
-            "--queues",
-            "celery",
-            "--concurrency",
-            str(args.worker_concurrency),
-            "--hostname",
-            f"peer-checks-{os.getpid()}@%h",
-            "--loglevel",
-            "INFO",
-        ],
-        env,
-        ROOT,
-        log_dir,
-    )
+    web = start("gunicorn", gunicorn_argv(VENV_BIN, args.port, args.web_concurrency), env, ROOT, log_dir)
+    argv = celery_worker_argv(VENV_BIN, args.worker_concurrency, f"peer-checks-{os.getpid()}@%h")
+    worker = start("celery", argv, env, ROOT, log_dir)
     wait_until(web, lambda: http_status(args.port, "/healthz")[0] == 200, "answering /healthz")
     wait_until(worker, lambda: " ready." in worker.tail(100_000), "ready")
     return web, worker
@@ -356,14 +280,6 @@ def reproduce_command(args: argparse.Namespace) -> str:
     parts += ["--seed", str(args.seed), "--web-concurrency", str(args.web_concurrency)]
     parts += ["--worker-concurrency", str(args.worker_concurrency)]
     return shlex.join(parts)
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 @dataclass

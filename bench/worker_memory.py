@@ -29,7 +29,6 @@ import argparse
 import os
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -50,30 +49,9 @@ from ingest_throughput import (
     setup_django,
     with_database,
 )
+from processes import celery_worker_argv, children, memory_kib, start, stop
 
 # --- the worker's memory ------------------------------------------------------------------
-
-
-def proc_status(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of a process, in kB; empty once it is gone."""
-    out: dict[str, int] = {}
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                key, _, value = line.partition(":")
-                if key in ("VmRSS", "VmHWM"):
-                    out[key] = int(value.split()[0])
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return out
-
-
-def children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as listing:
-            return [int(p) for p in listing.read().split()]
-    except FileNotFoundError:
-        return []
 
 
 @dataclass
@@ -115,7 +93,7 @@ class Sampler:
 
     def sample(self) -> Sample:
         pid = self.suite_process()
-        child, main = proc_status(pid), proc_status(self.worker.pid)
+        child, main = memory_kib(pid), memory_kib(self.worker.pid)
         return Sample(
             turns=self.checked_turns,
             runs=self.checked_runs,
@@ -166,34 +144,15 @@ class Sampler:
 def start_worker(pool: str, log: IO[bytes], var_dir: str) -> subprocess.Popen[bytes]:
     """The worker runs in the scratch directory: the file broker keeps its control (pidbox)
     files in ``control/`` under the working directory, which must not be the checkout."""
-    command = [
-        str(ROOT / ".venv/bin/celery"),
-        "-A",
-        "grounding_site",
-        "worker",
-        "--queues",
-        "celery",
-        "--hostname",
-        "bench-memory@%h",
-        "--loglevel",
-        "WARNING",
-        "--without-mingle",
-        "--without-gossip",
-    ]
-    command += ["--pool", "solo"] if pool == "solo" else ["--concurrency", "1"]
+    # The pool's options go last, in extra, so that the command line stays the one this benchmark
+    # has always run (the solo pool takes no --concurrency).
+    pool_options = ["--pool", "solo"] if pool == "solo" else ["--concurrency", "1"]
+    extra = ["--without-mingle", "--without-gossip", *pool_options]
+    command = celery_worker_argv(ROOT / ".venv/bin", None, "bench-memory@%h", extra, "WARNING")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(command, cwd=var_dir, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-
-def stop_process(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(10)
+    # In this process's session, as it always was, so stopped as one process (the main process
+    # stops its pool child on SIGTERM), and Ctrl-C here reaches it too.
+    return start(command, log, var_dir, env, new_session=False)
 
 
 def mb(kb: float) -> str:
@@ -337,7 +296,7 @@ def main() -> None:
         if thread is not None:
             thread.join(5)
         if worker is not None:
-            stop_process(worker)
+            stop(worker, group=False)
         from django.db import connections
 
         connections.close_all()
