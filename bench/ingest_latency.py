@@ -61,7 +61,17 @@ from ingest_throughput import (
     setup_django,
     with_database,
 )
-from processes import CLOCK_TICKS, celery_worker_argv, gunicorn_argv, start, stop, tree_cpu_seconds
+from processes import (
+    CLOCK_TICKS,
+    celery_worker_argv,
+    gunicorn_argv,
+    machine_ticks,
+    seconds_since,
+    start,
+    stop,
+    ticks_by_command,
+    tree_cpu_seconds,
+)
 
 GOAL_SECONDS = 2.0
 
@@ -128,14 +138,6 @@ def own_cpu_seconds() -> float:
     """User and system CPU of this process (the sender's and the poller's threads)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def machine_busy() -> tuple[float, float]:
-    """(busy, total) jiffies of all cores since boot, from /proc/stat."""
-    with open("/proc/stat") as stat:
-        values = [int(v) for v in stat.readline().split()[1:]]
-    idle = values[3] + values[4]
-    return sum(values) - idle, sum(values)
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], log: IO[bytes], what: str) -> None:
@@ -312,7 +314,7 @@ def main() -> None:
 
         load_before = os.getloadavg()
         cpu_web, cpu_worker = tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid)
-        busy_before = machine_busy()
+        busy_before, postgres_before = machine_ticks(), ticks_by_command("postgres")
         cpu_self = own_cpu_seconds()
         items = [Sent(due=0.0) for _ in range(count)]
         interval = 1 / args.rate
@@ -344,7 +346,7 @@ def main() -> None:
         cpu_web = tree_cpu_seconds(web.pid) - cpu_web
         cpu_worker = tree_cpu_seconds(worker.pid) - cpu_worker
         cpu_self = own_cpu_seconds() - cpu_self
-        busy_after = machine_busy()
+        busy_after, postgres_after = machine_ticks(), ticks_by_command("postgres")
         load_after = os.getloadavg()
         poller.stop.set()
         poll_thread.join(5)
@@ -363,7 +365,8 @@ def main() -> None:
             [item.run_id for item in ok if item.run_id is not None],
             (wall_t0, wall_t0 + count * interval),
         )
-        machine = (busy_after[0] - busy_before[0]) / max(1, busy_after[1] - busy_before[1])
+        spent = {key: busy_after[key] - busy_before[key] for key in busy_after}
+        machine = (spent["processes"] + spent["interrupts"]) / max(1, spent["total"])
 
         mean_kb = statistics.mean(len(b) for b in bodies) / 1e3
         print(
@@ -418,13 +421,21 @@ def main() -> None:
             f"(web {cpu_web:.0f} s, worker {cpu_worker:.0f} s over {drained - t0:.0f} s); "
             f"all cores {machine:.0%} busy; polls {poller.polls}"
         )
-        # What else the cores did: this process sending and polling, and the rest (PostgreSQL,
-        # Redis, the kernel), from the machine's busy time.
-        busy_seconds = (busy_after[0] - busy_before[0]) / CLOCK_TICKS
-        rest = busy_seconds - cpu_web - cpu_worker - cpu_self
+        # What else the cores did: this process sending and polling, PostgreSQL's backends, the
+        # kernel's interrupt work (the loopback network, the disk), the rest of the processes
+        # (Redis, the system), and what the hypervisor gave other guests.
+        cpu_postgres = seconds_since(postgres_before, postgres_after)
+        processes = spent["processes"] / CLOCK_TICKS
+        others = processes - cpu_web - cpu_worker - cpu_self - cpu_postgres
+
+        def each(seconds: float) -> str:
+            return f"{seconds / count * 1000:.0f} ms"
+
         print(
-            f"    beside them: the sender and poller {cpu_self / count * 1000:.0f} ms, "
-            f"the rest (PostgreSQL, Redis, the kernel) {rest / count * 1000:.0f} ms a conversation"
+            f"    beside them, a conversation: PostgreSQL {each(cpu_postgres)}, "
+            f"the sender and poller {each(cpu_self)}, other processes {each(others)}, "
+            f"the kernel's interrupts {each(spent['interrupts'] / CLOCK_TICKS)}; "
+            f"taken by the hypervisor {each(spent['steal'] / CLOCK_TICKS)}"
         )
         print(f"load after: {' '.join(f'{v:.2f}' for v in load_after)}")
         print(

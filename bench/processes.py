@@ -181,3 +181,40 @@ def memory_kib(pid: int) -> dict[str, int]:
 def rss_kib(pid: int) -> int:
     """Resident memory of a process in KiB; 0 once it is gone (or a zombie)."""
     return memory_kib(pid).get("VmRSS", 0)
+
+
+def ticks_by_command(command: str) -> dict[int, int]:
+    """CPU ticks of every process whose command name is ``command`` (PostgreSQL's server and
+    its backends are all "postgres"), by pid, to be compared with a later reading."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as comm:
+                if comm.read().strip() != command:
+                    continue
+        except OSError:
+            continue
+        out[int(entry)] = cpu_ticks(int(entry))
+    return out
+
+
+def seconds_since(before: dict[int, int], after: dict[int, int]) -> float:
+    """CPU seconds spent between two readings of ticks_by_command: each process's growth, a new
+    one's whole time. A process that exited in between is missed, so this is a lower bound."""
+    return sum(ticks - before.get(pid, 0) for pid, ticks in after.items()) / CLOCK_TICKS
+
+
+def machine_ticks() -> dict[str, int]:
+    """All cores' time since boot from /proc/stat, in ticks: where it went (user and system
+    processes, the kernel's interrupt work, time the hypervisor took for other guests) and
+    the total."""
+    with open("/proc/stat") as stat:
+        user, nice, system, idle, iowait, irq, softirq, steal = (int(v) for v in stat.readline().split()[1:9])
+    return {
+        "processes": user + nice + system,
+        "interrupts": irq + softirq,
+        "steal": steal,
+        "total": user + nice + system + idle + iowait + irq + softirq + steal,
+    }
