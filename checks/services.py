@@ -582,7 +582,8 @@ def _mirror_contradiction(run: CheckRun, item: dict[str, Any]) -> None:
     finding.save()
 
 
-@transaction.atomic
+# No savepoint: its one caller already holds a transaction, and a failure here undoes all of it.
+@transaction.atomic(savepoint=False)
 def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | None = None) -> None:
     """Upserts the run's findings by fingerprint and withdraws those no longer reported.
 
@@ -620,14 +621,16 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
     if scope is not None:
         gone = gone.filter(checker__in=scope)
     gone.exclude(fingerprint__in=list(reported)).update(withdrawn_at=now, updated_at=now)
-    CheckRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.DONE,
-        suite_version=report["suite_version"],
-        summary={key: report[key] for key in ("provenance", "turns", "judge") if key in report},
-        error="",
-        finished_at=now,
-    )
-    run.refresh_from_db()
+    done = {
+        "status": RunStatus.DONE,
+        "suite_version": report["suite_version"],
+        "summary": {key: report[key] for key in ("provenance", "turns", "judge") if key in report},
+        "error": "",
+        "finished_at": now,
+    }
+    CheckRun.objects.filter(pk=run.pk).update(**done)
+    for field_name, value in done.items():  # as stored, without reading the row back
+        setattr(run, field_name, value)
 
 
 FINDING_FIELDS = [
