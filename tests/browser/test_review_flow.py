@@ -232,6 +232,22 @@ def test_the_queue_filters_by_checker_in_place(page: Any, live_server: Any, proj
     assert _our_errors(page, live_server) == []
 
 
+def test_the_reviewers_progress_loads_when_its_panel_opens(
+    page: Any, live_server: Any, project: Any, bob: Any
+) -> None:
+    _ingest_and_check(project, load_example("01"))
+    _sign_in(page, live_server, bob)
+    page.goto(f"{live_server.url}/p/acme/")
+    panel = page.locator("details.progress")
+    with page.expect_response(re.compile(r"/p/acme/progress$")) as loaded:
+        panel.locator("summary").click()
+    assert loaded.value.request.headers.get("hx-request") == "true"
+    table = panel.locator("table.grid")
+    expect(table.locator("tbody tr", has_text="bob")).to_have_count(1)
+    expect(table.locator("thead th").first).to_have_text("Reviewer")
+    assert _our_errors(page, live_server) == []
+
+
 def test_filtering_keeps_a_single_results_container(
     page: Any, live_server: Any, project: Any, bob: Any
 ) -> None:
