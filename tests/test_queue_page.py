@@ -106,8 +106,8 @@ def test_the_home_page_lists_only_the_users_projects(
     assert "Elsewhere" in html and "Acme support" not in html
     client.force_login(alice)
     response = client.get("/")
-    [project] = response.context["projects"]
-    assert project.open_flags == 4
+    [(project, label)] = response.context["projects"]
+    assert (project.open_flags, label) == (4, "4")
     assert '<td class="num">4</td>' in response.content.decode()
 
 
@@ -119,5 +119,6 @@ def test_the_home_page_counts_open_flags_up_to_the_cap(
     monkeypatch.setattr(queue, "COUNT_CAP", 3)
     client.force_login(alice)
     response = client.get("/")
-    assert response.context["projects"][0].open_flags == 4  # stopped at the cap + 1
+    [(project, label)] = response.context["projects"]
+    assert (project.open_flags, label) == (4, "3+")  # stopped at the cap + 1
     assert '<td class="num">3+</td>' in response.content.decode()

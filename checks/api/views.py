@@ -109,7 +109,7 @@ def _create_conversation(request: Request) -> Response:
         return error_response(exc.status_code, detail, exc.errors)
     # Answered from what ingestion holds, as visible_conversations would have read it back:
     # reading it again (with its document) was a fifth of the request.
-    conversation = result.conversation
+    conversation: Any = result.conversation  # given the attributes the serializer reads
     conversation.project = project
     conversation.turn_count = len(conversation.document["turns"])
     if result.run is not None:

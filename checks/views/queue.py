@@ -39,12 +39,11 @@ OPEN_FLAGS = (
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = list(
-        Project.objects.for_user(request.user).annotate(open_flags=RawSQL(OPEN_FLAGS, [COUNT_CAP + 1]))  # noqa: S611 (constant SQL)
+    projects = Project.objects.for_user(request.user).annotate(
+        open_flags=RawSQL(OPEN_FLAGS, [COUNT_CAP + 1])  # noqa: S611 (constant SQL)
     )
-    for project in projects:
-        project.open_flags_label = count_label(project.open_flags)
-    return render(request, "checks/home.html", {"projects": projects})
+    rows = [(project, count_label(project.open_flags)) for project in projects]
+    return render(request, "checks/home.html", {"projects": rows})
 
 
 def read_filters(query: QueryDict) -> dict[str, str]:
