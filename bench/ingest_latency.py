@@ -64,12 +64,11 @@ from ingest_throughput import (
 from processes import (
     CLOCK_TICKS,
     celery_worker_argv,
+    command_ticks,
     gunicorn_argv,
     machine_ticks,
-    seconds_since,
     start,
     stop,
-    ticks_by_command,
     tree_cpu_seconds,
 )
 
@@ -314,7 +313,7 @@ def main() -> None:
 
         load_before = os.getloadavg()
         cpu_web, cpu_worker = tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid)
-        busy_before, postgres_before = machine_ticks(), ticks_by_command("postgres")
+        busy_before, postgres_before = machine_ticks(), command_ticks("postgres")
         cpu_self = own_cpu_seconds()
         items = [Sent(due=0.0) for _ in range(count)]
         interval = 1 / args.rate
@@ -346,7 +345,7 @@ def main() -> None:
         cpu_web = tree_cpu_seconds(web.pid) - cpu_web
         cpu_worker = tree_cpu_seconds(worker.pid) - cpu_worker
         cpu_self = own_cpu_seconds() - cpu_self
-        busy_after, postgres_after = machine_ticks(), ticks_by_command("postgres")
+        busy_after, postgres_after = machine_ticks(), command_ticks("postgres")
         load_after = os.getloadavg()
         poller.stop.set()
         poll_thread.join(5)
@@ -424,7 +423,7 @@ def main() -> None:
         # What else the cores did: this process sending and polling, PostgreSQL's backends, the
         # kernel's interrupt work (the loopback network, the disk), the rest of the processes
         # (Redis, the system), and what the hypervisor gave other guests.
-        cpu_postgres = seconds_since(postgres_before, postgres_after)
+        cpu_postgres = (postgres_after - postgres_before) / CLOCK_TICKS
         processes = spent["processes"] / CLOCK_TICKS
         others = processes - cpu_web - cpu_worker - cpu_self - cpu_postgres
 

@@ -183,10 +183,14 @@ def rss_kib(pid: int) -> int:
     return memory_kib(pid).get("VmRSS", 0)
 
 
-def ticks_by_command(command: str) -> dict[int, int]:
+def command_ticks(command: str) -> int:
     """CPU ticks of every process whose command name is ``command`` (PostgreSQL's server and
-    its backends are all "postgres"), by pid, to be compared with a later reading."""
-    out = {}
+    its backends are all "postgres"), with the time of their children that have exited.
+
+    A backend that exits during a measurement is reaped by the server process, which then
+    carries its whole CPU time as its children's time: so the difference of two readings
+    counts every backend's work between them, those that came and went included."""
+    total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -194,16 +198,12 @@ def ticks_by_command(command: str) -> dict[int, int]:
             with open(f"/proc/{entry}/comm") as comm:
                 if comm.read().strip() != command:
                     continue
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        out[int(entry)] = cpu_ticks(int(entry))
-    return out
-
-
-def seconds_since(before: dict[int, int], after: dict[int, int]) -> float:
-    """CPU seconds spent between two readings of ticks_by_command: each process's growth, a new
-    one's whole time. A process that exited in between is missed, so this is a lower bound."""
-    return sum(ticks - before.get(pid, 0) for pid, ticks in after.items()) / CLOCK_TICKS
+        total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    return total
 
 
 def machine_ticks() -> dict[str, int]:
