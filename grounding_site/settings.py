@@ -112,9 +112,9 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # The pages' queries are short: starting parallel workers for one took longer (20-30 ms
     # here) than it saved, on cores the web server and the workers need. 0 turns it off.
     parallel = int(os.environ.get("DATABASE_PARALLEL_WORKERS", "0"))
-    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
-        f"-c max_parallel_workers_per_gather={parallel}"
-    )
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    # After any server options DATABASE_URL gives (?options=...), not instead of them.
+    options["options"] = f"{options.get('options', '')} -c max_parallel_workers_per_gather={parallel}".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth, i18n, static -------------------------------------------------------------------
