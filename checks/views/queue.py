@@ -210,7 +210,7 @@ DISMISS_REASONS = [
 # Each status is counted up to this many findings and shown as "1,000+" beyond it. An exact
 # count reads every matching finding (hundreds of thousands at a million turns, and through
 # a join for the agent and model filters); a capped one stops at the cap, and a reviewer's
-# choice is the same at 1,000 as at 100,000. The overview has the project's exact totals.
+# choice is the same at 1,000 as at 100,000. The overview counts them exactly, for a period.
 COUNT_CAP = 1_000
 
 
