@@ -139,15 +139,21 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def cpu_ticks(pid: int) -> int:
-    """User and system CPU of one process in clock ticks; 0 once it is gone."""
+def _stat_ticks(pid: int, with_children: bool = False) -> int:
+    """utime + stime of a process from /proc/PID/stat, in clock ticks, plus cutime + cstime
+    (its reaped children's) with ``with_children``; 0 once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             # After the command's closing parenthesis (the command may hold spaces and parentheses).
             fields = stat.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime, stime
+        return sum(int(value) for value in fields[11 : 15 if with_children else 13])
     except (OSError, IndexError, ValueError):
         return 0
+
+
+def cpu_ticks(pid: int) -> int:
+    """User and system CPU of one process in clock ticks; 0 once it is gone."""
+    return _stat_ticks(pid)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -198,11 +204,9 @@ def command_ticks(command: str) -> int:
             with open(f"/proc/{entry}/comm") as comm:
                 if comm.read().strip() != command:
                     continue
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+        total += _stat_ticks(int(entry), with_children=True)
     return total
 
 

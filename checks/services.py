@@ -621,16 +621,12 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
     if scope is not None:
         gone = gone.filter(checker__in=scope)
     gone.exclude(fingerprint__in=list(reported)).update(withdrawn_at=now, updated_at=now)
-    done = {
-        "status": RunStatus.DONE,
-        "suite_version": report["suite_version"],
-        "summary": {key: report[key] for key in ("provenance", "turns", "judge") if key in report},
-        "error": "",
-        "finished_at": now,
-    }
-    CheckRun.objects.filter(pk=run.pk).update(**done)
-    for field_name, value in done.items():  # as stored, without reading the row back
-        setattr(run, field_name, value)
+    run.status = RunStatus.DONE
+    run.suite_version = report["suite_version"]
+    run.summary = {key: report[key] for key in ("provenance", "turns", "judge") if key in report}
+    run.error = ""
+    run.finished_at = now
+    run.save(update_fields=["status", "suite_version", "summary", "error", "finished_at"])
 
 
 FINDING_FIELDS = [
