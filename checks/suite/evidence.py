@@ -28,10 +28,12 @@ from typing import Any
 
 from .derived import explain
 from .evidence_index import Source, index_for, parse_arguments
+from .notations import fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
 from .tokens import (
     MAX_SOURCE_TOKENS,
     Candidate,
+    Token,
     classify,
     is_unit,
     lookup_forms,
@@ -143,6 +145,14 @@ def read_answer(answer: str, opts: EvidenceOptions, skip: list[tuple[int, int]] 
             )
             i += 1
             continue
+        if ":" in token.value:
+            clock = read_clock(answer, token.value, token.end)
+            if clock is not None:
+                candidates.append(_clock_candidate(answer, token, *clock))
+                while i + 1 < len(tokens) and tokens[i + 1].start < clock[1]:
+                    i += 1  # the half-day mark belongs to the time
+                i += 1
+                continue
         unit = None
         if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
             following = tokens[i + 1]
@@ -155,7 +165,11 @@ def read_answer(answer: str, opts: EvidenceOptions, skip: list[tuple[int, int]] 
             decimal_rounding=opts.decimal_rounding,
             unit=unit,
         )
+        if (candidate is None or candidate.shape == "number") and _NUMBERISH.fullmatch(token.value):
+            if is_amount(answer, token.start, token.end):
+                candidate = _amount_candidate(token)
         if candidate is not None:
+            candidate = _with_notations(candidate)
             if candidate.text != answer[candidate.start : candidate.end]:
                 candidate = replace(candidate, text=answer[candidate.start : candidate.end])
             candidates.append(candidate)
@@ -163,6 +177,31 @@ def read_answer(answer: str, opts: EvidenceOptions, skip: list[tuple[int, int]] 
                 i += 1
         i += 1
     return AnswerReading(candidates, unread, timed_out)
+
+
+def _clock_candidate(answer: str, token: Token, keys: list[str], end: int) -> Candidate:
+    """A clock time, looked up under its 24-hour keys; its value is the 24-hour time when the
+    answer said which half of the day (so 10:00 AM and 10:00 PM are two values)."""
+    value = keys[0] if len(keys) <= 3 else token.value
+    return Candidate(value, answer[token.start : end], token.start, end, "time", tuple(keys))
+
+
+def _amount_candidate(token: Token) -> Candidate:
+    """Money, whatever its digits: "$740" is a value to check as much as "$7,400"."""
+    value = token.value
+    number = float(value) if len(value) <= 17 else None
+    precision = len(value.split(".")[1]) if "." in value else 0
+    return Candidate(value, token.text, token.start, token.end, "amount", (value,), number, precision)
+
+
+def _with_notations(candidate: Candidate) -> Candidate:
+    """The candidate with the other keys its value may be written under (``notations``)."""
+    extra: list[str] = []
+    if candidate.shape == "number":
+        extra = fragment_lookups(candidate.value)
+    elif candidate.shape == "identifier":
+        extra = iso_date_keys(candidate.value)
+    return replace(candidate, forms=candidate.forms + tuple(extra)) if extra else candidate
 
 
 def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
@@ -293,7 +332,7 @@ class EvidenceChecker:
             if candidate.number is not None:
                 if opts.decimal_rounding and "." in candidate.value:
                     derivation = explain(candidate.number, candidate.precision or 0, newest_first, True)
-                elif opts.figures and candidate.shape in ("number", "figure"):
+                elif opts.figures and candidate.shape in ("number", "figure", "amount"):
                     derivation = explain(candidate.number, candidate.precision or 0, newest_first)
             if derivation is not None:
                 report.findings.append(

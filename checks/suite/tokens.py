@@ -21,6 +21,8 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .notations import MONTHS, fragment_keys, source_clock_keys, twelve_hour_times, written_dates
+
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
 _SEPARATOR_SET = frozenset(SEPARATORS)
@@ -276,7 +278,33 @@ def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int
         forms.update([t[11:19] for t in stamps if len(t) >= 19 and t[16] == ":"])
         forms.update([t[:4] for t in timed if len(t) == 10 and t[4] == "-" and t[:4].isdigit()])
         forms.update([t[:-3] for t in timed if len(t) in (7, 8) and t[-3] == ":" and t[-6] == ":"])
+        # A clock time with a next-day mark ("03:00:00+1") is that clock time too.
+        marked = [t for t in timed if len(t) >= 6 and t[-2] in "+-" and t[-1] in _DIGITS]
+        forms.update([key for t in marked for key in source_clock_keys(t)])
+    forms.update(other_notations(low, forms))
     return forms, count, truncated
+
+
+_IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
+_TWELVE_HOUR_WORDS = frozenset(["am", "pm", "a.m", "p.m", "noon", "midnight"])
+_MONTH_WORDS = frozenset(
+    list(MONTHS) + "january february march april june july august september october november december".split()
+)
+
+
+def other_notations(low: str, forms: set[str]) -> list[str]:
+    """The keys (``notations``) of the identifiers, 12-hour times and written dates of a text.
+
+    The regular expressions run only when the forms show such a value may be there.
+    """
+    out: list[str] = []
+    for token in _IDENTIFIER_RUN.findall("\n".join(forms)):
+        out.extend(fragment_keys(token))
+    if not forms.isdisjoint(_TWELVE_HOUR_WORDS):
+        out.extend(key for keys, _, _ in twelve_hour_times(low) for key in keys)
+    if not forms.isdisjoint(_MONTH_WORDS):
+        out.extend(key for keys, _, _ in written_dates(low) for key in keys)
+    return out
 
 
 def _time_parts(token: str) -> Iterable[str]:
@@ -320,9 +348,7 @@ def _derived_spellings(token: str) -> Iterable[str]:
             yield match.group(1)
         return
     if ":" in token:
-        match = _CLOCK_SECONDS.fullmatch(token)
-        if match:
-            yield match.group(1)
+        yield from source_clock_keys(token)
         return
     if token[-1].isalpha() or token[-1] in "%s":
         match = _GLUED.fullmatch(token)
@@ -349,7 +375,6 @@ def is_separator(char: str) -> bool:
 
 # --- dates and clock times a person wrote ------------------------------------------------
 
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
 _TIME = re.compile(
     r"\b(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?|\b(\d{1,2}):(\d{2})(?::(\d{2}))?\b", re.I
 )
@@ -407,9 +432,9 @@ def _dates(text: str) -> Iterable[tuple[int, int, int]]:
         yield year, a, b  # month first
         yield year, b, a  # day first
     for m in _DATE_MDY.finditer(text):
-        yield int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2))
+        yield int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2))
     for m in _DATE_DMY.finditer(text):
-        yield int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))
+        yield int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1))
 
 
 # --- user patterns, whole-token and under a time bound -----------------------------------

@@ -239,10 +239,12 @@ def test_it_exempts_configured_values_and_patterns() -> None:
     assert flagged(result) == ["inc1234567"]
 
 
-def test_a_users_clock_time_exempts_its_other_spellings_but_a_results_does_not() -> None:
-    """The user's "8 pm" exempts 20:00; a result's "8 pm" grounds no 20:00."""
+def test_a_clock_time_is_one_value_in_its_12_and_24_hour_spellings() -> None:
+    """The user's "8 pm" exempts 20:00, and a result's "8 pm" grounds 20:00 (amendment 1.1);
+    a result's "8 am" grounds no 20:00."""
     assert flagged(run("Scheduled for 20:00.", {"x": 1}, user="Book it for 8 pm.")) == []
-    assert flagged(run("Scheduled for 20:00.", "scheduled at 8 pm")) == ["20:00"]
+    assert flagged(run("Scheduled for 20:00.", "scheduled at 8 pm")) == []
+    assert flagged(run("Scheduled for 20:00.", "scheduled at 8 am")) == ["20:00"]
 
 
 def test_a_users_date_exempts_its_other_spellings() -> None:
