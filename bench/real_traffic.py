@@ -192,8 +192,8 @@ def report(result: Score, corpus: Path, verbose: bool) -> str:
         f"corpus: {corpus}",
         f"conversations: {figures['conversations']} read, {figures['refused']} refused"
         + (f" ({', '.join(result.refused)})" if result.refused else ""),
-        f"precision: {_percent(figures['precision'])} ({figures['matched_flags']} of {figures['flags']} flags "
-        "point at a labelled error)",
+        f"precision: {_percent(figures['precision'])} "
+        f"({figures['matched_flags']} of {figures['flags']} flags point at a labelled error)",
         f"false-flag turns: {_percent(figures['false_flag_turn_rate'])} ({figures['false_flag_turns']} of "
         f"{figures['checked_turns']} checked turns)",
         f"recall: {_percent(figures['recall'])} ({figures['errors_caught']} of {figures['errors_in_scope']} "

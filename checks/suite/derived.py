@@ -154,7 +154,21 @@ def _is_number(value: Any) -> bool:
     return type(value) in (int, float)
 
 
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with the numbers of its nested objects as columns of their own (``prices.economy``)."""
+    if not any(isinstance(v, dict) for v in row.values()):
+        return row
+    out = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items() if _is_number(v)})
+        else:
+            out[key] = value
+    return out
+
+
 def _aggregate(path: str, rows: list[dict[str, Any]], out: list[tuple[float, str, str]]) -> None:
+    rows = [_flat(row) for row in rows]
     sample = rows[:32]
     columns: list[str] = []
     texts: list[str] = []
@@ -236,10 +250,23 @@ def _leaf(
     return Derivation(kind, how.format(where), (Evidence(call_id=source.call_id, path=path),))
 
 
+_ALL_KINDS = ("rounded", "unit-scale", "complement", "column-sum", "column-ratio", "column-difference")
+
+
 def explain(
-    number: float | None, precision: int, sources: list[Source], rounding_only: bool = False
+    number: float | None,
+    precision: int,
+    sources: list[Source],
+    rounding_only: bool = False,
+    kinds: tuple[str, ...] = _ALL_KINDS,
+    whole_lists: bool = False,
 ) -> Derivation | None:
-    """The first derivation (in the documented order) that gives ``number``, or None."""
+    """The first derivation (in the documented order) that gives ``number``, or None.
+
+    ``kinds`` narrows the search: an amount of money is never a unit conversion or a ratio.
+    ``whole_lists`` takes sums over every row of a list only, never over a group of its rows:
+    a reservation's total is the sum of all its legs, not of those that share a date.
+    """
     if number is None or len(canonical_number(repr(number)).replace(".", "")) > 15:
         return None  # past float precision a "match" would mean nothing
     tol = _tolerance(precision)
@@ -252,20 +279,22 @@ def explain(
             return _leaf("rounded", "{}", source, spelling)
     if rounding_only:
         return None
-    for source in near:
+    for source in near if "unit-scale" in kinds else ():
         numbers = _numbers(source)
         for factor, label in _SCALES:
             spelling = _near(numbers, number / factor, tol / factor)
             if spelling is not None:
                 return _leaf("unit-scale", "{} " + label, source, spelling)
-    for source in near:
+    for source in near if "complement" in kinds else ():
         for value, offset in _percents(source):
             if 0 <= value <= 100 and abs(100 - value - number) <= tol:
                 return _leaf("complement", "100 − {}", source, offset=offset)
     aggregates = [(source, _aggregates(source)) for source in near]
-    for kind in ("column-sum", "column-ratio", "complement", "column-difference"):
+    for kind in [k for k in ("column-sum", "column-ratio", "complement", "column-difference") if k in kinds]:
         for source, found in aggregates:
             for value, agg_kind, how in found:
+                if whole_lists and "[]." not in how:
+                    continue  # a group's sum: its name holds the group, ``rows[key=value].column``
                 if agg_kind == kind and abs(abs(value) - number) <= tol:
                     columns = tuple(
                         Evidence(call_id=source.call_id, path=part)

@@ -26,10 +26,24 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .derived import explain
+from .arithmetic import (
+    MAX_POOL,
+    Computed,
+    Context,
+    Operand,
+    Stated,
+    explain_amount,
+    list_counts,
+    money_leaves,
+    shifted_date,
+    stated_shifts,
+    user_counts,
+)
+from .derived import Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .notations import fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
+from .text import sentences
 from .tokens import (
     MAX_SOURCE_TOKENS,
     Candidate,
@@ -40,10 +54,11 @@ from .tokens import (
     match_patterns,
     normalize,
     number_variants,
+    parts_of_tokens,
     time_and_date_spellings,
     tokenize,
 )
-from .types import Conversation, Finding, Span, Turn
+from .types import Conversation, Evidence, Finding, Span, Turn
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -55,12 +70,17 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
 
 _KIND_WORDS = {
-    "rounded": "a rounding of a number",
-    "unit-scale": "a unit conversion of a number",
-    "complement": "a complement (100 minus a percentage) of numbers",
-    "column-sum": "the sum of a column of rows",
-    "column-ratio": "the ratio of two same-unit columns of rows",
-    "column-difference": "the difference of two same-unit columns of rows",
+    "rounded": "a rounding of a number the results carry",
+    "unit-scale": "a unit conversion of a number the results carry",
+    "complement": "a complement (100 minus a percentage) of numbers the results carry",
+    "column-sum": "the sum of a column of rows the results carry",
+    "column-ratio": "the ratio of two same-unit columns of rows the results carry",
+    "column-difference": "the difference of two same-unit columns of rows the results carry",
+    "sum": "the sum of the amounts the answer lists",
+    "difference": "the difference of two amounts the conversation holds",
+    "product": "an amount times a count the user or the data gave",
+    "total-less": "a total the answer states less the amounts it lists after it",
+    "date-shift": "a date the conversation holds moved by the days the user asked for",
 }
 
 
@@ -236,11 +256,18 @@ class _State:
     def __init__(self, opts: EvidenceOptions) -> None:
         self.newest: dict[str, int] = {}  # form -> position of the newest tool result carrying it
         self.tool_sources: list[Source] = []
+        self.people_sources: list[Source] = []  # the user's messages and the prompt
         self.tokens = 0
         self.truncated = False
         self.exempt: set[str] = set()
         for value in opts.exempt_values:
             self.exempt.update(lookup_forms(normalize(value)))
+        # For the arithmetic of later answers: amounts said before, counts and date shifts
+        # the user stated.
+        self.amounts: list[Operand] = []
+        self.derivations: dict[float, Derivation | Computed] = {}  # amounts explained in earlier answers
+        self.counts: list[Operand] = []
+        self.shifts: list[int] = []
 
     def absorb(self, source: Source) -> None:
         if source.role == "tool":
@@ -253,8 +280,48 @@ class _State:
         elif source.role in ("user", "system"):
             if source.text.lstrip().startswith(CORRECTION_PREFIX):
                 return  # the suite's own words are nobody's evidence
+            self.people_sources.append(source)
             self.exempt |= source.forms
             self.exempt |= time_and_date_spellings(source.text)
+            self.exempt |= parts_of_tokens(source.text)
+            if source.role == "user":
+                who = "the user's words"
+                self.amounts.extend(
+                    Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
+                )
+                self.counts.extend(user_counts(source.text))
+                self.shifts.extend(stated_shifts(source.text))
+
+    def remember_amounts(
+        self, turn: int, candidates: list[Candidate], known: dict[str, tuple[Evidence, ...]]
+    ) -> None:
+        """An answer's grounded and explained amounts are operands for the answers after it."""
+        for c in candidates:
+            if c.shape == "amount" and c.number is not None and c.value in known:
+                self.amounts.append(Operand(c.number, f"{c.text} (stated in turn {turn})", known[c.value]))
+        del self.amounts[:-MAX_POOL]
+
+    def explained_before(self, number: float | None) -> Derivation | Computed | None:
+        """An amount an earlier answer computed, said again: the same derivation explains it."""
+        return None if number is None else self.derivations.get(number)
+
+    def context_for(self, turn_sources: list[Source]) -> Context:
+        read = [leaf for source in turn_sources for leaf in money_leaves(source)]
+        counts = self.counts + [count for source in turn_sources for count in list_counts(source)]
+        return Context(read=read[:MAX_POOL], earlier=self.amounts[-MAX_POOL:], counts=counts)
+
+    def dated_sources(self) -> list[Source]:
+        return self.tool_sources[::-1] + self.people_sources
+
+
+def _amounts_in(text: str) -> list[Candidate]:
+    """The amounts of money a text writes."""
+    tokens, _ = tokenize(text)
+    return [
+        _amount_candidate(t)
+        for t in tokens
+        if _NUMBERISH.fullmatch(t.value) and is_amount(text, t.start, t.end)
+    ]
 
 
 class EvidenceChecker:
@@ -273,12 +340,15 @@ class EvidenceChecker:
                 state.absorb(source)
         for turn in conversation.turns:
             later: list[Source] = []
+            read: list[Source] = []  # this turn's tool results before its answer
             for source in index.by_turn[turn.index]:
                 if turn.answer_index is not None and source.message_index > turn.answer_index:
                     later.append(source)
                 else:
                     state.absorb(source)
-            self._judge(turn, opts, state, index.sources, report)
+                    if source.role == "tool":
+                        read.append(source)
+            self._judge(turn, opts, state, index.sources, report, read)
             for source in later:
                 state.absorb(source)
         return report
@@ -290,6 +360,7 @@ class EvidenceChecker:
         state: _State,
         sources: list[Source],
         report: EvidenceReport,
+        turn_sources: list[Source],
     ) -> None:
         stats = {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": state.truncated}
         report.turns.append(stats)
@@ -306,7 +377,8 @@ class EvidenceChecker:
             )
 
         seen: set[str] = set()
-        unsupported: list[Candidate] = []
+        known: dict[str, tuple[Evidence, ...]] = {}  # value -> what grounds or explains it
+        unread: list[Candidate] = []
         grounded_turns: list[int] = []
         newest_first = state.tool_sources[::-1]
         for i, candidate in enumerate(reading.candidates):
@@ -314,50 +386,129 @@ class EvidenceChecker:
                 continue
             seen.add(candidate.value)
             if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in candidate.forms):
+                known[candidate.value] = ()
                 continue
             where = self._locate(candidate, state, sources, newest_first)
-            if where is not None:
-                source, span = where
-                grounded_turns.append(source.turn)
-                report.provenance.append(
-                    {
-                        "turn": turn.index,
-                        "value": clip(candidate.value),
-                        "claim": _span(candidate).to_dict(),
-                        "evidence": [source.evidence_at(span).to_dict()],
-                    }
-                )
+            if where is None:
+                unread.append(candidate)
                 continue
-            derivation = None
-            if candidate.number is not None:
-                if opts.decimal_rounding and "." in candidate.value:
-                    derivation = explain(candidate.number, candidate.precision or 0, newest_first, True)
-                elif opts.figures and candidate.shape in ("number", "figure", "amount"):
-                    derivation = explain(candidate.number, candidate.precision or 0, newest_first)
-            if derivation is not None:
-                report.findings.append(
-                    Finding(
-                        turn=turn.index,
-                        checker=NAME,
-                        code="computed_value",
-                        severity="info",
-                        explanation=(
-                            f"`{clip(candidate.value)}` is written in no tool result, but it is "
-                            f"{_KIND_WORDS[derivation.kind]} the results carry: {derivation.source}."
-                        ),
-                        claim=_span(candidate),
-                        evidence=derivation.evidence,
-                        value=clip(candidate.value),
-                        extra={"derivation": derivation.to_dict()},
-                    )
-                )
+            source, span = where
+            grounded_turns.append(source.turn)
+            evidence = source.evidence_at(span)
+            known[candidate.value] = (evidence,)
+            report.provenance.append(
+                {
+                    "turn": turn.index,
+                    "value": clip(candidate.value),
+                    "claim": _span(candidate).to_dict(),
+                    "evidence": [evidence.to_dict()],
+                }
+            )
+
+        explained = self._derive(turn, opts, state, reading.candidates, unread, known, turn_sources)
+        unsupported: list[Candidate] = []
+        for candidate in unread:
+            derivation = explained.get(candidate.value)
+            if derivation is None:
+                unsupported.append(candidate)
                 continue
-            unsupported.append(candidate)
+            report.findings.append(
+                Finding(
+                    turn=turn.index,
+                    checker=NAME,
+                    code="computed_value",
+                    severity="info",
+                    explanation=(
+                        f"`{clip(candidate.value)}` is written in no tool result, but it is "
+                        f"{_KIND_WORDS[derivation.kind]}: {derivation.source}."
+                    ),
+                    claim=_span(candidate),
+                    evidence=derivation.evidence,
+                    value=clip(candidate.value),
+                    extra={"derivation": derivation.to_dict()},
+                )
+            )
+        state.remember_amounts(turn.index, reading.candidates, known)
+        for candidate in unread:
+            if candidate.value in explained and candidate.number is not None:
+                state.derivations.setdefault(candidate.number, explained[candidate.value])
 
         if unsupported and not state.truncated:
             self._flag(turn, opts, unsupported, report)
         if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
             report.findings.append(self._prior_turn(turn, grounded_turns))
+
+    @staticmethod
+    def _derive(
+        turn: Turn,
+        opts: EvidenceOptions,
+        state: _State,
+        candidates: list[Candidate],
+        unread: list[Candidate],
+        known: dict[str, tuple[Evidence, ...]],
+        turn_sources: list[Source],
+    ) -> dict[str, Derivation | Computed]:
+        """What explains each value no source carries (``derived`` and ``arithmetic``).
+
+        Amounts are tried in rounds, because one figure explained (a total) is an operand of
+        the next (the refund that total leaves).
+        """
+        out: dict[str, Derivation | Computed] = {}
+        if not opts.figures and not opts.decimal_rounding:
+            return out
+        newest_first = state.tool_sources[::-1]
+        for candidate in unread:
+            if candidate.number is None or candidate.shape == "amount":
+                continue
+            if opts.decimal_rounding and "." in candidate.value:
+                found = explain(candidate.number, candidate.precision or 0, newest_first, True)
+            elif opts.figures and candidate.shape in ("number", "figure"):
+                found = explain(candidate.number, candidate.precision or 0, newest_first)
+            else:
+                found = None
+            if found is not None:
+                out[candidate.value] = found
+        if not opts.figures:
+            return out
+        for candidate in unread:
+            if candidate.shape == "identifier" and iso_date_keys(candidate.value):
+                shifted = shifted_date(candidate.value, state.dated_sources(), state.shifts)
+                if shifted is not None:
+                    out[candidate.value] = shifted
+        amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
+        pending = [c for c in unread if c.shape == "amount" and c.number is not None]
+        if not pending:
+            return out
+        context = state.context_for(turn_sources)
+        sentences_ = sentences(turn.answer)
+        for _ in range(3):
+            stated = [
+                Stated(c.number or 0.0, c.start, c.end, c.text, c.value in known, known.get(c.value, ()))
+                for c in amounts
+            ]
+            progress = False
+            for candidate in pending:
+                if candidate.value in out:
+                    continue
+                index = next(i for i, c in enumerate(amounts) if c.value == candidate.value)
+                found = (
+                    explain_amount(index, stated, turn.answer, sentences_, context)
+                    or explain(
+                        candidate.number,
+                        candidate.precision or 0,
+                        newest_first,
+                        kinds=("rounded", "column-sum"),
+                        whole_lists=True,
+                    )
+                    or state.explained_before(candidate.number)
+                )
+                if found is not None:
+                    out[candidate.value] = found
+                    known[candidate.value] = found.evidence
+                    progress = True
+            if not progress:
+                break
+        return out
 
     @staticmethod
     def _locate(

@@ -169,6 +169,31 @@ def tokenize(text: str, limit: int = MAX_ANSWER_TOKENS) -> tuple[list[Token], in
     return tokens, unread
 
 
+_INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
+
+
+def parts_of_tokens(text: str) -> set[str]:
+    """The pieces of a person's compound tokens: an id typed inside a path, an address or an
+    email (``user:mia_li_3668`` also says ``mia_li_3668`` and ``3668``)."""
+    out: set[str] = set()
+    for token in tokenize(text)[0]:
+        value = token.value
+        if not _INNER_PUNCTUATION.search(value):
+            continue
+        pieces = _INNER_PUNCTUATION.split(value)
+        joints = _INNER_PUNCTUATION.findall(value)
+        # Every piece, and every run of pieces joined as written (``mia_li_3668``).
+        for i in range(len(pieces)):
+            part = pieces[i]
+            for j in range(i, min(len(pieces), i + 6)):
+                if j > i:
+                    part += joints[j - 1] + pieces[j]
+                core = normalize(part)
+                if len(core) >= 3:
+                    out.update(lookup_forms(core))
+    return out
+
+
 def classify(
     token: Token,
     *,

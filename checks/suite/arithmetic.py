@@ -1,0 +1,448 @@
+"""Figures an answer computes: totals, differences, products and shifted dates.
+
+Real answers compute: a refund is the price paid less the new price, a trip's total is the
+sum of its legs, a fare for three is three times one fare, "the day after" a date read is a
+new date. Such a figure is in no tool result, yet it is no invention. This module asks, for
+an amount (or an ISO date) the evidence checker found nowhere, whether one short derivation
+over values the conversation holds gives it. It tries, in this order, and nothing else:
+
+1. **written arithmetic**: the answer writes the sum itself (``$105 + $102 = $207``, or
+   ``$199 ($100 + $99)``); kind ``sum``, ``difference`` or ``product`` by its operators.
+2. **a listed total** (kind ``sum``): the figure is labelled a total (total, sum, combined,
+   altogether, overall, in all) and equals the sum of *all* the amounts the answer states
+   since the last break: the start of the answer, a blank line, a numbered item or heading,
+   or the previous total. Never a part of that run, so a total that leaves out one leg is
+   not explained.
+3. **a total less what was listed after it** (kind ``total-less``): the figure is said to be
+   what remains (remaining, refund, balance, difference, left, due, additional, …) and equals
+   an earlier total of the answer less every amount stated between the two.
+4. **a difference** (kind ``difference``): the figure is said to be what remains, and equals
+   ``a − b`` where one of the two is an amount this answer states and the other is an amount
+   this answer states, an earlier answer stated (grounded or explained), the user wrote, or
+   this turn's tool results carry under a money key (price, amount, total, cost, fee, …).
+5. **a product** (kind ``product``): the figure equals an amount of the pools above times a
+   count from 2 to 9 that the user wrote or that a list in this turn's results holds (its
+   length), and the sentence says that count.
+6. **a date shift** (kind ``date-shift``): an ISO date equals a date the conversation holds
+   (a result, the user, the prompt) moved by a number of days the user stated ("the day
+   after", "two days later", "a week earlier").
+
+And what the sentence says the figure is must fit: a figure said to be for N people ("for 3
+passengers", "for all three travellers") is explained only by a derivation that multiplies
+by N. Every operand is an amount the answer or the conversation holds, never a number found
+in passing; every search is bounded (``MAX_*``), which can only leave more figures flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from .evidence_index import Source, join_path
+from .text import NUMBER_WORDS, Sentence, sentence_at
+from .types import Evidence
+
+MAX_RUN = 8
+MAX_POOL = 96
+MAX_COUNT = 9
+TOLERANCE = 0.005  # amounts are compared to the cent
+
+_MONEY_KEY = re.compile(
+    r"price|amount|total|cost|fee|fare|balance|paid|payment|refund|charge|credit|subtotal|tax|value", re.I
+)
+_TOTAL_WORDS = re.compile(
+    r"\b(?:total(?:s|ing|ling|led)?|sum|combined|altogether|overall|in all|grand)\b", re.I
+)
+_REMAINDER_WORDS = re.compile(
+    r"\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
+    r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b",
+    re.I,
+)
+_BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
+_AMOUNT_TEXT = r"[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?"
+_OPERATOR = r"\s*[-+\u2212\u00d7*x]\s*"
+_EXPRESSION_BEFORE = re.compile(rf"({_AMOUNT_TEXT}(?:{_OPERATOR}{_AMOUNT_TEXT})+)\s*=\s*[$\u20ac\u00a3]?\s*$")
+_EXPRESSION_AFTER = re.compile(rf"\s*\(\s*({_AMOUNT_TEXT}(?:{_OPERATOR}{_AMOUNT_TEXT})+)\s*\)")
+_PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?|tickets?|seats?)"
+_COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
+_FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{_COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
+_COUNT_IN_USER = re.compile(rf"\b(\d+|{_COUNT_WORD})\b", re.I)
+_SHIFT = re.compile(
+    rf"\b(?:(?P<n>\d+|{_COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
+    r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A value a derivation may use: where it stands and what grounds it."""
+
+    value: float
+    label: str  # how the finding names it: "$105 (stated)", "payment_history[0].amount"
+    evidence: tuple[Evidence, ...] = ()
+    start: int | None = None  # where this answer states it
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class Stated:
+    """An amount the answer writes, in answer order."""
+
+    value: float
+    start: int
+    end: int
+    text: str
+    known: bool  # grounded in the conversation, or explained here
+    evidence: tuple[Evidence, ...] = ()
+
+    def operand(self) -> Operand:
+        return Operand(self.value, f"{self.text} (stated)", self.evidence, self.start, self.end)
+
+
+@dataclass(frozen=True)
+class Computed:
+    kind: str
+    source: str
+    evidence: tuple[Evidence, ...]
+    operands: tuple[Operand, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "from": self.source}
+        spans = [
+            {"text": o.label, "value": _show(o.value), "start": o.start, "end": o.end} for o in self.operands
+        ]
+        if spans:
+            out["operands"] = spans
+        return out
+
+
+@dataclass
+class Context:
+    """What the conversation holds for one answer's derivations, besides the answer itself."""
+
+    read: list[Operand] = field(default_factory=list)  # money leaves of this turn's results
+    earlier: list[Operand] = field(default_factory=list)  # earlier answers' known amounts, the user's
+    counts: list[Operand] = field(default_factory=list)  # counts the user wrote or a list holds
+
+
+def _show(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= TOLERANCE
+
+
+# --- the pools ---------------------------------------------------------------------------
+
+
+def money_leaves(source: Source, limit: int = MAX_POOL) -> list[Operand]:
+    """The numbers a JSON result carries under a money key, each with its path."""
+    out: list[Operand] = []
+    cached = source.cache.get("money")
+    if cached is not None:
+        return cached
+    value = source.parsed() if source.looks_json else None
+
+    def walk(node: Any, path: str, money: bool, depth: int) -> None:
+        if len(out) >= limit or depth > 12:
+            return
+        if isinstance(node, dict):
+            for key, item in node.items():
+                walk(item, join_path(path, str(key)), money or bool(_MONEY_KEY.search(str(key))), depth + 1)
+        elif isinstance(node, list):
+            for i, item in enumerate(node[:200]):
+                walk(item, join_path(path, i), money, depth + 1)
+        elif money and type(node) in (int, float):
+            out.append(Operand(float(node), path, (Evidence(call_id=source.call_id, path=path),)))
+
+    walk(value, "", False, 0)
+    source.cache["money"] = out
+    return out
+
+
+def list_counts(source: Source) -> list[Operand]:
+    """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
+    out: list[Operand] = []
+    value = source.parsed() if source.looks_json else None
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        if depth > 8 or len(out) >= 16:
+            return
+        if isinstance(node, dict):
+            for key, item in node.items():
+                walk(item, join_path(path, str(key)), depth + 1)
+        elif isinstance(node, list):
+            if 2 <= len(node) <= MAX_COUNT and all(isinstance(row, dict) for row in node):
+                evidence = (Evidence(call_id=source.call_id, path=path),)
+                out.append(
+                    Operand(float(len(node)), f"the {len(node)} rows of {path or 'the result'}", evidence)
+                )
+            for i, item in enumerate(node[:50]):
+                walk(item, join_path(path, i), depth + 1)
+
+    walk(value, "", 0)
+    return out
+
+
+def user_counts(text: str) -> list[Operand]:
+    """Whole numbers from 2 to 9 the user wrote, in figures or words."""
+    out = []
+    for match in _COUNT_IN_USER.finditer(text):
+        word = match.group(1).lower()
+        number = NUMBER_WORDS.get(word) if not word.isdigit() else int(word)
+        if number is not None and 2 <= number <= MAX_COUNT:
+            out.append(Operand(float(number), f"{match.group(1)} (the user's words)"))
+    return out
+
+
+# --- the derivations ---------------------------------------------------------------------
+
+
+def explain_amount(
+    index: int, stated: list[Stated], answer: str, sentences: list[Sentence], context: Context
+) -> Computed | None:
+    """The first documented derivation that gives ``stated[index]``, or None."""
+    figure = stated[index]
+    sentence = sentence_at(sentences, figure.start)
+    said = sentence.text if sentence else ""
+    label = _label(answer, figure) + " " + said
+    people = _people_count(said)
+
+    found = _written(figure, answer)
+    if found is not None:
+        return found if people is None or found.kind == "product" else None
+    if people is not None:
+        return _product(figure, stated, context, people, said)
+    if _TOTAL_WORDS.search(label):
+        found = _listed_total(index, stated, answer)
+        if found is not None:
+            return found
+    if _REMAINDER_WORDS.search(label):
+        found = _total_less(index, stated, answer) or _difference(index, stated, context)
+        if found is not None:
+            return found
+    return _product(figure, stated, context, None, said)
+
+
+def _people_count(sentence: str) -> int | None:
+    match = _FOR_PEOPLE.search(sentence)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    number = int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+    return number if number is not None and number >= 2 else None
+
+
+def _amount(text: str) -> float:
+    return float(re.sub(r"[^\d.]", "", text))
+
+
+def _evaluate(expression: str) -> tuple[float, str] | None:
+    """The value of a written ``a + b − c × d`` and its kind, or None when it is not one."""
+    parts = re.split(rf"({_OPERATOR})", expression)
+    terms: list[float] = []
+    signs: list[int] = []
+    sign, product = 1, None
+    kinds = set()
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            value = _amount(part)
+            product = value if product is None else product * value
+            continue
+        op = part.strip()
+        if op in ("\u00d7", "*", "x"):
+            kinds.add("product")
+            continue
+        terms.append(product or 0.0)
+        signs.append(sign)
+        product = None
+        sign = 1 if op == "+" else -1
+        kinds.add("sum" if op == "+" else "difference")
+    terms.append(product or 0.0)
+    signs.append(sign)
+    kind = "difference" if "difference" in kinds else ("product" if "product" in kinds else "sum")
+    return sum(s * t for s, t in zip(signs, terms, strict=True)), kind
+
+
+def _written(figure: Stated, answer: str) -> Computed | None:
+    """The answer's own arithmetic, just before the figure (``… = $X``) or in brackets after."""
+    before = _EXPRESSION_BEFORE.search(answer, max(0, figure.start - 200), figure.start)
+    after = _EXPRESSION_AFTER.match(answer, figure.end)
+    for match in (before, after):
+        if match is None:
+            continue
+        evaluated = _evaluate(match.group(1))
+        if evaluated is not None and _same(evaluated[0], figure.value):
+            text = " ".join(match.group(1).split())
+            return Computed(evaluated[1], f"{text} as the answer writes it", (), ())
+    return None
+
+
+def _label(answer: str, amount: Stated) -> str:
+    """The words before an amount on its line: "Total Price:" for "- Total Price: $207"."""
+    return answer[answer.rfind("\n", 0, amount.start) + 1 : amount.start]
+
+
+def _is_total(answer: str, amount: Stated) -> bool:
+    return bool(_TOTAL_WORDS.search(_label(answer, amount)))
+
+
+def _run_starts(index: int, stated: list[Stated], answer: str) -> list[int]:
+    """Where a run of amounts that the total at ``index`` may sum can begin, nearest first: at
+    the start of the answer, after a break (a blank line, a numbered item, a heading), or
+    after the previous total; never after a break-free part of a list."""
+    starts = []
+    for start in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
+        if start == 0:
+            starts.append(0)
+            break
+        previous = stated[start - 1]
+        if _is_total(answer, previous):
+            starts.append(start)
+            break
+        if _BREAK.search(answer, previous.end, stated[start].start):
+            starts.append(start)
+    return starts
+
+
+def _listed_total(index: int, stated: list[Stated], answer: str) -> Computed | None:
+    figure = stated[index]
+    for start in _run_starts(index, stated, answer):
+        run = stated[start:index]
+        if len(run) >= 2 and all(s.known for s in run) and _same(sum(s.value for s in run), figure.value):
+            return _made("sum", " + ".join(s.text for s in run), [s.operand() for s in run])
+    # A total of the totals listed before it ("certificates $1,000, gift cards $327: $1,327").
+    totals = [s for s in stated[:index] if s.known and _is_total(answer, s)]
+    for k in range(2, min(len(totals), MAX_RUN) + 1):
+        run = totals[-k:]
+        if _same(sum(s.value for s in run), figure.value):
+            return _made("sum", " + ".join(s.text for s in run), [s.operand() for s in run])
+    return None
+
+
+def _total_less(index: int, stated: list[Stated], answer: str) -> Computed | None:
+    """An earlier total less every amount stated between it and the figure."""
+    figure = stated[index]
+    for t in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
+        total = stated[t]
+        if not total.known or not _is_total(answer, total):
+            continue
+        between = stated[t + 1 : index]
+        if between and all(s.known for s in between):
+            if _same(total.value - sum(s.value for s in between), figure.value):
+                less = " − ".join(s.text for s in between)
+                return _made(
+                    "total-less", f"{total.text} − {less}", [total.operand()] + [s.operand() for s in between]
+                )
+        return None
+    return None
+
+
+def _difference(index: int, stated: list[Stated], context: Context) -> Computed | None:
+    figure = stated[index]
+    mine = [s.operand() for i, s in enumerate(stated) if s.known and i != index][:MAX_POOL]
+    others = mine + context.earlier[:MAX_POOL] + context.read[:MAX_POOL]
+    for a in mine:
+        for b in others:
+            if a is b:
+                continue
+            for big, small in ((a, b), (b, a)):
+                if big.value > small.value and _same(big.value - small.value, figure.value):
+                    return _made("difference", f"{big.label} − {small.label}", [big, small])
+    return None
+
+
+def _product(
+    figure: Stated, stated: list[Stated], context: Context, people: int | None, sentence: str
+) -> Computed | None:
+    counts = [c for c in context.counts if people is None or int(c.value) == people]
+    if not counts:
+        return None
+    said = {int(c.value) for c in counts if _says(sentence, int(c.value))}
+    if not said:
+        return None
+    values = [s.operand() for s in stated if s.known and s is not figure] + context.earlier + context.read
+    for count in counts:
+        if int(count.value) not in said:
+            continue
+        for value in values[: 3 * MAX_POOL]:
+            if _same(value.value * count.value, figure.value):
+                return _made("product", f"{value.label} × {count.label}", [value, count])
+    return None
+
+
+def _says(sentence: str, number: int) -> bool:
+    words = [w for w, n in NUMBER_WORDS.items() if n == number and " " not in w]
+    return bool(re.search(rf"\b(?:{number}|{'|'.join(words)})\b", sentence, re.I))
+
+
+def _made(kind: str, source: str, operands: list[Operand]) -> Computed:
+    evidence = tuple(e for o in operands for e in o.evidence)
+    return Computed(kind, source, evidence, tuple(operands))
+
+
+# --- dates -------------------------------------------------------------------------------
+
+
+def stated_shifts(text: str) -> list[int]:
+    """Numbers of days a person asked to move a date by: "the day after" is +1."""
+    out = []
+    for match in _SHIFT.finditer(text):
+        if match.group("tomorrow") or match.group("next"):
+            out.append(1)
+        elif match.group("after"):
+            out.append(1 if match.group("after").lower() == "after" else -1)
+        else:
+            word = match.group("n").lower()
+            n = 1 if word == "a" else (int(word) if word.isdigit() else NUMBER_WORDS.get(word, 0))
+            if match.group("unit").lower().startswith("week"):
+                n *= 7
+            forward = match.group("dir").lower() in ("later", "after")
+            out.append(n if forward else -n)
+    return [n for n in out if n and abs(n) <= 366]
+
+
+_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
+    for match in _ISO.finditer(text):
+        try:
+            yield (
+                date(int(match.group(1)), int(match.group(2)), int(match.group(3))),
+                match.start(),
+                match.end(),
+            )
+        except ValueError:
+            continue
+
+
+def shifted_date(value: str, sources: list[Source], shifts: list[int]) -> Computed | None:
+    """An ISO date that is a date the sources hold moved by one of the stated shifts."""
+    try:
+        target = date.fromisoformat(value)
+    except ValueError:
+        return None
+    for shift in dict.fromkeys(shifts):
+        wanted = target - timedelta(days=shift)
+        for source in sources:
+            for found, start, end in dates_in(source.text):
+                if found == wanted:
+                    evidence = (
+                        Evidence(call_id=source.call_id, path=source.path_at(start), start=start, end=end),
+                    )
+                    where = source.call_id or source.role
+                    days = f"{abs(shift)} day{'s' if abs(shift) != 1 else ''}"
+                    words = f"{days} {'later' if shift > 0 else 'earlier'}"
+                    origin = Operand(
+                        0.0, f"{found.isoformat()} ({where})", evidence if source.role == "tool" else ()
+                    )
+                    return Computed(
+                        "date-shift", f"{found.isoformat()} moved {words}", origin.evidence, (origin,)
+                    )
+    return None
