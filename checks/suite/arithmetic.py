@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -120,6 +120,14 @@ class Computed:
         return out
 
 
+@dataclass(frozen=True)
+class NamedRecord:
+    """A JSON object of a result that an identifier names (a flight, an order), with its amounts."""
+
+    name: str
+    amounts: dict[str, Operand]  # path inside the record -> the amount there
+
+
 @dataclass
 class Context:
     """What the conversation holds for one answer's derivations, besides the answer itself."""
@@ -127,6 +135,8 @@ class Context:
     read: list[Operand] = field(default_factory=list)  # money leaves of this turn's results
     earlier: list[Operand] = field(default_factory=list)  # earlier answers' known amounts, the user's
     counts: list[Operand] = field(default_factory=list)  # counts the user wrote or a list holds
+    records: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
+    names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
 
 
 def _show(value: float) -> str:
@@ -167,7 +177,11 @@ def money_leaves(source: Source, limit: int = MAX_POOL) -> list[Operand]:
 
 def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
+    cached = source.cache.get("counts")
+    if cached is not None:
+        return cached
     out: list[Operand] = []
+    source.cache["counts"] = out
     value = source.parsed() if source.looks_json else None
 
     def walk(node: Any, path: str, depth: int) -> None:
@@ -186,6 +200,45 @@ def list_counts(source: Source) -> list[Operand]:
                 walk(item, join_path(path, i), depth + 1)
 
     walk(value, "", 0)
+    return out
+
+
+def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
+    """The objects of a JSON result that hold one of ``names`` as a value of their own, each
+    with the amounts it carries under money keys (nested objects included)."""
+    value = source.parsed() if source.looks_json else None
+    out: list[NamedRecord] = []
+
+    def amounts(node: dict[str, Any], path: str, inner: str, found: dict[str, Operand], depth: int) -> None:
+        for key, item in node.items():
+            here, rel = join_path(path, str(key)), f"{inner}.{key}" if inner else str(key)
+            if isinstance(item, dict) and depth < 3:
+                amounts(item, here, rel, found, depth + 1)
+            elif type(item) in (int, float) and _MONEY_KEY.search(rel):
+                evidence = (Evidence(call_id=source.call_id, path=here),)
+                found[rel] = Operand(float(item), here, evidence)
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        if depth > 12 or len(out) >= 256:
+            return
+        if isinstance(node, dict):
+            for item in node.values():
+                if isinstance(item, str) and item.lower() in names:
+                    found: dict[str, Operand] = {}
+                    amounts(node, path, "", found, 0)
+                    if found:
+                        named = {k: replace(o, label=f"{k} of {item}") for k, o in found.items()}
+                        out.append(NamedRecord(item.lower(), named))
+                    break
+            for key, item in node.items():
+                if isinstance(item, (dict, list)):
+                    walk(item, join_path(path, str(key)), depth + 1)
+        elif isinstance(node, list):
+            for i, item in enumerate(node[:500]):
+                walk(item, join_path(path, i), depth + 1)
+
+    if names:
+        walk(value, "", 0)
     return out
 
 
@@ -219,7 +272,7 @@ def explain_amount(
     if people is not None:
         return _product(figure, stated, context, people, said)
     if _TOTAL_WORDS.search(label):
-        found = _listed_total(index, stated, answer)
+        found = _listed_total(index, stated, answer) or _named_total(index, stated, answer, sentence, context)
         if found is not None:
             return found
     if _REMAINDER_WORDS.search(label):
@@ -344,16 +397,54 @@ def _total_less(index: int, stated: list[Stated], answer: str) -> Computed | Non
 
 
 def _difference(index: int, stated: list[Stated], context: Context) -> Computed | None:
+    """``a − b`` of two amounts the conversation holds; two amounts only read must be read from
+    one result (one record's price paid and refund), never paired across results by chance."""
     figure = stated[index]
-    mine = [s.operand() for i, s in enumerate(stated) if s.known and i != index][:MAX_POOL]
-    others = mine + context.earlier[:MAX_POOL] + context.read[:MAX_POOL]
-    for a in mine:
-        for b in others:
-            if a is b:
+    pool = [s.operand() for i, s in enumerate(stated) if s.known and i != index][:MAX_POOL]
+    pool += context.earlier[-MAX_POOL:] + context.read[:MAX_POOL]
+    said = len(pool) - len(context.read[:MAX_POOL])  # the first ``said`` were stated, not only read
+    for i, a in enumerate(pool):
+        for j in range(i + 1, len(pool)):
+            b = pool[j]
+            if (
+                i >= said
+                and a.evidence[:1]
+                and b.evidence[:1]
+                and a.evidence[0].call_id != b.evidence[0].call_id
+            ):
                 continue
-            for big, small in ((a, b), (b, a)):
-                if big.value > small.value and _same(big.value - small.value, figure.value):
-                    return _made("difference", f"{big.label} − {small.label}", [big, small])
+            big, small = (a, b) if a.value >= b.value else (b, a)
+            if _same(big.value - small.value, figure.value) and big.value != small.value:
+                return _made("difference", f"{big.label} − {small.label}", [big, small])
+    return None
+
+
+def _boundaries(index: int, stated: list[Stated], answer: str) -> list[int]:
+    """Offsets where the list that a total at ``index`` closes may begin, nearest first."""
+    figure = stated[index]
+    out = [m.end() for m in _BREAK.finditer(answer, 0, figure.start)]
+    out += [s.end for s in stated[:index] if _is_total(answer, s)]
+    nearest = sorted({0, *out}, reverse=True)
+    return nearest[:MAX_RUN]
+
+
+def _named_total(
+    index: int, stated: list[Stated], answer: str, sentence: Sentence | None, context: Context
+) -> Computed | None:
+    """A total over the records the answer names since a break (the legs it lists): the sum
+    of one amount, under the same key, of every one of them."""
+    figure = stated[index]
+    sentence_end = sentence.end if sentence else figure.end
+    for start in _boundaries(index, stated, answer):
+        named = list(dict.fromkeys(n for at, n in context.names if start <= at < sentence_end))
+        records = [context.records[n] for n in named if n in context.records]
+        if len(records) < 2 or len(records) > MAX_RUN:
+            continue
+        keys = set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))
+        for key in sorted(keys):
+            operands = [r.amounts[key] for r in records]
+            if _same(sum(o.value for o in operands), figure.value):
+                return _made("sum", " + ".join(o.label for o in operands), operands)
     return None
 
 

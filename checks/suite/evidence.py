@@ -30,16 +30,18 @@ from .arithmetic import (
     MAX_POOL,
     Computed,
     Context,
+    NamedRecord,
     Operand,
     Stated,
     explain_amount,
     list_counts,
     money_leaves,
+    named_records,
     shifted_date,
     stated_shifts,
     user_counts,
 )
-from .derived import Derivation, explain
+from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .notations import fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
@@ -284,8 +286,11 @@ class _State:
             self.exempt |= source.forms
             self.exempt |= time_and_date_spellings(source.text)
             self.exempt |= parts_of_tokens(source.text)
+            who = "the user's words" if source.role == "user" else "the system prompt"
+            self.amounts.extend(
+                Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
+            )
             if source.role == "user":
-                who = "the user's words"
                 self.amounts.extend(
                     Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
                 )
@@ -305,10 +310,23 @@ class _State:
         """An amount an earlier answer computed, said again: the same derivation explains it."""
         return None if number is None else self.derivations.get(number)
 
-    def context_for(self, turn_sources: list[Source]) -> Context:
+    def context_for(self, turn_sources: list[Source], candidates: list[Candidate]) -> Context:
+        """The operands an answer's arithmetic may use besides the amounts it states."""
         read = [leaf for source in turn_sources for leaf in money_leaves(source)]
-        counts = self.counts + [count for source in turn_sources for count in list_counts(source)]
-        return Context(read=read[:MAX_POOL], earlier=self.amounts[-MAX_POOL:], counts=counts)
+        counts = self.counts + [count for source in self.tool_sources[::-1] for count in list_counts(source)]
+        names = [(c.start, c.value) for c in candidates if c.shape == "identifier"]
+        records: dict[str, NamedRecord] = {}
+        wanted = {value for _, value in names}
+        for source in self.tool_sources[::-1][:MAX_SOURCES]:
+            for record in named_records(source, wanted - set(records)):
+                records.setdefault(record.name, record)
+        return Context(
+            read=read[:MAX_POOL],
+            earlier=self.amounts[-MAX_POOL:],
+            counts=counts,
+            records=records,
+            names=names,
+        )
 
     def dated_sources(self) -> list[Source]:
         return self.tool_sources[::-1] + self.people_sources
@@ -479,7 +497,7 @@ class EvidenceChecker:
         pending = [c for c in unread if c.shape == "amount" and c.number is not None]
         if not pending:
             return out
-        context = state.context_for(turn_sources)
+        context = state.context_for(turn_sources, candidates)
         sentences_ = sentences(turn.answer)
         for _ in range(3):
             stated = [

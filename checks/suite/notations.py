@@ -35,7 +35,8 @@ from collections.abc import Iterable
 # A clock time as one token reads it: "10:00", "22:00:00", "03:00:00+1", "0:05".
 _CLOCK_TOKEN = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:[+-]\d)?")
 # What may follow a clock time in prose: a half-day mark, then perhaps a zone and a next-day note.
-_MERIDIEM = re.compile(r"[ \u00a0]?(a\.?\s?m\b\.?|p\.?\s?m\b\.?|noon\b|midnight\b)", re.I)
+_HALF_DAY = r"(?:[ap](?:\.\s?m\.|\s?m\b)|noon\b|midnight\b)"
+_MERIDIEM = re.compile(rf"[ \u00a0]?({_HALF_DAY})", re.I)
 
 
 def clock_keys(hour: int, minute: int, second: int | None = None) -> list[str]:
@@ -94,7 +95,7 @@ def source_clock_keys(token: str) -> list[str]:
 
 # 12-hour times written in a text ("10:00 PM", "10 pm", "12:00 noon").
 _TWELVE_HOUR = re.compile(
-    r"(?<![\d:])(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?[ \u00a0]?(a\.?\s?m\b\.?|p\.?\s?m\b\.?|noon\b|midnight\b)",
+    rf"(?<![\d:])(\d{{1,2}})(?::(\d{{2}}))?(?::(\d{{2}}))?[ \u00a0]?({_HALF_DAY})",
     re.I,
 )
 

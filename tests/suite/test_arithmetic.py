@@ -1,0 +1,163 @@
+"""Figures an answer computes (amendment 1.1, "Derivations"): a documented derivation makes a
+figure ``computed_value`` (info) with the derivation and its operands in the finding; a figure
+that needs more, or that does not fit what its sentence says, stays ``unsupported_value``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from suite_helpers import build_conversation, build_turn
+
+from checks.suite import run_suite
+
+RESERVATION = {
+    "reservation_id": "K1NW8N",
+    "flights": [
+        {"flight_number": "HAT023", "date": "2024-05-26", "price": 53},
+        {"flight_number": "HAT204", "date": "2024-05-28", "price": 71},
+        {"flight_number": "HAT021", "date": "2024-05-28", "price": 65},
+    ],
+    "payment_history": [{"payment_id": "gift_card_6136092", "amount": 567}],
+}
+SEARCH = [
+    {"flight_number": "HAT136", "prices": {"economy": 152, "business": 400}},
+    {"flight_number": "HAT039", "prices": {"economy": 103, "business": 300}},
+    {"flight_number": "HAT218", "prices": {"economy": 158, "business": 410}},
+]
+
+
+def run(answer: str, *results: Any, user: str = "Please help.") -> dict[str, Any]:
+    calls = [{"tool": f"read_{i}", "result": result} for i, result in enumerate(results)]
+    return run_suite(build_conversation(build_turn(answer, calls=calls, user=user)))
+
+
+def flagged(result: dict[str, Any]) -> list[str]:
+    return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
+
+
+def computed(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each computed figure as written, with its derivation."""
+    return {f["claim"]["text"]: f["derivation"] for f in result["findings"] if f["code"] == "computed_value"}
+
+
+# --- sums ---------------------------------------------------------------------------------
+
+
+def test_a_total_over_a_records_list_is_computed_and_one_leg_short_is_not() -> None:
+    """189 is the sum of the reservation's three legs; 136 (all but the first) is flagged,
+    though two legs share a date."""
+    result = run("The reservation's total price is $189.", RESERVATION)
+    assert flagged(result) == []
+    assert computed(result)["189"] == {"kind": "column-sum", "from": "Σ flights[].price"}
+    assert flagged(run("The reservation's total price is $136.", RESERVATION)) == ["136"]
+
+
+def test_a_total_of_the_amounts_the_answer_lists_names_them_as_operands() -> None:
+    """ "Flight 1: $152, Flight 2: $103, Total: $255": the operands are the answer's own spans."""
+    answer = "- Flight 1: $152\n- Flight 2: $103\n- Total: $255"
+    result = run(answer, SEARCH)
+    derivation = computed(result)["255"]
+    assert derivation["kind"] == "sum"
+    assert [answer[o["start"] : o["end"]] for o in derivation["operands"]] == ["152", "103"]
+
+
+def test_a_listed_total_that_leaves_out_a_leg_is_flagged() -> None:
+    """Three legs listed without a break, a total of the last two: no run starts there."""
+    answer = "- Leg 1: $152\n- Leg 2: $103\n- Leg 3: $158\n- Total: $261"
+    assert flagged(run(answer, SEARCH)) == ["261"]
+
+
+def test_a_total_over_the_records_the_answer_names_is_computed() -> None:
+    """ "HAT136 and HAT039 … total $255" sums the economy price of each named flight; a total
+    that takes one flight's business fare is not a sum of one key and is flagged."""
+    result = run("Flights HAT136 and HAT039 in economy: total $255.", SEARCH)
+    assert computed(result)["255"]["from"] == "prices.economy of HAT136 + prices.economy of HAT039"
+    assert flagged(run("Flights HAT136 and HAT039 in economy: total $552.", SEARCH)) == ["552"]
+
+
+def test_the_answers_own_written_arithmetic_is_evaluated() -> None:
+    """ "$152 + $103 = $255" explains 255; "$152 + $103 = $265" is wrong arithmetic, flagged."""
+    assert computed(run("Price: $152 + $103 = $255.", SEARCH))["255"]["kind"] == "sum"
+    assert flagged(run("Price: $152 + $103 = $265.", SEARCH)) == ["265"]
+    assert computed(run("Total $255 ($152 + $103).", SEARCH))["255"]["kind"] == "sum"
+
+
+# --- differences --------------------------------------------------------------------------
+
+
+def test_a_refund_that_is_the_price_paid_less_the_new_price_is_a_difference() -> None:
+    """Paid 567, new flights 255: a refund of $312 is computed; $322 is not."""
+    answer = "The new flights HAT136 and HAT039 total $255. You paid $567, so you get a refund of $312."
+    result = run(answer, RESERVATION, SEARCH)
+    assert computed(result)["312"]["kind"] == "difference"
+    wrong = run(answer.replace("$312", "$322"), RESERVATION, SEARCH)
+    assert flagged(wrong) == ["322"]
+
+
+def test_a_difference_needs_a_sentence_that_says_what_remains() -> None:
+    """The same 312 said as a fare ("costs $312") is not a refund: flagged."""
+    answer = "The new flights HAT136 and HAT039 total $255. The fare costs $312."
+    assert flagged(run(answer, RESERVATION, SEARCH)) == ["312"]
+
+
+def test_two_amounts_only_read_are_paired_within_one_result_never_across() -> None:
+    """567 − 53 = 514 within the reservation is a difference; 400 − 53 = 347 pairs a search's
+    price with the reservation's and is flagged."""
+    assert computed(run("The difference is $514.", RESERVATION))["514"]["kind"] == "difference"
+    assert flagged(run("The difference is $347.", RESERVATION, SEARCH)) == ["347"]
+
+
+def test_a_total_less_what_is_listed_after_it_is_computed() -> None:
+    """ "Total: $833, Certificate: $500, Gift card: $327, Remaining: $6" leaves 6."""
+    answer = "- Total: $833\n- Certificate: $500\n- Gift card: $327\n- Remaining on card: $6"
+    result = run(answer, {"total": 833, "certificate": 500, "gift_card": 327})
+    assert computed(result)["6"] == {
+        "kind": "total-less",
+        "from": "833 − 500 − 327",
+        "operands": computed(result)["6"]["operands"],
+    }
+    wrong = answer.replace("$6", "$16")
+    assert flagged(run(wrong, {"total": 833, "certificate": 500, "gift_card": 327})) == ["16"]
+
+
+# --- products -----------------------------------------------------------------------------
+
+
+def test_a_price_times_the_passengers_the_user_named_is_a_product() -> None:
+    """Three passengers at $152: $456 for 3 passengers is computed."""
+    result = run("The total for 3 passengers is $456.", SEARCH, user="Book HAT136 for 3 passengers.")
+    assert computed(result)["456"]["kind"] == "product"
+
+
+def test_a_total_for_three_is_not_explained_by_one_persons_sum() -> None:
+    """$255 is one passenger's two legs; said "for 3 passengers" it is flagged."""
+    answer = "Flights HAT136 and HAT039: the total for 3 passengers is $255."
+    assert flagged(run(answer, SEARCH, user="We are 3 passengers.")) == ["255"]
+
+
+def test_a_product_with_a_count_nobody_gave_is_flagged() -> None:
+    """$608 is 152 × 4, but nobody said four: flagged."""
+    assert flagged(run("For 4 passengers it is $608.", SEARCH, user="How much?")) == ["608"]
+
+
+# --- dates --------------------------------------------------------------------------------
+
+
+def test_a_date_moved_by_the_days_the_user_asked_for_is_a_date_shift() -> None:
+    """The user asks for "the day after"; 2024-05-27 is 2024-05-26 moved one day, 2024-05-29
+    (two days) is flagged."""
+    user = "Move my flight to the day after."
+    result = run("Your new date is 2024-05-27.", RESERVATION, user=user)
+    assert computed(result)["2024-05-27"]["kind"] == "date-shift"
+    assert flagged(run("Your new date is 2024-05-30.", RESERVATION, user=user)) == ["2024-05-30"]
+
+
+# --- what a later answer restates -------------------------------------------------------
+
+
+def test_a_figure_an_earlier_answer_computed_is_explained_when_restated() -> None:
+    """Turn 0 sums $152 + $103 = $255; turn 1 restates $255 with no tool call."""
+    first = build_turn("Price: $152 + $103 = $255.", calls=[{"tool": "search", "result": SEARCH}])
+    second = build_turn("To confirm: the total is $255.", calls=[], user="Yes, book it.")
+    result = run_suite(build_conversation(first, second))
+    assert [f["code"] for f in result["findings"] if f["turn"] == 1 and f["severity"] == "flag"] == []

@@ -1,0 +1,165 @@
+"""Values as people write them (amendment 1.1, "Notations"): each spelling grounds the value
+with provenance to the span that carries it, and a near miss is still flagged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from suite_helpers import build_conversation, build_turn
+
+from checks.suite import run_suite
+
+FLIGHT = {
+    "flight_number": "HAT039",
+    "scheduled_departure_time_est": "22:00:00",
+    "scheduled_arrival_time_est": "03:00:00+1",
+    "date": "2024-05-19",
+}
+WALLET = {
+    "payment_methods": {
+        "gift_card_7091239": {"source": "gift_card", "amount": 157, "id": "gift_card_7091239"},
+        "certificate_7504069": {"source": "certificate", "amount": 250, "id": "certificate_7504069"},
+    }
+}
+
+
+def run(answer: str, result: Any, user: str = "Please help.") -> dict[str, Any]:
+    turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}], user=user)
+    return run_suite(build_conversation(turn))
+
+
+def flagged(result: dict[str, Any]) -> list[str]:
+    return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
+
+
+def provenance(result: dict[str, Any], text: str) -> dict[str, Any]:
+    """The evidence of the grounded value written ``text`` in the answer."""
+    (item,) = [p for p in result["provenance"] if p["claim"]["text"] == text]
+    return item["evidence"][0]
+
+
+def spanned(result: dict[str, Any], text: str, tool_result: Any) -> str:
+    """What the grounding span of ``text`` covers in the tool message."""
+    import json
+
+    evidence = provenance(result, text)
+    content = tool_result if isinstance(tool_result, str) else json.dumps(tool_result)
+    return content[evidence["start"] : evidence["end"]]
+
+
+# --- clock times --------------------------------------------------------------------------
+
+
+def test_a_12_hour_time_grounds_in_the_24_hour_value_it_spells() -> None:
+    """ "10:00 PM" is 22:00:00; its provenance is that field's span."""
+    result = run("Departure: 10:00 PM EST.", FLIGHT)
+    assert flagged(result) == []
+    assert spanned(result, "10:00 PM", FLIGHT) == "22:00:00"
+    assert provenance(result, "10:00 PM")["path"] == "scheduled_departure_time_est"
+
+
+def test_a_next_day_time_grounds_with_or_without_its_mark() -> None:
+    """ "03:00 AM (next day)" and "03:00+1" are the result's "03:00:00+1"."""
+    assert flagged(run("Arrival: 03:00 AM EST (next day).", FLIGHT)) == []
+    assert flagged(run("Arrival: 03:00+1.", FLIGHT)) == []
+    assert spanned(run("Arrival: 03:00 AM (next day).", FLIGHT), "03:00 AM", FLIGHT) == "03:00:00+1"
+
+
+def test_the_other_half_of_the_day_is_still_flagged() -> None:
+    """ "10:00 AM" is not 22:00:00, and "03:00 PM" is not 03:00:00+1: another time is flagged."""
+    assert flagged(run("Departure: 10:00 AM.", FLIGHT)) == ["10:00 AM"]
+    assert flagged(run("Arrival: 03:00 PM.", FLIGHT)) == ["03:00 PM"]
+
+
+def test_a_time_in_a_result_written_in_12_hours_grounds_the_24_hour_answer() -> None:
+    """A text result's "8:30 pm" grounds "20:30", and the span is where the result wrote it."""
+    text = "Boarding opens at 8:30 pm at gate 4."
+    result = run("Boarding: 20:30.", text)
+    assert flagged(result) == []
+    assert spanned(result, "20:30", text) == "8:30 pm"
+
+
+def test_noon_and_midnight_name_their_hour() -> None:
+    """ "12:00 noon" is 12:00, "12:00 midnight" 00:00; swapped, both are flagged."""
+    result = {"opens": "12:00:00", "closes": "00:00:00"}
+    assert flagged(run("Opens 12:00 noon, closes 12:00 midnight.", result)) == []
+    assert flagged(run("Opens 12:00 midnight.", {"opens": "12:00:00"})) == ["12:00 midnight"]
+
+
+def test_a_one_digit_hour_without_a_mark_may_be_either_half_a_two_digit_one_may_not() -> None:
+    """ "5:00" may be 17:00; "05:00" is 05:00, so it is flagged against 17:00:00."""
+    assert flagged(run("Departs at 5:00.", {"departs": "17:00:00"})) == []
+    assert flagged(run("Departs at 05:00.", {"departs": "17:00:00"})) == ["05:00"]
+
+
+# --- identifier fragments -----------------------------------------------------------------
+
+
+def test_a_number_that_is_an_identifiers_digit_run_grounds_in_that_identifier() -> None:
+    """ "certificate 7504069" is certificate_7504069; the span is the whole identifier."""
+    result = run("Use certificate 7504069 for $250.", WALLET)
+    assert flagged(result) == []
+    assert spanned(result, "7504069", WALLET) == "certificate_7504069"
+
+
+def test_the_last_four_digits_of_an_identifier_ground_and_a_wrong_tail_is_flagged() -> None:
+    """ "ending in 1239" is gift_card_7091239's tail; "ending in 1238" is no identifier's."""
+    assert flagged(run("Gift card ending in 1239.", WALLET)) == []
+    assert flagged(run("Gift card ending in 1238.", WALLET)) == ["1238"]
+
+
+def test_a_fragment_shorter_than_four_digits_or_from_the_middle_does_not_ground() -> None:
+    """ "9123" stands inside 7091239 but is not its tail: flagged."""
+    assert flagged(run("Gift card 9123 has $157.", WALLET)) == ["9123"]
+
+
+# --- dates --------------------------------------------------------------------------------
+
+
+def test_a_date_written_in_words_by_the_user_exempts_its_iso_spelling() -> None:
+    """The user's "Sunday, May 19th" (no year) is the answer's 2024-05-19; May 20 is not."""
+    user = "I want to fly on Sunday, May 19th."
+    assert flagged(run("Booked for 2024-05-19.", {"ok": True}, user=user)) == []
+    assert flagged(run("Booked for 2024-05-20.", {"ok": True}, user=user)) == ["2024-05-20"]
+
+
+def test_a_date_in_words_in_a_result_grounds_the_iso_date() -> None:
+    """A text result's "19 May 2024" grounds 2024-05-19, with its span."""
+    text = "Your flight leaves on 19 May 2024 from gate 4."
+    result = run("It leaves on 2024-05-19.", text)
+    assert flagged(result) == []
+    assert spanned(result, "2024-05-19", text) == "19 May 2024"
+
+
+# --- a person's values inside a longer string -------------------------------------------
+
+
+def test_a_value_the_user_typed_inside_a_longer_string_is_theirs() -> None:
+    """The user's "user:mia_li_3668/LQ940Q" supplies both mia_li_3668 and LQ940Q."""
+    result = run(
+        "Reservation LQ940Q of mia_li_3668 is confirmed.",
+        {"ok": True},
+        user="Account user:mia_li_3668/LQ940Q please.",
+    )
+    assert flagged(result) == []
+
+
+# --- amounts ------------------------------------------------------------------------------
+
+
+def test_money_is_checked_whatever_its_digits() -> None:
+    """ "$740" is a candidate though it has three digits: flagged when the result says 1480."""
+    result = run("You were charged $740.", {"charged": 1480})
+    assert flagged(result) == ["740"]
+    assert [f["shape"] for f in result["findings"] if f["code"] == "unsupported_value"] == ["amount"]
+
+
+def test_a_small_bare_number_is_still_not_a_candidate() -> None:
+    """ "740 people" has no currency beside it and fewer than four digits: not read."""
+    assert flagged(run("About 740 people flew.", {"charged": 1480})) == []
+
+
+def test_an_amount_with_a_currency_word_after_it_is_money() -> None:
+    """ "740 USD" and "740 dollars" are amounts too."""
+    assert flagged(run("You were charged 740 USD.", {"charged": 1480})) == ["740"]
+    assert flagged(run("That is 1480 dollars.", {"charged": 1480})) == []
