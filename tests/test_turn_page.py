@@ -171,3 +171,77 @@ def test_a_grounded_value_is_marked_at_both_ends(client: Any, alice: Any, ingest
         '<mark class="claim claim-evidence" tabindex="0" title="Characters 20–28 of the result">mem-0412'
         in html
     )
+
+
+def test_evidence_under_a_reused_call_id_shows_the_call_it_points_into(
+    client: Any, alice: Any, ingest: Any
+) -> None:
+    """call_X searched, then (answered) call_X updated: a finding about the search shows the
+    search and its result, not the later call of the same id."""
+
+    def exchange(tool: str, arguments: str, result: str) -> list[dict[str, Any]]:
+        call = {"id": "call_X", "type": "function", "function": {"name": tool, "arguments": arguments}}
+        return [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_X", "content": result},
+        ]
+
+    search = '[{"reservation_id": "ZFA04Y"}, {"reservation_id": "QW12RT"}]'
+    payload = {
+        "external_id": "reused-id",
+        "turns": [
+            {
+                "messages": [
+                    {"role": "user", "content": "Move ZFA04Y to HAT170."},
+                    *exchange("search_reservations", '{"user": "mia"}', search),
+                    *exchange("update_reservation_flights", '{"flights": ["HAT170"]}', '{"ok": true}'),
+                    {"role": "assistant", "content": "I found 5 reservations and moved ZFA04Y."},
+                ],
+                "claims": [{"kind": "count", "tool": "search_reservations", "count": 5}],
+            }
+        ],
+    }
+    conversation = ingest(payload)
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    [card] = [c for c in response.context["cards"] if c["finding"].code == "count_misstatement"]
+    [evidence] = card["evidence"]
+    assert (evidence["call"].tool, evidence["call"].result) == ("search_reservations", search)
+    assert "QW12RT" in response.content.decode()
+
+
+def test_a_computed_figure_shows_its_derivation_operands_and_evidence(
+    client: Any, alice: Any, ingest: Any
+) -> None:
+    """A total the answer sums from the fares it lists is computed_value: the card names the
+    derivation, the answer's spans it used and the results that ground them."""
+    answer = "- Flight 1: $152\n- Flight 2: $103\n- Total: $255"
+    payload = {
+        "external_id": "computed-total",
+        "messages": [
+            {"role": "user", "content": "What would the two flights cost?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": '[{"price": 152}, {"price": 103}, {"price": 99}]',
+            },
+            {"role": "assistant", "content": answer},
+        ],
+    }
+    conversation = ingest(payload)
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    [card] = [c for c in response.context["cards"] if c["finding"].code == "computed_value"]
+    assert card["derivation"]["kind"] == "sum"
+    assert [o["text"] for o in card["derivation"]["operands"]] == ["152 (stated)", "103 (stated)"]
+    assert [e["item"]["path"] for e in card["evidence"]] == ["[0].price", "[1].price"]
+    html = response.content.decode()
+    assert "Derivation <code>sum</code>: 152 + 103" in html
+    assert "in this answer, characters 13–16" in html
