@@ -277,7 +277,7 @@ def _failed_claim(turn: Turn, claims: list[ActionClaim], failed: list[Receipt]) 
     actions = _actions(claims)
     evidence = []
     for receipt in failed:
-        result = turn.result_for(receipt.call_id) if receipt.call_id else None
+        result = turn.result_of(receipt)
         if result is None:
             evidence.append(Evidence(call_id=receipt.call_id))
         else:

@@ -143,7 +143,6 @@ class ArgumentsChecker:
                 seen.absorb(source)
         for turn in conversation.turns:
             at = {source.message_index: source for source in index.by_turn[turn.index]}
-            results = {s.call_id: s for s in index.by_turn[turn.index] if s.role == "tool"}
             for i, message in enumerate(turn.messages):
                 if i in at:
                     seen.absorb(at[i])
@@ -153,7 +152,7 @@ class ArgumentsChecker:
                 if message.text:
                     seen.prose.append(message.text.lower())
                 for call in message.tool_calls:
-                    findings.extend(self._judge_call(turn, call, options, seen, index.sources, results))
+                    findings.extend(self._judge_call(turn, call, options, seen, index.sources, at))
         return findings
 
     def _judge_call(
@@ -163,7 +162,7 @@ class ArgumentsChecker:
         options: Options,
         seen: _Seen,
         sources: list[Source],
-        results: dict[str | None, Source],
+        at: dict[int, Source],
     ) -> list[Finding]:
         arguments = parse_arguments(call.arguments)
         if arguments is None:
@@ -190,8 +189,9 @@ class ArgumentsChecker:
                 out.append(self._unsupported(turn, call, path, value, lowered, seen, producers))
                 continue
             if producer.tool != call.tool:
-                receipt = next((r for r in turn.receipts if r.call_id == call.call_id), None)
-                if _is_empty(results.get(call.call_id), receipt):
+                answered = turn.result_index(call)
+                result = at.get(answered) if answered is not None else None
+                if _is_empty(result, turn.receipt_of(call)):
                     out.append(self._empty_lookup(turn, call, path, value, producer, forms))
         return out
 

@@ -17,6 +17,7 @@ import json
 import re
 from typing import Any
 
+from .pairing import Waiting, answered_calls, by_occurrence
 from .types import Conversation, Message, Receipt, ToolCall, ToolClaim, Turn
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -118,24 +119,37 @@ def _turns_with_paths(data: dict[str, Any]) -> list[list[tuple[str, dict[str, An
 
 
 def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
-    """Within a turn, each call has its own id and each tool message answers a call made
-    before it. (Some runtimes number calls afresh each turn, so ids may recur across turns.)"""
+    """Within a turn, each tool message answers a call of its turn made before it.
+
+    A tool message answers the nearest earlier call of its id that is still unanswered
+    (CONTRACT.md §6): models reuse an id once its call was answered, and such a
+    conversation is accepted. Two things are still refused, each at its JSON path:
+
+    - a call that takes the id of a call of its turn still waiting for its answer (two
+      calls waiting under one id would leave it open which result answers which);
+    - a tool message with no call of its id waiting for an answer in its turn, whether no
+      call had that id or every such call was answered already.
+
+    Ids may recur across turns (some runtimes number calls afresh each turn); a turn's
+    results answer only that turn's calls.
+    """
     for turn in _turns_with_paths(data):
-        seen: dict[str, str] = {}
+        waiting: Waiting[str] = Waiting()
         for path, message in turn:
             for j, call in enumerate(message.get("tool_calls") or ()):
                 call_path = f"{path}.tool_calls[{j}].id"
-                if call["id"] in seen:
+                earlier = waiting.call(call["id"], call_path)
+                if earlier is not None:
                     problems.add(
-                        call_path, f"repeats the id of {seen[call['id']]}; give each call an id of its own"
+                        call_path,
+                        f"repeats the id of {earlier}, which has no answer yet; an id may be reused "
+                        "only once its call was answered",
                     )
-                else:
-                    seen[call["id"]] = call_path
-            if message["role"] == "tool" and message["tool_call_id"] not in seen:
+            if message["role"] == "tool" and waiting.answer(message["tool_call_id"]) is None:
                 problems.add(
                     f"{path}.tool_call_id",
-                    f"answers no earlier call of its turn ({message['tool_call_id']!r}); give the id of the "
-                    "assistant's call this message answers",
+                    f"answers no call of its turn still waiting for a result ({message['tool_call_id']!r}); "
+                    "give the id of the assistant's call this message answers",
                 )
 
 
@@ -517,17 +531,19 @@ def _rows(value: Any) -> list[Any] | None:
 def _receipts(
     messages: tuple[Message, ...], given: list[dict[str, Any]] | None, counter: list[int]
 ) -> list[Receipt]:
-    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
-    calls = {call.call_id: call for m in messages for call in m.tool_calls}
+    """The turn's receipts: those given, each filled in from the result of the call it
+    records (the k-th receipt of an id records the k-th call of that id), else one derived
+    from each tool message and the call it answers."""
+    answers = answered_calls(messages)
     out: list[Receipt] = []
     if given is None:
         # No receipts from the runtime: one per tool message, read from the transcript.
-        for message in messages:
+        for i, message in enumerate(messages):
             if message.role != "tool":
                 continue
             counter[0] += 1
             facts = result_facts(message)
-            call = calls.get(message.tool_call_id or "")
+            call = answers.get(i)
             out.append(
                 Receipt(
                     call_id=message.tool_call_id,
@@ -543,10 +559,16 @@ def _receipts(
                 )
             )
         return out
-    for raw in given:
+    result_of = {call: messages[i] for i, call in answers.items()}
+    calls = by_occurrence(
+        (raw.get("call_id") for raw in given),
+        (c for m in messages for c in m.tool_calls),
+        lambda c: c.call_id,
+    )
+    for raw, call in zip(given, calls, strict=True):
         counter[0] += 1
         # Where a receipt is silent, the transcript's reading of its result fills in.
-        facts = result_facts(results.get(raw.get("call_id") or ""))
+        facts = result_facts(result_of.get(call) if call is not None else None)
         outcome = raw.get("outcome")
         if "ok" in raw and raw["ok"] is not None:
             ok = bool(raw["ok"])

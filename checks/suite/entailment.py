@@ -87,14 +87,16 @@ def _clip(text: str, limit: int) -> tuple[str, bool]:
 
 def entailment_question(turn: Turn) -> tuple[str, tuple[Evidence, ...]]:
     """The question about one turn, and where in its tool results the judge was shown."""
-    tools = {call.call_id: call.tool for call in turn.tool_calls}
     room = EVIDENCE_CLIP
     blocks: list[str] = []
     evidence: list[Evidence] = []
     whole = 0
-    for message in turn.tool_results:
+    for i, message in enumerate(turn.messages):
+        if message.role != "tool":
+            continue
         whole += len(message.text)
-        label = f"[{message.tool_call_id or 'result'}: {tools.get(message.tool_call_id or '', 'tool')}]"
+        call = turn.answers.get(i)
+        label = f"[{message.tool_call_id or 'result'}: {call.tool if call else 'tool'}]"
         shown = message.text[: max(room, 0)]
         room -= len(shown)
         blocks.append(f"{label}\n{shown}")

@@ -328,16 +328,21 @@ def build_index(conversation: Conversation) -> ConversationIndex:
         source = Source(len(sources), -1, -1, "system", conversation.system)
         sources.append(source)
         system.append(source)
+    # `calls` holds the latest call of each id; a tool result carries the call it answers
+    # (`Turn.answers`), which is not always the latest of its id.
     calls: dict[str, tuple[str, Any, int, int]] = {}
     by_turn: list[list[Source]] = []
     for turn in conversation.turns:
         mine: list[Source] = []
+        answers = turn.answers
+        arguments: dict[Any, Any] = {}  # each call's arguments, parsed once
         for i, message in enumerate(turn.messages):
             for call in message.tool_calls:
-                calls[call.call_id] = (call.tool, parse_arguments(call.arguments), turn.index, i)
+                arguments[call] = parse_arguments(call.arguments)
+                calls[call.call_id] = (call.tool, arguments[call], turn.index, i)
             if message.role == "assistant" or not message.text:
                 continue
-            call = calls.get(message.tool_call_id or "") if message.role == "tool" else None
+            answered = answers.get(i) if message.role == "tool" else None
             source = Source(
                 len(sources),
                 turn.index,
@@ -345,8 +350,8 @@ def build_index(conversation: Conversation) -> ConversationIndex:
                 message.role,
                 message.text,
                 call_id=message.tool_call_id if message.role == "tool" else None,
-                tool=call[0] if call else None,
-                arguments=call[1] if call else None,
+                tool=answered.tool if answered else None,
+                arguments=arguments[answered] if answered else None,
             )
             sources.append(source)
             mine.append(source)

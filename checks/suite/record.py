@@ -101,17 +101,17 @@ class Call:
 
 
 def _placed(turn: Turn) -> list[Call]:
-    requested = {call.call_id: call.message_index for call in turn.tool_calls}
+    """The turn's receipts, each beside the call it records and that call's result."""
     calls = []
     for order, receipt in enumerate(turn.receipts):
-        known = receipt.call_id is not None and receipt.call_id in requested
+        call = turn.call_of(receipt)
         calls.append(
             Call(
                 receipt=receipt,
                 turn=turn.index,
                 order=order,
-                message_index=requested[receipt.call_id] if known else None,
-                result=turn.result_for(receipt.call_id) if receipt.call_id is not None else None,
+                message_index=call.message_index if call is not None else None,
+                result=turn.result_of(call) if call is not None else None,
             )
         )
     return calls

@@ -430,7 +430,7 @@ def _results(n: int) -> str:
 def _evidence(receipt: Receipt, where: Turn) -> tuple[Evidence, ...]:
     if receipt.call_id is None:
         return ()
-    message = where.result_for(receipt.call_id)
+    message = where.result_of(receipt)
     if message is None:
         return ()
     return (Evidence(call_id=receipt.call_id, path="", start=0, end=len(message.text)),)
@@ -546,14 +546,14 @@ def _judge_absence(claim: ToolClaim, receipt: Receipt, where: Turn, turn: Turn) 
 def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
     """Words of the call's arguments: what the search was for ("level": "error" -> error)."""
     words: set[str] = set()
-    for call in where.tool_calls:
-        if call.call_id == receipt.call_id:
-            try:
-                arguments = json.loads(call.arguments)
-            except (ValueError, RecursionError):
-                arguments = call.arguments
-            for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments)):
-                words.add(singular(token))
+    call = where.call_of(receipt)
+    if call is not None:
+        try:
+            arguments = json.loads(call.arguments)
+        except (ValueError, RecursionError):
+            arguments = call.arguments
+        for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments)):
+            words.add(singular(token))
     return words
 
 

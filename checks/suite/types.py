@@ -6,8 +6,11 @@ change the conversation it judges and a finding can be serialized without surpri
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any, Literal
+
+from .pairing import answered_calls, by_occurrence
 
 Severity = Literal["flag", "info"]
 
@@ -85,7 +88,52 @@ class Turn:
     def tool_results(self) -> list[Message]:
         return [message for message in self.messages if message.role == "tool"]
 
+    # Pairing (CONTRACT.md §6): an id may be reused once its call was answered, so a result
+    # or a receipt is paired with its call by ``pairing``, never by looking its id up.
+
+    @cached_property
+    def answers(self) -> dict[int, ToolCall]:
+        """The index of each tool message that answers a call -> the call it answers."""
+        return answered_calls(self.messages)
+
+    @cached_property
+    def _result_index(self) -> dict[ToolCall, int]:
+        return {call: i for i, call in self.answers.items()}
+
+    @cached_property
+    def _receipt_calls(self) -> tuple[dict[int, ToolCall], dict[ToolCall, Receipt]]:
+        calls = by_occurrence((r.call_id for r in self.receipts), self.tool_calls, lambda c: c.call_id)
+        of_receipt = {id(r): c for r, c in zip(self.receipts, calls, strict=True) if c is not None}
+        of_call = {c: r for r, c in zip(self.receipts, calls, strict=True) if c is not None}
+        return of_receipt, of_call
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The pairings are rebuilt on demand: a receipt's is keyed by the object's identity,
+        # which a copy does not keep.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def result_index(self, call: ToolCall) -> int | None:
+        """Where the tool message that answers ``call`` stands in the turn, if it was answered."""
+        return self._result_index.get(call)
+
+    def result_of(self, item: ToolCall | Receipt) -> Message | None:
+        """The tool message that answers a call, or the call a receipt records."""
+        call = item if isinstance(item, ToolCall) else self.call_of(item)
+        at = self._result_index.get(call) if call is not None else None
+        return self.messages[at] if at is not None else None
+
+    def call_of(self, receipt: Receipt) -> ToolCall | None:
+        """The call a receipt of this turn records: the k-th receipt of an id records the
+        k-th call of that id; None when the transcript shows no such call."""
+        return self._receipt_calls[0].get(id(receipt))
+
+    def receipt_of(self, call: ToolCall) -> Receipt | None:
+        """The receipt of this turn that records ``call``, if there is one."""
+        return self._receipt_calls[1].get(call)
+
     def result_for(self, call_id: str) -> Message | None:
+        """The first tool message of the turn that names ``call_id``. An id may name several
+        calls: where the call or receipt is known, ``result_of`` gives its own result."""
         for message in self.tool_results:
             if message.tool_call_id == call_id:
                 return message

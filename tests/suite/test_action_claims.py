@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -240,3 +241,27 @@ def test_capability_statement_for_unknown_tools_still_forbids_unbacked_claims() 
     statement = capability_statement(None)
     assert "NO tools" not in statement
     assert "tool result" in statement
+
+
+def test_a_failed_write_under_a_reused_id_points_at_its_own_result(conversation, turn) -> None:
+    """call_X read the reservation, then call_X again failed to change it: the finding's
+    evidence is the failed change's result, not the read's (CONTRACT.md §6)."""
+    failure = {"error": "payment declined"}
+    data = conversation(
+        turn(
+            "I've changed your flights.",
+            calls=[
+                {"id": "call_X", "tool": "get_reservation_details", "result": {"reservation_id": "ZFA04Y"}},
+                {"id": "call_X", "tool": "update_reservation_flights", "result": failure},
+            ],
+            receipts=[
+                {"call_id": "call_X", "tool": "get_reservation_details", "effect": "read"},
+                {"call_id": "call_X", "tool": "update_reservation_flights", "effect": "write"},
+            ],
+        )
+    )
+    (finding,) = action_findings(run_suite(data))
+    assert finding["code"] == "failed_action_claimed"
+    assert finding["evidence"] == [
+        {"call_id": "call_X", "path": "", "start": 0, "end": len(json.dumps(failure))}
+    ]

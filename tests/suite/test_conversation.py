@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from suite_helpers import build_conversation, build_turn
 
 from checks.suite import InvalidConversation, parse
 from checks.suite.conversation import canonical, validate
+from checks.suite.entailment import entailment_question
+from checks.suite.evidence_index import build_index
+from checks.suite.record import Record
 
 
 def test_it_lists_every_problem_with_its_json_path() -> None:
@@ -169,3 +175,121 @@ def test_given_receipts_are_the_ground_truth_and_the_transcript_only_fills_gaps(
     (receipt,) = conversation.turns[0].receipts
     assert (receipt.ok, receipt.outcome, receipt.result_count, receipt.derived) == (False, "denied", 2, False)
     assert conversation.receipts_complete is False
+
+
+# --- pairing calls (CONTRACT.md §6): an id may be reused once its call was answered ----------
+
+RESERVATION = {"reservation_id": "ZFA04Y", "flights": [{"flight_number": "HAT001"}]}
+UPDATED = {"reservation_id": "ZFA04Y", "flights": [{"flight_number": "HAT170"}, {"flight_number": "HAT022"}]}
+
+
+def _reused_id(receipts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One turn whose model read a reservation under call_X and, once answered, changed it
+    under call_X again (as real models do)."""
+    turn = build_turn(
+        "Your reservation ZFA04Y now has flights HAT170 and HAT022.",
+        calls=[
+            {
+                "id": "call_X",
+                "tool": "get_reservation_details",
+                "args": {"reservation_id": "ZFA04Y"},
+                "result": RESERVATION,
+            },
+            {
+                "id": "call_X",
+                "tool": "update_reservation_flights",
+                "args": {"reservation_id": "ZFA04Y", "flights": ["HAT170", "HAT022"]},
+                "result": UPDATED,
+            },
+        ],
+        receipts=receipts,
+    )
+    return build_conversation(turn)
+
+
+def test_it_accepts_an_id_reused_after_its_call_was_answered() -> None:
+    """A reused id is no reason to refuse: each tool message answers the call waiting for it."""
+    assert validate(_reused_id()) == []
+    turn = parse(_reused_id()).turns[0]
+    first, second = turn.tool_calls
+    assert turn.answers == {2: first, 4: second}
+    assert turn.result_of(second) is turn.messages[4] and turn.result_index(first) == 2
+
+
+def test_derived_receipts_take_the_tool_and_result_of_the_call_each_message_answers() -> None:
+    """The second result of call_X is the update's, with its own tool name and count."""
+    turn = parse(_reused_id()).turns[0]
+    assert [(r.call_id, r.tool, r.result_count) for r in turn.receipts] == [
+        ("call_X", "get_reservation_details", 1),
+        ("call_X", "update_reservation_flights", 2),
+    ]
+    first, second = turn.tool_calls
+    assert [turn.call_of(r) for r in turn.receipts] == [first, second]
+    assert [turn.receipt_of(c) for c in (first, second)] == list(turn.receipts)
+
+
+def test_given_receipts_of_a_reused_id_pair_in_order_with_its_calls() -> None:
+    """The k-th receipt of an id records the k-th call of that id, and reads that call's result."""
+    receipts = [
+        {"call_id": "call_X", "tool": "get_reservation_details", "effect": "read"},
+        {"call_id": "call_X", "tool": "update_reservation_flights", "effect": "write"},
+    ]
+    conversation = parse(_reused_id(receipts))
+    turn = conversation.turns[0]
+    assert [(r.tool, r.result_count) for r in turn.receipts] == [
+        ("get_reservation_details", 1),
+        ("update_reservation_flights", 2),
+    ]
+    placed = Record.of(conversation).calls
+    assert [
+        (c.tool, c.message_index, c.result is not None and "HAT170" in c.result.text) for c in placed
+    ] == [
+        ("get_reservation_details", 1, False),
+        ("update_reservation_flights", 3, True),
+    ]
+
+
+def test_each_result_in_the_evidence_index_carries_the_call_it_answers() -> None:
+    """A tool source names the tool and arguments of its own call, not the latest of its id."""
+    index = build_index(parse(_reused_id()))
+    tools = [(s.call_id, s.tool, s.arguments) for s in index.sources if s.role == "tool"]
+    assert tools == [
+        ("call_X", "get_reservation_details", {"reservation_id": "ZFA04Y"}),
+        (
+            "call_X",
+            "update_reservation_flights",
+            {"reservation_id": "ZFA04Y", "flights": ["HAT170", "HAT022"]},
+        ),
+    ]
+
+
+def test_the_judge_is_shown_each_result_under_its_own_tool() -> None:
+    """The entailment question labels each result with the tool of the call it answers."""
+    question, _ = entailment_question(parse(_reused_id()).turns[0])
+    assert question.index("[call_X: get_reservation_details]") < question.index(
+        "[call_X: update_reservation_flights]"
+    )
+
+
+def test_it_still_refuses_a_tool_message_that_answers_no_waiting_call() -> None:
+    """An id no call of the turn had, or whose call was answered already, answers nothing."""
+    payload = _reused_id()
+    messages = payload["turns"][0]["messages"]
+    messages.insert(5, dict(messages[4]))  # a second answer to the update
+    errors = validate(payload)
+    assert [e["path"] for e in errors] == ["$.turns[0].messages[5].tool_call_id"]
+    assert "call_X" in errors[0]["message"]
+    messages[5]["tool_call_id"] = "call_Y"
+    assert [e["path"] for e in validate(payload)] == ["$.turns[0].messages[5].tool_call_id"]
+
+
+def test_it_refuses_an_id_reused_while_its_call_still_waits_for_its_answer() -> None:
+    """Two calls waiting under one id leave open which result answers which."""
+    payload = _reused_id()
+    messages = payload["turns"][0]["messages"]
+    messages[2], messages[3] = messages[3], messages[2]  # both calls before either answer
+    errors = validate(payload)
+    assert [e["path"] for e in errors] == ["$.turns[0].messages[2].tool_calls[0].id"]
+    assert "$.turns[0].messages[1].tool_calls[0].id" in errors[0]["message"]
+    with pytest.raises(InvalidConversation):
+        parse(payload)

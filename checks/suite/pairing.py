@@ -1,0 +1,100 @@
+"""Which call a tool message answers, and which call a receipt records (CONTRACT.md §6).
+
+A tool message answers the nearest earlier call of its id that is still unanswered. Models
+reuse an id once its call has been answered (``call_X`` asks for a reservation, its result
+comes back, and a later ``call_X`` changes the reservation), so an id alone does not name a
+call: whatever puts a result beside its call, or a receipt beside either, asks this module
+instead of building a map from id to call.
+
+What validation accepts (``conversation._validate_call_ids``) keeps the rule unambiguous:
+a call may not take the id of a call still waiting for its answer, and a tool message must
+answer a waiting call. Within such a turn the k-th call of an id is answered by the k-th
+tool message of that id, and the k-th receipt of an id records the k-th call of that id.
+
+Everything here is one pass over the messages (or receipts), whatever their number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .types import Message, ToolCall
+
+
+class Waiting[T]:
+    """The calls still waiting for an answer, id by id, fed in transcript order."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, list[T]] = {}
+
+    def call(self, call_id: str, call: T) -> T | None:
+        """Record a call; returns the call of the same id still waiting, if there is one."""
+        stack = self._open.setdefault(call_id, [])
+        waiting = stack[-1] if stack else None
+        stack.append(call)
+        return waiting
+
+    def answer(self, call_id: str | None) -> T | None:
+        """The call a tool message of this id answers (no longer waiting); None when none waits."""
+        stack = self._open.get(call_id or "")
+        return stack.pop() if stack else None
+
+
+def answered_calls(messages: Sequence[Message]) -> dict[int, ToolCall]:
+    """For one turn's messages: the index of each tool message that answers a call -> that call."""
+    waiting: Waiting[ToolCall] = Waiting()
+    out: dict[int, ToolCall] = {}
+    for i, message in enumerate(messages):
+        for call in message.tool_calls:
+            waiting.call(call.call_id, call)
+        if message.role == "tool":
+            answered = waiting.answer(message.tool_call_id)
+            if answered is not None:
+                out[i] = answered
+    return out
+
+
+def by_occurrence[T](
+    ids: Iterable[str | None], items: Iterable[T], key: Callable[[T], str | None]
+) -> list[T | None]:
+    """For each id of ``ids``, the item in the same place among the items of that id: the
+    k-th occurrence of an id gets the k-th item whose ``key`` is that id, else None (and a
+    None id gets None)."""
+    of_id: dict[str, list[T]] = {}
+    for item in items:
+        item_id = key(item)
+        if item_id is not None:
+            of_id.setdefault(item_id, []).append(item)
+    taken: dict[str, int] = {}
+    out: list[T | None] = []
+    for item_id in ids:
+        if item_id is None:
+            out.append(None)
+            continue
+        k = taken.get(item_id, 0)
+        taken[item_id] = k + 1
+        namesakes = of_id.get(item_id, [])
+        out.append(namesakes[k] if k < len(namesakes) else None)
+    return out
+
+
+def answered_in_json(messages: Iterable[Any]) -> dict[int, dict[str, Any]]:
+    """``answered_calls`` for messages still in their JSON shape (before validation, so an
+    entry of the wrong shape is passed over): tool message index -> the call object it answers."""
+    waiting: Waiting[dict[str, Any]] = Waiting()
+    out: dict[int, dict[str, Any]] = {}
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                waiting.call(call["id"], call)
+        answered_id = message.get("tool_call_id")
+        if message.get("role") == "tool" and isinstance(answered_id, str):
+            call = waiting.answer(answered_id)
+            if call is not None:
+                out[i] = call
+    return out
