@@ -396,16 +396,22 @@ def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Rece
     """The receipt a claim is about: the named call's, else the first of the same tool.
 
     This turn's receipts come first; a claim about an earlier turn's call ("I searched
-    earlier") binds to the latest earlier turn that has one.
+    earlier") binds to the latest earlier turn that has one. Where the named id was reused
+    (CONTRACT.md §6), the call of the claim's tool is the one meant, else the first.
     """
     history = [turn, *reversed(conversation.turns[: turn.index])]
     for where in history:
+        named = None
         for receipt in where.receipts:
             if claim.call_id is not None:
                 if receipt.call_id == claim.call_id:
-                    return receipt, where
+                    if _same_tool(receipt.tool, claim.tool):
+                        return receipt, where
+                    named = named or receipt
             elif _same_tool(receipt.tool, claim.tool):
                 return receipt, where
+        if named is not None:
+            return named, where
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -364,3 +365,18 @@ def test_it_reads_i_can_confirm_as_a_report_not_an_offer(conversation, turn) -> 
         turn("I can confirm the search returned 12 results.", calls=[{"tool": "search", "result": rows(3)}])
     )
     assert codes(run_suite(data)) == ["count_misstatement"]
+
+
+def test_a_claim_naming_a_reused_call_id_binds_to_the_call_of_its_tool(conversation, turn) -> None:
+    """call_X looked up one reservation, then (answered) call_X searched and found two: a count
+    claim about the search under call_X is judged by the search's receipt and result."""
+    calls = [
+        {"id": "call_X", "tool": "get_reservation_details", "result": {"reservation_id": "ZFA04Y"}},
+        {"id": "call_X", "tool": "search", "result": rows(2)},
+    ]
+    claims = [{"kind": "count", "tool": "search", "call_id": "call_X", "count": 5}]
+    (finding,) = receipt_findings(structured(conversation, turn, claims, None, calls=calls))
+    assert (finding["code"], finding["recorded"]) == ("count_misstatement", 2)
+    assert finding["evidence"] == [
+        {"call_id": "call_X", "path": "", "start": 0, "end": len(json.dumps(rows(2)))}
+    ]
