@@ -284,6 +284,7 @@ class _State:
                 return  # the suite's own words are nobody's evidence
             self.people_sources.append(source)
             self.exempt |= source.forms
+            self.exempt |= source.fragments
             self.exempt |= time_and_date_spellings(source.text)
             self.exempt |= parts_of_tokens(source.text)
             who = "the user's words" if source.role == "user" else "the system prompt"
@@ -543,6 +544,11 @@ class EvidenceChecker:
         if best >= 0:
             source = sources[best]
             return source, source.span_of(best_form)
+        fragments = [form for form in candidate.forms if form.startswith("#")]
+        for source in newest_first if fragments else ():
+            for key in fragments:
+                if key in source.fragments:
+                    return source, source.span_of(key)
         if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
             whole, _, fraction = candidate.value.partition(".")
             if len(whole) >= 4 and whole.isdigit():

@@ -306,7 +306,7 @@ def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int
         # A clock time with a next-day mark ("03:00:00+1") is that clock time too.
         marked = [t for t in timed if len(t) >= 6 and t[-2] in "+-" and t[-1] in _DIGITS]
         forms.update([key for t in marked for key in source_clock_keys(t)])
-    forms.update(other_notations(low, forms))
+    forms.update(written_notations(low, forms))
     return forms, count, truncated
 
 
@@ -317,19 +317,25 @@ _MONTH_WORDS = frozenset(
 )
 
 
-def other_notations(low: str, forms: set[str]) -> list[str]:
-    """The keys (``notations``) of the identifiers, 12-hour times and written dates of a text.
+def written_notations(low: str, forms: set[str]) -> list[str]:
+    """The keys (``notations``) of the 12-hour times and the dates in words of a text.
 
     The regular expressions run only when the forms show such a value may be there.
     """
     out: list[str] = []
-    for token in _IDENTIFIER_RUN.findall("\n".join(forms)):
-        out.extend(fragment_keys(token))
     if not forms.isdisjoint(_TWELVE_HOUR_WORDS):
         out.extend(key for keys, _, _ in twelve_hour_times(low) for key in keys)
     if not forms.isdisjoint(_MONTH_WORDS):
         out.extend(key for keys, _, _ in written_dates(low) for key in keys)
     return out
+
+
+def fragment_forms(forms: set[str]) -> set[str]:
+    """The digit-run keys (``notations.fragment_keys``) of the identifiers among ``forms``.
+
+    Asked for only when a number is found nowhere as written, so most results never pay it.
+    """
+    return {key for token in _IDENTIFIER_RUN.findall("\n".join(forms)) for key in fragment_keys(token)}
 
 
 def _time_parts(token: str) -> Iterable[str]:
