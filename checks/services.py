@@ -296,14 +296,13 @@ def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, fir
 
 
 def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: Any) -> list[ToolCall]:
-    receipts = {receipt.call_id: receipt for receipt in turn.receipts if receipt.call_id}
-    result_seq = {m.tool_call_id: seq for seq, m in enumerate(turn.messages) if m.role == "tool"}
+    """One row per call, beside the result that answers it and the receipt that records it
+    (paired as the suite pairs them: an id may be reused once its call was answered)."""
     out = []
-    seen = set()
     for call in turn.tool_calls:
-        seen.add(call.call_id)
-        result = turn.result_for(call.call_id)
-        receipt = receipts.get(call.call_id)
+        result_seq = turn.result_index(call)
+        result = turn.messages[result_seq] if result_seq is not None else None
+        receipt = turn.receipt_of(call)
         out.append(
             ToolCall(
                 project=project,
@@ -313,7 +312,7 @@ def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: An
                 arguments=call.arguments,
                 request_seq=call.message_index,
                 result=result.text if result else "",
-                result_seq=result_seq.get(call.call_id),
+                result_seq=result_seq,
                 has_result=result is not None,
                 receipt=dataclasses.asdict(receipt) if receipt else None,
                 created_at=now,
@@ -321,7 +320,7 @@ def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: An
         )
     # Receipts of calls the transcript does not show are kept too: they are ground truth.
     for receipt in turn.receipts:
-        if receipt.call_id in seen:
+        if turn.call_of(receipt) is not None:
             continue
         out.append(
             ToolCall(

@@ -284,6 +284,60 @@ def test_it_refuses_two_calls_with_one_id_in_a_turn(post_conversation: Any) -> N
     assert response.json()["errors"][0]["path"] == "$.turns[0].messages[1].tool_calls[1].id"
 
 
+def _reused_call_id_transcript() -> dict[str, Any]:
+    """An OpenAI chat transcript whose model reused call_X once its first call was answered."""
+
+    def call(name: str, arguments: str) -> dict[str, Any]:
+        return {"id": "call_X", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+    return {
+        "external_id": "reused-id",
+        "messages": [
+            {"role": "user", "content": "Move reservation ZFA04Y to flight HAT170."},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call("get_reservation_details", '{"id": "ZFA04Y"}')],
+            },
+            {"role": "tool", "tool_call_id": "call_X", "content": '{"flights": ["HAT001"]}'},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call("update_reservation_flights", '{"flights": ["HAT170"]}')],
+            },
+            {"role": "tool", "tool_call_id": "call_X", "content": '{"flights": ["HAT170"]}'},
+            {"role": "assistant", "content": "Done: ZFA04Y is now on HAT170."},
+        ],
+    }
+
+
+def test_it_stores_each_call_of_a_reused_id_beside_its_own_result_and_receipt(post_conversation: Any) -> None:
+    """A reused id is accepted (CONTRACT.md §6) and each stored call keeps the result that
+    answered it and the receipt derived from that result."""
+    response = post_conversation(_reused_call_id_transcript(), query="?format=openai")
+    assert response.status_code == 201, response.json()
+    calls = ToolCall.objects.order_by("id")
+    assert [(c.call_id, c.tool, c.arguments, c.request_seq, c.result_seq, c.result) for c in calls] == [
+        ("call_X", "get_reservation_details", '{"id": "ZFA04Y"}', 1, 2, '{"flights": ["HAT001"]}'),
+        ("call_X", "update_reservation_flights", '{"flights": ["HAT170"]}', 3, 4, '{"flights": ["HAT170"]}'),
+    ]
+    assert [(c.receipt["tool"], c.receipt["handle"]) for c in calls] == [
+        ("get_reservation_details", "r1"),
+        ("update_reservation_flights", "r2"),
+    ]
+
+
+def test_it_refuses_an_answer_to_a_call_already_answered(post_conversation: Any) -> None:
+    """A tool message must answer a call still waiting for its result; the error names it."""
+    payload = _reused_call_id_transcript()
+    payload["messages"].insert(5, dict(payload["messages"][4]))
+    response = post_conversation(payload, query="?format=openai")
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["path"] == "$.messages[5].tool_call_id" and "call_X" in error["message"]
+    assert Conversation.objects.count() == 0
+
+
 def test_call_ids_may_recur_in_later_turns(post_conversation: Any) -> None:
     """Runtimes that number calls afresh each turn are accepted."""
     payload = load_example("03")

@@ -726,3 +726,65 @@ def test_an_otlp_conversation_that_is_not_valid_is_left_for_validation_to_name()
     with pytest.raises(InvalidConversation) as caught:
         canonical(conversation)
     assert caught.value.errors[0]["path"].endswith(".function.name")
+
+
+def test_otlp_pairs_each_call_of_a_reused_id_with_its_own_span() -> None:
+    """call_X read, was answered, then call_X changed (CONTRACT.md §6): the k-th call of an id
+    takes the k-th execute_tool span of that id, so the change gets its own result (from its
+    span) and its own receipt, not the read's."""
+
+    def call_part(name: str) -> dict[str, Any]:
+        return {"type": "tool_call", "id": "call_X", "name": name, "arguments": {"reservation_id": "ZFA04Y"}}
+
+    history = [
+        {"role": "user", "parts": [{"type": "text", "content": "Move ZFA04Y to HAT170."}]},
+        {"role": "assistant", "parts": [call_part("get_reservation_details")]},
+        {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": "call_X", "response": {"flights": []}}],
+        },
+        {"role": "assistant", "parts": [call_part("update_reservation_flights")]},
+    ]
+    answer = [
+        {"role": "assistant", "parts": [{"type": "text", "content": "Moved."}], "finish_reason": "stop"}
+    ]
+    chat = [
+        ("gen_ai.operation.name", "chat"),
+        ("gen_ai.conversation.id", "reused"),
+        ("gen_ai.input.messages", json.dumps(history)),
+        ("gen_ai.output.messages", json.dumps(answer)),
+    ]
+
+    def run(start_ms: int, tool: str, result: str, *, error: bool = False) -> dict[str, Any]:
+        attrs = [
+            ("gen_ai.operation.name", "execute_tool"),
+            ("gen_ai.tool.name", tool),
+            ("gen_ai.tool.call.id", "call_X"),
+            ("gen_ai.tool.call.result", result),
+        ]
+        return span("reused-trace", f"execute_tool {tool}", start_ms, start_ms + 100, attrs, error=error)
+
+    spans = [
+        span("reused-trace", "chat", 2000, 2400, chat),
+        run(1500, "update_reservation_flights", '{"error":"payment declined"}', error=True),
+        run(500, "get_reservation_details", '{"flights":[]}'),
+    ]
+    (conversation,) = otel.conversations_from_spans(export(spans))
+    (turn,) = conversation["turns"]
+    assert [(m["role"], m.get("tool_call_id")) for m in turn["messages"]] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", "call_X"),
+        ("assistant", None),
+        ("tool", "call_X"),
+        ("assistant", None),
+    ]
+    assert turn["messages"][4]["content"] == '{"error":"payment declined"}'
+    assert [(r["tool"], r["ok"]) for r in turn["receipts"]] == [
+        ("get_reservation_details", True),
+        ("update_reservation_flights", False),
+    ]
+    assert [r.tool for r in parse(conversation).turns[0].receipts] == [
+        "get_reservation_details",
+        "update_reservation_flights",
+    ]

@@ -45,6 +45,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from checks.suite.conversation import split_into_turns
+from checks.suite.pairing import answered_in_json, by_occurrence
 
 from .common import offered_tool, result_text, tool_call
 
@@ -544,30 +545,36 @@ def semconv_message(message: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _match_tool_spans(messages: list[dict[str, Any]], tool_spans: list[Span]) -> dict[str, Span]:
-    """Each call of the transcript with its execute_tool span, by call id, else by tool name."""
+def _match_tool_spans(messages: list[dict[str, Any]], tool_spans: list[Span]) -> dict[int, Span]:
+    """Each call of the transcript with its execute_tool span, keyed by the call object's
+    identity: by call id, the k-th call of an id with the k-th span of that id (in start
+    order), since an id may be reused once its call was answered; else by tool name."""
     calls = [call for m in messages for call in m.get("tool_calls") or ()]
-    by_id: dict[str, Span] = {}
+    named: list[Span] = []
     unnamed: list[Span] = []
     for span in sorted(tool_spans, key=lambda s: (s.start, s.order)):
-        call_id = span.attributes.get("gen_ai.tool.call.id")
-        if isinstance(call_id, str) and call_id:
-            by_id.setdefault(call_id, span)
-        else:
-            unnamed.append(span)
-    matched = {call["id"]: by_id[call["id"]] for call in calls if call["id"] in by_id}
+        (named if _span_call_id(span) else unnamed).append(span)
+    ids = [call["id"] if isinstance(call["id"], str) else None for call in calls]
+    spans = by_occurrence(ids, named, _span_call_id)
+    matched = {id(call): span for call, span in zip(calls, spans, strict=True) if span is not None}
     for span in unnamed:
         tool = span.attributes.get("gen_ai.tool.name")
         for call in calls:
-            if call["id"] not in matched and call["function"]["name"] == tool:
-                matched[call["id"]] = span
+            if id(call) not in matched and call["function"]["name"] == tool:
+                matched[id(call)] = span
                 break
     return matched
 
 
-def _with_span_results(messages: list[dict[str, Any]], spans: dict[str, Span]) -> list[dict[str, Any]]:
-    """The transcript with a tool message, from its span's result, for each unanswered call."""
-    answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+def _span_call_id(span: Span) -> str | None:
+    call_id = span.attributes.get("gen_ai.tool.call.id")
+    return call_id if isinstance(call_id, str) and call_id else None
+
+
+def _with_span_results(messages: list[dict[str, Any]], spans: dict[int, Span]) -> list[dict[str, Any]]:
+    """The transcript with a tool message, from its span's result, for each call no tool
+    message of its turn answers (paired as validation pairs them: ``checks.suite.pairing``)."""
+    answered = {id(call) for group in split_into_turns(messages) for call in answered_in_json(group).values()}
     out: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
     for message in messages:
@@ -576,9 +583,9 @@ def _with_span_results(messages: list[dict[str, Any]], spans: dict[str, Span]) -
             pending = []
         out.append(message)
         for call in message.get("tool_calls") or ():
-            span = spans.get(call["id"])
-            if span is not None and call["id"] not in answered:
-                answered.add(call["id"])
+            span = spans.get(id(call))
+            if span is not None and id(call) not in answered:
+                answered.add(id(call))
                 pending.append(_span_tool_message(call["id"], span))
     out.extend(pending)
     return out
@@ -593,26 +600,29 @@ def _span_tool_message(call_id: str, span: Span) -> dict[str, Any]:
     return message
 
 
-def _receipts(messages: list[dict[str, Any]], spans: dict[str, Span]) -> list[dict[str, Any]] | None:
+def _receipts(messages: list[dict[str, Any]], spans: dict[int, Span]) -> list[dict[str, Any]] | None:
     """One receipt per tool message of a turn where a span recorded a call; None elsewhere.
 
     A span's receipt says whether the call succeeded and when it ran; a tool message with
     no span of its own gets a receipt naming the call only, so the transcript fills it in
-    as it would have without spans.
+    as it would have without spans. Each tool message is paired with the call it answers
+    (``checks.suite.pairing``), so a reused id takes the tool and span of its own call.
     """
-    results = [m for m in messages if m.get("role") == "tool"]
-    if not any(m.get("tool_call_id") in spans for m in results):
+    answers = answered_in_json(messages)
+    if not any(id(call) in spans for call in answers.values()):
         return None
-    names = {call["id"]: call["function"]["name"] for m in messages for call in m.get("tool_calls") or ()}
     receipts: list[dict[str, Any]] = []
-    for message in results:
-        call_id = message.get("tool_call_id")
-        span = spans.get(call_id)
+    for i, message in enumerate(messages):
+        if message.get("role") != "tool":
+            continue
+        call = answers.get(i)
+        span = spans.get(id(call)) if call is not None else None
         tool = span.attributes.get("gen_ai.tool.name") if span is not None else None
-        tool = tool if isinstance(tool, str) and tool else names.get(call_id)
+        if not (isinstance(tool, str) and tool) and call is not None:
+            tool = call["function"]["name"]
         if not tool:
             continue
-        receipt: dict[str, Any] = {"call_id": call_id, "tool": tool}
+        receipt: dict[str, Any] = {"call_id": message.get("tool_call_id"), "tool": tool}
         if span is not None:
             receipt["ok"] = not span.error
             receipt["outcome"] = "error" if span.error else "ok"

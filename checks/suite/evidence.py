@@ -23,6 +23,7 @@ refuses a good answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -43,7 +44,7 @@ from .arithmetic import (
 )
 from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
-from .notations import fragment_lookups, is_amount, iso_date_keys, read_clock
+from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
 from .text import sentences
 from .tokens import (
@@ -145,8 +146,17 @@ class AnswerReading:
     shapes_timed_out: bool = False
 
 
-def read_answer(answer: str, opts: EvidenceOptions, skip: list[tuple[int, int]] = ()) -> AnswerReading:
-    """The candidates of an answer, declared shapes first, each with its span."""
+def read_answer(
+    answer: str,
+    opts: EvidenceOptions,
+    skip: list[tuple[int, int]] = (),
+    counted: Callable[[str], bool] | None = None,
+) -> AnswerReading:
+    """The candidates of an answer, declared shapes first, each with its span.
+
+    ``counted`` says whether the results count a noun (they carry its plural as a word or a
+    key); a number said of such a noun ("7 reservations") is a candidate whatever its size.
+    """
     tokens, unread = tokenize(answer)
     if skip:
         tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
@@ -190,6 +200,8 @@ def read_answer(answer: str, opts: EvidenceOptions, skip: list[tuple[int, int]] 
         if (candidate is None or candidate.shape == "number") and _NUMBERISH.fullmatch(token.value):
             if is_amount(answer, token.start, token.end):
                 candidate = _amount_candidate(token)
+            elif candidate is None and counted is not None and token.value.isdigit():
+                candidate = _count_candidate(answer, token, tokens[i + 1 : i + 3], counted)
         if candidate is not None:
             candidate = _with_notations(candidate)
             if candidate.text != answer[candidate.start : candidate.end]:
@@ -214,6 +226,29 @@ def _amount_candidate(token: Token) -> Candidate:
     number = float(value) if len(value) <= 17 else None
     precision = len(value.split(".")[1]) if "." in value else 0
     return Candidate(value, token.text, token.start, token.end, "amount", (value,), number, precision)
+
+
+def _count_candidate(
+    answer: str, token: Token, following: list[Token], counted: Callable[[str], bool]
+) -> Candidate | None:
+    """ "7 reservations", "3 checked bags": a count of a noun the results count. One word may
+    stand between; the claim runs to the noun."""
+    gap = token.end
+    for word in following:
+        if not word.value.isalpha() or answer[gap : word.start].strip():
+            return None
+        if word.value.endswith("s") and counted(word.value):
+            key = count_key(word.value, int(token.value))
+            return Candidate(
+                token.value,
+                answer[token.start : word.end],
+                token.start,
+                word.end,
+                "count",
+                (token.value, key),
+            )
+        gap = word.end
+    return None
 
 
 def _with_notations(candidate: Candidate) -> Candidate:
@@ -307,6 +342,13 @@ class _State:
                 self.amounts.append(Operand(c.number, f"{c.text} (stated in turn {turn})", known[c.value]))
         del self.amounts[:-MAX_POOL]
 
+    def counts_noun(self, plural: str) -> bool:
+        """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
+        if plural not in self.newest or len(plural) < 4:
+            return False
+        prefix = count_key(plural, 0)[:-1]
+        return any(key.startswith(prefix) for source in self.tool_sources for key in source.counts)
+
     def explained_before(self, number: float | None) -> Derivation | Computed | None:
         """An amount an earlier answer computed, said again: the same derivation explains it."""
         return None if number is None else self.derivations.get(number)
@@ -386,7 +428,7 @@ class EvidenceChecker:
         if not turn.answer:
             return
         skip = code_blocks_to_skip(turn) if opts.code == "match" else []
-        reading = read_answer(turn.answer, opts, skip)
+        reading = read_answer(turn.answer, opts, skip, counted=state.counts_noun)
         stats["candidates"] = len(reading.candidates)
         stats["unread"] = reading.unread
         exempt_by_pattern: list[int] = [-1] * len(reading.candidates)
@@ -544,11 +586,15 @@ class EvidenceChecker:
         if best >= 0:
             source = sources[best]
             return source, source.span_of(best_form)
-        fragments = [form for form in candidate.forms if form.startswith("#")]
-        for source in newest_first if fragments else ():
-            for key in fragments:
+        # Keys read from a result only when asked: an identifier's digit run, a list's length.
+        lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
+        for source in newest_first if lazy else ():
+            for key in lazy:
                 if key in source.fragments:
                     return source, source.span_of(key)
+                if key in source.counts:
+                    return source, None
+
         if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
             whole, _, fraction = candidate.value.partition(".")
             if len(whole) >= 4 and whole.isdigit():

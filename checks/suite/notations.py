@@ -204,3 +204,39 @@ def is_amount(text: str, start: int, end: int) -> bool:
     """Whether the number at ``text[start:end]`` is money: a currency sign or code beside it."""
     before = text[max(0, start - 6) : start]
     return bool(_CODE_BEFORE.search(before)) or bool(_WORD_AFTER.match(text, end))
+
+
+# --- counts ------------------------------------------------------------------------------
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def count_key(noun: str, count: int) -> str:
+    """The key of "``count`` ``noun``": a list of that many under a key naming the noun."""
+    return f"count:{_singular(noun)}:{count}"
+
+
+def count_keys(value: object, depth: int = 0) -> set[str]:
+    """The count keys of the lists a JSON value holds: ``"passengers": [3 rows]`` counts 3
+    passengers (the key's last word names the noun: ``open_tickets`` counts tickets)."""
+    out: set[str] = set()
+    if depth > 12:
+        return out
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, list):
+                noun = re.split(r"[^a-z]+", str(key).lower())[-1]
+                if noun:
+                    out.add(count_key(noun, len(item)))
+            if isinstance(item, (dict, list)):
+                out |= count_keys(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:500]:
+            if isinstance(item, (dict, list)):
+                out |= count_keys(item, depth + 1)
+    return out

@@ -91,8 +91,9 @@ def test_it_ignores_case_and_end_decoration() -> None:
 
 
 def test_it_leaves_prose_unexamined() -> None:
-    """Small numbers, 24/7, ordinals, a 4-port switch and digit-free words are not candidates."""
-    result = run("We watch it 24/7; the 3rd of 12 ports on a 4-port card failed twice in 365 days.")
+    """Small numbers, 24/7, ordinals, a 4-port switch and digit-free words are not candidates
+    (nor is a count of links, which no result counts)."""
+    result = run("We watch it 24/7; the 3rd of 12 links on a 4-port card failed twice in 365 days.")
     assert result["turns"][0]["candidates"] == 0
 
 
@@ -454,9 +455,11 @@ def test_blind_spot_a_real_value_about_the_wrong_subject_passes() -> None:
     assert codes(run("The FCID of fc1/3 is 0x650000."), "unsupported_value") == []
 
 
-def test_blind_spot_a_three_digit_invented_count_passes() -> None:
-    """Under the default min_digits of 4, an invented count of 412 is prose."""
-    assert codes(run("The switch has 412 ports."), "unsupported_value") == []
+def test_a_three_digit_invented_count_of_what_the_results_count_is_flagged() -> None:
+    """The seed's blind spot, closed by amendment 1.1: the result lists ports, so "412 ports"
+    is a count to check whatever its size; "412 links" counts nothing the results list."""
+    assert flagged(run("The switch has 412 ports.")) == ["412"]
+    assert codes(run("The switch has 412 links."), "unsupported_value") == []
 
 
 def test_blind_spot_a_digit_free_invented_name_passes() -> None:

@@ -163,3 +163,23 @@ def test_an_amount_with_a_currency_word_after_it_is_money() -> None:
     """ "740 USD" and "740 dollars" are amounts too."""
     assert flagged(run("You were charged 740 USD.", {"charged": 1480})) == ["740"]
     assert flagged(run("That is 1480 dollars.", {"charged": 1480})) == []
+
+
+# --- counts -------------------------------------------------------------------------------
+
+ACCOUNT = {"user_id": "mia_li_3668", "reservations": ["4WQ150", "VAAOXJ"], "open_tickets": []}
+
+
+def test_a_count_of_a_noun_the_results_count_is_checked_at_any_size() -> None:
+    """ "7 reservations" when the account lists two and no result says 7: flagged, with the
+    noun in the claim; "2 reservations" is grounded by the list's length."""
+    result = run("The account has 7 reservations.", ACCOUNT)
+    assert flagged(result) == ["7 reservations"]
+    assert [f["shape"] for f in result["findings"] if f["code"] == "unsupported_value"] == ["count"]
+    assert flagged(run("The account has 2 reservations.", ACCOUNT)) == []
+
+
+def test_a_count_of_a_noun_no_result_counts_is_not_read() -> None:
+    """ "7 cats": no result holds a list of cats, so the count is prose."""
+    assert flagged(run("The account has 7 cats.", ACCOUNT)) == []
+    assert flagged(run("The account has 7 business reasons.", ACCOUNT)) == []
