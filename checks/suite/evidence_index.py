@@ -18,7 +18,16 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any
 
-from .tokens import DECORATION, MAX_SOURCE_TOKENS, index_text, is_separator, normalize, token_forms
+from .notations import count_keys, fragment_span, twelve_hour_times, written_dates
+from .tokens import (
+    DECORATION,
+    MAX_SOURCE_TOKENS,
+    fragment_forms,
+    index_text,
+    is_separator,
+    normalize,
+    token_forms,
+)
 from .types import Conversation, Evidence
 
 _DECODER = json.JSONDecoder()
@@ -220,6 +229,23 @@ class Source:
         return echoes - kept
 
     @property
+    def fragments(self) -> set[str]:
+        """The digit-run keys of the identifiers this message carries, read on first use."""
+        found = self.cache.get("fragments")
+        if found is None:
+            found = self.cache["fragments"] = fragment_forms(self.forms)
+        return found
+
+    @property
+    def counts(self) -> set[str]:
+        """The count keys (``notations.count_keys``) of the lists this result holds."""
+        found = self.cache.get("counts")
+        if found is None:
+            parsed = self.parsed() if self.role == "tool" else None
+            found = self.cache["counts"] = count_keys(parsed) if parsed is not _NO_PATH else set()
+        return found
+
+    @property
     def low(self) -> str:
         if self._low is None:
             low = self.text.lower()
@@ -229,8 +255,13 @@ class Source:
         return self._low
 
     def span_of(self, form: str) -> tuple[int, int] | None:
-        """Where ``form`` stands in this message's text: a whole token, else a token's part."""
+        """Where ``form`` stands in this message's text: a whole token, else a token's part.
+
+        A notation's key (``notations``) stands where the value it keys is written.
+        """
         low = self.low
+        if form.startswith("#"):
+            return fragment_span(low, form)
         at, tried, fallback = low.find(form), 0, None
         while at != -1 and tried < 2000:
             tried += 1
@@ -247,7 +278,20 @@ class Source:
             if fallback is None and _bounded(low, at, at + len(form)):
                 fallback = (at, at + len(form))  # a part of a token: a timestamp's date
             at = low.find(form, at + 1)
-        return fallback
+        return fallback or self._written_span(form)
+
+    def _written_span(self, key: str) -> tuple[int, int] | None:
+        """Where a 12-hour time or a date in words that ``key`` stands for is written."""
+        if key.startswith("md:") or (len(key) == 10 and key[4] == "-"):
+            found = written_dates(self.low)
+        elif ":" in key:
+            found = twelve_hour_times(self.low)
+        else:
+            return None
+        for keys, start, end in found:
+            if key in keys:
+                return start, end
+        return None
 
     def grouped_span(self, grouped: str) -> tuple[int, int] | None:
         """Where a number written with thousands separators (``41,200``) stands."""
