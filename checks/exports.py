@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
+from .evidence_calls import StoredCalls, evidence_call, stored_calls
 from .models import (
     Correction,
     CorrectionState,
@@ -132,24 +133,12 @@ def _batches(findings: QuerySet[Finding]) -> Iterator[list[Finding]]:
         last = batch[-1].pk
 
 
-def _calls_for(findings: list[Finding]) -> dict[tuple[int, str], ToolCall]:
-    """The tool calls the batch's evidence points at, by (conversation, call id)."""
-    wanted = {item.get("call_id") for f in findings for item in f.evidence if isinstance(item, dict)}
-    wanted.discard(None)
-    if not wanted:
-        return {}
-    calls = ToolCall.objects.filter(
-        turn__conversation_id__in={f.conversation_id for f in findings}, call_id__in=wanted
-    ).values("turn__conversation_id", "call_id", "tool", "result")
-    return {(c["turn__conversation_id"], c["call_id"]): c for c in calls}
-
-
-def _evidence(finding: Finding, calls: dict[tuple[int, str], Any]) -> list[dict[str, Any]]:
+def _evidence(finding: Finding, calls: StoredCalls) -> list[dict[str, Any]]:
     out = []
     for item in finding.evidence:
         if not isinstance(item, dict):
             continue
-        call = calls.get((finding.conversation_id, item.get("call_id") or ""))
+        call = evidence_call(finding, item, calls)
         start, end = item.get("start"), item.get("end")
         excerpt = None
         if call is not None:
@@ -170,7 +159,7 @@ def _evidence(finding: Finding, calls: dict[tuple[int, str], Any]) -> list[dict[
 
 
 def finding_record(
-    finding: Finding, calls: dict[tuple[int, str], Any], project: Project, base_url: str = ""
+    finding: Finding, calls: StoredCalls, project: Project, base_url: str = ""
 ) -> dict[str, Any]:
     """A finding with where it stands, what it rests on, and what reviewers did about it."""
     convo, turn = finding.conversation, finding.turn
@@ -235,7 +224,7 @@ def finding_records(
     project: Project, filters: dict[str, str], base_url: str = ""
 ) -> Iterator[dict[str, Any]]:
     for batch in _batches(select_findings(project, filters)):
-        calls = _calls_for(batch)
+        calls = stored_calls(batch)
         for finding in batch:
             yield finding_record(finding, calls, project, base_url)
 
@@ -490,7 +479,7 @@ def chat_example(correction: Correction) -> dict[str, Any]:
     return example
 
 
-def plain_record(correction: Correction, calls: dict[tuple[int, str], Any]) -> dict[str, Any]:
+def plain_record(correction: Correction, calls: StoredCalls) -> dict[str, Any]:
     finding = correction.finding
     return {
         "answer": finding.turn.answer,
@@ -513,7 +502,7 @@ def plain_record(correction: Correction, calls: dict[tuple[int, str], Any]) -> d
 
 def dataset_lines(project: Project, filters: dict[str, str], shape: str) -> Iterator[str]:
     for batch in _correction_batches(approved_corrections(project, filters)):
-        calls = _calls_for([c.finding for c in batch]) if shape == "plain" else {}
+        calls = stored_calls([c.finding for c in batch]) if shape == "plain" else {}
         if shape == "chat":  # each example replays its turn: two queries a batch, not per line
             prefetch_related_objects(
                 batch,

@@ -21,6 +21,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from . import audit
+from .evidence_calls import StoredCalls, evidence_call, stored_calls
 from .models import (
     Conversation,
     Correction,
@@ -29,7 +30,6 @@ from .models import (
     Finding,
     FindingStatus,
     Project,
-    ToolCall,
     Turn,
 )
 
@@ -523,12 +523,12 @@ def _confirmed(project: Project, period: Period | None, conversation: Conversati
     )
 
 
-def _finding_entry(finding: Finding, calls: dict[tuple[int, str], Any]) -> dict[str, Any]:
+def _finding_entry(finding: Finding, calls: StoredCalls) -> dict[str, Any]:
     evidence = []
     for item in finding.evidence:
         if not isinstance(item, dict):
             continue
-        call = calls.get((finding.conversation_id, item.get("call_id") or ""))
+        call = evidence_call(finding, item, calls)
         start, end = item.get("start"), item.get("end")
         text = ""
         if call is not None:
@@ -562,16 +562,7 @@ def report_context(
     prepared_by: str = "",
 ) -> dict[str, Any]:
     findings = _confirmed(project, period, conversation)
-    wanted = {
-        (f.conversation_id, e.get("call_id")) for f in findings for e in f.evidence if isinstance(e, dict)
-    }
-    calls = {}
-    if wanted:
-        for c in ToolCall.objects.filter(
-            turn__conversation_id__in={cid for cid, _ in wanted},
-            call_id__in={call for _, call in wanted if call},
-        ).values("turn__conversation_id", "call_id", "tool", "result"):
-            calls[(c["turn__conversation_id"], c["call_id"])] = c
+    calls = stored_calls(findings)
     figures = summary_figures(project, None if conversation else period, conversation)
     charts: list[Any] = []
     if conversation is None and period is not None:

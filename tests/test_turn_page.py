@@ -207,7 +207,12 @@ def test_evidence_under_a_reused_call_id_shows_the_call_it_points_into(
     [card] = [c for c in response.context["cards"] if c["finding"].code == "count_misstatement"]
     [evidence] = card["evidence"]
     assert (evidence["call"].tool, evidence["call"].result) == ("search_reservations", search)
-    assert "QW12RT" in response.content.decode()
+    html = response.content.decode()
+    assert "QW12RT" in html
+    # Each tool message of the transcript names the call it answers.
+    assert html.index("result of <code>search_reservations</code>") < html.index(
+        "result of <code>update_reservation_flights</code>"
+    )
 
 
 def test_a_computed_figure_shows_its_derivation_operands_and_evidence(

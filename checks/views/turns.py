@@ -6,12 +6,13 @@ import json
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch, Q
+from django.db.models import F, Prefetch, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import review, suite
+from ..evidence_calls import call_for, grouped
 from ..models import (
     AuditEvent,
     Comment,
@@ -148,9 +149,30 @@ def _audit_events(project: Project, findings: list[Finding]) -> Any:
     )
 
 
-def _calls_by_id(convo: Conversation) -> dict[str, ToolCall]:
-    """Every call of the conversation by id: evidence may point into an earlier turn."""
-    return {c.call_id: c for c in ToolCall.objects.filter(turn__conversation=convo) if c.call_id}
+def _calls_by_id(convo: Conversation) -> dict[Any, list[ToolCall]]:
+    """Every call of the conversation by id, in transcript order: evidence may point into
+    an earlier turn, and an id may name several calls (``evidence_calls``)."""
+    rows = (
+        ToolCall.objects.filter(turn__conversation=convo)
+        .exclude(call_id="")
+        .annotate(turn_index=F("turn__index"))
+        .order_by("turn_index", "id")
+    )
+    return grouped(rows, lambda c: c.call_id)
+
+
+def _call(
+    calls: dict[Any, list[ToolCall]], item: dict[str, Any], turn: int, value: str | None
+) -> ToolCall | None:
+    """The call an evidence item (of a finding or grounded value in ``turn``) points into."""
+    return call_for(
+        calls.get(item.get("call_id") or "", []),
+        item,
+        turn,
+        turn_of=lambda c: c.turn_index,  # type: ignore[attr-defined]
+        result_of=lambda c: c.result,
+        value=value,
+    )
 
 
 def _message_view(
@@ -201,11 +223,11 @@ def _turn_summary(run: Any, index: int) -> dict[str, Any]:
 SNIPPET_CONTEXT = 80  # characters shown either side of a grounding span
 
 
-def _grounded(index: int, item: dict[str, Any], calls: dict[str, ToolCall]) -> dict[str, Any]:
+def _grounded(index: int, item: dict[str, Any], calls: dict[Any, list[ToolCall]]) -> dict[str, Any]:
     """A grounded value and the tool result that carries it, cut to the span and its context."""
     sources = []
     for evidence in item.get("evidence", []):
-        call = calls.get(evidence.get("call_id") or "")
+        call = _call(calls, evidence, item.get("turn", 0), item.get("value"))
         start, end = evidence.get("start"), evidence.get("end")
         if call is None or start is None or end is None:
             sources.append({"evidence": evidence, "call": call, "pieces": []})
@@ -225,11 +247,11 @@ def _grounded(index: int, item: dict[str, Any], calls: dict[str, ToolCall]) -> d
 
 
 def _card(
-    finding: Finding, calls: dict[str, ToolCall], *, user: Any, membership: Membership, error: str = ""
+    finding: Finding, calls: dict[Any, list[ToolCall]], *, user: Any, membership: Membership, error: str = ""
 ) -> dict[str, Any]:
     evidence = []
     for item in finding.evidence:
-        call = calls.get(item.get("call_id") or "")
+        call = _call(calls, item, finding.turn.index, finding.value)
         text = call.result if call else ""
         marks = []
         if call and item.get("start") is not None and item.get("end") is not None:
