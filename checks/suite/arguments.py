@@ -25,8 +25,10 @@ from typing import Any
 
 from .evidence_index import Source, index_for, is_absence, join_path, parse_arguments
 from .options import Options
-from .tokens import classify, lookup_forms, normalize, tokenize
+from .tokens import canonical_number, classify, lookup_forms, normalize, tokenize
+from .tool_names import may_write
 from .types import Conversation, Finding, Receipt, ToolCall, Turn
+from .write_numbers import Supply, amounts_in, unsupplied
 
 NAME = "arguments"
 MIN_ARMED_LENGTH = 4
@@ -121,6 +123,7 @@ class _Seen:
         self.newest: dict[str, int] = {}
         self.tools: list[Source] = []
         self.prose: list[str] = []
+        self.supply = Supply(results=self.tools)  # for the numbers typed into writes
 
     def absorb(self, source: Source) -> None:
         if source.role == "tool":
@@ -129,6 +132,15 @@ class _Seen:
         else:
             self.person_forms |= source.forms
             self.person_texts.append(source.text.lower())
+            if source.role == "user":
+                self.supply.user_texts.append(source.text)
+                self.supply.prose_amounts |= amounts_in(source.text)
+
+    def absorb_prose(self, text: str) -> None:
+        """An answer's own words: not evidence of an identifier, but the amounts it states are
+        what a later payment is computed from."""
+        self.prose.append(text.lower())
+        self.supply.prose_amounts |= amounts_in(text)
 
 
 class ArgumentsChecker:
@@ -150,7 +162,7 @@ class ArgumentsChecker:
                 if message.role != "assistant":
                     continue
                 if message.text:
-                    seen.prose.append(message.text.lower())
+                    seen.absorb_prose(message.text)
                 for call in message.tool_calls:
                     findings.extend(self._judge_call(turn, call, options, seen, index.sources, at))
         return findings
@@ -193,7 +205,28 @@ class ArgumentsChecker:
                 result = at.get(answered) if answered is not None else None
                 if _is_empty(result, turn.receipt_of(call)):
                     out.append(self._empty_lookup(turn, call, path, value, producer, forms))
+        if may_write(call.tool, turn.receipt_of(call)):
+            for path, number in unsupplied(arguments, seen.supply):
+                out.append(self._unsupplied_number(turn, call, path, number))
         return out
+
+    @staticmethod
+    def _unsupplied_number(turn: Turn, call: ToolCall, path: str, number: float) -> Finding:
+        value = canonical_number(repr(number))
+        return Finding(
+            turn=turn.index,
+            checker=NAME,
+            code="unsupported_argument",
+            severity="flag",
+            explanation=(
+                f"The argument `{path}` of {call.tool} (call {call.call_id}), a call that changes "
+                f"data, is `{value}`, and nothing supplied it: no user message says it of what "
+                f"`{path}` counts, no record the call names holds it under the same key, and no "
+                "documented derivation gives it."
+            ),
+            value=value,
+            extra={"call_id": call.call_id, "path": path, "tool": call.tool, "found_in": "nowhere"},
+        )
 
     @staticmethod
     def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:

@@ -273,7 +273,7 @@ def explain(
     # Each source's facts are read only when an earlier step found nothing: most numbers
     # are settled by the newest result, and a large result is costly to read.
     near = sources[:MAX_SOURCES]
-    for source in near:
+    for source in near if "rounded" in kinds else ():
         spelling = _near(_numbers(source), number, tol)
         if spelling is not None:
             return _leaf("rounded", "{}", source, spelling)

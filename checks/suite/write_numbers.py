@@ -1,0 +1,213 @@
+"""Numbers a model typed into a write: where each could have come from.
+
+A booking with ``"total_baggages": 3`` when nobody mentioned bags changes the record as much
+as an invented identifier does, and the answer built on it is "grounded" in the write's own
+result. So each number in the arguments of a call that may change something
+(``tool_names.may_write``) must be supplied by one of these, and nothing else:
+
+- **the user said it of that noun**: the number (in figures or words, "a bag" is 1) stands
+  within three words before a word that names the argument ("2 checked bags" for
+  ``total_baggages``: a word of the key, generic words like total or number aside, sharing
+  its first three letters; a key of generic words only, like ``quantity``, takes a number
+  said of any noun);
+- **an earlier result holds it under the same key** (``total_baggages`` read as 3);
+- **a documented derivation gives it**: an earlier result's value under the same key plus or
+  minus a count the user said of that noun ("add two bags" to 1 makes 3); an amount of money
+  that an earlier answer or the user stated as money, that a result holds under a money key
+  (price, amount, total, …) or names in its text ("total price is 305"), or a sum over a
+  result's list
+  (``derived``), or one share of a payment whose shares under the same key add up to such
+  an amount; a count no larger than another argument of the same call that names
+  the same thing and is itself supplied (the non-free bags of a total the user gave);
+- **zero**, the default of every count.
+
+A number elsewhere in the system prompt, or under an unrelated key, supplies nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .arithmetic import money_leaves
+from .derived import explain
+from .evidence_index import Source, join_path
+from .notations import is_amount
+from .text import NUMBER_WORDS, name_tokens, singular
+from .tokens import tokenize
+
+_GENERIC_WORDS = frozenset(
+    "total num number count quantity qty new old max min nonfree free extra id ids".split()
+)
+_MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
+_COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
+_SAID = re.compile(rf"\b(\d+|{_COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
+MAX_LEAVES = 2000
+
+
+def number_arguments(value: Any, path: str = "") -> list[tuple[str, float]]:
+    """Every number (not a boolean) among a call's arguments, with its path."""
+    if type(value) in (int, float):
+        return [(path, float(value))]
+    out: list[tuple[str, float]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(number_arguments(item, join_path(path, str(key))))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out.extend(number_arguments(item, join_path(path, i)))
+    return out
+
+
+def last_key(path: str) -> str:
+    """``payment_methods[0].amount`` -> ``amount``."""
+    return re.sub(r"\[[^\]]*\]", "", path).rsplit(".", 1)[-1].lower()
+
+
+def key_stems(key: str) -> set[str]:
+    """The first three letters of each word that names what a key counts."""
+    return {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
+
+
+def is_money_key(key: str) -> bool:
+    return any(word in _MONEY_WORDS for word in name_tokens(key))
+
+
+def keyed_numbers(source: Source) -> dict[str, set[float]]:
+    """Each key of a JSON result with the numbers it holds anywhere in the result."""
+    cached = source.cache.get("keyed_numbers")
+    if cached is not None:
+        return cached
+    out: dict[str, set[float]] = {}
+    stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
+    seen = 0
+    while stack and seen < MAX_LEAVES:
+        node, key = stack.pop()
+        seen += 1
+        if isinstance(node, dict):
+            stack.extend((item, str(k).lower()) for k, item in node.items())
+        elif isinstance(node, list):
+            stack.extend((item, key) for item in node[:500])
+        elif type(node) in (int, float) and key:
+            out.setdefault(key, set()).add(float(node))
+    source.cache["keyed_numbers"] = out
+    return out
+
+
+def said_of(texts: Iterable[str], stems: set[str]) -> set[float]:
+    """The numbers the texts say of a noun with one of ``stems`` ("two checked bags"), or of
+    any noun when there are no stems."""
+    out: set[float] = set()
+    for text in texts:
+        for match in _SAID.finditer(text):
+            words = match.group(2).lower().split()
+            # A key that names no noun (``quantity``) takes a number said of any noun.
+            if not stems or any(singular(w)[:3] in stems for w in words):
+                number = _number(match.group(1))
+                if number is not None:
+                    out.add(number)
+    return out
+
+
+def _number(word: str) -> float | None:
+    word = word.lower()
+    if word.isdigit():
+        return float(word)
+    if word in ("a", "an", "single"):
+        return 1.0
+    value = NUMBER_WORDS.get(word)
+    return None if value is None else float(value)
+
+
+def amounts_in(text: str) -> set[float]:
+    """The amounts of money a text writes ("$250", "55 USD")."""
+    tokens, _ = tokenize(text)
+    out = set()
+    for token in tokens:
+        if re.fullmatch(r"\d+(?:\.\d+)?", token.value) and is_amount(text, token.start, token.end):
+            out.add(float(token.value))
+    return out
+
+
+@dataclass
+class Supply:
+    """What the conversation has said before a call: who could have supplied a number."""
+
+    user_texts: list[str] = field(default_factory=list)
+    prose_amounts: set[float] = field(default_factory=set)  # money the user or an answer stated
+    results: list[Source] = field(default_factory=list)
+
+    def same_key(self, key: str) -> set[float]:
+        out: set[float] = set()
+        for source in self.results:
+            out |= keyed_numbers(source).get(key, set())
+        return out
+
+
+def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, float]]:
+    """The numbers of a write's arguments that nothing supplied, with their paths."""
+    numbers = number_arguments(arguments)
+    supplied: dict[str, bool] = {}
+    for path, value in numbers:
+        supplied[path] = _supplied(path, value, supply)
+    out = []
+    for path, value in numbers:
+        if supplied[path]:
+            continue
+        key = last_key(path)
+        if is_money_key(key):
+            # One share of a split payment: the shares under the same key make a known total.
+            shares = sum(other_value for other, other_value in numbers if last_key(other) == key)
+            if _known_amount(shares, supply):
+                continue
+        stems = key_stems(key)
+        # A part of a supplied total of the same thing: the non-free bags of the bags the user gave.
+        if any(
+            supplied[other] and other != path and value <= total and stems & key_stems(last_key(other))
+            for other, total in numbers
+        ):
+            continue
+        out.append((path, value))
+    return out
+
+
+_MONEY_IN_TEXT = re.compile(
+    r"\b(?:price|total|paid|amount|cost|fee|fare|balance|refund|charged?)\b[^\d\n]{0,20}?(\d+(?:\.\d+)?)",
+    re.I,
+)
+
+
+def _text_amounts(source: Source) -> set[float]:
+    """The amounts a text result names ("total price is 305, but paid 255")."""
+    return {float(m.group(1)) for m in _MONEY_IN_TEXT.finditer(source.text[:20_000])} | amounts_in(
+        source.text[:20_000]
+    )
+
+
+def _known_amount(value: float, supply: Supply) -> bool:
+    """Money the user or an answer stated, a result holds under a money key, or a sum over
+    one result's list."""
+    if value in supply.prose_amounts:
+        return True
+    if any(leaf.value == value for source in supply.results for leaf in money_leaves(source)):
+        return True
+    if any(value in _text_amounts(source) for source in supply.results if not source.looks_json):
+        return True
+    return explain(value, 2, supply.results[::-1], kinds=("column-sum",), whole_lists=True) is not None
+
+
+def _supplied(path: str, value: float, supply: Supply) -> bool:
+    key = last_key(path)
+    if value == 0:
+        return True
+    if value in supply.same_key(key):
+        return True
+    if is_money_key(key):
+        return _known_amount(value, supply)
+    stems = key_stems(key)
+    said = said_of(supply.user_texts, stems)
+    if value in said:
+        return True
+    return any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)

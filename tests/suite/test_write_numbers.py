@@ -1,0 +1,135 @@
+"""Numbers typed into a call that changes data must be supplied (amendment 1.1, "Arguments")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from suite_helpers import build_conversation
+
+from checks.suite import run_suite
+
+ORDER = {"order_id": "ORD-4471", "items": [{"sku": "TEA-01", "quantity": 2, "price": 12}], "total": 24}
+
+
+def conversation(user: str, calls: list[tuple[str, dict[str, Any], Any]], answers: list[str] = ()) -> Any:
+    """One turn: the user's message, then each call with its result, then the answer."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": user}]
+    for text in answers:
+        messages.append({"role": "assistant", "content": text})
+    for i, (tool, args, result) in enumerate(calls, start=1):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(result)})
+    messages.append({"role": "assistant", "content": "Done as asked."})
+    return run_suite(build_conversation({"messages": messages}), only={"arguments"})
+
+
+def unsupported(result: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f["path"], f["value"]) for f in result["findings"] if f["code"] == "unsupported_argument"]
+
+
+def test_a_count_nobody_gave_in_a_write_is_flagged_and_names_call_path_and_value() -> None:
+    """The user asked for tea, never for three boxes: `quantity` 3 is invented."""
+    result = conversation(
+        "Please order the TEA-01 tea for me.",
+        [("create_order", {"sku": "TEA-01", "quantity": 3}, {"ok": True})],
+    )
+    assert unsupported(result) == [("quantity", "3")]
+    [finding] = result["findings"]
+    assert "(call c1)" in finding["explanation"] and "`quantity`" in finding["explanation"]
+
+
+def test_a_count_the_user_said_of_that_noun_is_supplied() -> None:
+    """ "three boxes of TEA-01" supplies quantity 3 of box... and of what the key counts."""
+    result = conversation(
+        "Please order 3 boxes of the TEA-01 tea.",
+        [("create_order", {"sku": "TEA-01", "boxes": 3}, {"ok": True})],
+    )
+    assert unsupported(result) == []
+    words = conversation(
+        "Please order three boxes of TEA-01.", [("create_order", {"sku": "TEA-01", "boxes": 3}, {"ok": True})]
+    )
+    assert unsupported(words) == []
+
+
+def test_a_number_the_user_said_of_another_noun_does_not_supply_it() -> None:
+    """ "3 days" is not 3 boxes."""
+    result = conversation(
+        "Deliver TEA-01 within 3 days please.",
+        [("create_order", {"sku": "TEA-01", "boxes": 3}, {"ok": True})],
+    )
+    assert unsupported(result) == [("boxes", "3")]
+
+
+def test_a_read_never_needs_its_numbers_supplied() -> None:
+    """A search's page size is nobody's claim: read-named tools are not writes."""
+    result = conversation("Find my orders.", [("search_orders", {"limit": 50}, {"orders": []})])
+    assert unsupported(result) == []
+
+
+def test_an_earlier_results_value_under_the_same_key_supplies_it_and_a_change_by_the_users_count() -> None:
+    """The order holds quantity 2; "add one more" makes 3; 5 is nobody's."""
+    read = ("get_order", {"order_id": "ORD-4471"}, ORDER)
+    same = conversation("Keep ORD-4471 as it is.", [read, ("update_order", {"quantity": 2}, {"ok": True})])
+    assert unsupported(same) == []
+    more = conversation(
+        "Add one more box to ORD-4471.", [read, ("update_order", {"quantity": 3}, {"ok": True})]
+    )
+    assert unsupported(more) == []
+    wrong = conversation(
+        "Add one more box to ORD-4471.", [read, ("update_order", {"quantity": 5}, {"ok": True})]
+    )
+    assert unsupported(wrong) == [("quantity", "5")]
+
+
+def test_payment_shares_that_add_up_to_a_stated_total_are_supplied() -> None:
+    """The order's total is 24 (a sum over its items): shares of 20 and 4 make it; 20 and 5
+    do not, and neither share is then supplied."""
+    read = ("get_order", {"order_id": "ORD-4471"}, ORDER)
+    shares = [{"card": "gift_1", "amount": 20}, {"card": "visa_2", "amount": 4}]
+    ok = conversation(
+        "Pay ORD-4471 with gift_1 and visa_2.", [read, ("pay_order", {"payments": shares}, {"ok": True})]
+    )
+    assert unsupported(ok) == []
+    shares[1]["amount"] = 5
+    off = conversation(
+        "Pay ORD-4471 with gift_1 and visa_2.", [read, ("pay_order", {"payments": shares}, {"ok": True})]
+    )
+    assert unsupported(off) == [("payments[0].amount", "20"), ("payments[1].amount", "5")]
+
+
+def test_zero_is_every_counts_default() -> None:
+    result = conversation(
+        "Order TEA-01.", [("create_order", {"sku": "TEA-01", "gift_wraps": 0}, {"ok": True})]
+    )
+    assert unsupported(result) == []
+
+
+def test_a_number_in_the_system_prompt_does_not_supply_a_count() -> None:
+    """A policy that mentions "3 boxes" supplies nothing the user did not ask for."""
+    data = build_conversation(
+        {
+            "messages": [
+                {"role": "user", "content": "Order TEA-01."},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {
+                                "name": "create_order",
+                                "arguments": '{"sku": "TEA-01", "boxes": 3}',
+                            },
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true}'},
+                {"role": "assistant", "content": "Ordered."},
+            ]
+        }
+    )
+    data["system"] = "Customers may order at most 3 boxes at a time."
+    assert unsupported(run_suite(data, only={"arguments"})) == [("boxes", "3")]
