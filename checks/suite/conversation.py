@@ -508,13 +508,39 @@ def result_facts(message: Message | None) -> dict[str, Any]:
         value = json.loads(message.text)
     except (ValueError, RecursionError):
         value = None
-    error = message.is_error or (isinstance(value, dict) and "error" in value)
+    error = message.is_error or is_error_shaped(message.text, value)
     rows = _rows(value)
     if rows is None:
         count, emptiness = None, "unknown"
     else:
         count, emptiness = len(rows), ("non-empty" if rows else "empty")
     return {"ok": not error, "result_count": count, "emptiness": emptiness}
+
+
+# A failure written as text (amendment 1.1): a short message that opens with one of these.
+_ERROR_TEXT = re.compile(
+    r"\s*(?:error\b\s*:|an error occurred\b|exception\s*:|traceback \(most recent call last\))", re.I
+)
+_FAILED_STATUS = frozenset(["error", "failed", "failure", "fail", "denied", "rejected", "refused"])
+MAX_ERROR_TEXT = 2000
+
+
+def is_error_shaped(text: str, value: Any) -> bool:
+    """Whether a tool result reports that the call failed.
+
+    An object with an ``error`` key (not an empty one) or a ``status`` that says it failed; a
+    short text that opens with "Error:" or "An error occurred" (the Agents SDK's fixed
+    "An error occurred while running the tool. Please try again."). A read whose data
+    mentions failures ("Failed logins: 3") is not one.
+    """
+    if isinstance(value, dict):
+        if "error" in value and value["error"] not in (None, False, "", [], {}):
+            return True
+        status = value.get("status")
+        return isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
+    if value is not None:
+        return False
+    return len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
 
 
 def _rows(value: Any) -> list[Any] | None:

@@ -293,3 +293,25 @@ def test_it_refuses_an_id_reused_while_its_call_still_waits_for_its_answer() -> 
     assert "$.turns[0].messages[1].tool_calls[0].id" in errors[0]["message"]
     with pytest.raises(InvalidConversation):
         parse(payload)
+
+
+@pytest.mark.parametrize(
+    ("result", "ok"),
+    [
+        ("Error: ticket T-7 could not be closed", False),
+        ("An error occurred while running the tool. Please try again.", False),
+        ('{"status": "failed", "reason": "card declined"}', False),
+        ('{"error": {"code": 409, "message": "conflict"}}', False),
+        ('{"error": null, "ticket": "T-7", "state": "closed"}', True),
+        ('{"status": "available", "seats": 4}', True),
+        ("Failed logins: 3 in the last hour", True),
+        ('{"failed_logins": 3, "status": "ok"}', True),
+        ("Error: " + "x" * 3000, True),  # a long text that merely opens with the word
+    ],
+)
+def test_a_derived_receipt_reads_failures_written_as_text_or_status(result: str, ok: bool) -> None:
+    """Amendment 1.1: an error-shaped result derives ok false and outcome error; a read whose
+    data mentions failures does not."""
+    turn = build_turn("Done.", calls=[{"tool": "close_ticket", "result": result}])
+    [receipt] = parse(build_conversation(turn)).turns[0].receipts
+    assert (receipt.ok, receipt.outcome) == (ok, "ok" if ok else "error")
