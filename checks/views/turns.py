@@ -275,6 +275,7 @@ def _card(
     return {
         "finding": finding,
         "evidence": evidence,
+        "derivation": (finding.details or {}).get("derivation"),
         "decisions": [d for d in decisions if d.reviewer_id == user.pk] if blind else decisions,
         "hidden_decisions": sum(d.reviewer_id != user.pk for d in decisions) if blind else 0,
         "blind": blind,
