@@ -4,9 +4,28 @@ A model with no tool to call will still narrate the action it was asked for ("I'
 your favourite tea as sencha"), and the narration reads exactly like a real report. This
 checker compares the answer's wording with what the transcript and the receipts show ran:
 
-- ``unverified_action``: the answer reports an action and no tool ran in the turn;
-- ``failed_action_claimed``: tools ran, but every call that could have done the action
-  failed or was denied.
+- ``unverified_action``: the answer reports a completed change and no successful call of the
+  turn (or, for "has been", of an earlier turn) could have made it;
+- ``failed_action_claimed``: calls that could have made it ran, and every one failed or was
+  denied.
+
+What counts as a report: a first-person perfect or past ("I've added", "I cancelled"),
+"successfully added", a passive perfect ("has been cancelled"), a state only a change brings
+("is now cancelled"), a list item that opens with the act ("- Added three bags"), a counted
+thing and its act ("1 checked bag added"), and "Done!". The verbs are in the tuples below.
+
+Which call could have made it (``_able``): not one named as a read (``tool_names``: get,
+search, list, find, lookup, calculate, think, …) nor one whose receipt says ``read``; one
+whose name's verb can do the claim's (``_VERB_GROUPS``: "added" takes book/create/add or
+update/change, "cancelled" takes cancel/delete or update, "sent" takes send/email/transfer;
+an unknown verb, such as a name that starts with a noun, can do anything); and one that acts
+on what the claim names: the claim's object (after an active verb, the subject of a passive
+one, singular, "1 checked bag" -> bag) must share its first three letters with a word of the
+tool's name or of its arguments' names (``update_reservation_baggages`` and
+``total_baggages`` change bags; ``update_reservation_flights`` does not). An object counts
+only when the conversation's tools deal in that kind of thing (a word of a tool name, an
+argument name or a result key): "your favourite tea" is content, not a kind. A refund is what
+any change pays back, so any call that changes data could have made one.
 
 Precision matters more than recall here: a notice on a truthful answer teaches reviewers to
 ignore notices. So a phrase counts only when it reports a *completed* action in the first
@@ -16,11 +35,22 @@ person, and refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .options import Options
-from .text import APOSTROPHE, OFFER_OR_PLAN, Sentence, prepare, sentence_at, sentences
-from .types import Conversation, Evidence, Finding, Receipt, Span, Turn
+from .text import (
+    APOSTROPHE,
+    OFFER_OR_PLAN,
+    Sentence,
+    clause_start,
+    name_tokens,
+    prepare,
+    sentence_at,
+    sentences,
+    singular,
+)
+from .tool_names import is_read_named, object_words, verb_of
+from .types import Conversation, Evidence, Finding, Receipt, Span, ToolCall, Turn
 
 NAME = "action_claims"
 
@@ -59,6 +89,9 @@ _PERFECT_VERBS = (
     "logged",
     "configured",
     "set up",
+    "transferred",
+    "refunded",
+    "upgraded",
 )
 # Simple past after "I": only verbs whose past form is unmistakably a finished act.
 _PAST_VERBS = (
@@ -93,8 +126,33 @@ _SUCCESS_VERBS = (
     "uploaded",
     "submitted",
 )
-# "It has been saved": the first ten, whose passive reads as a report of the model's own act.
-_PASSIVE_VERBS = _SUCCESS_VERBS[:10]
+# "It has been saved": the first ten, whose passive reads as a report of the model's own act,
+# and the changes real agents report of a record ("your reservation has been cancelled").
+_PASSIVE_VERBS = _SUCCESS_VERBS[:10] + (
+    "cancelled",
+    "canceled",
+    "refunded",
+    "transferred",
+    "changed",
+    "modified",
+    "upgraded",
+    "downgraded",
+)
+# A list item that opens with what was done: "- Added three checked bags", "2. **Bags**: Added one".
+_COUNT_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|a|an"
+# A word of a counted noun phrase: not an auxiliary, which would make it a passive report.
+_NOUNISH = r"(?!(?:has|have|had|been|is|are|was|were|be|being)\b)[a-z-]+"
+_HEADLINE_VERBS = (
+    "added",
+    "removed",
+    "cancelled",
+    "canceled",
+    "booked",
+    "upgraded",
+    "refunded",
+    "updated",
+    "changed",
+)
 _ADVERBS = (
     r"(?:\s+(?:just|now|already|also|successfully|finally|since|gone\s+ahead\s+and|went\s+ahead\s+and))*"
 )
@@ -104,6 +162,11 @@ def _alternatives(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
 
 
+_HEADLINE = re.compile(
+    r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\*\*[^*\n]{1,60}\*\*:?[ \t]*)?"
+    rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b",
+    re.I | re.M,
+)
 _CLAIM_PATTERNS = (
     re.compile(
         rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b", re.I
@@ -117,6 +180,16 @@ _CLAIM_PATTERNS = (
     re.compile(rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b", re.I),
     re.compile(
         rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
+        re.I,
+    ),
+    # "Your reservation is now cancelled": a state only a change could have brought about.
+    re.compile(r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b", re.I),
+    _HEADLINE,
+    # "1 checked bag added": a count of things, then what was done to them, closing its clause.
+    re.compile(
+        rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
+        rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b"
+        r"(?=\s*(?:[.,;:!)(\n]|$))",
         re.I,
     ),
     # "Done!" as an exclamation of completion; "well done!" praises the user instead.
@@ -165,6 +238,8 @@ _ARTIFACT_PLACE = re.compile(
 class ActionClaim:
     span: Span
     verb: str | None  # the action's past participle ("saved"), None for a bare "Done!"
+    objects: frozenset[str] = frozenset()  # what it says was acted on, in the singular ("bag")
+    perfect: bool = False  # "has been added": may report an act of an earlier turn
 
 
 def find_action_claims(answer: str) -> list[ActionClaim]:
@@ -181,9 +256,65 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
         sentence = sentence_at(parts, start)
         if sentence is None or not _reports_completion(prepared, sentence, start, end, verb):
             continue
-        claims.append(ActionClaim(Span(answer[start:end], start, end), verb))
+        objects = frozenset(claim_objects(prepared, sentence, start, end)) if verb else frozenset()
+        perfect = bool(re.match(r"(?:has|have)\b", prepared[start : start + 5], re.I))
+        claims.append(ActionClaim(Span(answer[start:end], start, end), verb, objects, perfect))
         taken_until = end
     return claims
+
+
+# Words that name no particular thing: what they stand for cannot tell one call from another.
+_FUNCTION_WORDS = frozenset(
+    """a an the your my our their his her its this that these those it them you me us all any each
+    every some both also now just successfully already been has have is are was were be new
+    following changes change request requests update updates everything detail details
+    information booking trip account item items order one two three four five six seven eight
+    nine ten single another more additional extra free checked""".split()
+)
+_OBJECT_END = re.compile(
+    r"[,.;:!?()\n]|\b(?:to|from|for|with|on|in|at|into|onto|by|as|and|using|via)\b", re.I
+)
+
+
+_COUNTED = re.compile(rf"(?:\d+|{_COUNT_WORDS})\s", re.I)
+_PASSIVE_START = re.compile(r"(?:has|have|is|are)\b", re.I)
+_PASSIVE_END = re.compile(r"\b(?:was|were|been|is|are)\s*$", re.I)
+
+
+def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[str]:
+    """What a claim says was acted on: the words after its verb (an active report), else the
+    subject before it (a passive one), singular and without words that name nothing."""
+    if _COUNTED.match(text, start):
+        # "1 checked bag added": the things counted are what was acted on.
+        return _content_words(text[start:end]) - {singular(w) for w in _HEADLINE_VERBS}
+    before = text[clause_start(text, sentence, start) : start]
+    if _PASSIVE_START.match(text, start) or _PASSIVE_END.search(before):
+        return _content_words(_subject(text[sentence.start : start]))
+    after = text[end : end + 80]
+    cut = _OBJECT_END.search(after)
+    return _content_words(after[: cut.start()] if cut else after) or _content_words(before)
+
+
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_SUBJECT_END = re.compile(r"\b(?:from|to|for|with|on|in|at|of|under|between)\b", re.I)
+
+
+def _subject(lead: str) -> str:
+    """The head of the subject a passive claim follows: "Your flight" of "Your flight from New
+    York (JFK) to Seattle (SEA) has been booked"."""
+    lead = _BRACKETED.sub(" ", lead)
+    lead = re.split(r"[,;:\u2014\u2013]|\s-\s", lead)[-1]
+    cut = _SUBJECT_END.search(lead)
+    return lead[: cut.start()] if cut else lead
+
+
+def _content_words(chunk: str) -> set[str]:
+    out = set()
+    for word in re.findall(r"[A-Za-z][A-Za-z-]+", chunk):
+        word = word.lower()
+        if word not in _FUNCTION_WORDS and not word.endswith("ly"):
+            out.add(singular(word))
+    return out
 
 
 def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
@@ -191,7 +322,9 @@ def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
             verb = match.groupdict().get("verb")
-            found.append((match.start(), match.end(), _participle(verb) if verb else None))
+            # A list item's claim starts at its verb, not at the bullet or label before it.
+            start = match.start("verb") if pattern is _HEADLINE else match.start()
+            found.append((start, match.end(), _participle(verb) if verb else None))
     # Earliest first; at one position the longest phrase, so it stands for the claim.
     found.sort(key=lambda item: (item[0], -(item[1] - item[0])))
     return found
@@ -224,15 +357,84 @@ def _failed(receipt: Receipt) -> bool:
     return not receipt.ok or receipt.outcome in ("error", "denied") or not receipt.dispatched
 
 
-def _could_have_acted(receipts: tuple[Receipt, ...]) -> list[Receipt]:
-    """The calls that could have done the claimed action.
+# Which verbs of a tool's name can do what a claim's verb reports. A tool whose verb is in
+# none of these groups (``process_payment``) may do anything its object allows.
+_VERB_GROUPS = {
+    "create": frozenset(
+        "book create add make reserve place open schedule register insert save store new put post".split()
+    ),
+    "remove": frozenset("cancel delete remove drop void revoke close clear".split()),
+    "change": frozenset(
+        "update change modify edit set upgrade downgrade move reschedule rebook patch replace rename".split()
+        + ["apply"]
+    ),
+    "send": frozenset("send email notify message post transfer forward share submit publish".split()),
+}
+_CLAIM_VERBS = {
+    "added": ("create", "change"),
+    "created": ("create",),
+    "booked": ("create", "change"),
+    "scheduled": ("create", "change"),
+    "saved": ("create", "change"),
+    "stored": ("create", "change"),
+    "recorded": ("create", "change"),
+    "removed": ("remove", "change"),
+    "deleted": ("remove",),
+    "cancelled": ("remove", "change"),
+    "canceled": ("remove", "change"),
+    "updated": ("change", "create"),
+    "changed": ("change",),
+    "modified": ("change",),
+    "upgraded": ("change",),
+    "downgraded": ("change",),
+    "sent": ("send",),
+    "emailed": ("send",),
+    "submitted": ("send", "create"),
+    "transferred": ("send", "change"),
+}
+_KNOWN_TOOL_VERBS = frozenset().union(*_VERB_GROUPS.values())
 
-    Where the runtime marked some call a write, the writes and the unmarked calls are the
-    candidates; where it marked none, the labels cannot tell which call acted, so all count.
+
+def _fits(claim: ActionClaim, tool: str, argument_words: set[str]) -> bool:
+    """Whether a call of ``tool`` (with arguments named by ``argument_words``) could have done
+    what the claim reports: its verb can do the claim's, and it acts on what the claim names.
+
+    A refund is what a change or a cancellation pays back, so any call that changes data
+    could have made one.
     """
-    if any(r.effect == "write" for r in receipts):
-        return [r for r in receipts if r.effect in ("write", "unknown")]
-    return list(receipts)
+    if is_read_named(tool):
+        return False
+    if claim.verb is None or claim.verb in ("refunded", "run", "executed"):
+        return True
+    verb = verb_of(tool)
+    groups = _CLAIM_VERBS.get(claim.verb)
+    if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in _VERB_GROUPS[g] for g in groups):
+        return False
+    if not claim.objects:
+        return True
+    names = {word[:3] for word in object_words(tool) | argument_words | {verb}}
+    return any(word[:3] in names for word in claim.objects)
+
+
+def _argument_words(raw: str) -> set[str]:
+    """The words of a call's argument names: ``total_baggages`` says it changes bags."""
+    keys = re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:', raw)
+    return {singular(word) for key in keys for word in name_tokens(key)}
+
+
+def _able(
+    claim: ActionClaim, calls: list[tuple[ToolCall, Receipt | None]]
+) -> list[tuple[ToolCall, Receipt | None]]:
+    """The calls that could have done what ``claim`` reports."""
+    out = []
+    for call, receipt in calls:
+        if receipt is not None and receipt.effect == "read":
+            continue
+        if receipt is not None and receipt.effect == "write" and (claim.verb is None or not claim.objects):
+            out.append((call, receipt))
+        elif _fits(claim, call.tool, _argument_words(call.arguments)):
+            out.append((call, receipt))
+    return out
 
 
 def _tools_ran(turn: Turn) -> bool:
@@ -307,7 +509,34 @@ def _outcome_word(receipt: Receipt) -> str:
     return "was denied" if receipt.outcome == "denied" else "failed"
 
 
-def check_turn(turn: Turn) -> list[Finding]:
+_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
+
+
+def known_kinds(turns: list[Turn]) -> set[str]:
+    """The kinds of thing the conversation's tools deal in: the words (first three letters)
+    of their names, their arguments' names and their results' keys. A claim's object counts
+    only where it is one of these ("bag" where a result has ``total_baggages``); "your
+    favourite tea" is content, not a kind, and constrains no call."""
+    words: set[str] = set()
+    for turn in turns:
+        for call in turn.tool_calls:
+            words.update(name_tokens(call.tool))
+            words.update(_argument_words(call.arguments))
+        for result in turn.tool_results:
+            words.update(w for key in _KEY.findall(result.text[:200_000]) for w in name_tokens(key))
+    return {singular(word)[:3] for word in words if len(word) >= 3}
+
+
+def check_turn(
+    turn: Turn, earlier: list[tuple[ToolCall, Receipt | None]] | None = None, kinds: set[str] | None = None
+) -> list[Finding]:
+    """The turn's action claims against the calls that could have made them.
+
+    With no tool run in the turn, every claim is ``unverified_action``. Otherwise each claim
+    needs a call that could have done it (``_able``): of this turn, or for "has been", of an
+    earlier one. A claim no call could have done is ``unverified_action``; one whose able
+    calls all failed is ``failed_action_claimed``.
+    """
     if not turn.answer.strip():
         return []
     claims = find_action_claims(turn.answer)
@@ -315,11 +544,69 @@ def check_turn(turn: Turn) -> list[Finding]:
         return []
     if not _tools_ran(turn):
         return [_unverified(turn, claims)]
+    calls = [(call, turn.receipt_of(call)) for call in turn.tool_calls]
+    if not calls:
+        return _by_receipts(turn, claims)
+    unbacked: list[ActionClaim] = []
+    failed: list[ActionClaim] = []
+    failed_receipts: list[Receipt] = []
+    kinds = known_kinds([turn]) if kinds is None else kinds
+    for claim in claims:
+        claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
+        able = _able(claim, calls)
+        if claim.perfect and earlier:
+            able += [pair for pair in _able(claim, earlier) if pair[1] is None or not _failed(pair[1])]
+        if not able:
+            unbacked.append(claim)
+            continue
+        receipts = [receipt for _, receipt in able if receipt is not None]
+        if len(receipts) == len(able) and all(_failed(r) for r in receipts):
+            failed.append(claim)
+            failed_receipts.extend(r for r in receipts if r not in failed_receipts)
+    out = []
+    if unbacked:
+        out.append(_unbacked(turn, unbacked, calls))
+    if failed:
+        out.append(_failed_claim(turn, failed, failed_receipts))
+    return out
+
+
+def _by_receipts(turn: Turn, claims: list[ActionClaim]) -> list[Finding]:
+    """Receipts with no calls in the transcript: judged by the receipts' outcomes alone."""
     candidates = _could_have_acted(turn.receipts)
-    # No receipt at all for calls that did run: nothing to judge the outcome by.
     if candidates and all(_failed(r) for r in candidates):
         return [_failed_claim(turn, claims, candidates)]
     return []
+
+
+def _could_have_acted(receipts: tuple[Receipt, ...]) -> list[Receipt]:
+    """Where the runtime marked some call a write, the writes and the unmarked calls."""
+    if any(r.effect == "write" for r in receipts):
+        return [r for r in receipts if r.effect in ("write", "unknown")]
+    return list(receipts)
+
+
+def _unbacked(turn: Turn, claims: list[ActionClaim], calls: list[tuple[ToolCall, Receipt | None]]) -> Finding:
+    actions = _actions(claims)
+    ran = ", ".join(dict.fromkeys(call.tool for call, _ in calls))
+    named = sorted({word for claim in claims for word in claim.objects})
+    what = f" ({', '.join(named)})" if named else ""
+    return Finding(
+        turn=turn.index,
+        checker=NAME,
+        code="unverified_action",
+        severity="flag",
+        claim=_lead(claims),
+        explanation=(
+            f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
+            f"it ran {ran}, and none of these is a change of what the answer names."
+        ),
+        correction=(
+            f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
+            "so it was not actually done. The answer describes an action that did not take place."
+        ),
+        extra={"phrases": [c.span.to_dict() for c in claims]},
+    )
 
 
 class ActionClaims:
@@ -327,8 +614,13 @@ class ActionClaims:
 
     def check(self, conversation: Conversation, options: Options) -> list[Finding]:
         findings: list[Finding] = []
+        earlier: list[tuple[ToolCall, Receipt | None]] = []
+        kinds: set[str] | None = None
         for turn in conversation.turns:
-            findings.extend(check_turn(turn))
+            if kinds is None and turn.tool_calls and find_action_claims(turn.answer):
+                kinds = known_kinds(list(conversation.turns))
+            findings.extend(check_turn(turn, earlier, kinds))
+            earlier.extend((call, turn.receipt_of(call)) for call in turn.tool_calls)
         return findings
 
 

@@ -265,3 +265,87 @@ def test_a_failed_write_under_a_reused_id_points_at_its_own_result(conversation,
     assert finding["evidence"] == [
         {"call_id": "call_X", "path": "", "start": 0, "end": len(json.dumps(failure))}
     ]
+
+
+# --- claims against the calls that could have made them (amendment 1.1) -------------------
+
+ORDER = {"order_id": "ORD-88", "status": "open", "gift_wraps": 0, "items": [{"sku": "MUG-2", "qty": 1}]}
+
+
+def judged(*turns: dict[str, Any]) -> list[tuple[int, str, str]]:
+    from suite_helpers import build_conversation
+
+    result = run_suite(build_conversation(*turns))
+    return [(f["turn"], f["code"], f["claim"]["text"]) for f in action_findings(result)]
+
+
+def read_then(*calls: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"tool": "get_order", "args": {"order_id": "ORD-88"}, "result": ORDER}, *calls]
+
+
+def test_an_action_reported_after_only_a_read_is_unverified(turn) -> None:
+    """Real agents read before they report: a read never added anything."""
+    findings = judged(turn("Two gift wraps have been added to your order.", calls=read_then()))
+    assert findings == [(0, "unverified_action", "have been added")]
+
+
+def test_a_write_of_another_thing_does_not_back_the_claim_but_the_right_one_does(turn) -> None:
+    """Changing the address adds no gift wraps; a call whose arguments name them does."""
+    address = {
+        "tool": "update_order_address",
+        "args": {"order_id": "ORD-88", "city": "Leeds"},
+        "result": ORDER,
+    }
+    wraps = {"tool": "update_order_extras", "args": {"order_id": "ORD-88", "gift_wraps": 2}, "result": ORDER}
+    answer = "Your address is changed, and two gift wraps have been added to your order."
+    assert judged(turn(answer, calls=read_then(address))) == [(0, "unverified_action", "have been added")]
+    assert judged(turn(answer, calls=read_then(address, wraps))) == []
+
+
+def test_a_verb_the_tool_cannot_do_is_unverified(turn) -> None:
+    """Sending a receipt cancels no order; cancel_order does."""
+    send = {"tool": "send_receipt", "args": {"order_id": "ORD-88"}, "result": {"sent": True}}
+    cancel = {"tool": "cancel_order", "args": {"order_id": "ORD-88"}, "result": {"status": "cancelled"}}
+    answer = "Your order ORD-88 has been cancelled."
+    assert judged(turn(answer, calls=read_then(send))) == [(0, "unverified_action", "has been cancelled")]
+    assert judged(turn(answer, calls=read_then(cancel))) == []
+
+
+def test_a_failure_written_as_text_makes_the_claim_a_failed_action(turn) -> None:
+    """cancel_order answered "Error: …": the cancellation reported did not happen."""
+    cancel = {
+        "tool": "cancel_order",
+        "args": {"order_id": "ORD-88"},
+        "result": "Error: order ORD-88 has shipped",
+    }
+    findings = judged(turn("Your order ORD-88 has been cancelled.", calls=read_then(cancel)))
+    assert findings == [(0, "failed_action_claimed", "has been cancelled")]
+
+
+def test_has_been_may_report_an_earlier_turns_act_i_have_may_not(turn) -> None:
+    """Turn 0 cancelled the order; turn 1 only reads. "has been cancelled" recalls turn 0;
+    "- Added two gift wraps" in turn 1 is a new act nothing did."""
+    cancel = {"tool": "cancel_order", "args": {"order_id": "ORD-88"}, "result": {"status": "cancelled"}}
+    first = turn("Done, it is cancelled.", calls=[cancel], user="Cancel ORD-88.")
+    recap = turn("As requested, your order has been cancelled.", calls=read_then(), user="Status?")
+    assert judged(first, recap) == []
+    new = turn("Changes:\n- Added two gift wraps", calls=read_then(), user="Status?")
+    assert judged(first, new) == [(1, "unverified_action", "Added")]
+
+
+def test_a_counted_thing_reported_added_names_its_object(turn) -> None:
+    """ "- Gift wraps: 2 gift wraps added" after a change of the address is unverified."""
+    address = {
+        "tool": "update_order_address",
+        "args": {"order_id": "ORD-88", "city": "Leeds"},
+        "result": ORDER,
+    }
+    findings = judged(turn("Updated:\n- Gift wraps: 2 gift wraps added", calls=read_then(address)))
+    assert findings == [(0, "unverified_action", "2 gift wraps added")]
+
+
+def test_content_the_answer_saved_is_not_a_kind_of_record(turn) -> None:
+    """ "your favourite tea" is what was saved, not a kind the tools deal in: memory_remember
+    backs it though its name says nothing of tea."""
+    save = {"tool": "memory_remember", "args": {"text": "tea: sencha"}, "result": {"ok": True}}
+    assert judged(turn("I've saved your favourite tea as sencha.", calls=[save])) == []
