@@ -270,6 +270,7 @@ def test_a_failed_write_under_a_reused_id_points_at_its_own_result(conversation,
 # --- claims against the calls that could have made them (amendment 1.1) -------------------
 
 ORDER = {"order_id": "ORD-88", "status": "open", "gift_wraps": 0, "items": [{"sku": "MUG-2", "qty": 1}]}
+ADDRESS = {"tool": "update_order_address", "args": {"order_id": "ORD-88", "city": "Leeds"}, "result": ORDER}
 
 
 def judged(*turns: dict[str, Any]) -> list[tuple[int, str, str]]:
