@@ -46,6 +46,7 @@ from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
+from .records import contradicted_findings, other_record_findings, records_of
 from .text import sentences
 from .tokens import (
     MAX_SOURCE_TOKENS,
@@ -496,6 +497,15 @@ class EvidenceChecker:
 
         if unsupported and not state.truncated:
             self._flag(turn, opts, unsupported, report)
+        if state.tool_sources and not state.truncated:
+            records = records_of(state.tool_sources)
+            grounded = {
+                c.value for c in reading.candidates if known.get(c.value) and c.value not in explained
+            }
+            report.findings.extend(
+                other_record_findings(turn.index, turn.answer, reading.candidates, grounded, records, NAME)
+            )
+            report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
         if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
             report.findings.append(self._prior_turn(turn, grounded_turns))
 

@@ -1,0 +1,82 @@
+"""Row-consistent grounding (amendment 1.1): a value said of a record must be that record's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from suite_helpers import build_conversation, build_turn
+
+from checks.suite import run_suite
+
+TICKETS = {
+    "tickets": [
+        {"id": "T-100000", "opened": "2026-11-01", "state": "open", "priority": "high"},
+        {"id": "T-100042", "opened": "2026-11-15", "state": "closed", "priority": "low"},
+    ]
+}
+ACCOUNT = {"account_id": "ACC-7731", "plan": "basic", "owner": "dana_k_77"}
+OTHER_ACCOUNT = {"account_id": "ACC-9120", "plan": "premium", "owner": "lee_p_12"}
+
+
+def findings(answer: str, *results: Any) -> list[tuple[str, str]]:
+    calls = [{"tool": f"get_{i}", "result": result} for i, result in enumerate(results)]
+    result = run_suite(build_conversation(build_turn(answer, calls=calls)))
+    return [(f["code"], f["claim"]["text"]) for f in result["findings"] if f["severity"] == "flag"]
+
+
+def test_a_date_of_another_record_said_of_the_record_named_is_flagged_with_both_records() -> None:
+    """T-100042 opened on 2026-11-15; the answer gives it T-100000's date."""
+    answer = "T-100042 was opened on 2026-11-01."
+    assert findings(answer, TICKETS) == [("value_of_other_record", "2026-11-01")]
+    result = run_suite(
+        build_conversation(build_turn(answer, calls=[{"tool": "list_tickets", "result": TICKETS}]))
+    )
+    [finding] = [f for f in result["findings"] if f["code"] == "value_of_other_record"]
+    assert [e["path"] for e in finding["evidence"]] == ["tickets[1].opened", "tickets[0].opened"]
+
+
+def test_the_records_own_value_and_a_value_it_has_no_field_for_pass() -> None:
+    """Its own date passes; a date in a field the record lacks is not judged."""
+    assert findings("T-100042 was opened on 2026-11-15.", TICKETS) == []
+    due = {"tickets": [{"id": "T-100000", "due": "2026-12-01"}, {"id": "T-100042", "opened": "2026-11-15"}]}
+    assert findings("T-100042 is due on 2026-12-01.", due) == []
+
+
+def test_two_records_named_in_one_sentence_are_not_judged() -> None:
+    """With both tickets in the sentence, which date is whose is the reader's to see."""
+    assert findings("T-100042 and T-100000 were opened on 2026-11-01 and 2026-11-15.", TICKETS) == []
+
+
+def test_an_amount_is_judged_only_in_its_own_clause() -> None:
+    """ "$40 from the gift card, $15 from card 4421" names no record for the $40."""
+    wallet = {
+        "methods": [
+            {"id": "card_4421", "balance": 15},
+            {"id": "gift_9911", "balance": 40},
+        ]
+    }
+    assert findings("Payment: $40 from the gift card, $15 from card_4421.", wallet) == []
+    assert findings("Card card_4421 has a balance of $40.", wallet) == [("value_of_other_record", "40")]
+
+
+def test_a_field_value_said_against_the_record_is_contradicted() -> None:
+    """The account read says plan basic; "the Premium plan" is a value the field takes (the
+    other account has it), said of the only account the sentence can mean by name."""
+    answer = "Since ACC-7731 is on the Premium plan, support is included."
+    assert findings(answer, ACCOUNT, OTHER_ACCOUNT) == [("contradicted_value", "Premium")]
+
+
+def test_a_matching_value_a_word_no_record_uses_and_a_proposal_pass() -> None:
+    """ "Basic plan" is its value; "monthly plan" is no value of the field; "if you upgrade to
+    the Premium plan" describes no record."""
+    assert findings("ACC-7731 is on the Basic plan.", ACCOUNT, OTHER_ACCOUNT) == []
+    assert findings("ACC-7731 is on a monthly plan.", ACCOUNT, OTHER_ACCOUNT) == []
+    assert (
+        findings("If you upgrade ACC-7731 to the Premium plan, support is included.", ACCOUNT, OTHER_ACCOUNT)
+        == []
+    )
+
+
+def test_a_field_value_said_of_no_record_by_name_is_not_judged() -> None:
+    """Two accounts were read; "your plan: Premium" does not say which one it means."""
+    assert findings("Your plan: Premium.", ACCOUNT, OTHER_ACCOUNT) == []
