@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -250,3 +251,38 @@ def test_a_computed_figure_shows_its_derivation_operands_and_evidence(
     html = response.content.decode()
     assert "Derivation <code>sum</code>: 152 + 103" in html
     assert "in this answer, characters 13–16" in html
+
+
+def test_a_value_of_another_record_shows_both_records(client: Any, alice: Any, ingest: Any) -> None:
+    """The card shows the record the answer named and the one whose field holds the value."""
+    tickets = {
+        "tickets": [
+            {"id": "T-100000", "opened": "2026-11-01"},
+            {"id": "T-100042", "opened": "2026-11-15"},
+        ]
+    }
+    payload = {
+        "external_id": "other-record",
+        "messages": [
+            {"role": "user", "content": "When was my ticket opened?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "list_tickets", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps(tickets)},
+            {"role": "assistant", "content": "T-100042 was opened on 2026-11-01."},
+        ],
+    }
+    conversation = ingest(payload)
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    [card] = [c for c in response.context["cards"] if c["finding"].code == "value_of_other_record"]
+    assert [(e["role"], e["item"]["path"]) for e in card["evidence"]] == [
+        ("record named: t-100042", "tickets[1].opened"),
+        ("record holding the value: t-100000", "tickets[0].opened"),
+    ]
+    html = response.content.decode()
+    assert "record holding the value: t-100000" in html

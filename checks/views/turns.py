@@ -250,7 +250,7 @@ def _card(
     finding: Finding, calls: dict[Any, list[ToolCall]], *, user: Any, membership: Membership, error: str = ""
 ) -> dict[str, Any]:
     evidence = []
-    for item in finding.evidence:
+    for position, item in enumerate(finding.evidence):
         call = _call(calls, item, finding.turn.index, finding.value)
         text = call.result if call else ""
         marks = []
@@ -260,7 +260,7 @@ def _card(
             {
                 "item": item,
                 "call": call,
-                "role": _evidence_role(finding, call),
+                "role": _evidence_role(finding, call) or _record_role(finding, position),
                 "receipt": json.dumps(call.receipt, indent=2) if call and call.receipt else "",
                 "pieces": pieces(text, marks),
             }
@@ -305,6 +305,17 @@ def _evidence_role(finding: Finding, call: ToolCall | None) -> str:
         if handle and handle in (finding.details.get(key) or []):
             return label
     return ""
+
+
+def _record_role(finding: Finding, position: int) -> str:
+    """Which record an item of a value_of_other_record finding shows: the one the answer
+    named, then the one whose field holds the value."""
+    if finding.code != "value_of_other_record":
+        return ""
+    details = finding.details or {}
+    if position == 0:
+        return f"record named: {details.get('record', '?')}"
+    return f"record holding the value: {details.get('other_record', '?')}"
 
 
 def _neighbours(current: Turn) -> dict[str, Turn | None]:
