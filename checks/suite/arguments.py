@@ -124,6 +124,7 @@ class _Seen:
         self.tools: list[Source] = []
         self.prose: list[str] = []
         self.supply = Supply(results=self.tools)  # for the numbers typed into writes
+        self.last_prose = ""  # the assistant's last words, which a short reply answers
 
     def absorb(self, source: Source) -> None:
         if source.role == "tool":
@@ -134,12 +135,16 @@ class _Seen:
             self.person_texts.append(source.text.lower())
             if source.role == "user":
                 self.supply.user_texts.append(source.text)
+                if self.last_prose:
+                    self.supply.replies.append((self.last_prose, source.text))
+                self.last_prose = ""
                 self.supply.prose_amounts |= amounts_in(source.text)
 
     def absorb_prose(self, text: str) -> None:
         """An answer's own words: not evidence of an identifier, but the amounts it states are
         what a later payment is computed from."""
         self.prose.append(text.lower())
+        self.last_prose = text
         self.supply.prose_amounts |= amounts_in(text)
 
 

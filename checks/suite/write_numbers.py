@@ -6,7 +6,8 @@ result. So each number in the arguments of a call that may change something
 (``tool_names.may_write``) must be supplied by one of these, and nothing else:
 
 - **the user said it of that noun**: the number (in figures or words, "a bag" is 1) stands
-  within three words before a word that names the argument ("2 checked bags" for
+  within three words before a word that names the argument, or is a short reply (six words
+  at most) to an assistant message that named it ("How many bags?" "2") ("2 checked bags" for
   ``total_baggages``: a word of the key, generic words like total or number aside, sharing
   its first three letters; a key of generic words only, like ``quantity``, takes a number
   said of any noun);
@@ -66,9 +67,24 @@ def last_key(path: str) -> str:
     return re.sub(r"\[[^\]]*\]", "", path).rsplit(".", 1)[-1].lower()
 
 
+# Everyday words for one thing (general English, no domain's vocabulary): a user who brings
+# two suitcases said how many bags.
+_SAME_THING = (
+    frozenset(["bag", "lug", "sui"]),  # bag(gage), luggage, suitcase
+    frozenset(
+        ["pas", "tra", "per", "peo", "adu", "gue"]
+    ),  # passenger, traveller, person, people, adult, guest
+)
+
+
 def key_stems(key: str) -> set[str]:
-    """The first three letters of each word that names what a key counts."""
-    return {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
+    """The first three letters of each word that names what a key counts, and of the
+    everyday words for the same thing."""
+    stems = {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
+    for group in _SAME_THING:
+        if stems & group:
+            stems |= group
+    return stems
 
 
 def is_money_key(key: str) -> bool:
@@ -111,6 +127,23 @@ def said_of(texts: Iterable[str], stems: set[str]) -> set[float]:
     return out
 
 
+MAX_REPLY_WORDS = 6
+
+
+def answered(replies: list[tuple[str, str]], stems: set[str]) -> set[float]:
+    """The numbers of short replies to a question that named the thing ("How many bags?" "2")."""
+    out: set[float] = set()
+    for question, reply in replies:
+        words = re.findall(r"[a-z0-9-]+", reply.lower())
+        if not words or len(words) > MAX_REPLY_WORDS:
+            continue
+        asked = {singular(w)[:3] for w in re.findall(r"[a-z]+", question.lower()) if len(w) >= 3}
+        if stems and not asked & stems:
+            continue
+        out.update(n for n in (_number(w) for w in words if w not in ("a", "an")) if n is not None)
+    return out
+
+
 def _number(word: str) -> float | None:
     word = word.lower()
     if word.isdigit():
@@ -136,6 +169,8 @@ class Supply:
     """What the conversation has said before a call: who could have supplied a number."""
 
     user_texts: list[str] = field(default_factory=list)
+    # Short replies with the question they answer: "2" after "How many bags will you check?"
+    replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[float] = field(default_factory=set)  # money the user or an answer stated
     results: list[Source] = field(default_factory=list)
 
@@ -207,7 +242,7 @@ def _supplied(path: str, value: float, supply: Supply) -> bool:
     if is_money_key(key):
         return _known_amount(value, supply)
     stems = key_stems(key)
-    said = said_of(supply.user_texts, stems)
+    said = said_of(supply.user_texts, stems) | answered(supply.replies, stems)
     if value in said:
         return True
     return any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)

@@ -133,3 +133,48 @@ def test_a_number_in_the_system_prompt_does_not_supply_a_count() -> None:
     )
     data["system"] = "Customers may order at most 3 boxes at a time."
     assert unsupported(run_suite(data, only={"arguments"})) == [("boxes", "3")]
+
+
+def test_a_short_reply_to_a_question_that_named_the_thing_supplies_it() -> None:
+    """ "How many boxes?" "2, please." supplies boxes 2; a reply to a question about dates does
+    not."""
+    call = ("create_order", {"sku": "TEA-01", "boxes": 2}, {"ok": True})
+    asked = conversation("TEA-01: 2, please.", [call], answers=[])
+    assert unsupported(asked) == [("boxes", "2")]  # nobody asked about boxes
+    data = build_conversation(
+        {
+            "messages": [
+                {"role": "user", "content": "I want TEA-01."},
+                {"role": "assistant", "content": "How many boxes?"},
+            ]
+        },
+        {
+            "messages": [
+                {"role": "user", "content": "2, please."},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {
+                                "name": "create_order",
+                                "arguments": '{"sku": "TEA-01", "boxes": 2}',
+                            },
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true}'},
+                {"role": "assistant", "content": "Ordered."},
+            ]
+        },
+    )
+    assert unsupported(run_suite(data, only={"arguments"})) == []
+
+
+def test_everyday_words_for_the_same_thing_supply_a_count() -> None:
+    """ "two suitcases" says how many bags; "two cats" does not."""
+    call = ("add_luggage", {"booking": "BK-1", "total_bags": 2}, {"ok": True})
+    assert unsupported(conversation("Add two suitcases to BK-1.", [call])) == []
+    assert unsupported(conversation("Add two cats to BK-1.", [call])) == [("total_bags", "2")]
