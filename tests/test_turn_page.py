@@ -216,32 +216,30 @@ def test_evidence_under_a_reused_call_id_shows_the_call_it_points_into(
     )
 
 
+def _one_read(external_id: str, question: str, tool: str, result: Any, answer: str) -> dict[str, Any]:
+    """A conversation of one turn: a question, one call and its result, then the answer."""
+    call = {"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+    return {
+        "external_id": external_id,
+        "messages": [
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps(result)},
+            {"role": "assistant", "content": answer},
+        ],
+    }
+
+
 def test_a_computed_figure_shows_its_derivation_operands_and_evidence(
     client: Any, alice: Any, ingest: Any
 ) -> None:
     """A total the answer sums from the fares it lists is computed_value: the card names the
     derivation, the answer's spans it used and the results that ground them."""
     answer = "- Flight 1: $152\n- Flight 2: $103\n- Total: $255"
-    payload = {
-        "external_id": "computed-total",
-        "messages": [
-            {"role": "user", "content": "What would the two flights cost?"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}
-                ],
-            },
-            {
-                "role": "tool",
-                "tool_call_id": "c1",
-                "content": '[{"price": 152}, {"price": 103}, {"price": 99}]',
-            },
-            {"role": "assistant", "content": answer},
-        ],
-    }
-    conversation = ingest(payload)
+    fares = [{"price": 152}, {"price": 103}, {"price": 99}]
+    conversation = ingest(
+        _one_read("computed-total", "What would the two flights cost?", "search", fares, answer)
+    )
     client.force_login(alice)
     response = client.get(_turn_url(conversation))
     [card] = [c for c in response.context["cards"] if c["finding"].code == "computed_value"]
@@ -261,22 +259,10 @@ def test_a_value_of_another_record_shows_both_records(client: Any, alice: Any, i
             {"id": "T-100042", "opened": "2026-11-15"},
         ]
     }
-    payload = {
-        "external_id": "other-record",
-        "messages": [
-            {"role": "user", "content": "When was my ticket opened?"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "list_tickets", "arguments": "{}"}}
-                ],
-            },
-            {"role": "tool", "tool_call_id": "c1", "content": json.dumps(tickets)},
-            {"role": "assistant", "content": "T-100042 was opened on 2026-11-01."},
-        ],
-    }
-    conversation = ingest(payload)
+    answer = "T-100042 was opened on 2026-11-01."
+    conversation = ingest(
+        _one_read("other-record", "When was my ticket opened?", "list_tickets", tickets, answer)
+    )
     client.force_login(alice)
     response = client.get(_turn_url(conversation))
     [card] = [c for c in response.context["cards"] if c["finding"].code == "value_of_other_record"]

@@ -458,19 +458,38 @@ def _lead(claims: list[ActionClaim]) -> Span:
     return next((c.span for c in claims if c.verb), claims[0].span)
 
 
-def _unverified(turn: Turn, claims: list[ActionClaim]) -> Finding:
+def _unverified(
+    turn: Turn, claims: list[ActionClaim], calls: list[tuple[ToolCall, Receipt | None]] = ()
+) -> Finding:
+    """``unverified_action``: with no tool run in the turn, or with ``calls`` none of which
+    could have done what the claims report."""
     actions = _actions(claims)
+    if not calls:
+        explanation = f"No tool ran during this turn, so nothing was {actions}."
+        correction = (
+            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
+            "The answer describes an action that did not take place, and nothing was changed."
+        )
+    else:
+        ran = ", ".join(dict.fromkeys(call.tool for call, _ in calls))
+        named = sorted({word for claim in claims for word in claim.objects})
+        what = f" ({', '.join(named)})" if named else ""
+        explanation = (
+            f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
+            f"it ran {ran}, and none of these is a change of what the answer names."
+        )
+        correction = (
+            f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
+            "so it was not actually done. The answer describes an action that did not take place."
+        )
     return Finding(
         turn=turn.index,
         checker=NAME,
         code="unverified_action",
         severity="flag",
         claim=_lead(claims),
-        explanation=f"No tool ran during this turn, so nothing was {actions}.",
-        correction=(
-            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
-            "The answer describes an action that did not take place, and nothing was changed."
-        ),
+        explanation=explanation,
+        correction=correction,
         extra={"phrases": [c.span.to_dict() for c in claims]},
     )
 
@@ -565,7 +584,7 @@ def check_turn(
             failed_receipts.extend(r for r in receipts if r not in failed_receipts)
     out = []
     if unbacked:
-        out.append(_unbacked(turn, unbacked, calls))
+        out.append(_unverified(turn, unbacked, calls))
     if failed:
         out.append(_failed_claim(turn, failed, failed_receipts))
     return out
@@ -584,29 +603,6 @@ def _could_have_acted(receipts: tuple[Receipt, ...]) -> list[Receipt]:
     if any(r.effect == "write" for r in receipts):
         return [r for r in receipts if r.effect in ("write", "unknown")]
     return list(receipts)
-
-
-def _unbacked(turn: Turn, claims: list[ActionClaim], calls: list[tuple[ToolCall, Receipt | None]]) -> Finding:
-    actions = _actions(claims)
-    ran = ", ".join(dict.fromkeys(call.tool for call, _ in calls))
-    named = sorted({word for claim in claims for word in claim.objects})
-    what = f" ({', '.join(named)})" if named else ""
-    return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code="unverified_action",
-        severity="flag",
-        claim=_lead(claims),
-        explanation=(
-            f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
-            f"it ran {ran}, and none of these is a change of what the answer names."
-        ),
-        correction=(
-            f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
-            "so it was not actually done. The answer describes an action that did not take place."
-        ),
-        extra={"phrases": [c.span.to_dict() for c in claims]},
-    )
 
 
 class ActionClaims:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .evidence_index import Source, index_for, is_absence, join_path, parse_arguments
+from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
 from .options import Options
 from .tokens import canonical_number, classify, lookup_forms, normalize, tokenize
 from .tool_names import may_write
@@ -38,18 +38,9 @@ _DATE_OR_TIME = re.compile(
 )
 
 
-def string_arguments(value: Any, path: str = "") -> list[tuple[str, str]]:
+def string_arguments(value: Any) -> list[tuple[str, str]]:
     """Every string leaf of a call's arguments with its path (``filters.host``, ``ids[0]``)."""
-    if isinstance(value, str):
-        return [(path, value)]
-    out: list[tuple[str, str]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(string_arguments(item, join_path(path, str(key))))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            out.extend(string_arguments(item, join_path(path, i)))
-    return out
+    return json_leaves(value, lambda leaf: isinstance(leaf, str))
 
 
 def is_composed(text: str) -> bool:
@@ -218,20 +209,13 @@ class ArgumentsChecker:
     @staticmethod
     def _unsupplied_number(turn: Turn, call: ToolCall, path: str, number: float) -> Finding:
         value = canonical_number(repr(number))
-        return Finding(
-            turn=turn.index,
-            checker=NAME,
-            code="unsupported_argument",
-            severity="flag",
-            explanation=(
-                f"The argument `{path}` of {call.tool} (call {call.call_id}), a call that changes "
-                f"data, is `{value}`, and nothing supplied it: no user message says it of what "
-                f"`{path}` counts, no record the call names holds it under the same key, and no "
-                "documented derivation gives it."
-            ),
-            value=value,
-            extra={"call_id": call.call_id, "path": path, "tool": call.tool, "found_in": "nowhere"},
+        explanation = (
+            f"The argument `{path}` of {call.tool} (call {call.call_id}), a call that changes "
+            f"data, is `{value}`, and nothing supplied it: no user message says it of what "
+            f"`{path}` counts, no record the call names holds it under the same key, and no "
+            "documented derivation gives it."
         )
+        return _unsupported_finding(turn, call, path, value, explanation, "nowhere")
 
     @staticmethod
     def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
@@ -293,22 +277,12 @@ class ArgumentsChecker:
             if producers
             else "no earlier tool result"
         )
-        return Finding(
-            turn=turn.index,
-            checker=NAME,
-            code="unsupported_argument",
-            severity="flag",
-            explanation=(
-                f"The argument `{path}` of {call.tool} (call {call.call_id}) is `{value}`, which "
-                f"appears in no user message, no system prompt and {sources}; {where}."
-            ),
-            value=value,
-            extra={
-                "call_id": call.call_id,
-                "path": path,
-                "tool": call.tool,
-                "found_in": "assistant_prose" if in_prose else "nowhere",
-            },
+        explanation = (
+            f"The argument `{path}` of {call.tool} (call {call.call_id}) is `{value}`, which "
+            f"appears in no user message, no system prompt and {sources}; {where}."
+        )
+        return _unsupported_finding(
+            turn, call, path, value, explanation, "assistant_prose" if in_prose else "nowhere"
         )
 
     @staticmethod
@@ -333,3 +307,19 @@ class ArgumentsChecker:
             value=value,
             extra={"call_id": call.call_id, "path": path, "tool": call.tool},
         )
+
+
+def _unsupported_finding(
+    turn: Turn, call: ToolCall, path: str, value: str, explanation: str, found_in: str
+) -> Finding:
+    """``unsupported_argument`` for one argument of one call; ``found_in`` says where the
+    value was seen, if anywhere (``assistant_prose`` or ``nowhere``)."""
+    return Finding(
+        turn=turn.index,
+        checker=NAME,
+        code="unsupported_argument",
+        severity="flag",
+        explanation=explanation,
+        value=value,
+        extra={"call_id": call.call_id, "path": path, "tool": call.tool, "found_in": found_in},
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any
@@ -48,6 +49,21 @@ def join_path(path: str, key: str | int) -> str:
     if _PLAIN_KEY.fullmatch(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list[tuple[str, Any]]:
+    """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``,
+    ``ids[0]``)."""
+    if keep(value):
+        return [(path, value)]
+    out: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(json_leaves(item, keep, join_path(path, str(key))))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out.extend(json_leaves(item, keep, join_path(path, i)))
+    return out
 
 
 class _Node:

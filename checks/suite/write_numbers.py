@@ -34,7 +34,7 @@ from typing import Any
 
 from .arithmetic import money_leaves
 from .derived import explain
-from .evidence_index import Source, join_path
+from .evidence_index import Source, json_leaves
 from .notations import is_amount
 from .text import NUMBER_WORDS, name_tokens, singular
 from .tokens import tokenize
@@ -48,18 +48,9 @@ _SAID = re.compile(rf"\b(\d+|{_COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[
 MAX_LEAVES = 2000
 
 
-def number_arguments(value: Any, path: str = "") -> list[tuple[str, float]]:
+def number_arguments(value: Any) -> list[tuple[str, float]]:
     """Every number (not a boolean) among a call's arguments, with its path."""
-    if type(value) in (int, float):
-        return [(path, float(value))]
-    out: list[tuple[str, float]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(number_arguments(item, join_path(path, str(key))))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            out.extend(number_arguments(item, join_path(path, i)))
-    return out
+    return [(path, float(leaf)) for path, leaf in json_leaves(value, lambda leaf: type(leaf) in (int, float))]
 
 
 def last_key(path: str) -> str:

@@ -5,16 +5,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from suite_helpers import build_conversation
-
 from checks.suite import run_suite
 
 ORDER = {"order_id": "ORD-4471", "items": [{"sku": "TEA-01", "quantity": 2, "price": 12}], "total": 24}
 
 
-def conversation(user: str, calls: list[tuple[str, dict[str, Any], Any]], answers: list[str] = ()) -> Any:
-    """One turn: the user's message, then each call with its result, then the answer."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": user}]
+def conversation(
+    user: str,
+    calls: list[tuple[str, dict[str, Any], Any]],
+    answers: list[str] = (),
+    *,
+    system: str = "",
+    asked: str = "",
+) -> Any:
+    """The user's message, then each call with its result, then the answer; ``asked`` is an
+    earlier turn's question the user's message answers, ``system`` the prompt."""
+    messages: list[dict[str, Any]] = []
+    if asked:
+        messages += [{"role": "user", "content": "Hello."}, {"role": "assistant", "content": asked}]
+    messages.append({"role": "user", "content": user})
     for text in answers:
         messages.append({"role": "assistant", "content": text})
     for i, (tool, args, result) in enumerate(calls, start=1):
@@ -22,7 +31,8 @@ def conversation(user: str, calls: list[tuple[str, dict[str, Any], Any]], answer
         messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(result)})
     messages.append({"role": "assistant", "content": "Done as asked."})
-    return run_suite(build_conversation({"messages": messages}), only={"arguments"})
+    data = {"external_id": "t-1", "system": system, "messages": messages}
+    return run_suite(data, only={"arguments"})
 
 
 def unsupported(result: dict[str, Any]) -> list[tuple[str, str]]:
@@ -108,69 +118,19 @@ def test_zero_is_every_counts_default() -> None:
 
 def test_a_number_in_the_system_prompt_does_not_supply_a_count() -> None:
     """A policy that mentions "3 boxes" supplies nothing the user did not ask for."""
-    data = build_conversation(
-        {
-            "messages": [
-                {"role": "user", "content": "Order TEA-01."},
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": "c1",
-                            "type": "function",
-                            "function": {
-                                "name": "create_order",
-                                "arguments": '{"sku": "TEA-01", "boxes": 3}',
-                            },
-                        }
-                    ],
-                },
-                {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true}'},
-                {"role": "assistant", "content": "Ordered."},
-            ]
-        }
-    )
-    data["system"] = "Customers may order at most 3 boxes at a time."
-    assert unsupported(run_suite(data, only={"arguments"})) == [("boxes", "3")]
+    call = ("create_order", {"sku": "TEA-01", "boxes": 3}, {"ok": True})
+    result = conversation("Order TEA-01.", [call], system="Customers may order at most 3 boxes at a time.")
+    assert unsupported(result) == [("boxes", "3")]
 
 
 def test_a_short_reply_to_a_question_that_named_the_thing_supplies_it() -> None:
-    """ "How many boxes?" "2, please." supplies boxes 2; a reply to a question about dates does
-    not."""
+    """ "How many boxes?" "2, please." supplies boxes 2; the same reply to another question
+    does not."""
     call = ("create_order", {"sku": "TEA-01", "boxes": 2}, {"ok": True})
-    asked = conversation("TEA-01: 2, please.", [call], answers=[])
-    assert unsupported(asked) == [("boxes", "2")]  # nobody asked about boxes
-    data = build_conversation(
-        {
-            "messages": [
-                {"role": "user", "content": "I want TEA-01."},
-                {"role": "assistant", "content": "How many boxes?"},
-            ]
-        },
-        {
-            "messages": [
-                {"role": "user", "content": "2, please."},
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": "c1",
-                            "type": "function",
-                            "function": {
-                                "name": "create_order",
-                                "arguments": '{"sku": "TEA-01", "boxes": 2}',
-                            },
-                        }
-                    ],
-                },
-                {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true}'},
-                {"role": "assistant", "content": "Ordered."},
-            ]
-        },
-    )
-    assert unsupported(run_suite(data, only={"arguments"})) == []
+    assert unsupported(conversation("2 of TEA-01, please.", [call], asked="How many boxes of TEA-01?")) == []
+    assert unsupported(conversation("2 of TEA-01, please.", [call], asked="Which day suits TEA-01?")) == [
+        ("boxes", "2")
+    ]
 
 
 def test_everyday_words_for_the_same_thing_supply_a_count() -> None:
