@@ -15,8 +15,60 @@ receipt is ``ungroundable`` (info): the runtime forgetting its own record is no 
 that the model invented the call.
 
 Claims come from the turn's structured ``claims`` when the runtime sent them; otherwise
-they are read from the answer, and then only when the sentence names a tool or speaks of
-the turn's only tool. Offers, plans, questions and hypotheticals are never read as claims.
+they are read from the answer: when the sentence names a tool, when it speaks of the turn's
+only tool, or (counts and absences) when it is about one list the turn read, below. Offers,
+plans, questions and hypotheticals are never read as claims.
+
+Counts and absences by subject
+------------------------------
+Agents run several calls in a turn and report what a list held without naming the tool:
+"your account has 7 open tickets", "you have 3 orders", "no tickets were found". Such a
+sentence (a count after "has/have", "there are", "contains/lists/shows", "your N …",
+"N … were found", a count after a verb of finding, or an absence) is bound to a read when:
+
+- the read is a *list read* of this turn: it succeeded, its receipt has a result count, it
+  is not a call that may change data, and no call that may change data was asked for after
+  it (or in its batch), since the list would no longer say what is there now;
+- the counted noun names it: the noun (the last word of its phrase, or an earlier one
+  followed only by words such as "available" or "open") equals, in the singular and without
+  hyphens, or as a short form of at least four letters, the last word of the tool's name
+  (``list_tickets`` → ticket; ``list_account_tickets`` lists tickets, not accounts), a word
+  of the result's list field (``{"tickets": […]}``) or of the rows' own id field (their
+  first field, ``ticket_id``);
+- exactly one list read is so named. Where several are, a word before the noun that is a
+  word of one's name picks it ("archived orders" of ``list_orders`` and
+  ``list_archived_orders``); else none is bound. Silence beats a wrong flag.
+
+A sentence that names a tool is read as before and never by its subject; a count of the
+turn's only tool is bound that way as before, and by subject where the noun names its list.
+
+What the sentence counts may be a part of the list. The words that may qualify the noun
+(in its phrase and after it in its clause: "open", "upcoming", "this week") are weighed
+against what the receipts say every row is: a word of the call's arguments (what it
+filtered on, the account it read), a short value every row holds (``"status": "open"``), a
+word of the list's own name, or a word that restricts nothing ("your", "account", "in
+total"). Then a bound claim is judged only where the receipts settle it:
+
+- *fewer* than the list holds is a misstatement only when more rows than that are surely of
+  the kind counted: every row when each qualifier is one every row satisfies, else the rows
+  whose short values hold the other qualifiers (two rows say "open": "1 open ticket" is
+  wrong; "1 upcoming order" of six is not judged);
+- *more* than the list holds is a misstatement only when the list is everything the
+  sentence counts: each filter of the call is said in the sentence (a date as "May 20" too),
+  no argument or result field says the list is a page of a longer one (``limit``, ``page``,
+  ``next``, ``total``…), and the runtime did not record the search as incomplete;
+- a number the user wrote in the turn, or one a result states as a count
+  (``"total": 7``), is never a misstatement;
+- an *absence* ("no open tickets") is ``false_absence`` when some row is surely of the kind
+  said absent; over an empty list it holds, and is left to ``negative_claims``;
+- a sentence that leads up to the count with words the read does not account for ("John
+  has…", "for your other account, you have…", "this week you have…") or that names an
+  identifier the call and its result do not hold ("account 4410 has…") may speak of another
+  list, and is not judged. Nor are "2 of them", "no other …", "3 more …" (parts of
+  something said before) or "nobody else is booked" (no noun that names a list).
+
+The same weighing of the noun phrase's own words also keeps a count of the only tool's list
+("I found 3 open tickets" of five mixed rows) from being judged as a count of all of it.
 """
 
 from __future__ import annotations
@@ -41,6 +93,7 @@ from .text import (
     sentences,
     singular,
 )
+from .tool_names import READ_VERBS, may_write
 from .types import Conversation, Evidence, Finding, Receipt, Span, ToolClaim, Turn
 
 NAME = "tool_receipts"
@@ -145,6 +198,23 @@ _ABSENCE = (
     ),
     re.compile(rf"\b(?:has|have|had)\s+no\s+{_NP}(?P<verb>)", re.I),
 )
+# Counts stated as facts rather than as a tool's output ("the account has 7 open tickets",
+# "there are 3 orders", "your 2 tickets", "4 tickets were found"). They are claims only about
+# a list read the sentence is about (see "Counts and absences by subject" below).
+_STATED_COUNT = (
+    re.compile(
+        rf"\b(?P<verb>(?:has|have|had)(?:\s+got)?|there\s+(?:are|were|is|was)|contains?|holds?|lists?|shows?"
+        rf"|I\s+(?:see|count(?:ed)?))\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
+        rf"(?P<num>{NUMBER})\s+{_NP}",
+        re.I,
+    ),
+    re.compile(rf"\b(?:your|all)\s+(?P<num>{NUMBER})\s+{_NP}(?P<verb>)", re.I),
+    re.compile(
+        rf"\b(?P<num>{NUMBER})\s+{_NP}\s+(?:were|was|have\s+been|has\s+been)\s+"
+        r"(?P<verb>found|returned|listed|located|retrieved|recorded)\b",
+        re.I,
+    ),
+)
 _INVOKED = re.compile(
     rf"\bI(?:{APOSTROPHE}ve|\s+have)?(?:\s+(?:just|already|also|then|first|successfully))*\s+"
     r"(?P<verb>used|called|ran|run|invoked|executed|tried|consulted|queried|searched|looked\s+(?:it\s+)?up|"
@@ -237,6 +307,7 @@ class _TextClaim:
     named: bool  # the sentence names the tool (else it is the turn's only tool)
     whole_output: bool  # the verb reports everything the tool returned
     known: bool = True  # the tool is one the conversation offered, called or has receipts for
+    by_subject: bool = False  # bound to the one list read the sentence is about (already weighed)
 
 
 def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
@@ -247,25 +318,45 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
     names = _ToolNames.for_turn(conversation, turn)
     sole, _ = only_tool(turn)
     parts = sentences(text)
+    reads: list[_ListRead] | None = None
     found: list[_TextClaim] = []
-    for kind, match in _candidates(text):
+    for kind, match, stated in _candidates(text):
         sentence = sentence_at(parts, match.start())
         if sentence is None or sentence.is_question or _NOT_A_REPORT.search(sentence.text):
             continue
-        item = _claim_from(kind, match, text, turn.answer, sentence, names, sole)
+        item = None
+        if not stated:
+            item = _claim_from(kind, match, text, turn.answer, sentence, names, sole)
+        if kind != "invoked" and not _names_a_tool(text, sentence, names):
+            if reads is None:
+                reads = _list_reads(turn)
+            subject = _claim_by_subject(kind, match, text, turn, sentence, reads)
+            if subject is not None and subject.claim is not None:
+                item = subject.claim
+            elif subject is not None and item is not None and not subject.phrase_settles:
+                if _same_tool(item.claim.tool, subject.read.receipt.tool):
+                    item = None  # "3 open tickets" of the only tool's list: a part of it
         if item is not None:
             found.append(item)
     return _without_overlaps(found)
 
 
-def _candidates(text: str) -> list[tuple[str, re.Match[str]]]:
-    out: list[tuple[str, re.Match[str]]] = [("invoked", m) for m in _INVOKED.finditer(text)]
-    for match in _COUNT.finditer(text):
-        number = parse_number(match.group("num"))
-        out.append(("absence" if number == 0 else "count", match))
-    out.extend(("absence", m) for pattern in _ABSENCE for m in pattern.finditer(text))
+def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
+    """(kind, match, stated): ``stated`` counts are judged only by what they are about."""
+    out: list[tuple[str, re.Match[str], bool]] = [("invoked", m, False) for m in _INVOKED.finditer(text)]
+    for stated, patterns in ((False, (_COUNT,)), (True, _STATED_COUNT)):
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                number = parse_number(match.group("num"))
+                out.append(("absence" if number == 0 else "count", match, stated))
+    out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
     out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
     return out
+
+
+def _names_a_tool(text: str, sentence: Sentence, names: _ToolNames) -> bool:
+    """A sentence that names a tool speaks of that tool; it is never re-read by its subject."""
+    return bool(names.mentions(text, sentence.start, sentence.end))
 
 
 def _without_overlaps(found: list[_TextClaim]) -> list[_TextClaim]:
@@ -383,6 +474,339 @@ def _named_after(
             return sole, explicit.end(), False
         return (names.resolve(word) or word), explicit.end(), True
     return None, start, False
+
+
+# --- counts and absences by subject ---------------------------------------------------------
+
+# Words that restrict nothing: determiners, pronouns, prepositions, auxiliaries, the owner of
+# a list ("your account") and words that mean "all of it".
+_NEUTRAL = frozenset(
+    """a an the this that these those it its there here you your yours we our us
+    i my me on in under for to at by of with from into within across as
+    is are was were be been being has have had got do does did can see seem seems look looks
+    looked looking like appear appears confirm so far yet now right currently moment present
+    still total overall altogether all only just exactly also already then well unfortunately
+    fortunately good great news okay ok sure yes however actually account profile name file
+    record system listed found returned recorded shown matching list result results search
+    searched lookup query response show shows contain contains hold holds check checked review
+    reviewed pull pulled up after based according what""".split()
+)
+# Words that may follow the counted noun without changing what is counted ("3 flights
+# available", "2 tickets open", "4 orders in total").
+_POSTNOMINAL = frozenset(
+    "available left remaining today currently now total overall altogether pending outstanding "
+    "open active listed found shown recorded here there".split()
+)
+# Tool-name words that say nothing about what a list holds.
+_NAME_NOISE = READ_VERBS | {"all", "by", "for", "of", "detail", "info", "data", "the", "my"}
+# Argument keys and result fields that say a list may be one page of a longer one.
+_PAGING = frozenset(
+    "limit page offset cursor per size max top first next more truncated remaining total".split()
+)
+# Result fields whose number is a count of something ("total": 7, "ticket_count": 7).
+_COUNT_KEYS = frozenset("total count num size length hits matches".split())
+_MONTHS = "january february march april may june july august september october november december".split()
+_ID_VALUE = re.compile(r"[^\s]*(?:\d|_|@)[^\s]*")
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_CLAUSE_END = re.compile(
+    r"(?<!\d)[,.]|[,.](?!\d)|[;:!?()\n\u2014\u2013]|\s(?:and|but|so|because|while|whereas|although|though)\s",
+    re.I,
+)
+_TEXT_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+
+
+def _key(word: str) -> str:
+    """One spelling of a word for comparing: lower case, singular, hyphens gone (one-stop)."""
+    return singular(word.lower().replace("-", "").replace("'", ""))
+
+
+def _words(text: str) -> list[str]:
+    return _TEXT_WORD.findall(text.lower())
+
+
+def _fits(word: str, subject: frozenset[str]) -> bool:
+    """A noun names a list when it is one of its subject words, or a short form of one."""
+    key = _key(word)
+    if key in subject:
+        return True
+    for other in subject:
+        short, long_ = sorted((key, other), key=len)
+        if len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class _ListRead:
+    """A list a call of this turn returned, and what a sentence about it may say."""
+
+    receipt: Receipt
+    subject: frozenset[str]  # words that name what it lists: its name's last noun, list and id fields
+    named: frozenset[str]  # every word of the tool's name but its verb ("archived", "order")
+    accounted: frozenset[str]  # words every row satisfies: subject, argument and shared row words
+    rows: tuple[frozenset[str], ...] | None  # each row's short field values, as words
+    filters: tuple[tuple[str, Any], ...]  # what the call narrowed the list on
+    complete: bool  # nothing says the list is one page of a longer one
+    tokens: str  # the call's arguments and result, lower case, for finding identifiers
+
+
+def _list_reads(turn: Turn) -> list[_ListRead]:
+    """The turn's successful reads whose result is a list (a receipt with a result count).
+
+    A read followed by a call that may have changed data (later, or in the same batch) no
+    longer says what the list holds now, so it is left out.
+    """
+    out = []
+    calls = [turn.call_of(r) for r in turn.receipts]
+    # Where each call stands: its asking message (a batch shares one), else its receipt's order.
+    if all(c is not None for c in calls):
+        places = [c.message_index for c in calls if c is not None]
+    else:
+        places = list(range(len(calls)))
+    writes = [p for p, r in zip(places, turn.receipts, strict=True) if r.dispatched and may_write(r.tool, r)]
+    for place, receipt in zip(places, turn.receipts, strict=True):
+        if receipt.result_count is None or not receipt.ok or not receipt.dispatched:
+            continue
+        if may_write(receipt.tool, receipt) or any(w >= place for w in writes):
+            continue
+        call = turn.call_of(receipt)
+        message = turn.result_of(receipt)
+        out.append(_list_read(receipt, call.arguments if call else "", message.text if message else ""))
+    return out
+
+
+def _list_read(receipt: Receipt, arguments_text: str, result_text: str) -> _ListRead:
+    try:
+        result = json.loads(result_text)
+    except (ValueError, RecursionError):
+        result = None
+    try:
+        arguments = json.loads(arguments_text)
+    except (ValueError, RecursionError):
+        arguments = None
+    named = [_key(t) for t in name_tokens(receipt.tool) if t not in _NAME_NOISE and not t[-1].isdigit()]
+    # The name's last word is what it lists: list_account_tickets lists tickets, not accounts.
+    subject = set(named[-1:])
+    rows: list[Any] | None = result if isinstance(result, list) else None
+    complete = not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
+    if isinstance(result, dict):
+        lists = [(k, v) for k, v in result.items() if isinstance(v, list)]
+        if len(lists) == 1:
+            key, rows = lists[0]
+            subject.update(_key(t) for t in name_tokens(key))
+        complete = complete and not any(
+            set(name_tokens(k)) & _PAGING for k, v in result.items() if not isinstance(v, list)
+        )
+    row_words: list[frozenset[str]] | None = [] if rows is not None else None
+    for row in rows or ():
+        if not isinstance(row, dict) or row_words is None:
+            row_words = None
+            continue
+        # Short values only: a status or a kind ("open"), never free text that mentions it.
+        row_words.append(
+            frozenset(
+                _key(w) for v in row.values() if isinstance(v, str) and len(_words(v)) <= 2 for w in _words(v)
+            )
+        )
+    shared = frozenset.intersection(*row_words) if row_words else frozenset()
+    if rows and isinstance(rows[0], dict) and rows[0]:
+        first = name_tokens(next(iter(rows[0])))
+        if len(first) > 1 and first[-1] in ("id", "number", "no", "code", "num"):
+            subject.update(_key(t) for t in first[:-1])
+    filters: list[tuple[str, Any]] = []
+    argument_words: set[str] = set()
+    for key, value in arguments.items() if isinstance(arguments, dict) else ():
+        if set(name_tokens(key)) & _PAGING:
+            complete = False
+        elif isinstance(value, str):
+            argument_words.update(_key(w) for w in _words(value))
+            date = _ISO_DATE.match(value.strip())
+            if date:
+                filters.append(("date", date.groups()))
+                if 1 <= int(date.group(2)) <= 12:  # every row is of that day: "on May 20"
+                    argument_words.update({_MONTHS[int(date.group(2)) - 1], str(int(date.group(3)))})
+            elif value.strip() and not _ID_VALUE.fullmatch(value.strip()):
+                filters.append(("words", frozenset(_key(w) for w in _words(value))))
+        elif value is not None:
+            filters.append(("opaque", None))  # a number or a flag the sentence cannot be held to
+    subject.discard("")
+    accounted = frozenset(subject | set(named) | argument_words | shared | {_key(w) for w in _NEUTRAL})
+    return _ListRead(
+        receipt=receipt,
+        subject=frozenset(subject),
+        named=frozenset(named),
+        accounted=accounted,
+        rows=tuple(row_words) if row_words is not None else None,
+        filters=tuple(filters),
+        complete=complete,
+        tokens=(arguments_text + " " + result_text).lower(),
+    )
+
+
+def _said(spec: tuple[str, Any], clause: str, words: set[str]) -> bool:
+    """Whether the sentence says what a filter narrowed the list to."""
+    kind, value = spec
+    if kind == "words":
+        return bool(value) and value <= words
+    if kind == "date":
+        year, month, day = value
+        if f"{year}-{month}-{day}" in clause:
+            return True
+        if not 1 <= int(month) <= 12:
+            return False
+        name, number = _MONTHS[int(month) - 1], str(int(day))
+        return bool(
+            re.search(
+                rf"\b{name}\s+{number}(?:st|nd|rd|th)?\b|\b{number}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b",
+                clause,
+            )
+        )
+    return False
+
+
+def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | None:
+    """The counted noun's place in the noun phrase and the one list it names, if one does.
+
+    The head is the phrase's last word, or an earlier one followed only by words that leave
+    the count unchanged ("flights available"). Where it names several lists, a word before it
+    may pick one ("direct flights" of a direct and a one-stop search); else none is bound.
+    """
+    for at in range(len(words) - 1, -1, -1):
+        fits = [r for r in reads if _fits(words[at], r.subject)]
+        if fits:
+            if len(fits) > 1:
+                fits = [r for r in fits if any(_fits(w, r.subject | r.named) for w in words[:at])]
+            return (at, fits[0]) if len(fits) == 1 else None
+        if words[at] not in _POSTNOMINAL:
+            return None
+    return None
+
+
+def _stated_elsewhere(count: int, turn: Turn) -> bool:
+    """The number is one the user wrote, or a count a result of the turn states ("total": 7)."""
+    for message in turn.messages:
+        if message.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", message.text):
+            return True
+    for message in turn.tool_results:
+        try:
+            value = json.loads(message.text)
+        except (ValueError, RecursionError):
+            continue
+        if _holds_count(value, count, 0):
+            return True
+    return False
+
+
+def _holds_count(value: Any, count: int, depth: int) -> bool:
+    if depth > 6:
+        return False
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, int) and not isinstance(item, bool):
+                tokens = set(name_tokens(key))
+                if item == count and (tokens & _COUNT_KEYS or key.lower().startswith(("number_of", "n_"))):
+                    return True
+            elif _holds_count(item, count, depth + 1):
+                return True
+    elif isinstance(value, list):
+        return any(_holds_count(item, count, depth + 1) for item in value[:200])
+    return False
+
+
+@dataclass(frozen=True)
+class _Subject:
+    """What a sentence's counted noun says of the one list read it names."""
+
+    claim: _TextClaim | None  # the claim to judge, when the receipts can settle it
+    read: _ListRead  # the list the noun names
+    phrase_settles: bool  # the noun phrase alone (no words around it) could be settled
+
+
+def _fitting_rows(read: _ListRead, qualifiers: set[str]) -> int:
+    """How many listed rows are surely of the kind a sentence counts ("open tickets").
+
+    Every row, when each qualifier is a word every row satisfies (what the call filtered
+    on, a value all rows share, the list's own name); else the rows whose short values hold
+    every other qualifier ("status": "open"); none where the rows cannot be read.
+    """
+    recorded = read.receipt.result_count or 0
+    rest = {q for q in qualifiers if q not in read.accounted}
+    if not rest:
+        return recorded
+    if read.rows is None or len(read.rows) != recorded:
+        return 0
+    return sum(rest <= row for row in read.rows)
+
+
+def _claim_by_subject(
+    kind: str, match: re.Match[str], text: str, turn: Turn, sentence: Sentence, reads: list[_ListRead]
+) -> _Subject | None:
+    """A count or an absence bound to the one list read of the turn the sentence is about.
+
+    None when the noun names no one list; else the claim, kept only where the receipts can
+    settle it (the rule is in the module docstring).
+    """
+    phrase = match.groupdict().get("noun")
+    if not phrase or not reads or _is_subset(match):
+        return None
+    words = [w for w in (m.group() for m in _TEXT_WORD.finditer(phrase.lower())) if w != "matching"]
+    found = _head(words, reads)
+    if found is None:
+        return None
+    at, read = found
+    count = parse_number(match.group("num")) if kind == "count" else 0
+    if singular(words[at]) in _UNITS or count is None:
+        return None
+    start = clause_start(text, sentence, match.start())
+    end_match = _CLAUSE_END.search(text, match.end(), sentence.end)
+    end = end_match.start() if end_match else sentence.end
+    # Everything before the count in its sentence ("for March, you have…" too), and the rest
+    # of its clause after it.
+    prefix = _words(text[sentence.start : match.start()])
+    tail = _words(text[match.end() : end])[:8]
+    said = prefix + words + tail
+    clause = text[sentence.start : end].lower()
+    clause_words = {_key(w) for w in said}
+
+    def settles(qualifiers: set[str]) -> bool:
+        recorded = read.receipt.result_count or 0
+        fitting = _fitting_rows(read, qualifiers)
+        if kind == "absence":
+            return recorded == 0 or fitting > 0
+        if count == recorded:
+            return True
+        if _stated_elsewhere(count, turn):
+            return False
+        if count < recorded:
+            return count < fitting  # wrong only if more rows than that are of the kind counted
+        # More than listed: wrong only if the list is all the sentence counts (no filter of
+        # the call left unsaid, no sign of another page).
+        return read.complete and all(_said(spec, clause, clause_words) for spec in read.filters)
+
+    in_phrase = {_key(w) for w in words[:at]}
+    result = _Subject(claim=None, read=read, phrase_settles=settles(in_phrase))
+    # A sentence about a record the read does not hold ("account 9912 has…") is another
+    # list's; one that leads with words the read does not account for ("John has…", "for
+    # your other account, you have…", "this week you have…") may count another list or a
+    # part of this one.
+    if any(re.search(r"\d", w) and w not in read.tokens for w in said):
+        return result
+    if any(_key(w) not in read.accounted for w in prefix):
+        return result
+    if not settles(in_phrase | {_key(w) for w in words[at + 1 :] + tail}):
+        return result
+    receipt = read.receipt
+    claim = ToolClaim(
+        kind=kind,
+        tool=receipt.tool,
+        call_id=receipt.call_id,
+        count=count if kind == "count" else None,
+        text=turn.answer[start : match.end()],
+        start=start,
+        end=match.end(),
+    )
+    item = _TextClaim(claim=claim, noun=words[at], named=False, whole_output=False, by_subject=True)
+    return _Subject(claim=item, read=read, phrase_settles=result.phrase_settles)
 
 
 # --- binding claims to receipts -------------------------------------------------------------
@@ -578,6 +1002,8 @@ def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
         # A tool the conversation never mentions ("the calendar tool") may be a loose name
         # for one that ran; it can only be judged when nothing ran at all.
         return item.known or not any(t.receipts or t.tool_calls for t in conversation.turns[: turn.index + 1])
+    if item.by_subject:
+        return True  # weighed when it was read (_claim_by_subject)
     if bound is None:
         # Only a named tool can be fabricated; an unnamed count with nothing to bind is a
         # statement of fact that other checkers weigh.

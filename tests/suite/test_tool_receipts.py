@@ -380,3 +380,177 @@ def test_a_claim_naming_a_reused_call_id_binds_to_the_call_of_its_tool(conversat
     assert finding["evidence"] == [
         {"call_id": "call_X", "path": "", "start": 0, "end": len(json.dumps(rows(2)))}
     ]
+
+
+# --- counts and absences said of the one list the sentence is about ------------------------------
+
+ACCOUNT = {
+    "tool": "get_account",
+    "args": {"account_id": "acct_7781"},
+    "result": {"id": "acct_7781", "plan": "basic"},
+}
+
+
+def tickets(*statuses: str, args: dict[str, Any] | None = None, tool: str = "list_tickets") -> dict[str, Any]:
+    """A list read of the account's tickets, one row per status given."""
+    rows_ = [{"ticket_id": f"TK-{500 + i}", "status": s} for i, s in enumerate(statuses)]
+    return {"tool": tool, "args": args or {"account_id": "acct_7781"}, "result": {"tickets": rows_}}
+
+
+def orders(n: int) -> dict[str, Any]:
+    rows_ = [{"order_id": f"OR-{900 + i}", "state": "placed"} for i in range(n)]
+    return {"tool": "list_orders", "args": {"account_id": "acct_7781"}, "result": rows_}
+
+
+def told(conversation, turn, answer: str, *calls: dict[str, Any]) -> list[dict[str, Any]]:
+    return receipt_findings(run_suite(conversation(turn(answer, calls=list(calls)))))
+
+
+def test_it_flags_a_count_said_of_the_one_list_the_sentence_is_about(conversation, turn) -> None:
+    """Two tools ran and neither is named, but only list_tickets lists tickets: its 2 rows
+    cannot be 7 open tickets, whatever the rows' status."""
+    (finding,) = told(
+        conversation, turn, "Your account has 7 open tickets.", ACCOUNT, tickets("open", "closed")
+    )
+    assert (finding["code"], finding["tool"], finding["claimed"], finding["recorded"]) == (
+        "count_misstatement",
+        "list_tickets",
+        7,
+        2,
+    )
+    assert finding["claim"] == {"text": "Your account has 7 open tickets", "start": 0, "end": 31}
+    assert finding["call_id"] == "call-2"
+
+
+def test_it_binds_no_count_when_two_lists_fit_the_sentence(conversation, turn) -> None:
+    """Two reads list tickets: the sentence could be about either, so it is about neither."""
+    answer = "Your account has 7 open tickets."
+    both = (tickets("open", "closed"), tickets("open", "open", "open", tool="search_tickets"))
+    assert told(conversation, turn, answer, ACCOUNT, *both) == []
+
+
+def test_it_binds_to_the_list_a_word_before_the_noun_names(conversation, turn) -> None:
+    """ "archived orders" picks list_archived_orders out of two order lists."""
+    archived = {**orders(2), "tool": "list_archived_orders"}
+    (finding,) = told(conversation, turn, "There are 4 archived orders.", orders(3), archived)
+    assert (finding["tool"], finding["recorded"]) == ("list_archived_orders", 2)
+
+
+@pytest.mark.parametrize(
+    ("answer", "calls"),
+    [
+        ("You have 2 tickets.", (ACCOUNT, tickets("open", "closed"))),
+        ("Your 3 orders are listed below.", (ACCOUNT, orders(3))),
+        ("I closed 5 tickets last year.", (ACCOUNT, tickets("open", "closed"))),
+        ("You have 2 free support credits.", (ACCOUNT, tickets("open", "closed"))),
+        ("It will take 3 days.", (ACCOUNT, tickets("open", "closed"))),
+    ],
+)
+def test_it_reads_nothing_wrong_in_a_count_that_matches_or_counts_something_else(
+    conversation, turn, answer: str, calls: tuple[dict[str, Any], ...]
+) -> None:
+    assert told(conversation, turn, answer, *calls) == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "calls"),
+    [
+        # A part of the list: fewer than it holds, of a kind not every row is.
+        ("You have 3 upcoming orders.", (ACCOUNT, orders(6))),
+        ("You have 1 open ticket.", (ACCOUNT, tickets("open", "closed", "closed"))),
+        ("You have 2 tickets open.", (ACCOUNT, tickets("open", "open", "closed"))),
+        ("2 of them are open.", (ACCOUNT, tickets("open", "open", "closed"))),
+        ("You have 1 ticket this week.", (ACCOUNT, tickets("open", "closed"))),
+        ("For March, you have 2 orders.", (ACCOUNT, orders(4))),
+    ],
+)
+def test_it_leaves_a_count_of_part_of_the_list_alone(
+    conversation, turn, answer: str, calls: tuple[dict[str, Any], ...]
+) -> None:
+    """Silence beats a wrong flag: a qualified count may be right about the rows it means."""
+    assert told(conversation, turn, answer, *calls) == []
+
+
+def test_it_flags_a_qualified_count_below_the_rows_of_that_kind(conversation, turn) -> None:
+    """Two of the three rows say "open", so there are at least 2 open tickets, not 1."""
+    answer = "You have 1 open ticket."
+    (finding,) = told(conversation, turn, answer, ACCOUNT, tickets("open", "open", "closed"))
+    assert finding["code"] == "count_misstatement"
+
+
+def test_it_holds_a_larger_count_to_the_list_only_when_the_list_is_all_it_counts(conversation, turn) -> None:
+    """The read asked for open tickets only: the account may well have 7 tickets in all,
+    but it has at least 2, and 7 open ones would be more than the list of open ones holds."""
+    open_only = tickets("open", "open", args={"account_id": "acct_7781", "status": "open"})
+    assert told(conversation, turn, "You have 7 tickets.", ACCOUNT, open_only) == []
+    assert [f["code"] for f in told(conversation, turn, "You have 7 open tickets.", ACCOUNT, open_only)] == [
+        "count_misstatement"
+    ]
+    assert [f["code"] for f in told(conversation, turn, "You have 1 ticket.", ACCOUNT, open_only)] == [
+        "count_misstatement"
+    ]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"tickets": [{"ticket_id": "TK-1"}], "total": 7},  # the result states the count
+        {"tickets": [{"ticket_id": "TK-1"}], "next_page": 2},  # one page of a longer list
+    ],
+)
+def test_it_leaves_a_count_the_result_states_or_may_not_show_in_full(conversation, turn, result) -> None:
+    page = {**tickets(), "result": result}
+    assert told(conversation, turn, "You have 7 tickets.", ACCOUNT, page) == []
+
+
+def test_it_leaves_a_count_of_another_record_or_owner(conversation, turn) -> None:
+    """The list is acct_7781's; a sentence about account 4410 or about someone named is not
+    held to it."""
+    listed = tickets("open", "closed")
+    assert told(conversation, turn, "Account 4410 has 7 tickets.", ACCOUNT, listed) == []
+    assert told(conversation, turn, "Your manager has 7 tickets.", ACCOUNT, listed) == []
+    assert told(conversation, turn, "For your other account, you have 7 tickets.", ACCOUNT, listed) == []
+
+
+def test_it_leaves_a_count_after_a_call_that_may_have_changed_the_list(conversation, turn) -> None:
+    """A ticket was closed after the list was read: the list no longer says what is open."""
+    closed = {"tool": "close_ticket", "args": {"ticket_id": "TK-500"}, "result": {"ok": True}}
+    assert told(conversation, turn, "You have 1 open ticket.", tickets("open", "open"), closed) == []
+
+
+def test_it_flags_an_absence_said_of_the_one_list_the_sentence_is_about(conversation, turn) -> None:
+    """ "No tickets were found" after get_account and list_tickets: the list had a row."""
+    (finding,) = told(conversation, turn, "No tickets were found on your account.", ACCOUNT, tickets("open"))
+    assert (finding["code"], finding["tool"], finding["recorded"]) == ("false_absence", "list_tickets", 1)
+    assert finding["claim"]["text"] == "No tickets were found"
+
+
+def test_it_flags_a_qualified_absence_only_when_a_row_is_of_that_kind(conversation, turn) -> None:
+    """No open tickets: refuted by an open row, not by closed ones."""
+    answer = "There are no open tickets on your account."
+    assert told(conversation, turn, answer, ACCOUNT, tickets("closed", "closed")) == []
+    (finding,) = told(conversation, turn, answer, ACCOUNT, tickets("closed", "open"))
+    assert finding["code"] == "false_absence"
+
+
+def test_an_absence_over_an_empty_list_is_left_to_the_negative_claims_checker(conversation, turn) -> None:
+    """The list is empty, so the sentence holds as far as the receipts go; the record of a
+    derived receipt cannot establish it, which is information, not a flag."""
+    data = conversation(turn("There are no tickets on your account.", calls=[ACCOUNT, tickets()]))
+    result = run_suite(data)
+    assert receipt_findings(result) == []
+    assert [(f["code"], f["severity"]) for f in result["findings"] if f["checker"] == "negative_claims"] == [
+        ("absence_unverified", "info")
+    ]
+
+
+def test_it_leaves_a_subset_count_of_the_only_tool_alone_too(conversation, turn) -> None:
+    """ "3 open tickets" of search_tickets' 5 mixed rows is a part of them; "3 tickets" is not."""
+    mixed = {
+        "tool": "search_tickets",
+        "result": [{"status": s} for s in ("open", "closed", "open", "open", "closed")],
+    }
+    assert told(conversation, turn, "I found 3 open tickets.", mixed) == []
+    assert [f["code"] for f in told(conversation, turn, "I found 3 tickets.", mixed)] == [
+        "count_misstatement"
+    ]
