@@ -11,9 +11,15 @@ in the project's own words; nothing the model wrote is ever copied into it.
 Absences stated in prose ("no logins were recorded") are read the way ``tool_receipts``
 reads them and linked to the read they rest on. One defect gives one finding: an absence
 the receipts already contradict is that checker's ``false_absence``, and a sentence that
-restates a typed claim is that claim (the claim's finding then stands on the sentence).
-Otherwise a prose absence over a runtime read is judged by the same table, and where the
-receipts cannot settle it, it is ``absence_unverified`` (info), naming what is missing.
+restates a typed claim is that claim, whatever the typed claim's shape (a malformed entry's
+``citation_unresolved`` stands on the sentence, which gets no verdict of its own). A
+sentence restates a typed claim of its turn when it (or the sentence before it) names the
+claim's ``about``; when the claim cites a read of the tool the sentence rests on (for an
+entry whose citation does not resolve, a receipt its handles name); or when the claim points
+at no read and names no subject, so nothing tells them apart. A claim whose ``about`` the
+sentence names is preferred (most of all one that also cites that read); among equals, the
+first. Otherwise a prose absence over a runtime read is judged by the same table, and where
+the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is missing.
 
 Per turn, the verdicts fold into what would be delivered (``delivery``) and a status
 (``turn_summaries``), for the turn page.
@@ -31,7 +37,7 @@ from typing import Any
 from . import tool_receipts
 from .options import Options
 from .record import Call, Record, after, same_batch
-from .text import name_tokens
+from .text import name_tokens, prepare, sentence_at, sentences
 from .types import Conversation, Evidence, Finding, Span, ToolClaim, Turn
 
 NAME = "negative_claims"
@@ -483,20 +489,64 @@ def _typed_extra(item: _Typed) -> dict[str, Any]:
     return out
 
 
-def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], answer: str) -> _Typed | None:
-    """The typed claim a prose absence restates: one resting on a read of the same tool.
-
-    Where several do, the one whose subject the sentence names is preferred.
-    """
-    fits = [t for t in typed if any(_same_tool(c.tool, claim.tool) for c in t.verdict.cited)]
-    if not fits:
+def _about(entry: Any) -> str | None:
+    """The subject a typed claim names, as text, when it names one (even an over-long one)."""
+    about = entry.get("about") if isinstance(entry, dict) else None
+    if isinstance(about, bool) or not isinstance(about, (str, int, float)):
         return None
-    near = answer[max(0, span.start - 200) : span.end + 200].casefold()
-    for item in fits:
-        about = item.entry.get("about") if isinstance(item.entry, dict) else None
-        if isinstance(about, str) and about.strip() and about.strip().casefold() in near:
-            return item
-    return fits[0]
+    text = str(about).strip()
+    return text or None
+
+
+def _mentions(text: str, about: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(about)}(?![\w-])", text, re.I) is not None
+
+
+def _named_reads(item: _Typed, ctx: _Context) -> list[Call]:
+    """The reads a typed claim cites; for one whose citation did not resolve, the receipts
+    its handles name where any do (a malformed entry still points somewhere)."""
+    if item.verdict.cited:
+        return item.verdict.cited
+    handles = item.entry.get("restsOn") if isinstance(item.entry, dict) else None
+    if isinstance(handles, str):
+        handles = [handles]
+    out: list[Call] = []
+    for handle in handles if isinstance(handles, list) else ():
+        if isinstance(handle, str) and _HANDLE.fullmatch(handle.strip()):
+            call = ctx.record.by_handle(handle.strip(), ctx.turn.index)
+            if call is not None and call not in out:
+                out.append(call)
+    return out
+
+
+def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) -> _Typed | None:
+    """The typed claim of the turn that a prose absence restates, whatever the typed claim's shape.
+
+    A prose absence restates a typed claim of its turn when the sentence (or the sentence
+    just before it) names the claim's ``about``; when the claim cites a read of the tool the
+    absence rests on (for a malformed entry, a read its handles name); or when the claim
+    points at no read at all and names no subject, so nothing tells the two apart. A claim
+    whose subject is named and read linked comes first, then one whose subject is named;
+    among equals, the first typed claim.
+    """
+    answer = ctx.turn.answer
+    parts = sentences(prepare(answer))
+    here = sentence_at(parts, span.start)
+    if here is None:
+        context = answer[span.start : span.end]
+    else:
+        before = [p for p in parts if p.end <= here.start]
+        context = answer[(before[-1].start if before else here.start) : here.end]
+    ranked: list[tuple[int, int, _Typed]] = []
+    for order, item in enumerate(typed):
+        about = _about(item.entry)
+        named = about is not None and _mentions(context, about)
+        reads = _named_reads(item, ctx)
+        linked = any(_same_tool(c.tool, claim.tool) for c in reads) or (not reads and about is None)
+        if named or linked:
+            # Subject named and read linked, then subject named, then read linked.
+            ranked.append((0 if named and linked else 1 if named else 2, order, item))
+    return min(ranked, key=lambda r: r[:2])[2] if ranked else None
 
 
 def check_turn(
@@ -519,7 +569,7 @@ def check_turn(
             continue  # the receipts already answer it (false_absence and its kin): one finding
         span = tool_receipts.claim_span(claim, turn.answer)
         if span is not None:
-            restated = _restated(claim, span, typed, turn.answer)
+            restated = _restated(claim, span, typed, ctx)
             if restated is not None:
                 restated.span = restated.span or span
                 continue

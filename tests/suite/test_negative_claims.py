@@ -625,6 +625,55 @@ def test_a_prose_absence_restating_a_typed_claim_is_that_claim() -> None:
     assert finding["claim"] == {"text": "No logins were recorded", "start": 0, "end": 23}
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"kind": "none", "about": "mkeller", "restsOn": ["r1"], "reason": "asked"},  # a key too many
+        {"kind": "none", "about": "mkeller", "restsOn": ["r7"]},  # a handle that names nothing
+        {"kind": "none", "about": "mkeller", "restsOn": "r1"},  # a handle not in a list
+        "no logins",  # not an object at all
+    ],
+)
+def test_a_prose_absence_restating_a_malformed_typed_claim_is_that_claim(entry: Any) -> None:
+    """The sentence says what the broken entry says: one red finding on the sentence, not a
+    green one for the sentence beside the red one for the entry."""
+    data = turn("No logins were recorded for mkeller.", [FIND], receipts=[read()], negative=[entry])
+    (finding,) = mine(run_suite(conversation(data)))
+    assert (finding["code"], finding["source"], finding["index"]) == ("citation_unresolved", "typed", 0)
+    assert finding["claim"] == {"text": "No logins were recorded", "start": 0, "end": 23}
+
+
+def test_a_prose_absence_restating_a_claim_of_an_unknown_kind_is_that_claim() -> None:
+    """The entry cites the read the sentence rests on; its kind is wrong, the sentence is its."""
+    entry = {"kind": "nothing-at-all", "restsOn": ["r1"]}
+    data = turn("No logins were recorded for that user.", [FIND], receipts=[read()], negative=[entry])
+    assert [(f["code"], f["source"]) for f in mine(run_suite(conversation(data)))] == [
+        ("kind_mismatch", "typed")
+    ]
+
+
+def test_a_prose_absence_about_another_subject_is_judged_on_its_own() -> None:
+    """The malformed entry is about jdoe and points at no read; the sentence is about mkeller's
+    logins over a sound read, so each gets its own finding."""
+    entry = {"kind": "none", "about": "jdoe", "restsOn": ["r9"]}
+    data = turn("No logins were recorded for mkeller.", [FIND], receipts=[read()], negative=[entry])
+    found = sorted((f["code"], f["source"]) for f in mine(run_suite(conversation(data))))
+    assert found == [("citation_unresolved", "typed"), ("established", "prose")]
+
+
+def test_a_subject_named_in_the_sentence_before_ties_the_absence_to_its_claim() -> None:
+    """ "I checked mkeller. Nothing turned up…": the subject stands one sentence earlier."""
+    entry = {"kind": "none", "about": "mkeller", "restsOn": ["r5"]}
+    data = turn(
+        "I checked the sign-ins of mkeller. No logins were recorded.",
+        [FIND],
+        receipts=[read()],
+        negative=[entry],
+    )
+    (finding,) = mine(run_suite(conversation(data)))
+    assert (finding["code"], finding["claim"]["text"]) == ("citation_unresolved", "No logins were recorded")
+
+
 def test_a_prose_absence_over_a_runtime_read_is_judged_by_the_table() -> None:
     receipt = read()
     del receipt["scope"]
