@@ -46,7 +46,7 @@ from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
-from .records import contradicted_findings, other_record_findings, records_of
+from .records import contradicted_findings, other_record_findings, records_of, route_findings
 from .text import sentences
 from .tokens import (
     MAX_SOURCE_TOKENS,
@@ -506,6 +506,7 @@ class EvidenceChecker:
                 other_record_findings(turn.index, turn.answer, reading.candidates, grounded, records, NAME)
             )
             report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
+            report.findings.extend(route_findings(turn.index, turn.answer, reading.candidates, records, NAME))
         if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
             report.findings.append(self._prior_turn(turn, grounded_turns))
 

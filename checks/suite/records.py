@@ -17,7 +17,10 @@ wherever the answer leaves room for doubt:
   "Plan: Premium", "cabin is economy") where the field is a key of the conversation's
   records, the value is one that field takes in another record of the conversation (so it
   is a value of that field, not a word that happens to stand beside its name), and the
-  record the sentence names holds another value there, in every version read.
+  record the sentence names holds another value there, in every version read. A route
+  right after a record's name ("SHP-2201 from YORK to LEEDS") is judged the same way
+  against the record's own start and end fields (``origin``/``destination``, ``from``/
+  ``to``), with both places values those fields take somewhere in the conversation.
   Questions, conditions and proposals ("if you upgrade to Gold", "would you like economy")
   describe no record and are skipped.
 """
@@ -326,3 +329,70 @@ def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]
                 yield _plain(words_[0]), start, start + len(words_[0])  # "plan is premium now"
             if not set(_plain(match.group("v")).split()) & _NOT_VALUES:
                 yield _plain(match.group("v")), start, end
+
+
+# --- a route said of a record ------------------------------------------------------------
+
+_START_KEYS = ("origin", "from", "source", "start", "departure")
+_END_KEYS = ("destination", "dest", "to", "target", "end", "arrival")
+_ROUTE = re.compile(
+    r"[\s*:,(\[-]{0,4}(?:from\s+)?(?P<a>[A-Za-z0-9]{2,})\s*(?:to|\u2192|->)\s*(?P<b>[A-Za-z0-9]{2,})\b"
+)
+
+
+def _route_keys(record: Record) -> tuple[str, str] | None:
+    """The keys of a record's start and end (``origin`` and ``destination``), if it has both."""
+    start = [k for k in record.value if isinstance(record.value[k], str) and _names_end(k, _START_KEYS)]
+    end = [k for k in record.value if isinstance(record.value[k], str) and _names_end(k, _END_KEYS)]
+    return (start[0], end[0]) if len(start) == 1 and len(end) == 1 else None
+
+
+def _names_end(key: str, words: tuple[str, ...]) -> bool:
+    parts = name_tokens(key)
+    return bool(parts) and parts[0] in words
+
+
+def route_findings(
+    turn: int, answer: str, candidates: list[Candidate], records: list[Record], checker: str
+) -> list[Finding]:
+    """ "HAT023 from SFO to JFK" right after the name of a record whose own start and end are
+    JFK and SFO, in every version read: ``contradicted_value``. Both places must be values
+    those fields take somewhere in the conversation."""
+    index = _index(records)
+    out: list[Finding] = []
+    for candidate in candidates:
+        own = index.get(candidate.value)
+        match = _ROUTE.match(answer, candidate.end) if own else None
+        if not own or match is None:
+            continue
+        routes = [(r, keys) for r in own if (keys := _route_keys(r)) is not None]
+        if not routes:
+            continue
+        said = (match.group("a").lower(), match.group("b").lower())
+        held = {(r.value[a].lower(), r.value[b].lower()) for r, (a, b) in routes}
+        places = {str(r.value.get(k, "")).lower() for r in records if (keys := _route_keys(r)) for k in keys}
+        if said in held or not set(said) <= places:
+            continue
+        record, (start_key, end_key) = routes[-1]
+        at = match.start("a")
+        out.append(
+            Finding(
+                turn=turn,
+                checker=checker,
+                code="contradicted_value",
+                severity="flag",
+                explanation=(
+                    f"The answer says `{candidate.value}` goes from `{said[0]}` to `{said[1]}`, but its "
+                    f"record ({record.source.tool or 'a result'}, {record.path or 'the result'}) goes from "
+                    f"`{record.value[start_key]}` to `{record.value[end_key]}`."
+                ),
+                claim=Span(answer[at : match.end()], at, match.end()),
+                evidence=(record.evidence(start_key), record.evidence(end_key)),
+                value=f"{said[0]} to {said[1]}",
+                extra={
+                    "field": f"{start_key}, {end_key}",
+                    "record_value": f"{record.value[start_key]} to {record.value[end_key]}",
+                },
+            )
+        )
+    return out

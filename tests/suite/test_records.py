@@ -80,3 +80,24 @@ def test_a_matching_value_a_word_no_record_uses_and_a_proposal_pass() -> None:
 def test_a_field_value_said_of_no_record_by_name_is_not_judged() -> None:
     """Two accounts were read; "your plan: Premium" does not say which one it means."""
     assert findings("Your plan: Premium.", ACCOUNT, OTHER_ACCOUNT) == []
+
+
+SHIPMENTS = {
+    "shipments": [
+        {"id": "SHP-2201", "origin": "LEEDS", "destination": "YORK", "state": "in_transit"},
+        {"id": "SHP-2202", "origin": "YORK", "destination": "HULL", "state": "delivered"},
+    ]
+}
+
+
+def test_a_route_said_of_a_record_against_its_own_start_and_end_is_contradicted() -> None:
+    """SHP-2201 goes LEEDS to YORK; "SHP-2201 from YORK to LEEDS" has it backwards."""
+    assert findings("Shipment SHP-2201 from YORK to LEEDS is on its way.", SHIPMENTS) == [
+        ("contradicted_value", "YORK to LEEDS")
+    ]
+
+
+def test_the_records_own_route_and_places_no_record_knows_pass() -> None:
+    """Its own route passes; "to the depot" names no place the records use."""
+    assert findings("Shipment SHP-2201 (LEEDS to YORK) is on its way.", SHIPMENTS) == []
+    assert findings("Shipment SHP-2201 from LEEDS to depot 4 is on its way.", SHIPMENTS) == []
