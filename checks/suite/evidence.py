@@ -46,7 +46,7 @@ from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
-from .records import contradicted_findings, other_record_findings, records_of, route_findings
+from .records import contradicted_findings, names_in, other_record_findings, route_findings
 from .text import sentences
 from .tokens import (
     MAX_SOURCE_TOKENS,
@@ -497,8 +497,8 @@ class EvidenceChecker:
 
         if unsupported and not state.truncated:
             self._flag(turn, opts, unsupported, report)
-        if state.tool_sources and not state.truncated:
-            records = records_of(state.tool_sources)
+        records = names_in(reading.candidates, state.tool_sources[::-1]) if not state.truncated else {}
+        if records:
             grounded = {
                 c.value for c in reading.candidates if known.get(c.value) and c.value not in explained
             }

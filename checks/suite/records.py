@@ -2,32 +2,33 @@
 
 The evidence checker asks whether a value was read at all; a real value of the wrong record
 ("T-100042 was opened on 2026-11-01" when that date is T-100000's, in the same result)
-passes that test. This module closes the gap for the two plain cases, and stays silent
-wherever the answer leaves room for doubt:
+passes that test. This module closes the gap for the plain cases, and stays silent wherever
+the answer leaves room for doubt.
 
-- ``value_of_other_record`` (flag): one sentence names exactly one record (an identifier
-  that a result holds as a value of its own object: a ticket id, a flight number) and states
-  a value that the checker grounded; the value is nowhere in that record's objects (nested
-  objects, and every object that shares a name with it) and is in another record's object,
-  under a field the named record has too (so it is that field's value of the wrong row). The
-  evidence holds both records' fields. Amounts are judged only within their clause ("$250
-  from the certificate, $55 from card 7447" names no record for the $250).
-  Values the user or the prompt supplied, computed figures and identifiers are not judged.
-- ``contradicted_value`` (flag): a sentence says a field's value ("Gold member",
-  "Plan: Premium", "cabin is economy") where the field is a key of the conversation's
-  records, the value is one that field takes in another record of the conversation (so it
-  is a value of that field, not a word that happens to stand beside its name), and the
-  record the sentence names holds another value there, in every version read. A route
-  right after a record's name ("SHP-2201 from YORK to LEEDS") is judged the same way
+A *record* is a JSON object of a result that holds the identifier the answer names as a
+value of its own (a ticket id, a flight number: a string with a digit, not a date or a clock
+time); its *siblings* are the other objects of the list (or object) that holds it, the other
+rows of the same result. Only the results that carry the name are read, and only that far.
+
+- ``value_of_other_record`` (flag): one sentence names exactly one record and states a value
+  that the checker grounded; no object named like the record holds the value, and a sibling
+  holds it under a field the named record has too (so it is that field's value of the wrong
+  row). The evidence holds both fields. Amounts are judged only within their clause ("$250
+  from the certificate, $55 from card 7447" names no record for the $250). Values the user or
+  the prompt supplied, computed figures and identifiers are not judged.
+- ``contradicted_value`` (flag): a sentence that names one record says a value of one of its
+  fields ("Gold member", "Plan: Premium", "cabin is economy"); the value is one a sibling
+  holds in that field (so it is a value of that field, not a word that happens to stand
+  beside its name), and the record holds another value there, in every version read. A
+  route right after a record's name ("SHP-2201 from YORK to LEEDS") is judged the same way
   against the record's own start and end fields (``origin``/``destination``, ``from``/
-  ``to``), with both places values those fields take somewhere in the conversation.
+  ``to``), with both places values those fields take in the record or its siblings.
   Questions, conditions and proposals ("if you upgrade to Gold", "would you like economy")
   describe no record and are skipped.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,10 +39,10 @@ from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
 from .types import Evidence, Finding, Span
 
-MAX_RECORDS = 2000
-_IDENTIFIER = re.compile(r"(?=[^\s]*\d)[A-Za-z0-9][\w.:/-]{2,63}")
-# A date, a timestamp or a clock time says when, not what: never a record's name.
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")
+MAX_SOURCES = 8  # the newest results carrying a name that are read for it
+MAX_SIBLINGS = 500
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")  # says when, not what: never a name
+_PATH_PART = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]")
 _NOT_A_REPORT = re.compile(
     rf"{OFFER_OR_PLAN}|\b(?:if|unless|would|could|can|want|wish|like|prefer|upgrade|upgrading|switch|"
     r"change|changing|option|options|new|proposed|instead|confirm|proceed)\b",
@@ -51,39 +52,55 @@ _NOT_A_REPORT = re.compile(
 
 @dataclass
 class Record:
-    """One JSON object of a result that names itself with an identifier-like string."""
+    """One object of a result, where it stands, and the objects beside it."""
 
-    names: set[str]  # its own identifier values, lower case
     source: Source
-    path: str
+    parts: tuple[str | int, ...]  # where it stands in the result, as path parts
     value: dict[str, Any]
-    _forms: set[str] | None = field(default=None, repr=False)
+    in_list: bool = False  # whether it stands in a list (or object) of objects, beside others
     _leaves: dict[str, set[str]] | None = field(default=None, repr=False)
+    _flat: str | None = field(default=None, repr=False)
 
     @property
-    def forms(self) -> set[str]:
-        """Every normalized form its values carry, nested objects included."""
-        if self._forms is None:
-            self._forms = index_text(json.dumps(self.value, ensure_ascii=False))[0]
-        return self._forms
+    def siblings(self) -> list[Record]:
+        """The other objects beside it, read from the result only when asked for."""
+        if not self.in_list:
+            return []
+        rows = _rows(self.source, self.source.parsed(), self.parts[:-1])
+        return [row for row in rows if row.value is not self.value]
+
+    @property
+    def path(self) -> str:
+        return _join(list(self.parts))
+
+    @property
+    def names(self) -> set[str]:
+        return {v.lower() for v in self.value.values() if isinstance(v, str) and is_name(v)}
 
     @property
     def leaves(self) -> dict[str, set[str]]:
         """Each scalar field (nested paths joined by dots) with the forms of its value."""
-        cached = self._leaves
-        if cached is None:
-            cached = {}
+        if self._leaves is None:
+            self._leaves = {}
             stack: list[tuple[str, Any]] = [("", self.value)]
-            while stack and len(cached) < 512:
+            while stack and len(self._leaves) < 512:
                 path, node = stack.pop()
                 if isinstance(node, dict):
                     stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
                 elif not isinstance(node, list) and node is not None:
-                    cached[path] = index_text(str(node))[0]
-            self._leaves = cached
-        return cached
+                    self._leaves[path] = index_text(str(node))[0]
+        return self._leaves
+
+    @property
+    def flat(self) -> str:
+        """Its scalar values as one lower-case text, for a quick look before ``leaves``."""
+        if self._flat is None:
+            self._flat = "\n".join(str(v).lower() for v in _scalars(self.value))
+        return self._flat
 
     def fields_holding(self, forms: tuple[str, ...]) -> list[str]:
+        if not any(form in self.flat for form in forms if not form.startswith(("#", "md:"))):
+            return []  # no spelling of the value stands in any field: no need to read them
         return [path for path, held in self.leaves.items() if any(form in held for form in forms)]
 
     def evidence(self, path: str = "") -> Evidence:
@@ -91,39 +108,108 @@ class Record:
         return Evidence(call_id=self.source.call_id, path=where)
 
 
-def records_of(sources: list[Source]) -> list[Record]:
-    """The named objects of the results, in conversation order."""
+def _scalars(value: Any) -> Iterator[Any]:
+    """The scalar values of an object and of the objects nested in it."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif node is not None:
+            yield node
+
+
+def is_name(value: str) -> bool:
+    """Whether a value can name a record: a short string with a digit that is no date or time."""
+    return 3 <= len(value) <= 64 and any(c.isdigit() for c in value) and not _DATE.match(value)
+
+
+def named(sources: list[Source], name: str) -> list[Record]:
+    """The records a name names, newest result first: where the name stands in each result
+    that carries it, the object holding it, with its siblings."""
     out: list[Record] = []
-    for source in sources:
-        cached = source.cache.get("records")
-        if cached is None:
-            cached = source.cache["records"] = []
-            value = source.parsed() if source.looks_json else None
-            _walk(value, "", source, cached, 0)
-        out.extend(cached)
-        if len(out) >= MAX_RECORDS:
-            break
+    for source in [s for s in sources if name in s.forms][:MAX_SOURCES]:
+        cache = source.cache.setdefault("records", {})
+        if name not in cache:
+            cache[name] = _record_at(source, name)
+        if cache[name] is not None:
+            out.append(cache[name])
     return out
 
 
-def _walk(node: Any, path: str, source: Source, out: list[Record], depth: int) -> None:
-    if depth > 12 or len(out) >= MAX_RECORDS:
-        return
-    if isinstance(node, dict):
-        names = {
-            v.lower()
-            for v in node.values()
-            if isinstance(v, str) and _IDENTIFIER.fullmatch(v) and not _DATE.match(v)
-        }
-        if names:
-            out.append(Record(names, source, path, node))
-        for key, item in node.items():
-            if isinstance(item, (dict, list)):
-                _walk(item, join_path(path, str(key)), source, out, depth + 1)
-    elif isinstance(node, list):
-        for i, item in enumerate(node[:500]):
-            if isinstance(item, (dict, list)):
-                _walk(item, join_path(path, i), source, out, depth + 1)
+def _record_at(source: Source, name: str) -> Record | None:
+    span = source.span_of(name)
+    value = source.parsed() if span is not None else None
+    if not isinstance(value, (dict, list)):
+        return None
+    parts = _parts(source.path_at(span[0]))
+    if not parts:
+        return None
+    holder_parts = parts[:-1]
+    holder = _resolve(value, holder_parts)
+    held = holder.get(parts[-1]) if isinstance(holder, dict) else None
+    if not isinstance(held, str) or held.lower() != name:
+        return None  # a name is a string of the object's own, never a number in a field
+    return Record(source, tuple(holder_parts), holder, in_list=bool(holder_parts))
+
+
+def _rows(source: Source, value: Any, parent: tuple[str | int, ...]) -> list[Record]:
+    """The objects of one list (or object) of a result, read once for every name in it."""
+    cache = source.cache.setdefault("rows", {})
+    if parent not in cache:
+        holder = _resolve(value, list(parent))
+        items = (
+            holder.items()
+            if isinstance(holder, dict)
+            else enumerate(holder)
+            if isinstance(holder, list)
+            else ()
+        )
+        cache[parent] = [
+            Record(source, (*parent, key), item)
+            for key, item in list(items)[:MAX_SIBLINGS]
+            if isinstance(item, dict)
+        ]
+    return cache[parent]
+
+
+def _parts(path: str) -> list[str | int]:
+    out: list[str | int] = []
+    for key, index, quoted in _PATH_PART.findall(path):
+        out.append(int(index) if index else (key or quoted[1:-1]))
+    return out
+
+
+def _join(parts: list[str | int]) -> str:
+    path = ""
+    for part in parts:
+        path = join_path(path, part)
+    return path
+
+
+def _resolve(value: Any, parts: list[str | int]) -> Any:
+    for part in parts:
+        if isinstance(part, int) and isinstance(value, list) and part < len(value):
+            value = value[part]
+        elif isinstance(part, str) and isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
+    return value
+
+
+def names_in(candidates: list[Candidate], sources: list[Source]) -> dict[str, list[Record]]:
+    """The answer's identifiers that name a record, each with its records."""
+    out: dict[str, list[Record]] = {}
+    for candidate in candidates:
+        if candidate.shape in ("identifier", "number") and is_name(candidate.value):
+            if candidate.value not in out:
+                found = named(sources, candidate.value)
+                if found:
+                    out[candidate.value] = found
+    return out
 
 
 # --- value_of_other_record ---------------------------------------------------------------
@@ -134,47 +220,44 @@ def other_record_findings(
     answer: str,
     candidates: list[Candidate],
     grounded: set[str],
-    records: list[Record],
+    records: dict[str, list[Record]],
     checker: str,
 ) -> list[Finding]:
-    """Values a sentence states of the one record it names that only another record holds."""
-    if not records:
-        return []
-    by_name: dict[str, list[Record]] = {}
-    for record in records:
-        for name in record.names:
-            by_name.setdefault(name, []).append(record)
+    """Values a sentence states of the one record it names that only a sibling holds."""
     out: list[Finding] = []
     for sentence in sentences(answer):
         inside = [c for c in candidates if sentence.start <= c.start < sentence.end]
-        named = {c.value for c in inside if c.value in by_name}
-        if len(named) != 1:
+        here = {c.value for c in inside if c.value in records}
+        if len(here) != 1:
             continue
-        (name,) = named
-        own = by_name[name]
+        (name,) = here
+        own = records[name]
+        fields = {path for record in own for path in record.leaves}
         for candidate in inside:
-            if candidate.value in by_name or candidate.value not in grounded or not _attribute(candidate):
+            if candidate.value in records or candidate.value not in grounded or not _attribute(candidate):
                 continue
-            if candidate.shape == "amount" and _clause_names(answer, sentence, candidate, by_name) != {name}:
+            if candidate.shape == "amount" and _clause_names(answer, sentence, candidate, records) != {name}:
                 continue  # "$250 from the certificate, $55 from card 7447": each amount's own clause
-            # The record's own objects: every object that shares a name with it (a payment
-            # that names the same card is that card's, not another's).
-            own_names = set().union(*(record.names for record in own))
-            mine = [r for r in records if r.names & own_names]
-            if any(form in record.forms for record in mine for form in candidate.forms):
+            if any(record.fields_holding(candidate.forms) for record in own):
                 continue
-            named_here = _names_in(sentence, by_name)
-            # Another record holds it in a field the named record has too, with another value
-            # there: the value of the wrong row, not a value the named record lacks a field for.
-            fields = {path for record in mine for path in record.leaves}
-            for other in records:
-                if other.names & own_names or other.names & named_here or any(_holds(other, m) for m in mine):
-                    continue
-                shared = [path for path in other.fields_holding(candidate.forms) if path in fields]
-                if shared:
-                    out.append(_other_record(turn, candidate, name, own[-1], other, shared[0], checker))
-                    break
+            found = _sibling_holding(own, candidate, fields, name)
+            if found is not None:
+                out.append(_other_record(turn, candidate, name, own[0], *found, checker))
     return out
+
+
+def _sibling_holding(
+    own: list[Record], candidate: Candidate, fields: set[str], name: str
+) -> tuple[Record, str] | None:
+    """A row beside the named record that holds the value in a field the record has too."""
+    for record in own:
+        for sibling in record.siblings:
+            if name in sibling.names:
+                continue  # another object of the same record (its second leg, say)
+            shared = [path for path in sibling.fields_holding(candidate.forms) if path in fields]
+            if shared:
+                return sibling, shared[0]
+    return None
 
 
 def _attribute(candidate: Candidate) -> bool:
@@ -183,7 +266,7 @@ def _attribute(candidate: Candidate) -> bool:
 
 
 def _clause_names(
-    answer: str, sentence: Sentence, candidate: Candidate, by_name: dict[str, list[Record]]
+    answer: str, sentence: Sentence, candidate: Candidate, records: dict[str, list[Record]]
 ) -> set[str]:
     """The record names of the clause (between commas, semicolons and "and") holding a value."""
     start = max(answer.rfind(sep, sentence.start, candidate.start) for sep in (",", ";", " and "))
@@ -193,22 +276,13 @@ def _clause_names(
         if at != -1
     ]
     clause = answer[max(start, sentence.start) : min(ends, default=sentence.end)]
-    return {normalize(word) for word in clause.split()} & set(by_name)
-
-
-def _names_in(sentence: Sentence, by_name: dict[str, list[Record]]) -> set[str]:
-    return {normalize(word) for word in sentence.text.split()} & set(by_name)
-
-
-def _holds(outer: Record, inner: Record) -> bool:
-    """Whether ``outer`` contains ``inner`` (a reservation and its flights' objects)."""
-    return outer.source is inner.source and inner.path.startswith(outer.path)
+    return {normalize(word) for word in clause.split()} & set(records)
 
 
 def _other_record(
     turn: int, candidate: Candidate, name: str, own: Record, other: Record, field_path: str, checker: str
 ) -> Finding:
-    other_name = sorted(other.names)[0]
+    other_name = sorted(other.names)[0] if other.names else other.path
     return Finding(
         turn=turn,
         checker=checker,
@@ -217,7 +291,7 @@ def _other_record(
         explanation=(
             f"The sentence states `{candidate.value}` of `{name}`, but `{name}`'s record "
             f"({own.source.tool or 'a result'}, {own.path or 'the result'}) does not hold it; it is the "
-            f"value of another record, `{other_name}` ({other.path or 'the result'})."
+            f"value of another record, `{other_name}` ({join_path(other.path, field_path)})."
         ),
         claim=Span(candidate.text, candidate.start, candidate.end),
         evidence=(own.evidence(field_path), other.evidence(field_path)),
@@ -236,78 +310,61 @@ _NOT_VALUES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class FieldUse:
-    record: Record
-    key: str
-    value: str  # lower case, underscores as spaces
+def _word_value(value: Any) -> str | None:
+    """A field value of a small vocabulary, as the data writes it in lower case ("gold",
+    "basic_economy"; never a code like "AQLBTL"), spaced for comparison."""
+    if isinstance(value, str) and 0 < len(value) <= 30 and re.fullmatch(r"[a-z][a-z _-]*", value):
+        return re.sub(r"[\s_-]+", " ", value.strip())
+    return None
 
 
-def field_values(records: list[Record]) -> dict[str, list[FieldUse]]:
-    """Each key whose values are words of a small vocabulary (lower case as the data writes
-    them: "gold", "basic_economy"; never a code like "AQLBTL"), with every record's value."""
-    out: dict[str, list[FieldUse]] = {}
-    for record in records:
-        for key, value in record.value.items():
-            if isinstance(value, str) and 0 < len(value) <= 30 and re.fullmatch(r"[a-z][a-z _-]*", value):
-                out.setdefault(key.lower(), []).append(FieldUse(record, key, _plain(value)))
-    return out
-
-
-def _plain(value: str) -> str:
-    return re.sub(r"[\s_-]+", " ", value.strip().lower())
-
-
-def contradicted_findings(turn: int, answer: str, records: list[Record], checker: str) -> list[Finding]:
-    """Field values the answer says of a record that holds another value in that field."""
-    fields = field_values(records)
-    if not fields:
-        return []
-    index = _index(records)
+def contradicted_findings(
+    turn: int, answer: str, records: dict[str, list[Record]], checker: str
+) -> list[Finding]:
+    """Field values a sentence says of the one record it names, which holds another value."""
     out: list[Finding] = []
     for sentence in sentences(answer):
         if sentence.is_question or _NOT_A_REPORT.search(sentence.text):
             continue
-        for key, uses in fields.items():
+        here = _names_in(sentence, records)
+        if len(here) != 1:
+            continue
+        own = records[next(iter(here))]
+        for key in {k for record in own for k, v in record.value.items() if _word_value(v)}:
+            held = {_word_value(record.value.get(key)) for record in own} - {None}
+            known = {_word_value(s.value.get(key)) for record in own for s in record.siblings} - {None}
             said = list(_said_values(sentence, key))
-            if not said:
+            if not said or any(value in held for value, _, _ in said):
                 continue
-            subjects = [u for u in uses if u.record.names & _names_in(sentence, index)]
-            own = {u.value for u in subjects}
-            if not subjects or any(value in own for value, _, _ in said):
-                continue
-            known = {u.value for u in uses}
             readings = [s for s in said if s[0] in known]
-            if not readings:
-                continue
-            value, start, end = readings[-1]
-            use = subjects[-1]
-            where = join_path(use.record.path, use.key)
-            out.append(
-                Finding(
-                    turn=turn,
-                    checker=checker,
-                    code="contradicted_value",
-                    severity="flag",
-                    explanation=(
-                        f"The answer says `{key}` is `{value}`, but the record read "
-                        f"({use.record.source.tool or 'a result'}, {where}) holds `{use.value}`."
-                    ),
-                    claim=Span(answer[start:end], start, end),
-                    evidence=(Evidence(call_id=use.record.source.call_id, path=where),),
-                    value=value,
-                    extra={"field": use.key, "record_value": use.value},
-                )
-            )
+            if readings:
+                out.append(_contradicted(turn, answer, readings[-1], key, own[0], checker))
     return out
 
 
-def _index(records: list[Record]) -> dict[str, list[Record]]:
-    out: dict[str, list[Record]] = {}
-    for record in records:
-        for name in record.names:
-            out.setdefault(name, []).append(record)
-    return out
+def _contradicted(
+    turn: int, answer: str, said: tuple[str, int, int], key: str, record: Record, checker: str
+) -> Finding:
+    value, start, end = said
+    where = join_path(record.path, key)
+    return Finding(
+        turn=turn,
+        checker=checker,
+        code="contradicted_value",
+        severity="flag",
+        explanation=(
+            f"The answer says `{key}` is `{value}`, but the record read "
+            f"({record.source.tool or 'a result'}, {where}) holds `{record.value[key]}`."
+        ),
+        claim=Span(answer[start:end], start, end),
+        evidence=(Evidence(call_id=record.source.call_id, path=where),),
+        value=value,
+        extra={"field": key, "record_value": record.value[key]},
+    )
+
+
+def _names_in(sentence: Sentence, records: dict[str, list[Record]]) -> set[str]:
+    return {normalize(word) for word in re.split(r"[\s(),;:]+", sentence.text)} & set(records)
 
 
 def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]:
@@ -322,13 +379,14 @@ def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]
     for pattern in (before, after):
         for match in pattern.finditer(sentence.text):
             start, end = sentence.start + match.start("v"), sentence.start + match.end("v")
-            words_ = match.group("v").split()
-            if len(words_) == 2 and pattern is before:
-                yield _plain(words_[1]), end - len(words_[1]), end  # "a Gold member": Gold
-            elif len(words_) == 2:
-                yield _plain(words_[0]), start, start + len(words_[0])  # "plan is premium now"
-            if not set(_plain(match.group("v")).split()) & _NOT_VALUES:
-                yield _plain(match.group("v")), start, end
+            parts = match.group("v").split()
+            if len(parts) == 2 and pattern is before:
+                yield parts[1].lower(), end - len(parts[1]), end  # "a Gold member": Gold
+            elif len(parts) == 2:
+                yield parts[0].lower(), start, start + len(parts[0])  # "plan is premium now"
+            whole = re.sub(r"[\s_-]+", " ", match.group("v").lower())
+            if not set(whole.split()) & _NOT_VALUES:
+                yield whole, start, end
 
 
 # --- a route said of a record ------------------------------------------------------------
@@ -340,59 +398,70 @@ _ROUTE = re.compile(
 )
 
 
-def _route_keys(record: Record) -> tuple[str, str] | None:
+def _route_keys(value: dict[str, Any]) -> tuple[str, str] | None:
     """The keys of a record's start and end (``origin`` and ``destination``), if it has both."""
-    start = [k for k in record.value if isinstance(record.value[k], str) and _names_end(k, _START_KEYS)]
-    end = [k for k in record.value if isinstance(record.value[k], str) and _names_end(k, _END_KEYS)]
+    start = [k for k, v in value.items() if isinstance(v, str) and _first_word_in(k, _START_KEYS)]
+    end = [k for k, v in value.items() if isinstance(v, str) and _first_word_in(k, _END_KEYS)]
     return (start[0], end[0]) if len(start) == 1 and len(end) == 1 else None
 
 
-def _names_end(key: str, words: tuple[str, ...]) -> bool:
+def _first_word_in(key: str, words: tuple[str, ...]) -> bool:
     parts = name_tokens(key)
     return bool(parts) and parts[0] in words
 
 
 def route_findings(
-    turn: int, answer: str, candidates: list[Candidate], records: list[Record], checker: str
+    turn: int, answer: str, candidates: list[Candidate], records: dict[str, list[Record]], checker: str
 ) -> list[Finding]:
     """ "HAT023 from SFO to JFK" right after the name of a record whose own start and end are
-    JFK and SFO, in every version read: ``contradicted_value``. Both places must be values
-    those fields take somewhere in the conversation."""
-    index = _index(records)
+    JFK and SFO in every version read: ``contradicted_value``."""
     out: list[Finding] = []
     for candidate in candidates:
-        own = index.get(candidate.value)
+        own = records.get(candidate.value)
         match = _ROUTE.match(answer, candidate.end) if own else None
         if not own or match is None:
             continue
-        routes = [(r, keys) for r in own if (keys := _route_keys(r)) is not None]
+        routes = [(r, keys) for r in own if (keys := _route_keys(r.value)) is not None]
         if not routes:
             continue
         said = (match.group("a").lower(), match.group("b").lower())
         held = {(r.value[a].lower(), r.value[b].lower()) for r, (a, b) in routes}
-        places = {str(r.value.get(k, "")).lower() for r in records if (keys := _route_keys(r)) for k in keys}
+        places = {
+            str(row.value.get(k, "")).lower()
+            for record, (a, b) in routes
+            for row in (record, *record.siblings)
+            for k in (a, b)
+        }
         if said in held or not set(said) <= places:
             continue
-        record, (start_key, end_key) = routes[-1]
-        at = match.start("a")
-        out.append(
-            Finding(
-                turn=turn,
-                checker=checker,
-                code="contradicted_value",
-                severity="flag",
-                explanation=(
-                    f"The answer says `{candidate.value}` goes from `{said[0]}` to `{said[1]}`, but its "
-                    f"record ({record.source.tool or 'a result'}, {record.path or 'the result'}) goes from "
-                    f"`{record.value[start_key]}` to `{record.value[end_key]}`."
-                ),
-                claim=Span(answer[at : match.end()], at, match.end()),
-                evidence=(record.evidence(start_key), record.evidence(end_key)),
-                value=f"{said[0]} to {said[1]}",
-                extra={
-                    "field": f"{start_key}, {end_key}",
-                    "record_value": f"{record.value[start_key]} to {record.value[end_key]}",
-                },
-            )
-        )
+        out.append(_wrong_route(turn, answer, candidate, match, said, *routes[0], checker))
     return out
+
+
+def _wrong_route(
+    turn: int,
+    answer: str,
+    candidate: Candidate,
+    match: re.Match[str],
+    said: tuple[str, str],
+    record: Record,
+    keys: tuple[str, str],
+    checker: str,
+) -> Finding:
+    start_key, end_key = keys
+    at = match.start("a")
+    held = f"{record.value[start_key]} to {record.value[end_key]}"
+    return Finding(
+        turn=turn,
+        checker=checker,
+        code="contradicted_value",
+        severity="flag",
+        explanation=(
+            f"The answer says `{candidate.value}` goes from `{said[0]}` to `{said[1]}`, but its record "
+            f"({record.source.tool or 'a result'}, {record.path or 'the result'}) goes {held}."
+        ),
+        claim=Span(answer[at : match.end()], at, match.end()),
+        evidence=(record.evidence(start_key), record.evidence(end_key)),
+        value=f"{said[0]} to {said[1]}",
+        extra={"field": f"{start_key}, {end_key}", "record_value": held},
+    )

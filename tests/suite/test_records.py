@@ -14,8 +14,12 @@ TICKETS = {
         {"id": "T-100042", "opened": "2026-11-15", "state": "closed", "priority": "low"},
     ]
 }
-ACCOUNT = {"account_id": "ACC-7731", "plan": "basic", "owner": "dana_k_77"}
-OTHER_ACCOUNT = {"account_id": "ACC-9120", "plan": "premium", "owner": "lee_p_12"}
+ACCOUNTS = {
+    "accounts": [
+        {"account_id": "ACC-7731", "plan": "basic", "owner": "dana_k_77"},
+        {"account_id": "ACC-9120", "plan": "premium", "owner": "lee_p_12"},
+    ]
+}
 
 
 def findings(answer: str, *results: Any) -> list[tuple[str, str]]:
@@ -60,26 +64,23 @@ def test_an_amount_is_judged_only_in_its_own_clause() -> None:
 
 
 def test_a_field_value_said_against_the_record_is_contradicted() -> None:
-    """The account read says plan basic; "the Premium plan" is a value the field takes (the
-    other account has it), said of the only account the sentence can mean by name."""
+    """ACC-7731's plan is basic; "the Premium plan" is a value the field takes (the account
+    beside it has it), said of ACC-7731 by name."""
     answer = "Since ACC-7731 is on the Premium plan, support is included."
-    assert findings(answer, ACCOUNT, OTHER_ACCOUNT) == [("contradicted_value", "Premium")]
+    assert findings(answer, ACCOUNTS) == [("contradicted_value", "Premium")]
 
 
 def test_a_matching_value_a_word_no_record_uses_and_a_proposal_pass() -> None:
     """ "Basic plan" is its value; "monthly plan" is no value of the field; "if you upgrade to
     the Premium plan" describes no record."""
-    assert findings("ACC-7731 is on the Basic plan.", ACCOUNT, OTHER_ACCOUNT) == []
-    assert findings("ACC-7731 is on a monthly plan.", ACCOUNT, OTHER_ACCOUNT) == []
-    assert (
-        findings("If you upgrade ACC-7731 to the Premium plan, support is included.", ACCOUNT, OTHER_ACCOUNT)
-        == []
-    )
+    assert findings("ACC-7731 is on the Basic plan.", ACCOUNTS) == []
+    assert findings("ACC-7731 is on a monthly plan.", ACCOUNTS) == []
+    assert findings("If you upgrade ACC-7731 to the Premium plan, support is included.", ACCOUNTS) == []
 
 
 def test_a_field_value_said_of_no_record_by_name_is_not_judged() -> None:
-    """Two accounts were read; "your plan: Premium" does not say which one it means."""
-    assert findings("Your plan: Premium.", ACCOUNT, OTHER_ACCOUNT) == []
+    """ "your plan: Premium" does not say which account it means."""
+    assert findings("Your plan: Premium.", ACCOUNTS) == []
 
 
 SHIPMENTS = {
