@@ -35,6 +35,7 @@ person, and refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .options import Options
@@ -426,7 +427,7 @@ def _able(
     claim: ActionClaim, calls: list[tuple[ToolCall, Receipt | None]]
 ) -> list[tuple[ToolCall, Receipt | None]]:
     """The calls that could have done what ``claim`` reports."""
-    out = []
+    out: list[tuple[ToolCall, Receipt | None]] = []
     for call, receipt in calls:
         if receipt is not None and receipt.effect == "read":
             continue
@@ -459,7 +460,7 @@ def _lead(claims: list[ActionClaim]) -> Span:
 
 
 def _unverified(
-    turn: Turn, claims: list[ActionClaim], calls: list[tuple[ToolCall, Receipt | None]] = ()
+    turn: Turn, claims: list[ActionClaim], calls: Sequence[tuple[ToolCall, Receipt | None]] = ()
 ) -> Finding:
     """``unverified_action``: with no tool run in the turn, or with ``calls`` none of which
     could have done what the claims report."""

@@ -23,7 +23,7 @@ refuses a good answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -150,7 +150,7 @@ class AnswerReading:
 def read_answer(
     answer: str,
     opts: EvidenceOptions,
-    skip: list[tuple[int, int]] = (),
+    skip: Sequence[tuple[int, int]] = (),
     counted: Callable[[str], bool] | None = None,
 ) -> AnswerReading:
     """The candidates of an answer, declared shapes first, each with its span.
@@ -563,7 +563,7 @@ class EvidenceChecker:
                 if candidate.value in out:
                     continue
                 index = next(i for i, c in enumerate(amounts) if c.value == candidate.value)
-                found = (
+                computed: Derivation | Computed | None = (
                     explain_amount(index, stated, turn.answer, sentences_, context)
                     or explain(
                         candidate.number,
@@ -574,9 +574,9 @@ class EvidenceChecker:
                     )
                     or state.explained_before(candidate.number)
                 )
-                if found is not None:
-                    out[candidate.value] = found
-                    known[candidate.value] = found.evidence
+                if computed is not None:
+                    out[candidate.value] = computed
+                    known[candidate.value] = computed.evidence
                     progress = True
             if not progress:
                 break

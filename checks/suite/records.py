@@ -141,7 +141,9 @@ def named(sources: list[Source], name: str) -> list[Record]:
 
 def _record_at(source: Source, name: str) -> Record | None:
     span = source.span_of(name)
-    value = source.parsed() if span is not None else None
+    if span is None:
+        return None
+    value = source.parsed()
     if not isinstance(value, (dict, list)):
         return None
     parts = _parts(source.path_at(span[0]))
