@@ -202,7 +202,7 @@ def read_answer(
             if is_amount(answer, token.start, token.end):
                 candidate = _amount_candidate(token)
             elif candidate is None and counted is not None and token.value.isdigit():
-                candidate = _count_candidate(answer, token, tokens[i + 1 : i + 3], counted)
+                candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
         if candidate is not None:
             candidate = _with_notations(candidate)
             if candidate.text != answer[candidate.start : candidate.end]:
@@ -232,24 +232,20 @@ def _amount_candidate(token: Token) -> Candidate:
 def _count_candidate(
     answer: str, token: Token, following: list[Token], counted: Callable[[str], bool]
 ) -> Candidate | None:
-    """ "7 reservations", "3 checked bags": a count of a noun the results count. One word may
-    stand between; the claim runs to the noun."""
-    gap = token.end
-    for word in following:
-        if not word.value.isalpha() or answer[gap : word.start].strip():
-            return None
-        if word.value.endswith("s") and counted(word.value):
-            key = count_key(word.value, int(token.value))
-            return Candidate(
-                token.value,
-                answer[token.start : word.end],
-                token.start,
-                word.end,
-                "count",
-                (token.value, key),
-            )
-        gap = word.end
-    return None
+    """ "7 reservations": a count of a noun the results count, the noun right after it. A
+    word between ("2 upcoming reservations") makes it a count of a part of the list, which
+    no list length settles, so it is not read."""
+    if not following:
+        return None
+    word = following[0]
+    if not word.value.isalpha() or answer[token.end : word.start].strip():
+        return None
+    if not (word.value.endswith("s") and counted(word.value)):
+        return None
+    key = count_key(word.value, int(token.value))
+    return Candidate(
+        token.value, answer[token.start : word.end], token.start, word.end, "count", (token.value, key)
+    )
 
 
 def _with_notations(candidate: Candidate) -> Candidate:
