@@ -20,9 +20,9 @@ over values the conversation holds gives it. It tries, in this order, and nothin
    ``a − b`` where one of the two is an amount this answer states and the other is an amount
    this answer states, an earlier answer stated (grounded or explained), the user wrote, or
    this turn's tool results carry under a money key (price, amount, total, cost, fee, …).
-5. **a product** (kind ``product``): the figure equals an amount of the pools above times a
-   count from 2 to 9 that the user wrote or that a list in this turn's results holds (its
-   length), and the sentence says that count.
+5. **a product** (kind ``product``): the figure equals an amount of the pools above (or a sum
+   over the records the answer names) times a count from 2 to 9 that the user wrote or that a
+   list in the results holds (its length), and the sentence says that count.
 6. **a date shift** (kind ``date-shift``): an ISO date equals a date the conversation holds
    (a result, the user, the prompt) moved by a number of days the user stated ("the day
    after", "two days later", "a week earlier").
@@ -36,7 +36,7 @@ in passing; every search is bounded (``MAX_*``), which can only leave more figur
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
@@ -270,7 +270,7 @@ def explain_amount(
     if found is not None:
         return found if people is None or found.kind == "product" else None
     if people is not None:
-        return _product(figure, stated, context, people, said)
+        return _product(index, stated, answer, sentence, context, people)
     if _TOTAL_WORDS.search(label):
         found = _listed_total(index, stated, answer) or _named_total(index, stated, answer, sentence, context)
         if found is not None:
@@ -279,7 +279,7 @@ def explain_amount(
         found = _total_less(index, stated, answer) or _difference(index, stated, context)
         if found is not None:
             return found
-    return _product(figure, stated, context, None, said)
+    return _product(index, stated, answer, sentence, context, None)
 
 
 def _people_count(sentence: str) -> int | None:
@@ -428,11 +428,11 @@ def _boundaries(index: int, stated: list[Stated], answer: str) -> list[int]:
     return nearest[:MAX_RUN]
 
 
-def _named_total(
+def _named_sums(
     index: int, stated: list[Stated], answer: str, sentence: Sentence | None, context: Context
-) -> Computed | None:
-    """A total over the records the answer names since a break (the legs it lists): the sum
-    of one amount, under the same key, of every one of them."""
+) -> Iterator[tuple[float, list[Operand]]]:
+    """Sums over the records the answer names since a break (the legs it lists): one amount,
+    under the same key, of every one of them; nearest break first."""
     figure = stated[index]
     sentence_end = sentence.end if sentence else figure.end
     for start in _boundaries(index, stated, answer):
@@ -443,21 +443,39 @@ def _named_total(
         keys = set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))
         for key in sorted(keys):
             operands = [r.amounts[key] for r in records]
-            if _same(sum(o.value for o in operands), figure.value):
-                return _made("sum", " + ".join(o.label for o in operands), operands)
+            yield sum(o.value for o in operands), operands
+
+
+def _named_total(
+    index: int, stated: list[Stated], answer: str, sentence: Sentence | None, context: Context
+) -> Computed | None:
+    """A total over the records the answer names (``_named_sums``)."""
+    for value, operands in _named_sums(index, stated, answer, sentence, context):
+        if _same(value, stated[index].value):
+            return _made("sum", " + ".join(o.label for o in operands), operands)
     return None
 
 
 def _product(
-    figure: Stated, stated: list[Stated], context: Context, people: int | None, sentence: str
+    index: int,
+    stated: list[Stated],
+    answer: str,
+    sentence: Sentence | None,
+    context: Context,
+    people: int | None,
 ) -> Computed | None:
+    """An amount times a count the user or the data gave, which the sentence says; the amount
+    may be one the answer or the conversation holds, or a sum over the records it names."""
+    figure = stated[index]
+    said_in = sentence.text if sentence else ""
     counts = [c for c in context.counts if people is None or int(c.value) == people]
-    if not counts:
-        return None
-    said = {int(c.value) for c in counts if _says(sentence, int(c.value))}
+    said = {int(c.value) for c in counts if _says(said_in, int(c.value))}
     if not said:
         return None
     values = [s.operand() for s in stated if s.known and s is not figure] + context.earlier + context.read
+    for total, operands in _named_sums(index, stated, answer, sentence, context):
+        label = "(" + " + ".join(o.label for o in operands) + ")"
+        values.append(Operand(total, label, tuple(e for o in operands for e in o.evidence)))
     for count in counts:
         if int(count.value) not in said:
             continue

@@ -161,3 +161,11 @@ def test_a_figure_an_earlier_answer_computed_is_explained_when_restated() -> Non
     second = build_turn("To confirm: the total is $255.", calls=[], user="Yes, book it.")
     result = run_suite(build_conversation(first, second))
     assert [f["code"] for f in result["findings"] if f["turn"] == 1 and f["severity"] == "flag"] == []
+
+
+def test_the_legs_named_times_the_passengers_is_a_product() -> None:
+    """HAT136 and HAT039 at 152 + 103 in economy, for 3 passengers: $765."""
+    answer = "Flights HAT136 and HAT039 in economy for 3 passengers: total $765."
+    result = run(answer, SEARCH, user="We are 3 passengers.")
+    assert computed(result)["765"]["kind"] == "product"
+    assert flagged(run(answer.replace("$765", "$775"), SEARCH, user="We are 3 passengers.")) == ["775"]
