@@ -324,9 +324,6 @@ class _State:
                 Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
             )
             if source.role == "user":
-                self.amounts.extend(
-                    Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
-                )
                 self.counts.extend(user_counts(source.text))
                 self.shifts.extend(stated_shifts(source.text))
 
