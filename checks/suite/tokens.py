@@ -65,7 +65,6 @@ _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an ad
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 _ISO_DATETIME = re.compile(r"((\d{4})-\d{2}-\d{2})t((\d{2}:\d{2})(?::\d{2})?)")
 _ISO_DATE = re.compile(r"(\d{4})-\d{2}-\d{2}")
-_CLOCK_SECONDS = re.compile(r"(\d{1,2}:\d{2}):\d{2}(?:\.\d+)?")
 
 UNITS = frozenset(
     ["%", "percent", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
@@ -336,22 +335,6 @@ def fragment_forms(forms: set[str]) -> set[str]:
     Asked for only when a number is found nowhere as written, so most results never pay it.
     """
     return {key for token in _IDENTIFIER_RUN.findall("\n".join(forms)) for key in fragment_keys(token)}
-
-
-def _time_parts(token: str) -> Iterable[str]:
-    """A timestamp's date, year, time and hour:minute; a date's year; a clock time's h:mm."""
-    if len(token) >= 16 and token[4] == "-" and token[10] == "t" and token[13] == ":":
-        if token[:4].isdigit():
-            yield from (token[:10], token[:4], token[11:16])
-            if len(token) >= 19 and token[16] == ":":
-                yield token[11:19]
-        return
-    if len(token) == 10 and token[4] == "-" and token[:4].isdigit():
-        yield token[:4]
-        return
-    match = _CLOCK_SECONDS.fullmatch(token)
-    if match:
-        yield match.group(1)
 
 
 def number_variants(value: str) -> list[str]:
