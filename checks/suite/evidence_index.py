@@ -321,10 +321,36 @@ class Source:
             return ""
         return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}))
 
+    def value_at(self, parts: list[str | int]) -> Any:
+        """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
+        row of a large result without the rest); ``None`` where the way is not known."""
+        if self._parsed is not _NO_PATH:
+            value = self._parsed
+            for part in parts:
+                value = _step(value, part)
+            return value
+        nodes = self.cache.get("nodes") or {}
+        at = _WS.match(self.text, 0).end()
+        for part in parts:
+            node = nodes.get(at)
+            if node is None or part not in node.keys:
+                return None
+            at = node.value_starts[node.keys.index(part)]
+        try:
+            return _DECODER.raw_decode(self.text, at)[0]
+        except (ValueError, RecursionError):
+            return None
+
     def evidence_at(self, span: tuple[int, int] | None) -> Evidence:
         if span is None:
             return Evidence(call_id=self.call_id, path="")
         return Evidence(call_id=self.call_id, path=self.path_at(span[0]), start=span[0], end=span[1])
+
+
+def _step(value: Any, part: str | int) -> Any:
+    if isinstance(part, int):
+        return value[part] if isinstance(value, list) and part < len(value) else None
+    return value.get(part) if isinstance(value, dict) else None
 
 
 def _bounded(low: str, start: int, end: int) -> bool:

@@ -140,17 +140,14 @@ def named(sources: list[Source], name: str) -> list[Record]:
 
 
 def _record_at(source: Source, name: str) -> Record | None:
-    span = source.span_of(name)
+    span = source.span_of(name) if source.looks_json else None
     if span is None:
-        return None
-    value = source.parsed()
-    if not isinstance(value, (dict, list)):
         return None
     parts = _parts(source.path_at(span[0]))
     if not parts:
         return None
     holder_parts = parts[:-1]
-    holder = _resolve(value, holder_parts)
+    holder = source.value_at(holder_parts)
     held = holder.get(parts[-1]) if isinstance(holder, dict) else None
     if not isinstance(held, str) or held.lower() != name:
         return None  # a name is a string of the object's own, never a number in a field
