@@ -548,7 +548,10 @@ def known_kinds(turns: list[Turn]) -> set[str]:
 
 
 def check_turn(
-    turn: Turn, earlier: list[tuple[ToolCall, Receipt | None]] | None = None, kinds: set[str] | None = None
+    turn: Turn,
+    earlier: list[tuple[ToolCall, Receipt | None]] | None = None,
+    kinds: set[str] | None = None,
+    claims: list[ActionClaim] | None = None,
 ) -> list[Finding]:
     """The turn's action claims against the calls that could have made them.
 
@@ -557,9 +560,8 @@ def check_turn(
     earlier one. A claim no call could have done is ``unverified_action``; one whose able
     calls all failed is ``failed_action_claimed``.
     """
-    if not turn.answer.strip():
-        return []
-    claims = find_action_claims(turn.answer)
+    if claims is None:
+        claims = find_action_claims(turn.answer) if turn.answer.strip() else []
     if not claims:
         return []
     if not _tools_ran(turn):
@@ -614,9 +616,10 @@ class ActionClaims:
         earlier: list[tuple[ToolCall, Receipt | None]] = []
         kinds: set[str] | None = None
         for turn in conversation.turns:
-            if kinds is None and turn.tool_calls and find_action_claims(turn.answer):
+            claims = find_action_claims(turn.answer) if turn.answer.strip() else []
+            if kinds is None and turn.tool_calls and claims:
                 kinds = known_kinds(list(conversation.turns))
-            findings.extend(check_turn(turn, earlier, kinds))
+            findings.extend(check_turn(turn, earlier, kinds, claims))
             earlier.extend((call, turn.receipt_of(call)) for call in turn.tool_calls)
         return findings
 

@@ -56,6 +56,7 @@ from .tokens import (
     is_unit,
     lookup_forms,
     match_patterns,
+    money_tokens,
     normalize,
     number_variants,
     parts_of_tokens,
@@ -371,12 +372,7 @@ class _State:
 
 def _amounts_in(text: str) -> list[Candidate]:
     """The amounts of money a text writes."""
-    tokens, _ = tokenize(text)
-    return [
-        _amount_candidate(t)
-        for t in tokens
-        if _NUMBERISH.fullmatch(t.value) and is_amount(text, t.start, t.end)
-    ]
+    return [_amount_candidate(token) for token in money_tokens(text)]
 
 
 class EvidenceChecker:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .evidence_index import Source, join_path
@@ -140,7 +141,9 @@ def named(sources: list[Source], name: str) -> list[Record]:
 
 
 def _record_at(source: Source, name: str) -> Record | None:
-    span = source.span_of(name) if source.looks_json else None
+    if not source.looks_json or f'"{name}"' not in source.low:
+        return None  # a name is a whole string value of its result
+    span = source.span_of(name)
     if span is None:
         return None
     parts = _parts(source.path_at(span[0]))
@@ -330,11 +333,11 @@ def contradicted_findings(
             continue
         own = records[next(iter(here))]
         for key in {k for record in own for k, v in record.value.items() if _word_value(v)}:
-            held = {_word_value(record.value.get(key)) for record in own} - {None}
-            known = {_word_value(s.value.get(key)) for record in own for s in record.siblings} - {None}
             said = list(_said_values(sentence, key))
+            held = {_word_value(record.value.get(key)) for record in own} - {None}
             if not said or any(value in held for value, _, _ in said):
                 continue
+            known = {_word_value(s.value.get(key)) for record in own for s in record.siblings} - {None}
             readings = [s for s in said if s[0] in known]
             if readings:
                 out.append(_contradicted(turn, answer, readings[-1], key, own[0], checker))
@@ -366,15 +369,26 @@ def _names_in(sentence: Sentence, records: dict[str, list[Record]]) -> set[str]:
     return {normalize(word) for word in re.split(r"[\s(),;:]+", sentence.text)} & set(records)
 
 
+@lru_cache(maxsize=1024)
+def _field_patterns(key: str) -> tuple[re.Pattern[str], re.Pattern[str], str] | None:
+    """The two ways a sentence gives a field a value, and the stem a sentence must hold."""
+    words = [w for w in name_tokens(key) if len(w) >= 3]
+    if not words:
+        return None
+    stem = words[-1][:5]
+    word = re.escape(stem) + r"[a-z]*"
+    before = re.compile(rf"\b(?P<v>{_WORD}(?:\s{_WORD})?)\s+{word}\b", re.I)
+    after = re.compile(rf"\b{word}\**\s*(?::|\bis\b|=)\s*\**\s*(?P<v>{_WORD}(?:\s{_WORD})?)", re.I)
+    return before, after, stem
+
+
 def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]:
     """Where the sentence gives ``key`` a value, one word or two: "Gold member(ship)",
     "cabin: economy", "plan is premium"."""
-    words = [w for w in name_tokens(key) if len(w) >= 3]
-    if not words:
+    patterns = _field_patterns(key)
+    if patterns is None or patterns[2] not in sentence.text.lower():
         return
-    stem = re.escape(words[-1][:5]) + r"[a-z]*"
-    before = re.compile(rf"\b(?P<v>{_WORD}(?:\s{_WORD})?)\s+{stem}\b", re.I)
-    after = re.compile(rf"\b{stem}\**\s*(?::|\bis\b|=)\s*\**\s*(?P<v>{_WORD}(?:\s{_WORD})?)", re.I)
+    before, after, _ = patterns
     for pattern in (before, after):
         for match in pattern.finditer(sentence.text):
             start, end = sentence.start + match.start("v"), sentence.start + match.end("v")

@@ -35,9 +35,8 @@ from typing import Any
 from .arithmetic import money_leaves
 from .derived import explain
 from .evidence_index import Source, json_leaves
-from .notations import is_amount
 from .text import NUMBER_WORDS, name_tokens, singular
-from .tokens import tokenize
+from .tokens import money_tokens
 
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
@@ -147,12 +146,7 @@ def _number(word: str) -> float | None:
 
 def amounts_in(text: str) -> set[float]:
     """The amounts of money a text writes ("$250", "55 USD")."""
-    tokens, _ = tokenize(text)
-    out = set()
-    for token in tokens:
-        if re.fullmatch(r"\d+(?:\.\d+)?", token.value) and is_amount(text, token.start, token.end):
-            out.add(float(token.value))
-    return out
+    return {float(token.value) for token in money_tokens(text)}
 
 
 @dataclass
