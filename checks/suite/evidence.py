@@ -486,7 +486,9 @@ class EvidenceChecker:
 
         if unsupported and not state.truncated:
             self._flag(turn, opts, unsupported, report)
-        records = names_in(reading.candidates, state.tool_sources[::-1]) if not state.truncated else {}
+        records = (
+            names_in(reading.candidates, state.tool_sources[::-1], turn.answer) if not state.truncated else {}
+        )
         if records:
             grounded = {
                 c.value for c in reading.candidates if known.get(c.value) and c.value not in explained

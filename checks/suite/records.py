@@ -202,15 +202,31 @@ def _resolve(value: Any, parts: list[str | int]) -> Any:
     return value
 
 
-def names_in(candidates: list[Candidate], sources: list[Source]) -> dict[str, list[Record]]:
-    """The answer's identifiers that name a record, each with its records."""
+def names_in(candidates: list[Candidate], sources: list[Source], answer: str) -> dict[str, list[Record]]:
+    """The answer's identifiers that name a record and that a check here can use, each with
+    its records: the only name of a sentence, or a name a route follows. A value that stands
+    quoted in no result names nothing, and is not looked up."""
+    possible = {
+        c.value
+        for c in candidates
+        if c.shape in ("identifier", "number")
+        and is_name(c.value)
+        and any(f'"{c.value}"' in source.low for source in sources if source.looks_json)
+    }
+    if not possible:
+        return {}
+    wanted = {c.value for c in candidates if c.value in possible and _ROUTE.match(answer, c.end)}
+    for sentence in sentences(answer):
+        here = {
+            c.value for c in candidates if sentence.start <= c.start < sentence.end and c.value in possible
+        }
+        if len(here) == 1:
+            wanted |= here
     out: dict[str, list[Record]] = {}
-    for candidate in candidates:
-        if candidate.shape in ("identifier", "number") and is_name(candidate.value):
-            if candidate.value not in out:
-                found = named(sources, candidate.value)
-                if found:
-                    out[candidate.value] = found
+    for name in wanted:
+        found = named(sources, name)
+        if found:
+            out[name] = found
     return out
 
 
