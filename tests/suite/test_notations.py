@@ -186,5 +186,5 @@ def test_a_count_of_a_noun_no_result_counts_is_not_read() -> None:
 
 
 def test_a_count_of_a_part_of_a_list_is_not_read() -> None:
-    """"7 upcoming reservations" counts some of them: no list length settles it."""
+    """ "7 upcoming reservations" counts some of them: no list length settles it."""
     assert flagged(run("The account has 7 upcoming reservations.", ACCOUNT)) == []
