@@ -356,28 +356,42 @@ def contradicted_findings(
             known = {_word_value(s.value.get(key)) for record in own for s in record.siblings} - {None}
             readings = [s for s in said if s[0] in known]
             if readings:
-                out.append(_contradicted(turn, answer, readings[-1], key, own[0], checker))
+                value, start, end = readings[-1]
+                record = own[0]
+                where = join_path(record.path, key)
+                explanation = (
+                    f"The answer says `{key}` is `{value}`, but the record read "
+                    f"({record.source.tool or 'a result'}, {where}) holds `{record.value[key]}`."
+                )
+                evidence = (Evidence(call_id=record.source.call_id, path=where),)
+                span = Span(answer[start:end], start, end)
+                out.append(
+                    _contradicted(turn, span, explanation, evidence, value, key, record.value[key], checker)
+                )
     return out
 
 
 def _contradicted(
-    turn: int, answer: str, said: tuple[str, int, int], key: str, record: Record, checker: str
+    turn: int,
+    claim: Span,
+    explanation: str,
+    evidence: tuple[Evidence, ...],
+    value: str,
+    field_name: str,
+    held: str,
+    checker: str,
 ) -> Finding:
-    value, start, end = said
-    where = join_path(record.path, key)
+    """``contradicted_value``: what the answer says of a field, and what the record holds."""
     return Finding(
         turn=turn,
         checker=checker,
         code="contradicted_value",
         severity="flag",
-        explanation=(
-            f"The answer says `{key}` is `{value}`, but the record read "
-            f"({record.source.tool or 'a result'}, {where}) holds `{record.value[key]}`."
-        ),
-        claim=Span(answer[start:end], start, end),
-        evidence=(Evidence(call_id=record.source.call_id, path=where),),
+        explanation=explanation,
+        claim=claim,
+        evidence=evidence,
         value=value,
-        extra={"field": key, "record_value": record.value[key]},
+        extra={"field": field_name, "record_value": held},
     )
 
 
@@ -480,17 +494,11 @@ def _wrong_route(
     start_key, end_key = keys
     at = match.start("a")
     held = f"{record.value[start_key]} to {record.value[end_key]}"
-    return Finding(
-        turn=turn,
-        checker=checker,
-        code="contradicted_value",
-        severity="flag",
-        explanation=(
-            f"The answer says `{candidate.value}` goes from `{said[0]}` to `{said[1]}`, but its record "
-            f"({record.source.tool or 'a result'}, {record.path or 'the result'}) goes {held}."
-        ),
-        claim=Span(answer[at : match.end()], at, match.end()),
-        evidence=(record.evidence(start_key), record.evidence(end_key)),
-        value=f"{said[0]} to {said[1]}",
-        extra={"field": f"{start_key}, {end_key}", "record_value": held},
+    explanation = (
+        f"The answer says `{candidate.value}` goes from `{said[0]}` to `{said[1]}`, but its record "
+        f"({record.source.tool or 'a result'}, {record.path or 'the result'}) goes {held}."
     )
+    evidence = (record.evidence(start_key), record.evidence(end_key))
+    span = Span(answer[at : match.end()], at, match.end())
+    fields = f"{start_key}, {end_key}"
+    return _contradicted(turn, span, explanation, evidence, f"{said[0]} to {said[1]}", fields, held, checker)
