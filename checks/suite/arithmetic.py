@@ -42,7 +42,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from .evidence_index import Source, join_path
-from .text import NUMBER_WORDS, Sentence, sentence_at
+from .text import NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
 
 MAX_RUN = 8
@@ -246,8 +246,7 @@ def user_counts(text: str) -> list[Operand]:
     """Whole numbers from 2 to 9 the user wrote, in figures or words."""
     out = []
     for match in _COUNT_IN_USER.finditer(text):
-        word = match.group(1).lower()
-        number = NUMBER_WORDS.get(word) if not word.isdigit() else int(word)
+        number = parse_number(match.group(1))
         if number is not None and 2 <= number <= MAX_COUNT:
             out.append(Operand(float(number), f"{match.group(1)} (the user's words)"))
     return out
@@ -286,8 +285,7 @@ def _people_count(sentence: str) -> int | None:
     match = _FOR_PEOPLE.search(sentence)
     if match is None:
         return None
-    word = match.group(1).lower()
-    number = int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+    number = parse_number(match.group(1))
     return number if number is not None and number >= 2 else None
 
 
@@ -508,7 +506,7 @@ def stated_shifts(text: str) -> list[int]:
             out.append(1 if match.group("after").lower() == "after" else -1)
         else:
             word = match.group("n").lower()
-            n = 1 if word == "a" else (int(word) if word.isdigit() else NUMBER_WORDS.get(word, 0))
+            n = 1 if word == "a" else (parse_number(word) or 0)
             if match.group("unit").lower().startswith("week"):
                 n *= 7
             forward = match.group("dir").lower() in ("later", "after")

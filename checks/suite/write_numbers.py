@@ -35,7 +35,7 @@ from typing import Any
 from .arithmetic import money_leaves
 from .derived import explain
 from .evidence_index import Source, json_leaves
-from .text import NUMBER_WORDS, name_tokens, singular
+from .text import NUMBER_WORDS, name_tokens, parse_number, singular
 from .tokens import money_tokens
 
 _GENERIC_WORDS = frozenset(
@@ -135,12 +135,10 @@ def answered(replies: list[tuple[str, str]], stems: set[str]) -> set[float]:
 
 
 def _number(word: str) -> float | None:
-    word = word.lower()
-    if word.isdigit():
-        return float(word)
-    if word in ("a", "an", "single"):
+    """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
+    if word.lower() in ("a", "an", "single"):
         return 1.0
-    value = NUMBER_WORDS.get(word)
+    value = parse_number(word)
     return None if value is None else float(value)
 
 
