@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from django.core.servers.basehttp import WSGIServer
 
 from checks.models import ApiKey, CheckRun, Conversation, IdempotencyRecord, Payload, Project, Turn
 from tests.conftest import load_example
@@ -29,6 +30,12 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 WITH_KEY = 50
 WITHOUT_KEY = 20
 REQUEST_SECONDS = 60
+
+# The test server listens with a backlog of 10. Fifty connections opened at once overflow it,
+# and the kernel then resets some of them before the server accepts them: a failure of the
+# test's server, not of Receipts (gunicorn listens with a backlog of 2048). The live server
+# starts after this module is imported, so it listens with room for every client here.
+WSGIServer.request_queue_size = max(WSGIServer.request_queue_size, 2 * WITH_KEY)
 
 
 def _require_postgresql() -> None:
