@@ -12,8 +12,8 @@ result carried, claim an action no tool ran or a write that failed, or pass an a
 nobody gave. Their findings are the suite's own:
 
 1. ``--templates`` distinct conversations are made from ``--seed`` and go through the
-   project's real path: stored by ``services.ingest_many`` into a second project
-   ("templates"), then checked by ``services.check_runs`` (the suite, the findings writer),
+   project's real path: stored by ``ingestion.ingest_many`` into a second project
+   ("templates"), then checked by ``checking.check_runs`` (the suite, the findings writer),
    in ``--processes`` processes.
 2. Each template is then copied in SQL, ``--conversations / --templates`` times, into the
    "scale" project: new ids, its own external_id, creation times spread over 180 days
@@ -261,7 +261,7 @@ def template(rng: random.Random, number: int, turns: int) -> dict[str, Any]:
 
 def store_templates(project: Any, count: int, seed: int) -> list[int]:
     """The templates through ingest_many, the path the bulk API takes; returns their run ids."""
-    from checks import services
+    from checks import ingestion
 
     rng = random.Random(seed)
     counts = turn_counts(rng, count)
@@ -271,7 +271,7 @@ def store_templates(project: Any, count: int, seed: int) -> list[int]:
         for number in range(start, min(count, start + 100)):
             payload = template(rng, number, counts[number])
             items.append((payload, json.dumps(payload)))
-        results = services.ingest_many(project=project, items=items)
+        results = ingestion.ingest_many(project=project, items=items)
         bad = [r for r in results if r.status != "created"]
         if bad:
             raise SystemExit(f"a template was refused: {bad[0]}")
@@ -280,9 +280,9 @@ def store_templates(project: Any, count: int, seed: int) -> list[int]:
 
 
 def _check_chunk(run_ids: list[int]) -> int:
-    from checks import services
+    from checks import checking
 
-    return len(services.check_runs(run_ids=run_ids))
+    return len(checking.check_runs(run_ids=run_ids))
 
 
 def check_templates(run_ids: list[int], processes: int) -> None:
@@ -308,7 +308,7 @@ def columns(model: Any) -> list[str]:
 def plan_copies(cursor: Any, project_id: int, conversations: int, templates: int) -> None:
     """One row per conversation to make: its copy number, template, external_id, creation
     time and content hash. Conversation k (oldest first) copies template k % templates."""
-    from checks import services
+    from checks import ingestion
     from checks.models import Conversation
 
     cursor.execute(
@@ -345,8 +345,8 @@ def plan_copies(cursor: Any, project_id: int, conversations: int, templates: int
     # Check one hash against the real function, on a document rebuilt the way SQL will.
     first = docs[template_ids[0]][0]
     rebuilt = {**first, "external_id": rows[0][2], "started_at": rows[0][4]}
-    if services.content_hash(rebuilt) != rows[0][5]:
-        raise SystemExit("the copies' content hash does not match services.content_hash")
+    if ingestion.content_hash(rebuilt) != rows[0][5]:
+        raise SystemExit("the copies' content hash does not match ingestion.content_hash")
 
 
 def fingerprint_suffixes(cursor: Any, project_id: int) -> None:
@@ -570,7 +570,7 @@ def decide_share(conn: Any, target: int, reviewer_ids: list[int], share: float) 
 def verify(target: int, sample: int, seed: int) -> int:
     """Runs the suite on sampled copies and compares its findings, by fingerprint, with the
     stored ones; also the content hash. Returns how many conversations matched."""
-    from checks import services, suite
+    from checks import ingestion, suite
     from checks.models import Conversation, Finding, Project
     from checks.suite import conversation as native
 
@@ -579,7 +579,7 @@ def verify(target: int, sample: int, seed: int) -> int:
     ids = list(Conversation.objects.filter(project=project).values_list("pk", flat=True))
     for pk in random.Random(seed).sample(ids, min(sample, len(ids))):
         conversation = Conversation.objects.get(pk=pk)
-        if services.content_hash(conversation.document) != conversation.content_hash:
+        if ingestion.content_hash(conversation.document) != conversation.content_hash:
             raise SystemExit(f"conversation {pk}: its content hash does not match its document")
         report = suite.run_suite(native.from_canonical(conversation.document), options)
         indexes = set(conversation.turns.values_list("index", flat=True))

@@ -9,7 +9,7 @@ Celery worker (``celery -A grounding_site worker --queues celery --concurrency 1
 Procfile's worker with one child) is started on it as a child process, on a file broker in
 a scratch var/ directory. This process then stores conversations of the corpus of
 ``ingest_throughput.py`` (2 to 4 turns each) until they total ``--turns`` turns, through
-``services.ingest_many`` in transactions of ``--batch`` (the bulk endpoint's service, without
+``ingestion.ingest_many`` in transactions of ``--batch`` (the bulk endpoint's service, without
 HTTP); each commit sends its check runs to the file broker, and the worker checks them while
 the rest is being stored, so the full 100,000 turns take about as long as the slower of the
 two, not their sum.
@@ -215,7 +215,7 @@ def main() -> None:
     thread: threading.Thread | None = None
     try:
         setup_django(database_url, var_dir)
-        from checks import services
+        from checks import ingestion
         from checks.models import Project
 
         project = Project.objects.create(name="Bench", slug="bench")
@@ -239,7 +239,7 @@ def main() -> None:
                 conversations += 1
                 stored += len(item["turns"])
                 batch.append(item)
-            results = services.ingest_many(project=project, items=[(item, "") for item in batch])
+            results = ingestion.ingest_many(project=project, items=[(item, "") for item in batch])
             with sampler.lock:
                 for result, item in zip(results, batch, strict=True):
                     if result.status != "created" or result.conversation is None:

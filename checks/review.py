@@ -1,5 +1,6 @@
 """The reviewer's workflows: decisions (blind double review included), bulk actions,
-assignment, holds, corrections with four eyes, comments, members and saved views.
+assignment, holds, corrections with four eyes, comments, saved views, and the agreement and
+precision that decisions measure.
 
 Each is keyword-only and runs in one transaction; every change is written to the audit
 log. Refusals raise ``ReviewError`` with a sentence a reviewer can act on; the pages show
@@ -29,7 +30,6 @@ from .models import (
     Decision,
     Finding,
     FindingStatus,
-    Membership,
     Project,
     Role,
     SavedView,
@@ -37,7 +37,11 @@ from .models import (
 )
 
 HOLD_SECONDS = 300  # a finding open on a reviewer's screen stays theirs this long
+
+
 NEEDS_CORRECTION = "correction"  # the third choice of the decide form: confirm and correct
+
+
 MAX_TEXT = 10_000
 
 
@@ -53,9 +57,6 @@ class FindingHeld(ReviewError):
 
 class NotAllowed(ReviewError):
     status_code = 403
-
-
-# --- holds ---------------------------------------------------------------------------------
 
 
 def holder(finding: Finding, *, now: datetime | None = None) -> Any:
@@ -87,16 +88,6 @@ def hold(*, findings: Iterable[Finding], user: Any, seconds: int = HOLD_SECONDS)
     ]
     Finding.objects.filter(pk__in=mine).update(held_by=user, held_until=until)
     return mine
-
-
-@transaction.atomic
-def release(*, findings: Iterable[Finding], user: Any) -> None:
-    Finding.objects.filter(pk__in=[f.pk for f in findings], held_by=user).update(
-        held_by=None, held_until=None
-    )
-
-
-# --- decisions -----------------------------------------------------------------------------
 
 
 def _latest_votes(finding: Finding) -> dict[int, str]:
@@ -205,9 +196,6 @@ def bulk_decide(*, findings: QuerySet[Finding], reviewer: Any, verdict: str, rea
     return BulkResult(done, skipped)
 
 
-# --- assignment ----------------------------------------------------------------------------
-
-
 def reviewers_of(project: Project) -> list[Any]:
     """The project's members who may review, by username."""
     user_model = get_user_model()
@@ -280,9 +268,6 @@ def assign_round_robin(
         assign(finding=finding, assignee=person, actor=actor)
         given[person.username] += 1
     return dict(given)
-
-
-# --- corrections ---------------------------------------------------------------------------
 
 
 def _clean(text: str) -> str:
@@ -427,9 +412,6 @@ def diff(original: str, revised: str) -> list[DiffPiece]:
     return out
 
 
-# --- comments ------------------------------------------------------------------------------
-
-
 @transaction.atomic
 def add_comment(*, finding: Finding, author: Any, text: str) -> Comment:
     text = text.strip()
@@ -446,87 +428,6 @@ def add_comment(*, finding: Finding, author: Any, text: str) -> Comment:
         after={"text": text, "finding": finding.pk},
     )
     return comment
-
-
-# --- members -------------------------------------------------------------------------------
-
-
-def _admins_left(project: Project, *, without: Membership) -> int:
-    admins = Membership.objects.select_for_update().filter(project=project, role=Role.ADMIN)
-    return admins.exclude(pk=without.pk).count()
-
-
-@transaction.atomic
-def add_member(*, project: Project, actor: Any, username: str, role: str) -> Membership:
-    if role not in Role.values:
-        raise ReviewError(f"role must be one of {', '.join(Role.values)}")
-    user = get_user_model().objects.filter(username=username.strip()).first()
-    if user is None:
-        raise ReviewError(f"No user is called {username.strip()!r}; they must have an account first.")
-    if Membership.objects.filter(project=project, user=user).exists():
-        raise ReviewError(f"{user.username} is already a member; change their role instead.")
-    membership = Membership.objects.create(project=project, user=user, role=role)
-    audit.record(
-        project=project,
-        actor=actor,
-        verb="member.added",
-        target=membership,
-        after={"user": user.username, "role": role},
-    )
-    return membership
-
-
-@transaction.atomic
-def change_role(*, membership: Membership, actor: Any, role: str) -> Membership:
-    if role not in Role.values:
-        raise ReviewError(f"role must be one of {', '.join(Role.values)}")
-    locked = (
-        Membership.objects.select_for_update(of=("self",))
-        .select_related("project", "user")
-        .get(pk=membership.pk)
-    )
-    if locked.role == role:
-        return locked
-    if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
-        raise ReviewError("A project keeps at least one admin: make someone else admin first.")
-    before = {"user": locked.user.username, "role": locked.role}
-    locked.role = role
-    locked.save(update_fields=["role"])
-    audit.record(
-        project=locked.project,
-        actor=actor,
-        verb="member.role_changed",
-        target=locked,
-        before=before,
-        after={"user": locked.user.username, "role": role},
-    )
-    return locked
-
-
-@transaction.atomic
-def remove_member(*, membership: Membership, actor: Any) -> None:
-    locked = (
-        Membership.objects.select_for_update(of=("self",))
-        .select_related("project", "user")
-        .get(pk=membership.pk)
-    )
-    if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
-        raise ReviewError("The last admin cannot be removed: make someone else admin first.")
-    audit.record(
-        project=locked.project,
-        actor=actor,
-        verb="member.removed",
-        target=locked,
-        before={"user": locked.user.username, "role": locked.role},
-    )
-    # Their open findings go back to the pool.
-    Finding.objects.filter(project=locked.project, assignee=locked.user, status=FindingStatus.OPEN).update(
-        assignee=None
-    )
-    locked.delete()
-
-
-# --- saved views and settings --------------------------------------------------------------
 
 
 @transaction.atomic
@@ -553,27 +454,6 @@ def delete_view(*, view: SavedView, user: Any) -> None:
         project=view.project, actor=user, verb="view.deleted", target=view, before={"name": view.name}
     )
     view.delete()
-
-
-@transaction.atomic
-def set_double_review(*, project: Project, actor: Any, enabled: bool) -> Project:
-    if project.double_review == enabled:
-        return project
-    before = {"double_review": project.double_review}
-    project.double_review = enabled
-    project.save(update_fields=["double_review"])
-    audit.record(
-        project=project,
-        actor=actor,
-        verb="project.double_review_changed",
-        target=project,
-        before=before,
-        after={"double_review": enabled},
-    )
-    return project
-
-
-# --- agreement and precision ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)

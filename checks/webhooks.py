@@ -4,7 +4,7 @@ Each message is a JSON object POSTed with ``X-Receipts-Signature: sha256=<hex>``
 HMAC-SHA256 of the exact body under the webhook's secret, so the receiver can tell it came
 from here and was not changed. ``notify`` records one delivery per webhook that wants the
 event and enqueues it once the transaction commits; a failed attempt is retried with
-exponential backoff by the task (see ``checks.tasks.deliver_webhook``).
+exponential backoff by the task at the end of this module.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import urllib.request
 from datetime import timedelta
 from typing import Any
 
+from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
-from .models import Project, Webhook, WebhookDelivery
+from .models import Finding, Project, Webhook, WebhookDelivery
 
 EVENTS = {
     "turn.flagged": "A turn is flagged (a check run reports a new flag on it)",
@@ -83,10 +84,8 @@ def notify(*, project: Project, event: str, payload: dict[str, Any]) -> list[Web
 
 
 def enqueue(delivery_ids: list[int]) -> None:
-    from .tasks import deliver_webhook  # the tasks module imports this one
-
     for pk in delivery_ids:
-        deliver_webhook.delay(pk)
+        deliver_webhook_task.delay(pk)
 
 
 def attempt(delivery_id: int) -> WebhookDelivery | None:
@@ -216,7 +215,6 @@ def correction_approved_payload(correction: Any, base_url: str = "") -> dict[str
 
 def notify_flagged_turns(*, project: Project, finding_ids: list[int]) -> list[WebhookDelivery]:
     """``turn.flagged`` for each turn among these new findings that carries a flag."""
-    from .models import Finding
 
     if not finding_ids or not Webhook.objects.filter(project=project, active=True).exists():
         return []
@@ -232,3 +230,13 @@ def notify_flagged_turns(*, project: Project, finding_ids: list[int]) -> list[We
             project=project, event="turn.flagged", payload=turn_flagged_payload(flagged[0].turn, flagged)
         )
     return deliveries
+
+
+# The task runs one delivery attempt; the name is the one messages already in a queue carry.
+@shared_task(name="checks.tasks.deliver_webhook", bind=True, max_retries=MAX_ATTEMPTS - 1)
+def deliver_webhook_task(self: Any, delivery_id: int) -> bool:
+    """One attempt at a webhook delivery; a failure is tried again later, with backoff."""
+    delivery = attempt(delivery_id)
+    if delivery is not None and should_retry(delivery):
+        raise self.retry(countdown=backoff(delivery.attempts))
+    return delivery is not None and delivery.delivered_at is not None

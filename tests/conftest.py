@@ -120,12 +120,12 @@ def post_conversation(
 @pytest.fixture
 def ingest(project: Any, django_capture_on_commit_callbacks: Any) -> Callable[..., Any]:
     """Stores an example (or a payload) in the project and checks it, as the API would."""
-    from checks import services
+    from checks import ingestion
 
     def ingest_(example: str | dict[str, Any], into: Any = None) -> Any:
         payload = load_example(example) if isinstance(example, str) else example
         with django_capture_on_commit_callbacks(execute=True):
-            result = services.ingest_conversation(
+            result = ingestion.ingest_conversation(
                 project=into or project, payload=payload, body=json.dumps(payload)
             )
         return result.conversation

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from checks import audit, services
+from checks import audit, review
 from checks.models import AuditEvent, Finding
 from tests.conftest import tampering_with_the_audit_log
 
@@ -20,9 +20,9 @@ pytestmark = pytest.mark.django_db
 def decided(ingest: Any, alice: Any, bob: Any) -> list[AuditEvent]:
     ingest("07")
     first, second = Finding.objects.order_by("id")
-    services.record_decision(finding=first, reviewer=alice, verdict="confirmed")
-    services.record_decision(finding=second, reviewer=bob, verdict="dismissed", reason="Other")
-    services.record_decision(finding=second, reviewer=alice, verdict="confirmed")
+    review.record_decision(finding=first, reviewer=alice, verdict="confirmed")
+    review.record_decision(finding=second, reviewer=bob, verdict="dismissed", reason="Other")
+    review.record_decision(finding=second, reviewer=alice, verdict="confirmed")
     return list(AuditEvent.objects.order_by("id"))
 
 

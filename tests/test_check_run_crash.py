@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from checks import services
+from checks import checking, ingestion
 from checks.models import CheckRun, Finding, RunKind, RunStatus
 from checks.suite import judge as judge_module
 from tests.suite.test_judge import JudgeServer, running_judge
@@ -44,7 +44,7 @@ def test_a_worker_dying_before_the_judge_run_is_made_leaves_the_run_to_the_sweep
 ) -> None:
     _use_judge(project, judge_server)
     payload = _status("crash", "Billing is healthy and running normally.")
-    result = services.ingest_conversation(
+    result = ingestion.ingest_conversation(
         project=project, payload=payload, body=json.dumps(payload), enqueue=False
     )
     run = result.run
@@ -58,7 +58,7 @@ def test_a_worker_dying_before_the_judge_run_is_made_leaves_the_run_to_the_sweep
 
     monkeypatch.setattr(CheckRun.objects, "create", dies)
     with pytest.raises(Killed):
-        services.check_runs(run_ids=[run.pk])
+        checking.check_runs(run_ids=[run.pk])
     monkeypatch.undo()
 
     # Not done without its judge run: still claimed, its findings not written.
@@ -70,9 +70,9 @@ def test_a_worker_dying_before_the_judge_run_is_made_leaves_the_run_to_the_sweep
     # Once the claim is stale the sweeper sends it again, and this time it all happens.
     stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS + 1)
     CheckRun.objects.filter(pk=run.pk).update(claimed_at=stale)
-    assert services.stale_runs(RunKind.CHECKS) == [run.pk]
+    assert checking.stale_runs(RunKind.CHECKS) == [run.pk]
     with django_capture_on_commit_callbacks(execute=True):
-        services.check_runs(run_ids=[run.pk])
+        checking.check_runs(run_ids=[run.pk])
     run.refresh_from_db()
     assert (run.status, run.attempts) == (RunStatus.DONE, 2)
     judged = CheckRun.objects.get(kind=RunKind.JUDGE)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from checks import services, tasks
+from checks import checking, review, tasks
 from checks.models import CheckRun, Finding, FindingStatus, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def _rerun(conversation: Any) -> CheckRun:
     run = CheckRun.objects.create(project=conversation.project, conversation=conversation)
-    services.check_runs(run_ids=[run.pk])
+    checking.check_runs(run_ids=[run.pk])
     run.refresh_from_db()
     return run
 
@@ -42,7 +42,7 @@ def test_a_rerun_updates_findings_in_place_and_keeps_decisions(ingest: Any, alic
     conversation = ingest("07")
     before = {f.fingerprint: f.pk for f in Finding.objects.all()}
     finding = Finding.objects.get(code="unverified_action")
-    services.record_decision(finding=finding, reviewer=alice, verdict="confirmed")
+    review.record_decision(finding=finding, reviewer=alice, verdict="confirmed")
 
     run = _rerun(conversation)
     assert run.status == RunStatus.DONE
@@ -69,8 +69,8 @@ def test_a_finding_no_longer_reported_is_withdrawn_not_deleted(ingest: Any) -> N
 def test_a_run_is_claimed_only_once(ingest: Any) -> None:
     conversation = ingest("02")
     run = CheckRun.objects.create(project=conversation.project, conversation=conversation)
-    assert services.claim_run(run.pk) is not None
-    assert services.claim_run(run.pk) is None  # a redelivered message finds it taken
+    assert checking.claim_run(run.pk) is not None
+    assert checking.claim_run(run.pk) is None  # a redelivered message finds it taken
     run.refresh_from_db()
     assert (run.status, run.attempts) == (RunStatus.RUNNING, 1)
 
@@ -83,8 +83,8 @@ def test_a_claim_left_by_a_dead_worker_is_taken_again_after_the_timeout(ingest: 
         status=RunStatus.RUNNING,
         claimed_at=timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS + 5),
     )
-    assert run.pk in services.stale_runs()
-    assert [r.pk for r in services.check_runs(run_ids=[run.pk])] == [run.pk]
+    assert run.pk in checking.stale_runs()
+    assert [r.pk for r in checking.check_runs(run_ids=[run.pk])] == [run.pk]
     run.refresh_from_db()
     assert run.status == RunStatus.DONE
 
@@ -109,7 +109,7 @@ def test_a_suite_failure_is_recorded_on_the_run(ingest: Any, monkeypatch: Any) -
     def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("checker blew up")
 
-    monkeypatch.setattr(services.suite, "run_suite", explode)
+    monkeypatch.setattr(checking.suite, "run_suite", explode)
     run = _rerun(conversation)
     assert run.status == RunStatus.FAILED
     assert "checker blew up" in run.error
@@ -128,7 +128,7 @@ def test_one_task_checks_a_batch(ingest: Any) -> None:
     conversations = [ingest(name) for name in ("01", "04", "05")]
     runs = [CheckRun.objects.create(project=c.project, conversation=c) for c in conversations]
     Finding.objects.all().delete()
-    assert tasks.check_runs([r.pk for r in runs]) == 3
+    assert tasks.check_runs_task([r.pk for r in runs]) == 3
     assert Finding.objects.flags().count() == 3
 
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from checks import exports, services
+from checks import review
 from checks.models import Correction, ExportJob, Finding
+from checks.reporting import exports
 
 pytestmark = pytest.mark.django_db
 
@@ -32,8 +33,8 @@ def reviewed(ingest: Any, alice: Any, bob: Any) -> dict[str, Any]:
     ingest("09")
     count = Finding.objects.get(code="count_misstatement")
     action = Finding.objects.get(code="unverified_action")
-    services.record_decision(finding=count, reviewer=bob, verdict="confirmed", reason='=HYPERLINK("x")')
-    services.record_decision(finding=action, reviewer=bob, verdict="dismissed", reason="+1 plain")
+    review.record_decision(finding=count, reviewer=bob, verdict="confirmed", reason='=HYPERLINK("x")')
+    review.record_decision(finding=action, reviewer=bob, verdict="dismissed", reason="+1 plain")
     correction = Correction.objects.create(
         project=count.project,
         finding=count,

@@ -550,7 +550,7 @@ def test_format_names_resolve_and_an_unknown_one_names_the_accepted() -> None:
 
 
 def test_services_read_every_format_into_one_document() -> None:
-    from checks.services import to_document
+    from checks.ingestion import to_document
 
     documents = {
         fmt: to_document(payloads(fmt)["06"], format=fmt) for fmt in ("openai", "responses", "anthropic")

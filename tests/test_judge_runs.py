@@ -102,10 +102,10 @@ def test_two_answers_at_odds_are_a_contradiction_on_both_turns(
     assert len(pairs) == 1  # each pair asked once
 
     # The first conversation's own runs do not withdraw the half filed on it.
-    from checks import services
+    from checks import checking
 
     rerun = CheckRun.objects.create(project=project, conversation=first, kind=RunKind.JUDGE)
-    services.check_runs(run_ids=[rerun.pk])
+    checking.check_runs(run_ids=[rerun.pk])
     there.refresh_from_db()
     assert there.withdrawn_at is None
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from checks import reports, services
+from checks import review
 from checks.models import Finding
+from checks.reporting import figures
 from tests.conftest import load_example
 
 pytestmark = pytest.mark.django_db
@@ -20,10 +21,10 @@ URL = "/p/acme/overview"
 def checked(ingest: Any, bob: Any) -> None:
     for example in ("01", "04", "05", "07", "09", "14"):
         ingest(example)
-    services.record_decision(
+    review.record_decision(
         finding=Finding.objects.get(code="count_misstatement"), reviewer=bob, verdict="confirmed"
     )
-    services.record_decision(
+    review.record_decision(
         finding=Finding.objects.get(code="failed_action_claimed"), reviewer=bob, verdict="dismissed"
     )
 
@@ -44,7 +45,7 @@ def test_a_viewer_sees_the_figures_and_charts(client: Any, vic: Any, checked: No
 
 
 def test_precision_is_confirmed_over_decided_per_checker(checked: None, project: Any) -> None:
-    data = reports.overview(project, reports.period_from({}))
+    data = figures.overview(project, figures.period_from({}))
     by_checker = {row["checker"]: row for row in data.by_checker}
     assert by_checker["tool_receipts"]["precision"] == 1.0
     assert by_checker["action_claims"]["precision"] == 0.0
@@ -55,7 +56,7 @@ def test_precision_is_confirmed_over_decided_per_checker(checked: None, project:
 
 
 def test_flag_rates_per_checker_and_agent_over_time(checked: None, project: Any) -> None:
-    data = reports.overview(project, reports.period_from({}))
+    data = figures.overview(project, figures.period_from({}))
     chart = data.charts["checker_over_time"]
     assert {s.name for s in chart.series} >= {"action_claims", "tool_receipts", "evidence"}
     (today,) = chart.table_rows  # all turns arrived today

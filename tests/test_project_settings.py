@@ -57,12 +57,12 @@ def test_saving_can_check_every_conversation_again(
 
 def test_new_options_change_what_the_next_run_finds(project: Project, ingest: Any, alice: Any) -> None:
     """The stored options reach the suite: an option the suite rejects fails the run by name."""
-    from checks import services
+    from checks import checking
 
     conversation = ingest("01")
     Project.objects.filter(pk=project.pk).update(options={"evidence": {"posture": "nonsense"}})
     run = CheckRun.objects.create(project=project, conversation=conversation)
-    services.check_runs(run_ids=[run.pk])
+    checking.check_runs(run_ids=[run.pk])
     run.refresh_from_db()
     assert run.status == "failed" and "posture" in run.error
 

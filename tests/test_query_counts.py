@@ -27,7 +27,7 @@ from django.db import connection, transaction
 from django.test import Client, TestCase, override_settings
 from django.test.utils import CaptureQueriesContext
 
-from checks import audit, exports, review, services, webhooks
+from checks import administration, audit, ingestion, review, webhooks
 from checks.models import (
     ApiKey,
     Comment,
@@ -43,6 +43,7 @@ from checks.models import (
     Turn,
     Webhook,
 )
+from checks.reporting import exports, jobs
 from checks.views.queue import _cursor
 
 LARGE = 5  # the large project's scale: conversations, turns, calls and values per turn, people
@@ -123,15 +124,15 @@ def _build(project: Project, alice: Any, bob: Any, ingest: Callable[..., Any], *
     people = [alice, bob]
     for i in range(n):
         user = _user(f"rev-{tag}-{i}")
-        review.add_member(project=project, actor=alice, username=user.username, role=Role.REVIEWER)
+        administration.add_member(project=project, actor=alice, username=user.username, role=Role.REVIEWER)
         people.append(user)
         viewer = _user(f"view-{tag}-{i}")
-        review.add_member(project=project, actor=alice, username=viewer.username, role=Role.VIEWER)
+        administration.add_member(project=project, actor=alice, username=viewer.username, role=Role.VIEWER)
         side = Project.objects.create(name=f"Side {tag} {i}", slug=f"side-{tag}-{i}")
         Membership.objects.create(project=side, user=alice, role=Role.REVIEWER)
     membership = Membership.objects.get(project=project, user=people[-1])
-    review.change_role(membership=membership, actor=alice, role=Role.VIEWER)
-    review.change_role(membership=membership, actor=alice, role=Role.REVIEWER)
+    administration.change_role(membership=membership, actor=alice, role=Role.VIEWER)
+    administration.change_role(membership=membership, actor=alice, role=Role.REVIEWER)
 
     for i in range(n):
         Webhook.objects.create(
@@ -203,8 +204,8 @@ def _build(project: Project, alice: Any, bob: Any, ingest: Callable[..., Any], *
             project=project, actor=alice, verb="apikey.created", target=key, after={"prefix": key.prefix}
         )
         keys.append(key)
-    review.set_double_review(project=project, actor=alice, enabled=not project.double_review)
-    review.set_double_review(project=project, actor=alice, enabled=not project.double_review)
+    administration.set_double_review(project=project, actor=alice, enabled=not project.double_review)
+    administration.set_double_review(project=project, actor=alice, enabled=not project.double_review)
     for i in range(n):
         ExportJob.objects.create(
             project=project,
@@ -213,8 +214,8 @@ def _build(project: Project, alice: Any, bob: Any, ingest: Callable[..., Any], *
             status=ExportStatus.DONE,
             filename=f"{tag}-{i}.csv",
         )
-    job = exports.start_job(project=project, user=alice, kind="jsonl", filters={"checker": "evidence"})
-    exports.run_job(job.pk)
+    job = jobs.start_job(project=project, user=alice, kind="jsonl", filters={"checker": "evidence"})
+    jobs.run_job(job.pk)
     job.refresh_from_db()
 
     newest = Turn.objects.filter(project=project).flagged().order_by("-created_at", "-id").first()
@@ -364,7 +365,7 @@ def _measure(client: Client, url: str, headers: dict[str, str]) -> Measurement:
 def _ingest(project: Project, payload: dict[str, Any]) -> Conversation:
     """Stores and checks a conversation as the API would (the check runs on commit)."""
     with TestCase.captureOnCommitCallbacks(execute=True):
-        result = services.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
+        result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
     return result.conversation
 
 

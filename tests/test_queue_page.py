@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from checks import services
+from checks import review
 from checks.models import Finding
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def test_it_filters_by_checker_code_and_status(client: Any, alice: Any, flagged:
     by_code = client.get("/p/acme/?code=unverified_action").context["rows"]
     assert [r["turn"].conversation.external_id for r in by_code] == ["ex-fabricated", "ex-sencha"]
 
-    services.record_decision(
+    review.record_decision(
         finding=Finding.objects.get(code="count_misstatement"), reviewer=alice, verdict="dismissed"
     )
     assert "ex-count" not in [

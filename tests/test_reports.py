@@ -14,8 +14,9 @@ from django.conf import settings
 from django.utils import timezone
 from pypdf import PdfReader
 
-from checks import reports, services
+from checks import review
 from checks.models import Correction, Finding
+from checks.reporting import figures, pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -27,10 +28,10 @@ def audited(ingest: Any, alice: Any, bob: Any) -> Any:
     for example in ("01", "04", "05", "07", "09", "10", "14"):
         ingest(example)
     count = Finding.objects.get(code="count_misstatement")
-    services.record_decision(finding=count, reviewer=bob, verdict="confirmed", reason="The receipt says 3.")
+    review.record_decision(finding=count, reviewer=bob, verdict="confirmed", reason="The receipt says 3.")
     invented = Finding.objects.get(code="unsupported_value")
-    services.record_decision(finding=invented, reviewer=alice, verdict="confirmed")
-    services.record_decision(
+    review.record_decision(finding=invented, reviewer=alice, verdict="confirmed")
+    review.record_decision(
         finding=Finding.objects.get(code="failed_action_claimed"), reviewer=bob, verdict="dismissed"
     )
     Correction.objects.create(
@@ -111,8 +112,8 @@ def test_a_broken_chain_is_reported(audited: Any, project: Any) -> None:
         cursor.execute(
             "UPDATE checks_auditevent SET after = '{}' WHERE id = (SELECT MIN(id) FROM checks_auditevent)"
         )
-    pdf = reports.render_pdf(project, period=reports.period_from({}))
-    text = _text(pdf)
+    document = pdf.render_pdf(project, period=figures.period_from({}))
+    text = _text(document)
     assert "Not verified" in text and "NOT VERIFIED: broken at event" in text
     assert "chain intact" not in text
 
@@ -125,9 +126,9 @@ def test_hostile_text_is_printed_not_run(ingest: Any, bob: Any, project: Any, tm
     payload["agent"] = {"name": "<img src=x>", "model": "m"}
     conversation = ingest(payload)
     finding = Finding.objects.get(code="count_misstatement")
-    services.record_decision(finding=finding, reviewer=bob, verdict="confirmed", reason="<b>bold</b>")
-    context = reports.report_context(project, conversation=conversation)
-    html = reports.render_report_html(context)
+    review.record_decision(finding=finding, reviewer=bob, verdict="confirmed", reason="<b>bold</b>")
+    context = pdf.report_context(project, conversation=conversation)
+    html = pdf.render_report_html(context)
     assert "<h1>Injected</h1>" not in html and "&lt;h1&gt;Injected&lt;/h1&gt;" in html
     assert "<b>bold</b>" not in html and "<img src=x>" not in html
 

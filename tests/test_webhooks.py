@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from checks import webhooks
+from checks import checking, webhooks
 from checks.models import AuditEvent, Finding, Webhook, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
@@ -222,7 +222,6 @@ def test_a_check_that_flags_a_turn_sends_turn_flagged_once(
     project: Any, ingest: Any, receiver: Receiver
 ) -> None:
     """The check run itself notifies; a re-run that finds the same flags sends nothing new."""
-    from checks import services
     from checks.models import CheckRun
 
     Webhook.objects.create(project=project, url=receiver.url, secret="k", events=["turn.flagged"])
@@ -232,5 +231,5 @@ def test_a_check_that_flags_a_turn_sends_turn_flagged_once(
     ingest("02")  # an honest answer flags nothing
     assert len(receiver.requests) == 1
     rerun = CheckRun.objects.create(project=project, conversation=conversation)
-    services.check_runs(run_ids=[rerun.pk])
+    checking.check_runs(run_ids=[rerun.pk])
     assert len(receiver.requests) == 1

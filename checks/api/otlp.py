@@ -19,7 +19,7 @@ from rest_framework.decorators import api_view, permission_classes, renderer_cla
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import services
+from .. import ingestion
 from ..ingest import otel
 from .auth import project_of
 from .errors import error_response
@@ -75,7 +75,7 @@ def traces(request: Request) -> Response | HttpResponse:
             "The body is not an OTLP trace export.",
             [{"path": "$", "message": exc.message}],
         )
-    result = services.ingest_export(
+    result = ingestion.ingest_export(
         project=project, body=body, content_type=content_type, content_encoding=encoding, reading=reading
     )
     refused = [item for item in result.items if item.status in ("conflict", "invalid")]

@@ -15,7 +15,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import services, suite
+from .. import ingestion, suite
 from ..models import CheckRun, Conversation, Finding, Project, RunStatus
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
@@ -101,10 +101,10 @@ def _create_conversation(request: Request) -> Response:
     if refusal:
         return refusal
     try:
-        result = services.ingest_conversation(
+        result = ingestion.ingest_conversation(
             project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
         )
-    except services.IngestError as exc:
+    except ingestion.IngestError as exc:
         detail = "The conversation is not valid." if exc.status_code == 400 else "The conversation conflicts."
         return error_response(exc.status_code, detail, exc.errors)
     # Answered from what ingestion holds, as visible_conversations would have read it back:
@@ -248,7 +248,7 @@ def conversations_bulk(request: Request) -> Response:
         return error_response(
             TOO_LARGE, f"{len(items)} items is over the limit of {limit}; send them in several requests."
         )
-    results = services.ingest_many(project=project, items=items, format=_format(request))
+    results = ingestion.ingest_many(project=project, items=items, format=_format(request))
     out = []
     for result in results:
         entry: dict[str, Any] = {
@@ -324,9 +324,9 @@ def check(request: Request) -> Response:
     if refusal:
         return refusal
     try:
-        document = services.to_document(payload, format=_format(request))
+        document = ingestion.to_document(payload, format=_format(request))
         report = suite.run_suite(document, suite.parse_options(project.options or None))
-    except services.IngestError as exc:
+    except ingestion.IngestError as exc:
         return error_response(exc.status_code, "The conversation is not valid.", exc.errors)
     except suite.OptionsError as exc:
         return error_response(
@@ -336,10 +336,10 @@ def check(request: Request) -> Response:
         )
     if request.query_params.get("store") in ("1", "true", "yes"):
         try:
-            result = services.ingest_conversation(
+            result = ingestion.ingest_conversation(
                 project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
             )
-        except services.IngestError as exc:
+        except ingestion.IngestError as exc:
             return error_response(
                 exc.status_code, "The conversation conflicts with the stored one.", exc.errors
             )

@@ -12,8 +12,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import exports
+from ..filters import InvalidFilter, parse_filters
 from ..models import ExportJob, ExportStatus, Finding, FindingStatus, Severity
+from ..reporting import exports, figures, jobs
 from .access import project_for
 
 
@@ -38,7 +39,7 @@ def _page(request: HttpRequest, project: Any, membership: Any, **extra: Any) -> 
         "severities": Severity.values,
         "statuses": FindingStatus.values,
         "jobs": ExportJob.objects.filter(project=project).select_related("requested_by")[:20],
-        "limit": exports.inline_limit(),
+        "limit": jobs.inline_limit(),
         "filters": {},
         "error": "",
         "large": None,
@@ -51,8 +52,8 @@ def _page(request: HttpRequest, project: Any, membership: Any, **extra: Any) -> 
 def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     try:
-        filters = exports.parse_filters(request.GET)
-    except exports.InvalidFilter as exc:
+        filters = parse_filters(request.GET)
+    except InvalidFilter as exc:
         return _page(request, project, membership, error=str(exc), status=400)
     large = None
     kind = request.GET.get("kind", "")
@@ -72,11 +73,11 @@ def export_file(request: HttpRequest, slug: str) -> HttpResponse:
             f"kind: use one of {', '.join(exports.FORMATS)}", status=400, content_type="text/plain"
         )
     try:
-        filters = exports.parse_filters(request.GET)
-    except exports.InvalidFilter as exc:
+        filters = parse_filters(request.GET)
+    except InvalidFilter as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     fmt = exports.FORMATS[kind]
-    if fmt.count(project, filters) > exports.inline_limit():
+    if fmt.count(project, filters) > jobs.inline_limit():
         query = urlencode({**filters, "kind": kind, "large": 1})
         return redirect(f"{reverse('exports', args=[project.slug])}?{query}")
     response = StreamingHttpResponse(
@@ -97,17 +98,15 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
             request, project, membership, error="kind: choose one of the listed exports.", status=400
         )
     try:
-        filters: dict[str, Any] = exports.parse_filters(request.POST)
+        filters: dict[str, Any] = parse_filters(request.POST)
         if kind == "pdf":
-            from .. import reports
-
-            reports.period_from(request.POST)
+            figures.period_from(request.POST)
             filters.update({k: request.POST[k] for k in ("since", "until") if request.POST.get(k)})
-    except (exports.InvalidFilter, ValueError) as exc:
+    except (InvalidFilter, ValueError) as exc:
         return _page(request, project, membership, error=str(exc), status=400)
     filters["_base_url"] = _base_url(request)
     filters["_by"] = request.user.get_username()
-    job = exports.start_job(project=project, user=request.user, kind=kind, filters=filters)
+    job = jobs.start_job(project=project, user=request.user, kind=kind, filters=filters)
     return redirect("export-job", project.slug, job.pk)
 
 
@@ -135,7 +134,7 @@ def _percent(job: ExportJob) -> int:
 def export_job_file(request: HttpRequest, slug: str, pk: int) -> FileResponse:
     project, _ = project_for(request, slug)
     job = get_object_or_404(ExportJob.objects.filter(project=project), pk=pk)
-    path = exports.job_file(job)
+    path = jobs.job_file(job)
     if path is None:
         raise Http404("This export is not ready, or its file is gone.")
     content_type = "application/pdf" if job.kind == "pdf" else exports.FORMATS[job.kind].content_type

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import audit, review
+from .. import administration, audit, review
 from ..models import AuditEvent, Comment, Correction, Finding
 from .access import project_for, require_admin
 
@@ -70,5 +70,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
 def double_review(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     require_admin(membership)
-    review.set_double_review(project=project, actor=request.user, enabled=request.POST.get("enabled") == "on")
+    administration.set_double_review(
+        project=project, actor=request.user, enabled=request.POST.get("enabled") == "on"
+    )
     return redirect(reverse("agreement", args=[project.slug]))

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import audit
+from .. import administration
 from ..models import ApiKey, Membership, Project, Role, Scope
 from .access import project_for
 
@@ -39,23 +36,17 @@ def keys(request: HttpRequest, slug: str) -> HttpResponse:
     }
     status = 200
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()[:100]
-        scopes = [s for s in request.POST.getlist("scopes") if s in Scope.values]
-        days = request.POST.get("expires", "")
-        if not scopes:
-            context["error"], status = "scopes: choose at least one of ingest, read, check.", 400
-        elif days and not days.isdigit():
-            context["error"], status = "expires: choose one of the listed periods.", 400
-        else:
-            expires_at = timezone.now() + timedelta(days=int(days)) if days else None
-            key, secret = ApiKey.issue(project=project, name=name, scopes=scopes, expires_at=expires_at)
-            audit.record(
+        try:
+            _, secret = administration.create_api_key(
                 project=project,
                 actor=request.user,
-                verb="apikey.created",
-                target=key,
-                after={"prefix": key.prefix, "name": name, "scopes": scopes},
+                name=request.POST.get("name", ""),
+                scopes=request.POST.getlist("scopes"),
+                expires_in_days=request.POST.get("expires", ""),
             )
+        except administration.AdminError as exc:
+            context["error"], status = str(exc), 400
+        else:
             # Shown on this one response only: the key is kept as a hash.
             context["secret"] = secret
     return render(request, "checks/keys.html", context, status=status)
@@ -66,15 +57,5 @@ def keys(request: HttpRequest, slug: str) -> HttpResponse:
 def revoke_key(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, _ = _admin_project(request, slug)
     key = get_object_or_404(ApiKey.objects.filter(project=project), pk=pk)
-    if key.revoked_at is None:
-        key.revoked_at = timezone.now()
-        key.save(update_fields=["revoked_at"])
-        audit.record(
-            project=project,
-            actor=request.user,
-            verb="apikey.revoked",
-            target=key,
-            before={"revoked_at": None},
-            after={"revoked_at": key.revoked_at.isoformat()},
-        )
+    administration.revoke_api_key(key=key, actor=request.user)
     return redirect("keys", project.slug)

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import review
+from .. import administration
 from ..models import Membership, Role
 from .access import project_for, require_admin
 
@@ -24,13 +24,13 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         require_admin(membership)
         try:
-            added = review.add_member(
+            added = administration.add_member(
                 project=project,
                 actor=request.user,
                 username=request.POST.get("username", ""),
                 role=request.POST.get("role", Role.REVIEWER),
             )
-        except review.ReviewError as exc:
+        except administration.AdminError as exc:
             messages.error(request, str(exc))
             status = 400
         else:
@@ -52,8 +52,8 @@ def _membership(request: HttpRequest, slug: str, pk: int) -> tuple[object, Membe
 def change_role(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, target = _membership(request, slug, pk)
     try:
-        review.change_role(membership=target, actor=request.user, role=request.POST.get("role", ""))
-    except review.ReviewError as exc:
+        administration.change_role(membership=target, actor=request.user, role=request.POST.get("role", ""))
+    except administration.AdminError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"{target.user.username} is now {request.POST.get('role')}.")
@@ -66,8 +66,8 @@ def remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, target = _membership(request, slug, pk)
     name = target.user.username
     try:
-        review.remove_member(membership=target, actor=request.user)
-    except review.ReviewError as exc:
+        administration.remove_member(membership=target, actor=request.user)
+    except administration.AdminError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"{name} removed from the project.")

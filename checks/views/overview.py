@@ -6,8 +6,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from .. import reports
 from ..models import Conversation
+from ..reporting import figures, pdf
 from .access import project_for
 
 
@@ -16,12 +16,12 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     context = {"project": project, "membership": membership, "error": "", "data": None}
     try:
-        period = reports.period_from(request.GET)
-    except reports.InvalidPeriod as exc:
+        period = figures.period_from(request.GET)
+    except figures.InvalidPeriod as exc:
         context["error"] = str(exc)
         return render(request, "checks/overview.html", context, status=400)
     context["period"] = period
-    context["data"] = reports.overview(project, period)
+    context["data"] = figures.overview(project, period)
     return render(request, "checks/overview.html", context)
 
 
@@ -36,10 +36,10 @@ def project_report(request: HttpRequest, slug: str) -> HttpResponse:
     """The audit report of the project for a period, as a PDF."""
     project, _ = project_for(request, slug)
     try:
-        period = reports.period_from(request.GET)
-    except reports.InvalidPeriod as exc:
+        period = figures.period_from(request.GET)
+    except figures.InvalidPeriod as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
-    data = reports.render_pdf(project, period=period, prepared_by=request.user.get_username())
+    data = pdf.render_pdf(project, period=period, prepared_by=request.user.get_username())
     return _pdf(data, f"{project.slug}-audit-{period.since:%Y%m%d}-{period.until:%Y%m%d}.pdf")
 
 
@@ -48,5 +48,5 @@ def conversation_report(request: HttpRequest, slug: str, pk: int) -> HttpRespons
     """The audit report of one conversation, as a PDF."""
     project, _ = project_for(request, slug)
     conversation = get_object_or_404(Conversation.objects.filter(project=project), pk=pk)
-    data = reports.render_pdf(project, conversation=conversation, prepared_by=request.user.get_username())
+    data = pdf.render_pdf(project, conversation=conversation, prepared_by=request.user.get_username())
     return _pdf(data, f"{project.slug}-audit-conversation-{conversation.pk}.pdf")

@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from .. import services
+from .. import administration, checking
 from ..models import Role
 from .access import project_for
 
@@ -34,17 +34,17 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
         text = request.POST.get("options", "")
         try:
             options: Any = json.loads(text or "{}")
-            services.update_project_options(project=project, user=request.user, options=options)
+            administration.update_project_options(project=project, user=request.user, options=options)
         except json.JSONDecodeError as exc:
             error, status = (
                 f"options: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
                 400,
             )
-        except services.InvalidOptions as exc:
+        except administration.InvalidOptions as exc:
             error, status = str(exc), 400
         else:
             if request.POST.get("recheck"):
-                count = services.recheck_project(project=project)
+                count = checking.recheck_project(project=project)
                 messages.success(request, f"Options saved; {count} conversations queued for a new check.")
             else:
                 messages.success(request, "Options saved; they apply to the next check of each conversation.")

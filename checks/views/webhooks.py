@@ -3,15 +3,13 @@ members read the delivery log."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import audit, webhooks
+from .. import administration, webhooks
 from ..models import Membership, Role, Webhook, WebhookDelivery
 from .access import project_for
 
@@ -35,27 +33,17 @@ def webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         _require_admin(membership)
-        url = request.POST.get("url", "").strip()
-        events = [e for e in request.POST.getlist("events") if e in webhooks.EVENTS]
-        parts = urlsplit(url)
-        context["url"] = url
-        if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 500:
-            context["error"], status = (
-                "url: give an http:// or https:// address of at most 500 characters.",
-                400,
-            )
-        elif not events:
-            context["error"], status = f"events: choose at least one of {', '.join(webhooks.EVENTS)}.", 400
-        else:
-            secret = webhooks.new_secret()
-            hook = Webhook.objects.create(project=project, url=url, secret=secret, events=events)
-            audit.record(
+        context["url"] = request.POST.get("url", "").strip()
+        try:
+            _, secret = administration.create_webhook(
                 project=project,
                 actor=request.user,
-                verb="webhook.created",
-                target=hook,
-                after={"url": url, "events": events},
+                url=context["url"],
+                events=request.POST.getlist("events"),
             )
+        except administration.AdminError as exc:
+            context["error"], status = str(exc), 400
+        else:
             context["secret"], context["url"] = secret, ""  # shown on this response only
     context["webhooks"] = Webhook.objects.filter(project=project).order_by("-created_at")
     context["deliveries"] = WebhookDelivery.objects.filter(project=project).select_related("webhook")[:50]
@@ -68,16 +56,7 @@ def toggle_webhook(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = project_for(request, slug)
     _require_admin(membership)
     hook = get_object_or_404(Webhook.objects.filter(project=project), pk=pk)
-    hook.active = not hook.active
-    hook.save(update_fields=["active"])
-    audit.record(
-        project=project,
-        actor=request.user,
-        verb="webhook.enabled" if hook.active else "webhook.disabled",
-        target=hook,
-        before={"active": not hook.active},
-        after={"active": hook.active},
-    )
+    administration.toggle_webhook(webhook=hook, actor=request.user)
     return redirect("webhooks", project.slug)
 
 

@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from checks import services
+from checks import checking, ingestion
 from checks.models import AuditEvent, CheckRun, Correction, Decision, Finding, RunStatus, Turn
 from tests.conftest import load_example
 
@@ -26,8 +26,8 @@ SHOTS = Path(settings.BASE_DIR) / "test-results"
 
 def _ingest_and_check(project: Any, name: str) -> Any:
     payload = load_example(name)
-    result = services.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    services.check_runs(run_ids=[result.run.pk])
+    result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
+    checking.check_runs(run_ids=[result.run.pk])
     assert CheckRun.objects.get(pk=result.run.pk).status == RunStatus.DONE
     return result.conversation
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from checks import services
+from checks import checking, ingestion
 from checks.models import AuditEvent, CheckRun, Decision, Finding, FindingStatus, RunStatus, Turn
 from tests.conftest import load_example
 
@@ -24,8 +24,8 @@ HOSTILE_SCRIPT = "<script>window.__pwned=1</script>"
 
 def _ingest_and_check(project: Any, payload: dict[str, Any]) -> Any:
     """Stores a conversation and runs its check here and now, as a worker would."""
-    result = services.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    services.check_runs(run_ids=[result.run.pk])  # a no-op if the eager task already ran it
+    result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
+    checking.check_runs(run_ids=[result.run.pk])  # a no-op if the eager task already ran it
     run = CheckRun.objects.get(pk=result.run.pk)
     assert run.status == RunStatus.DONE, run.error
     return result.conversation

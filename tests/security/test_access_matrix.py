@@ -238,7 +238,7 @@ def world(
 ) -> Iterator[World]:
     from django.contrib.auth import get_user_model
 
-    from checks import exports, review
+    from checks import review
     from checks.models import (
         ApiKey,
         ExportJob,
@@ -249,6 +249,7 @@ def world(
         Webhook,
         WebhookDelivery,
     )
+    from checks.reporting import jobs
 
     payload = load_example("01")
     payload["external_id"] = "acme-private-7f3a"
@@ -275,14 +276,14 @@ def world(
     key_to_revoke, _ = ApiKey.issue(project=project, name="to revoke")
     hook = Webhook.objects.create(project=project, url="http://127.0.0.1:9/hook", secret="s", events=["*"])
     delivery = WebhookDelivery.objects.create(project=project, webhook=hook, event="turn.flagged", payload={})
-    export_path = exports.exports_dir() / f"matrix-{project.pk}-{timezone.now().timestamp()}.csv"
+    export_path = jobs.exports_dir() / f"matrix-{project.pk}-{timezone.now().timestamp()}.csv"
     export_path.write_text("id\nacme-private-7f3a\n")
     job = ExportJob.objects.create(
         project=project,
         requested_by=alice,
         kind="csv",
         status=ExportStatus.DONE,
-        path=str(export_path.relative_to(exports.exports_dir().parent)),
+        path=str(export_path.relative_to(jobs.exports_dir().parent)),
         filename="acme.csv",
     )
 

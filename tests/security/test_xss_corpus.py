@@ -29,7 +29,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from checks import review, services
+from checks import checking, ingestion, review
 from checks.models import (
     ApiKey,
     Conversation,
@@ -150,11 +150,11 @@ def _seed(project: Project, alice: Any, bob: Any, carl: Any, payloads: list[Payl
     for p in payloads:
         doc = _conversation(p)
         try:
-            result = services.ingest_conversation(project=project, payload=doc, body=json.dumps(doc))
-        except services.IngestError as exc:  # a field the contract refuses is not shown anywhere
+            result = ingestion.ingest_conversation(project=project, payload=doc, body=json.dumps(doc))
+        except ingestion.IngestError as exc:  # a field the contract refuses is not shown anywhere
             refused.append(f"{p.id}: {exc.errors[:1]}")
             continue
-        services.check_runs(run_ids=[result.run.pk])  # a no-op when the eager task ran it
+        checking.check_runs(run_ids=[result.run.pk])  # a no-op when the eager task ran it
         conversations.append(result.conversation)
         findings = list(Finding.objects.filter(conversation=result.conversation, severity="flag"))
         for index, finding in enumerate(findings):

@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from checks import services
+from checks import ingestion
 from checks.models import CheckRun, Conversation, Finding, RunStatus
 from tests.conftest import load_example
 
@@ -107,7 +107,7 @@ def test_the_worker_checks_what_the_api_receives(
 def test_a_resent_conversation_gives_one_run_and_no_duplicate_findings(
     client: Any, api_key: str, real_worker: Any, wait_for: Any
 ) -> None:
-    from checks.tasks import check_runs
+    from checks.tasks import check_runs_task
 
     worker = real_worker.start()
     payload = load_example("06")
@@ -123,8 +123,8 @@ def test_a_resent_conversation_gives_one_run_and_no_duplicate_findings(
     assert findings and len(findings) == Finding.objects.count()
 
     # The same message delivered twice more (a redelivery after a lost ack) repeats no work.
-    check_runs.delay([run_id])
-    check_runs.delay([run_id])
+    check_runs_task.delay([run_id])
+    check_runs_task.delay([run_id])
     # A marker run sent after them on the same queue: once it is done, they were handled.
     marker = load_example("01")
     marker_response = _post(client, api_key, marker)
@@ -165,8 +165,8 @@ def test_the_sweeper_recovers_a_run_whose_message_was_lost(
     worker = real_worker.start()
     payload = load_example("05")
     # The commit happens, but the message to the broker never leaves (a crash, a broker restart).
-    with mock.patch("checks.services.enqueue_runs") as lost:
-        result = services.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
+    with mock.patch("checks.checking.enqueue_runs") as lost:
+        result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
     assert lost.called
     lost_run = result.run
     old = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS + 600)

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ... import services
+from ... import ingestion
 from ...projects import get_or_create_project
 
 SUFFIXES = {".json", ".jsonl", ".ndjson"}
@@ -80,7 +80,7 @@ class Command(BaseCommand):
     ) -> int:
         if not batch:
             return 0
-        for result in services.ingest_many(project=project, items=batch, format=format):
+        for result in ingestion.ingest_many(project=project, items=batch, format=format):
             counts[result.status] += 1
             if result.errors:
                 first = result.errors[0]

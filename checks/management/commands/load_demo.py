@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
-from ... import services
+from ... import ingestion
 from ...models import Membership, Role
 from ...projects import get_or_create_project
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             if path.name == "EXPECTED.json":
                 continue
             body = path.read_text()
-            result = services.ingest_conversation(project=project, payload=json.loads(body), body=body)
+            result = ingestion.ingest_conversation(project=project, payload=json.loads(body), body=body)
             counts[result.status] = counts.get(result.status, 0) + 1
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         self.stdout.write(f"Demo conversations in project {project.name!r}: {summary}.")

@@ -13,100 +13,31 @@ it to a file under ``var/exports`` with the same code. Findings are read in keys
 from __future__ import annotations
 
 import csv
-import io
 import json
-import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from pathlib import Path
+from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
-from .evidence_calls import StoredCalls, evidence_call, stored_calls
-from .models import (
+from ..evidence_calls import StoredCalls, evidence_call, stored_calls
+from ..filters import select_findings
+from ..models import (
     Correction,
     CorrectionState,
     Decision,
-    ExportJob,
-    ExportStatus,
     Finding,
-    FindingStatus,
     Message,
     Project,
     Severity,
     ToolCall,
 )
+from ..suite import SUITE_VERSION
 
 BATCH = 500
 EXCERPT_LIMIT = 2000  # characters of a tool result kept beside a finding's evidence
-
-
-def inline_limit() -> int:
-    """Exports of more findings than this run in the background instead of streaming."""
-    return int(getattr(settings, "RECEIPTS_EXPORT_INLINE_MAX", 5000))
-
-
-def exports_dir() -> Path:
-    path = Path(settings.VAR_DIR) / "exports"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-# --- filters ------------------------------------------------------------------------------
-
-FILTER_KEYS = ("checker", "code", "severity", "status", "since", "until", "conversation")
-
-
-class InvalidFilter(ValueError):
-    """A filter value that cannot be read; the message names the field and what it accepts."""
-
-
-def parse_filters(data: Any) -> dict[str, str]:
-    """The filters of a query string or form, checked; unknown keys are ignored."""
-    filters = {key: str(data.get(key, "") or "").strip()[:100] for key in FILTER_KEYS}
-    if filters["severity"] and filters["severity"] not in Severity.values:
-        raise InvalidFilter(f"severity: use one of {', '.join(Severity.values)}, or leave it empty for all.")
-    if filters["status"] in ("all", "any"):
-        filters["status"] = ""
-    if filters["status"] and filters["status"] not in FindingStatus.values:
-        raise InvalidFilter(
-            f"status: use one of {', '.join(FindingStatus.values)}, or leave it empty for all."
-        )
-    for key in ("since", "until"):
-        if filters[key]:
-            try:
-                date.fromisoformat(filters[key])
-            except ValueError:
-                raise InvalidFilter(f"{key}: use a date as YYYY-MM-DD, such as 2026-11-30.") from None
-    if filters["conversation"] and not filters["conversation"].isdigit():
-        raise InvalidFilter("conversation: use a conversation's number, as in its page's address.")
-    return {key: value for key, value in filters.items() if value}
-
-
-def _day_start(value: str) -> datetime:
-    return timezone.make_aware(datetime.combine(date.fromisoformat(value), time.min))
-
-
-def select_findings(project: Project, filters: dict[str, str]) -> QuerySet[Finding]:
-    """The current findings of the project that the filters select (dates are inclusive)."""
-    findings = Finding.objects.current().filter(project=project)
-    for key in ("checker", "code", "severity", "status"):
-        if filters.get(key):
-            findings = findings.filter(**{key: filters[key]})
-    if filters.get("conversation"):
-        findings = findings.filter(conversation_id=int(filters["conversation"]))
-    if filters.get("since"):
-        findings = findings.filter(created_at__gte=_day_start(filters["since"]))
-    if filters.get("until"):
-        findings = findings.filter(created_at__lt=_day_start(filters["until"]) + timedelta(days=1))
-    return findings
-
-
-# --- one finding as a record --------------------------------------------------------------
 
 
 def _iso(value: Any) -> str | None:
@@ -229,10 +160,9 @@ def finding_records(
             yield finding_record(finding, calls, project, base_url)
 
 
-# --- CSV ----------------------------------------------------------------------------------
-
 # A cell starting with one of these is run as a formula by spreadsheets (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
 
 CSV_COLUMNS = [
     "finding_id",
@@ -334,9 +264,9 @@ def jsonl_lines(records: Iterable[dict[str, Any]]) -> Iterator[str]:
         yield json.dumps(record, ensure_ascii=False) + "\n"
 
 
-# --- OpenTelemetry evaluation events ------------------------------------------------------
-
 EVALUATION_EVENT = "gen_ai.evaluation.result"
+
+
 SEVERITY_NUMBERS = {Severity.FLAG: (13, "WARN"), Severity.INFO: (9, "INFO")}
 
 
@@ -399,8 +329,6 @@ def evaluation_event(record: dict[str, Any]) -> dict[str, Any]:
 
 def otel_chunks(records: Iterable[dict[str, Any]]) -> Iterator[str]:
     """An OTLP/JSON logs export (``ExportLogsServiceRequest``), written as it goes."""
-    from .suite import SUITE_VERSION
-
     resource = {"attributes": [_attribute("service.name", "receipts")]}
     scope = {"name": "receipts.checks", "version": SUITE_VERSION}
     yield '{"resourceLogs":[{"resource":' + json.dumps(resource)
@@ -408,9 +336,6 @@ def otel_chunks(records: Iterable[dict[str, Any]]) -> Iterator[str]:
     for i, record in enumerate(records):
         yield ("," if i else "") + "\n" + json.dumps(evaluation_event(record), ensure_ascii=False)
     yield "\n]}]}]}\n"
-
-
-# --- the dataset of approved corrections --------------------------------------------------
 
 
 def approved_corrections(project: Project, filters: dict[str, str]) -> QuerySet[Correction]:
@@ -514,9 +439,6 @@ def dataset_lines(project: Project, filters: dict[str, str], shape: str) -> Iter
             yield json.dumps(record, ensure_ascii=False) + "\n"
 
 
-# --- the formats, for pages and background jobs -------------------------------------------
-
-
 @dataclass(frozen=True)
 class Format:
     kind: str
@@ -599,86 +521,3 @@ def filename_for(project: Project, kind: str) -> str:
         "pdf": ("audit-report", "pdf"),
     }[kind]
     return f"{project.slug}-{stem}-{timezone.now():%Y%m%d-%H%M%S}.{extension}"
-
-
-# --- background jobs ----------------------------------------------------------------------
-
-
-def start_job(*, project: Project, user: Any, kind: str, filters: dict[str, Any]) -> ExportJob:
-    """Records an export to make in the background and enqueues it after the commit."""
-    from django.db import transaction
-
-    from .tasks import run_export
-
-    job = ExportJob.objects.create(
-        project=project,
-        requested_by=user if getattr(user, "is_authenticated", False) else None,
-        kind=kind,
-        filters=filters,
-        filename=filename_for(project, kind),
-    )
-    transaction.on_commit(lambda: run_export.delay(job.pk))
-    return job
-
-
-def run_job(job_id: int) -> ExportJob | None:
-    """Writes a job's file, saying how far it got as it goes. A job already taken is left be."""
-    taken = ExportJob.objects.filter(pk=job_id, status=ExportStatus.PENDING).update(
-        status=ExportStatus.RUNNING
-    )
-    if not taken:
-        return None
-    job = ExportJob.objects.select_related("project").get(pk=job_id)
-    filters = dict(job.filters)
-    base_url = filters.pop("_base_url", "")
-    target = exports_dir() / f"{job.pk}-{secrets.token_hex(8)}-{job.filename or 'export'}"
-
-    def progress(n: int) -> None:
-        ExportJob.objects.filter(pk=job.pk).update(progress=n)
-
-    try:
-        if job.kind == "pdf":
-            from . import reports
-
-            data = reports.render_pdf_for_filters(job.project, filters)
-            ExportJob.objects.filter(pk=job.pk).update(total=1)
-            target.write_bytes(data)
-            progress(1)
-        else:
-            fmt = FORMATS[job.kind]
-            ExportJob.objects.filter(pk=job.pk).update(total=fmt.count(job.project, filters))
-            with open(target, "w", encoding="utf-8", newline="") as out:
-                for piece in fmt.write(job.project, filters, base_url, progress):
-                    out.write(piece)
-    except Exception as exc:  # the job says what went wrong; the page shows it
-        target.unlink(missing_ok=True)
-        ExportJob.objects.filter(pk=job.pk).update(
-            status=ExportStatus.FAILED,
-            error=f"{type(exc).__name__}: {exc}"[:2000],
-            finished_at=timezone.now(),
-        )
-    else:
-        ExportJob.objects.filter(pk=job.pk).update(
-            status=ExportStatus.DONE,
-            path=str(target.relative_to(Path(settings.VAR_DIR))),
-            finished_at=timezone.now(),
-        )
-    job.refresh_from_db()
-    return job
-
-
-def job_file(job: ExportJob) -> Path | None:
-    """The finished file of a job, only if it lies where exports are written."""
-    if job.status != ExportStatus.DONE or not job.path:
-        return None
-    path = (Path(settings.VAR_DIR) / job.path).resolve()
-    if exports_dir().resolve() not in path.parents or not path.is_file():
-        return None
-    return path
-
-
-def as_text(pieces: Iterable[str]) -> str:
-    buffer = io.StringIO()
-    for piece in pieces:
-        buffer.write(piece)
-    return buffer.getvalue()

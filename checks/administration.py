@@ -1,0 +1,221 @@
+"""Project administration: checker options, members and roles, double review, API keys and
+webhooks.
+
+Each workflow is keyword-only, runs in one transaction and writes the change to the audit
+log, whether a page, the API or a command asked for it. Refusals raise ``AdminError`` (or
+``InvalidOptions`` for checker options) with a sentence that names the field and the fix.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from . import audit, suite, webhooks
+from .models import ApiKey, Finding, FindingStatus, Membership, Project, Role, Scope, Webhook
+
+
+class AdminError(ValueError):
+    """A change to a project that is refused; the message says why and what to do instead."""
+
+
+class InvalidOptions(ValueError):
+    """Checker options the suite refuses; the message names the option and the fix."""
+
+
+@transaction.atomic
+def update_project_options(*, project: Project, user: Any, options: Any) -> Project:
+    """Validates and stores a project's checker options; the change is audited."""
+    if not isinstance(options, dict):
+        raise InvalidOptions('options: must be a JSON object, such as {"evidence": {"min_digits": 4}}')
+    try:
+        suite.parse_options(options)
+    except suite.OptionsError as exc:
+        raise InvalidOptions(str(exc)) from exc
+    before = project.options
+    project.options = options
+    project.save(update_fields=["options"])
+    audit.record(
+        project=project,
+        actor=user,
+        verb="project.options_changed",
+        target=project,
+        before={"options": before},
+        after={"options": options},
+    )
+    return project
+
+
+def _admins_left(project: Project, *, without: Membership) -> int:
+    admins = Membership.objects.select_for_update().filter(project=project, role=Role.ADMIN)
+    return admins.exclude(pk=without.pk).count()
+
+
+@transaction.atomic
+def add_member(*, project: Project, actor: Any, username: str, role: str) -> Membership:
+    if role not in Role.values:
+        raise AdminError(f"role must be one of {', '.join(Role.values)}")
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise AdminError(f"No user is called {username.strip()!r}; they must have an account first.")
+    if Membership.objects.filter(project=project, user=user).exists():
+        raise AdminError(f"{user.username} is already a member; change their role instead.")
+    membership = Membership.objects.create(project=project, user=user, role=role)
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="member.added",
+        target=membership,
+        after={"user": user.username, "role": role},
+    )
+    return membership
+
+
+@transaction.atomic
+def change_role(*, membership: Membership, actor: Any, role: str) -> Membership:
+    if role not in Role.values:
+        raise AdminError(f"role must be one of {', '.join(Role.values)}")
+    locked = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("project", "user")
+        .get(pk=membership.pk)
+    )
+    if locked.role == role:
+        return locked
+    if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
+        raise AdminError("A project keeps at least one admin: make someone else admin first.")
+    before = {"user": locked.user.username, "role": locked.role}
+    locked.role = role
+    locked.save(update_fields=["role"])
+    audit.record(
+        project=locked.project,
+        actor=actor,
+        verb="member.role_changed",
+        target=locked,
+        before=before,
+        after={"user": locked.user.username, "role": role},
+    )
+    return locked
+
+
+@transaction.atomic
+def remove_member(*, membership: Membership, actor: Any) -> None:
+    locked = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("project", "user")
+        .get(pk=membership.pk)
+    )
+    if locked.role == Role.ADMIN and _admins_left(locked.project, without=locked) == 0:
+        raise AdminError("The last admin cannot be removed: make someone else admin first.")
+    audit.record(
+        project=locked.project,
+        actor=actor,
+        verb="member.removed",
+        target=locked,
+        before={"user": locked.user.username, "role": locked.role},
+    )
+    # Their open findings go back to the pool.
+    Finding.objects.filter(project=locked.project, assignee=locked.user, status=FindingStatus.OPEN).update(
+        assignee=None
+    )
+    locked.delete()
+
+
+@transaction.atomic
+def set_double_review(*, project: Project, actor: Any, enabled: bool) -> Project:
+    if project.double_review == enabled:
+        return project
+    before = {"double_review": project.double_review}
+    project.double_review = enabled
+    project.save(update_fields=["double_review"])
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="project.double_review_changed",
+        target=project,
+        before=before,
+        after={"double_review": enabled},
+    )
+    return project
+
+
+@transaction.atomic
+def create_api_key(
+    *, project: Project, actor: Any, name: str, scopes: list[str], expires_in_days: str = ""
+) -> tuple[ApiKey, str]:
+    """A new key and its secret, which is shown once: only its hash is kept."""
+    scopes = [s for s in scopes if s in Scope.values]
+    if not scopes:
+        raise AdminError(f"scopes: choose at least one of {', '.join(Scope.values)}.")
+    if expires_in_days and not expires_in_days.isdigit():
+        raise AdminError("expires: choose one of the listed periods.")
+    expires_at = timezone.now() + timedelta(days=int(expires_in_days)) if expires_in_days else None
+    name = name.strip()[:100]
+    key, secret = ApiKey.issue(project=project, name=name, scopes=scopes, expires_at=expires_at)
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="apikey.created",
+        target=key,
+        after={"prefix": key.prefix, "name": name, "scopes": scopes},
+    )
+    return key, secret
+
+
+@transaction.atomic
+def revoke_api_key(*, key: ApiKey, actor: Any) -> ApiKey:
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at"])
+        audit.record(
+            project=key.project,
+            actor=actor,
+            verb="apikey.revoked",
+            target=key,
+            before={"revoked_at": None},
+            after={"revoked_at": key.revoked_at.isoformat()},
+        )
+    return key
+
+
+@transaction.atomic
+def create_webhook(*, project: Project, actor: Any, url: str, events: list[str]) -> tuple[Webhook, str]:
+    """A new webhook and its signing secret, which is shown once."""
+    url = url.strip()
+    events = [e for e in events if e in webhooks.EVENTS]
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 500:
+        raise AdminError("url: give an http:// or https:// address of at most 500 characters.")
+    if not events:
+        raise AdminError(f"events: choose at least one of {', '.join(webhooks.EVENTS)}.")
+    secret = webhooks.new_secret()
+    hook = Webhook.objects.create(project=project, url=url, secret=secret, events=events)
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="webhook.created",
+        target=hook,
+        after={"url": url, "events": events},
+    )
+    return hook, secret
+
+
+@transaction.atomic
+def toggle_webhook(*, webhook: Webhook, actor: Any) -> Webhook:
+    """Turns a webhook off, or on again; its deliveries are kept either way."""
+    webhook.active = not webhook.active
+    webhook.save(update_fields=["active"])
+    audit.record(
+        project=webhook.project,
+        actor=actor,
+        verb="webhook.enabled" if webhook.active else "webhook.disabled",
+        target=webhook,
+        before={"active": not webhook.active},
+        after={"active": webhook.active},
+    )
+    return webhook

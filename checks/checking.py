@@ -1,0 +1,321 @@
+"""Checking: runs of the suite over stored conversations, and the findings they leave.
+
+A run is scheduled when a conversation is stored or changed, claimed by one worker, and its
+report written as findings (upserted by fingerprint, so decisions survive a re-run). The
+judge's questions run apart, on a queue of their own. The Celery tasks that run this are at
+the end of the module.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from . import search, suite, webhooks
+from .models import (
+    CheckRun,
+    Conversation,
+    Finding,
+    JudgeUsage,
+    Project,
+    RunKind,
+    RunStatus,
+    Turn,
+)
+from .suite import conversation as native
+from .suite import entailment, judge
+
+log = logging.getLogger(__name__)
+
+
+def schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
+    run = CheckRun.objects.create(project=conversation.project, conversation=conversation)
+    if enqueue:
+        transaction.on_commit(lambda: enqueue_runs([run.pk]))
+    return run
+
+
+JUDGE = "entailment"  # the checker that asks a judge model, on a queue of its own
+
+
+JUDGE_QUEUE = "judge"
+
+
+def enqueue_runs(run_ids: Iterable[int], *, queue: str | None = None) -> None:
+    """Sends run ids to the workers in batches; a lost message is caught by the sweeper."""
+    ids = list(run_ids)
+    size = settings.RECEIPTS_CHECK_BATCH
+    for start in range(0, len(ids), size):
+        try:
+            check_runs_task.apply_async(args=[ids[start : start + size]], queue=queue)
+        except Exception:  # the broker may be down; the run stays pending for the sweeper
+            log.exception("could not enqueue check runs %s", ids[start : start + size])
+
+
+def claim_run(run_id: int) -> CheckRun | None:
+    """Takes a run for this worker, unless another has it (a conditional update, not a lock)."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
+    claimable = Q(status=RunStatus.PENDING) | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
+    taken = (
+        CheckRun.objects.filter(pk=run_id)
+        .filter(claimable)
+        .update(status=RunStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1)
+    )
+    if not taken:
+        return None
+    return CheckRun.objects.select_related("conversation", "project").get(pk=run_id)
+
+
+def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
+    """Runs the suite for each run this worker can claim; returns the runs it finished."""
+    finished = []
+    for run_id in run_ids:
+        run = claim_run(run_id)
+        if run is None:
+            continue
+        try:
+            options = suite.parse_options(run.project.options or None)
+            if run.kind == RunKind.JUDGE:
+                report, scope = _ask_judge(run, options), {JUDGE}
+            else:
+                report, scope = _run_checkers(run, options)
+        except Exception as exc:  # a suite failure is recorded on the run, not lost in a log
+            log.exception("check run %s failed", run.pk)
+            CheckRun.objects.filter(pk=run.pk).update(
+                status=RunStatus.FAILED,
+                error=f"{type(exc).__name__}: {exc}"[:2000],
+                finished_at=timezone.now(),
+            )
+            run.refresh_from_db()
+            finished.append(run)
+            continue
+        # The outcome and what follows from it commit together: a worker dying in between
+        # leaves the run claimed, for the sweeper, never done without its judge run.
+        with transaction.atomic():
+            write_findings(run=run, report=report, scope=scope)
+            if run.kind == RunKind.JUDGE:
+                _after_judging(run, report)
+            elif JUDGE not in scope:
+                judge_run = CheckRun.objects.create(
+                    project=run.project, conversation=run.conversation, kind=RunKind.JUDGE
+                )
+                transaction.on_commit(functools.partial(enqueue_runs, [judge_run.pk], queue=JUDGE_QUEUE))
+        finished.append(run)
+    return finished
+
+
+def _run_checkers(run: CheckRun, options: suite.Options) -> tuple[dict[str, Any], set[str]]:
+    """The deterministic checkers. The judge's questions are left to a run on the judge queue
+    when a judge is configured; without one, the entailment checker only says so, at once."""
+    every = set(suite.checker_names())
+    # The stored document is canonical already: build from it instead of validating it again.
+    conversation = native.from_canonical(run.conversation.document)
+    if not judge_configured(options):
+        return suite.run_suite(conversation, options), every
+    return suite.run_suite(conversation, options, skip={JUDGE}), every - {JUDGE}
+
+
+def judge_configured(options: suite.Options) -> bool:
+    try:
+        return judge.resolve(options.entailment) is not None
+    except judge.JudgeUnavailable:
+        return True  # named but unusable: the judge run reports why
+
+
+def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
+    """The judge's questions, with neighbours from the project's search and today's budget."""
+    parsed = native.from_canonical(run.conversation.document)
+    neighbours = [
+        {**other, "for_turn": index}
+        for index in entailment.sampled_turns(parsed, options.entailment.sample)
+        for other in search.similar_answers(run.conversation, parsed.turns[index].answer)
+    ]
+    usage = JudgeUsage.objects.filter(project=run.project, day=timezone.localdate()).first()
+    left = max(0, options.entailment.daily_token_budget - (usage.tokens if usage else 0))
+    return suite.run_suite(parsed, options, only={JUDGE}, neighbours=neighbours, tokens_left_today=left)
+
+
+@transaction.atomic
+def _after_judging(run: CheckRun, report: dict[str, Any]) -> None:
+    """Counts the tokens against the day's budget and files each contradiction's other half."""
+    spent = report.get("judge") or {}
+    if spent.get("tokens") or spent.get("questions"):
+        usage, _ = JudgeUsage.objects.get_or_create(project=run.project, day=timezone.localdate())
+        JudgeUsage.objects.filter(pk=usage.pk).update(
+            tokens=F("tokens") + int(spent.get("tokens") or 0),
+            questions=F("questions") + int(spent.get("questions") or 0),
+        )
+    for item in report["findings"]:
+        if item["code"] == "contradiction":
+            _mirror_contradiction(run, item)
+
+
+def _mirror_contradiction(run: CheckRun, item: dict[str, Any]) -> None:
+    other = item.get("other") or {}
+    turn = Turn.objects.filter(
+        project=run.project, conversation__external_id=other.get("external_id"), index=other.get("turn")
+    ).first()
+    if turn is None:
+        return
+    mirror = {
+        **item,
+        "turn": turn.index,
+        "claim": None,
+        "evidence": [],
+        "value": f"{run.conversation.external_id}#{item['turn']}",
+        "other": {"external_id": run.conversation.external_id, "turn": item["turn"]},
+    }
+    now = timezone.now()
+    finding, created = Finding.objects.get_or_create(
+        fingerprint=Finding.make_fingerprint(turn.conversation_id, mirror),
+        defaults={
+            "project": run.project,
+            "conversation_id": turn.conversation_id,
+            "turn": turn,
+            "mirrored": True,
+        },
+    )
+    _fill_finding(finding, mirror, run, now)
+    finding.save()
+
+
+# No savepoint: its one caller already holds a transaction, and a failure here undoes all of it.
+@transaction.atomic(savepoint=False)
+def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | None = None) -> None:
+    """Upserts the run's findings by fingerprint and withdraws those no longer reported.
+
+    ``scope`` names the checkers this run speaks for (all when None): only their findings
+    can be withdrawn by it, so the deterministic run and the judge's leave each other's be."""
+    # Locked so two runs of one conversation write in turn; its document is not needed here.
+    conversation = Conversation.objects.select_for_update().only("id").get(pk=run.conversation_id)
+    turns = {turn.index: turn for turn in Turn.objects.filter(conversation=conversation)}
+    now = timezone.now()
+    reported: dict[str, dict[str, Any]] = {}
+    for item in report["findings"]:
+        if item["turn"] not in turns:
+            continue
+        # The suite's order is deterministic, so a twin in one place gets the same number each run.
+        occurrence = 0
+        while (fingerprint := Finding.make_fingerprint(conversation.pk, item, occurrence)) in reported:
+            occurrence += 1
+        reported[fingerprint] = item
+    existing = {f.fingerprint: f for f in Finding.objects.filter(fingerprint__in=list(reported))}
+    new, changed = [], []
+    for fingerprint, item in reported.items():
+        finding = existing.get(fingerprint) or Finding(
+            project_id=run.project_id,
+            conversation=conversation,
+            turn=turns[item["turn"]],
+            fingerprint=fingerprint,
+            created_at=now,
+        )
+        _fill_finding(finding, item, run, now)
+        (changed if finding.pk else new).append(finding)
+    Finding.objects.bulk_create(new)
+    webhooks.notify_flagged_turns(project=run.project, finding_ids=[f.pk for f in new])
+    Finding.objects.bulk_update(changed, FINDING_FIELDS)
+    gone = Finding.objects.filter(conversation=conversation, withdrawn_at__isnull=True, mirrored=False)
+    if scope is not None:
+        gone = gone.filter(checker__in=scope)
+    gone.exclude(fingerprint__in=list(reported)).update(withdrawn_at=now, updated_at=now)
+    run.status = RunStatus.DONE
+    run.suite_version = report["suite_version"]
+    run.summary = {key: report[key] for key in ("provenance", "turns", "judge") if key in report}
+    run.error = ""
+    run.finished_at = now
+    run.save(update_fields=["status", "suite_version", "summary", "error", "finished_at"])
+
+
+FINDING_FIELDS = [
+    "run",
+    "checker",
+    "code",
+    "severity",
+    "value",
+    "claim_text",
+    "claim_start",
+    "claim_end",
+    "evidence",
+    "explanation",
+    "correction",
+    "details",
+    "withdrawn_at",
+    "updated_at",
+]
+
+
+def _fill_finding(finding: Finding, item: dict[str, Any], run: CheckRun, now: Any) -> None:
+    claim = item.get("claim") or {}
+    finding.run = run
+    finding.checker = item["checker"]
+    finding.code = item["code"]
+    finding.severity = item["severity"]
+    finding.value = (item.get("value") or "")[:500]
+    finding.claim_text = claim.get("text") or ""
+    finding.claim_start = claim.get("start")
+    finding.claim_end = claim.get("end")
+    finding.evidence = item.get("evidence") or []
+    finding.explanation = item.get("explanation") or ""
+    finding.correction = item.get("correction") or ""
+    finding.details = item
+    finding.withdrawn_at = None  # reported again: it stands, with its decisions
+    finding.updated_at = now
+
+
+def stale_runs(kind: str = RunKind.CHECKS) -> list[int]:
+    """Runs whose message may have been lost: pending, or claimed and never finished, too long."""
+    stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
+    return list(
+        CheckRun.objects.filter(kind=kind)
+        .filter(
+            Q(status=RunStatus.PENDING, created_at__lt=stale)
+            | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
+        )
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:1000]
+    )
+
+
+@transaction.atomic
+def recheck_project(*, project: Project) -> int:
+    """Schedules a fresh run for every conversation of the project, in bulk; returns how many."""
+    conversation_ids = list(Conversation.objects.filter(project=project).values_list("pk", flat=True))
+    runs = CheckRun.objects.bulk_create(
+        [CheckRun(project=project, conversation_id=pk) for pk in conversation_ids], batch_size=1000
+    )
+    run_ids = [run.pk for run in runs]
+    transaction.on_commit(lambda: enqueue_runs(run_ids))
+    return len(run_ids)
+
+
+# --- the Celery tasks that run these workflows ------------------------------------------------
+# Thin: they take ids and call the workflow above. Tasks are acknowledged late and rejected
+# back to the queue if the worker dies (settings), and the workflows are idempotent, so a
+# redelivered message repeats no work it finished. The names are the ones messages already
+# in a queue carry.
+
+
+@shared_task(name="checks.tasks.check_runs")
+def check_runs_task(run_ids: list[int]) -> int:
+    """Checks a batch of conversations; returns how many runs this worker finished."""
+    return len(check_runs(run_ids=run_ids))
+
+
+@shared_task(name="checks.tasks.sweep_pending_runs")
+def sweep_pending_runs() -> int:
+    """Re-enqueues runs whose message was lost (a broker restart, a crash before enqueue)."""
+    checks = stale_runs(RunKind.CHECKS)
+    enqueue_runs(checks)
+    judged = stale_runs(RunKind.JUDGE)
+    enqueue_runs(judged, queue=JUDGE_QUEUE)
+    return len(checks) + len(judged)
