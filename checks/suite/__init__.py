@@ -10,11 +10,9 @@ from typing import Any
 
 from .action_claims import capability_statement
 from .conversation import InvalidConversation, parse
-from .entailment import Entailment
-from .negative_claims import add_turn_summaries
 from .options import Options, OptionsError, parse_options
 from .registry import CHECKERS, checker_names
-from .types import Conversation, Finding
+from .types import Conversation, Finding, RunContext
 
 SUITE_VERSION = "1.0.0"
 
@@ -43,9 +41,9 @@ def run_suite(
 
     ``only``/``skip`` name checkers to run or leave out. ``neighbours`` are answers of other
     conversations that a search ranked beside this one's sampled answers, and
-    ``tokens_left_today`` what the project's daily judge budget still allows; both are
-    read by the entailment checker, whose exchanges with its judge model are reported
-    under ``judge`` when it asked one.
+    ``tokens_left_today`` what the project's daily judge budget still allows; both reach
+    every checker in its ``RunContext`` and are read by the entailment checker, whose
+    exchanges with its judge model are reported under ``judge`` when it asked one.
 
     Raises InvalidConversation for a payload that is not a conversation and OptionsError
     for options that cannot be used; whatever the checkers find is never an error.
@@ -53,38 +51,33 @@ def run_suite(
     conversation = data if isinstance(data, Conversation) else parse(data)
     opts = parse_options(options)
     selected = _selected(only, skip)
+    context = RunContext(neighbours=neighbours, tokens_left_today=tokens_left_today)
     judge: dict[str, Any] | None = None
     findings: list[Finding] = []
     provenance: list[dict[str, Any]] = []
-    turn_stats = [
+    # Every turn has an entry; its reading statistics stay zero unless a checker reports them.
+    turns: list[dict[str, Any]] = [
         {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
         for turn in conversation.turns
     ]
+    entry_of = {entry["turn"]: entry for entry in turns}
     for checker in CHECKERS:
         if checker.name not in selected:
             continue
-        if isinstance(checker, Entailment):
-            entailment = checker.judge(
-                conversation, opts, neighbours=neighbours, tokens_left_today=tokens_left_today
-            )
-            findings.extend(entailment.findings)
-            judge = entailment.judge
-            continue
-        analyse = getattr(checker, "analyse", None)
-        if analyse is None:
-            findings.extend(checker.check(conversation, opts))
-            continue
-        # A checker that also reports provenance and per-turn reading statistics.
-        report = analyse(conversation, opts)
+        report = checker.check(conversation, opts, context)
         findings.extend(report.findings)
         provenance.extend(report.provenance)
-        turn_stats = report.turns
-    out = {
+        for index, fields in report.turns.items():
+            if index in entry_of:
+                entry_of[index].update(fields)
+        if report.judge is not None:
+            judge = report.judge
+    out: dict[str, Any] = {
         "external_id": conversation.external_id,
         "suite_version": SUITE_VERSION,
         "findings": [finding.to_dict() for finding in _in_order(findings)],
         "provenance": provenance,
-        "turns": add_turn_summaries(turn_stats, findings, opts),
+        "turns": turns,
     }
     if judge is not None:
         out["judge"] = judge

@@ -51,7 +51,7 @@ from .text import (
     singular,
 )
 from .tool_names import is_read_named, object_words, verb_of
-from .types import Conversation, Evidence, Finding, Receipt, Span, ToolCall, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolCall, Turn
 
 NAME = "action_claims"
 
@@ -611,7 +611,7 @@ def _could_have_acted(receipts: tuple[Receipt, ...]) -> list[Receipt]:
 class ActionClaims:
     name = NAME
 
-    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+    def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
         earlier: list[tuple[ToolCall, Receipt | None]] = []
         kinds: set[str] | None = None
@@ -621,7 +621,7 @@ class ActionClaims:
                 kinds = known_kinds(list(conversation.turns))
             findings.extend(check_turn(turn, earlier, kinds, claims))
             earlier.extend((call, turn.receipt_of(call)) for call in turn.tool_calls)
-        return findings
+        return CheckerReport(findings)
 
 
 def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: int = 0) -> str:

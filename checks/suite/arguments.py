@@ -27,7 +27,7 @@ from .evidence_index import Source, index_for, is_absence, json_leaves, parse_ar
 from .options import Options
 from .tokens import canonical_number, classify, lookup_forms, normalize, tokenize
 from .tool_names import may_write
-from .types import Conversation, Finding, Receipt, ToolCall, Turn
+from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
 from .write_numbers import Supply, amounts_in, unsupplied
 
 NAME = "arguments"
@@ -142,7 +142,7 @@ class _Seen:
 class ArgumentsChecker:
     name = NAME
 
-    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+    def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         index = index_for(conversation)
         seen = _Seen()
         findings: list[Finding] = []
@@ -161,7 +161,7 @@ class ArgumentsChecker:
                     seen.absorb_prose(message.text)
                 for call in message.tool_calls:
                     findings.extend(self._judge_call(turn, call, options, seen, index.sources, at))
-        return findings
+        return CheckerReport(findings)
 
     def _judge_call(
         self,

@@ -34,19 +34,13 @@ from typing import Any
 
 from .judge import ENV_KEY, ENV_MODEL, ENV_URL, Judge, JudgeUnavailable, resolve, verdict_of
 from .options import Options
-from .types import Conversation, Evidence, Finding, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Turn
 
 NAME = "entailment"
 EVIDENCE_CLIP = 6000  # characters of a turn's tool results shown to the judge
 ANSWER_CLIP = 4000
 USER_CLIP = 2000
 PAIR_CLIP = 3000  # characters of each answer of a contradiction pair
-
-
-@dataclass(frozen=True)
-class JudgeReport:
-    findings: list[Finding]
-    judge: dict[str, Any] | None  # the run's exchanges with the judge; None when none was asked
 
 
 @dataclass(frozen=True)
@@ -207,28 +201,20 @@ def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | N
 class Entailment:
     name = NAME
 
-    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
-        return self.judge(conversation, options).findings
+    def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
+        """Ask the judge about this conversation, with the context's neighbours and daily budget.
 
-    def judge(
-        self,
-        conversation: Conversation,
-        options: Options,
-        *,
-        neighbours: Iterable[Any] | None = None,
-        tokens_left_today: int | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> JudgeReport:
-        """Ask the judge about this conversation; never raises."""
+        The report's ``judge`` is the run's exchanges with the judge, None when none was
+        asked. Never raises.
+        """
         if not conversation.turns:
-            return JudgeReport([], None)
+            return CheckerReport()
         last = conversation.turns[-1].index
         try:
-            return self._judge(conversation, options, neighbours, tokens_left_today, env)
+            return self._judge(conversation, options, context.neighbours, context.tokens_left_today)
         except Exception as exc:  # the rest of the suite must still report
-            return JudgeReport(
-                [_unavailable(last, f"the entailment check stopped ({type(exc).__name__}: {exc})", "error")],
-                None,
+            return CheckerReport(
+                [_unavailable(last, f"the entailment check stopped ({type(exc).__name__}: {exc})", "error")]
             )
 
     def _judge(
@@ -237,26 +223,25 @@ class Entailment:
         options: Options,
         neighbours: Iterable[Any] | None,
         tokens_left_today: int | None,
-        env: Mapping[str, str] | None,
-    ) -> JudgeReport:
+    ) -> CheckerReport:
         opts = options.entailment
         last = conversation.turns[-1].index
         plan = _plan(conversation, opts.sample, neighbours)
         try:
-            config = resolve(opts, env)
+            config = resolve(opts)
         except JudgeUnavailable as exc:
-            return JudgeReport([_unavailable(last, exc.reason, "key_refused")] if plan else [], None)
+            return CheckerReport([_unavailable(last, exc.reason, "key_refused")] if plan else [])
         if config is None:
-            return JudgeReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [], None)
+            return CheckerReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [])
         run = _Run(model=config.model)
         if not plan:
-            return JudgeReport([], _summary(run))  # nothing to ask: no tool results, no neighbours
+            return CheckerReport(judge=_summary(run))  # nothing to ask: no tool results, no neighbours
         if conversation.agent_model and conversation.agent_model.strip().lower() == config.model.lower():
             reason = (
                 f"the judge model ({config.model}) is the model that wrote these answers, and a "
                 "model cannot be its own checker; name a different model in the entailment options"
             )
-            return JudgeReport([_unavailable(last, reason, "same_model")], _summary(run))
+            return CheckerReport([_unavailable(last, reason, "same_model")], judge=_summary(run))
         judge = Judge(config)
         findings: list[Finding] = []
         stopped: str | None = None
@@ -295,7 +280,7 @@ class Entailment:
                 findings.append(finding)
         if run.unjudged:
             findings.append(_unjudged_finding(last, run))
-        return JudgeReport(findings, _summary(run))
+        return CheckerReport(findings, judge=_summary(run))
 
 
 def _budget_spent(spent: int, token_budget: int, tokens_left_today: int | None) -> str | None:

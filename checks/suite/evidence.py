@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .arithmetic import (
@@ -63,7 +63,7 @@ from .tokens import (
     time_and_date_spellings,
     tokenize,
 )
-from .types import Conversation, Evidence, Finding, Span, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, Turn
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -87,13 +87,6 @@ _KIND_WORDS = {
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
 }
-
-
-@dataclass
-class EvidenceReport:
-    findings: list[Finding] = field(default_factory=list)
-    provenance: list[dict[str, Any]] = field(default_factory=list)
-    turns: list[dict[str, Any]] = field(default_factory=list)
 
 
 def clip(value: str) -> str:
@@ -378,14 +371,12 @@ def _amounts_in(text: str) -> list[Candidate]:
 class EvidenceChecker:
     name = NAME
 
-    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
-        return self.analyse(conversation, options).findings
-
-    def analyse(self, conversation: Conversation, options: Options) -> EvidenceReport:
+    def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
+        """Findings, the provenance of every value grounded, and each turn's reading statistics."""
         opts = options.evidence
         index = index_for(conversation)
         state = _State(opts)
-        report = EvidenceReport()
+        report = CheckerReport()
         for source in index.system:
             if source.turn < 0:
                 state.absorb(source)
@@ -410,11 +401,11 @@ class EvidenceChecker:
         opts: EvidenceOptions,
         state: _State,
         sources: list[Source],
-        report: EvidenceReport,
+        report: CheckerReport,
         turn_sources: list[Source],
     ) -> None:
-        stats = {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": state.truncated}
-        report.turns.append(stats)
+        stats: dict[str, Any] = {"candidates": 0, "unread": 0, "index_truncated": state.truncated}
+        report.turns[turn.index] = stats
         if not turn.answer:
             return
         skip = code_blocks_to_skip(turn) if opts.code == "match" else []
@@ -608,7 +599,7 @@ class EvidenceChecker:
         return None
 
     @staticmethod
-    def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: EvidenceReport) -> None:
+    def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: CheckerReport) -> None:
         names = [c.value for c in values]
         correction = correction_for(names, opts.posture)
         for candidate in values:

@@ -38,7 +38,7 @@ from . import tool_receipts
 from .options import Options
 from .record import Call, Record, after, same_batch
 from .text import name_tokens, prepare, sentence_at, sentences
-from .types import Conversation, Evidence, Finding, Span, ToolClaim, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, ToolClaim, Turn
 
 NAME = "negative_claims"
 
@@ -669,7 +669,7 @@ def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[
 class NegativeClaims:
     name = NAME
 
-    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+    def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
         record: Record | None = None
         for turn in conversation.turns:
@@ -679,15 +679,7 @@ class NegativeClaims:
             if record is None:
                 record = Record.of(conversation)
             findings.extend(check_turn(conversation, turn, record, options, absences))
-        return findings
-
-
-def add_turn_summaries(
-    turns: list[dict[str, Any]], findings: list[Finding], options: Options
-) -> list[dict[str, Any]]:
-    """Give each output turn that has negative claims or prose absences its ``negative_claims``."""
-    summaries = turn_summaries(findings, options)
-    for entry in turns:
-        if entry.get("turn") in summaries:
-            entry["negative_claims"] = summaries[entry["turn"]]
-    return turns
+        # Each turn with negative claims or prose absences carries their summary.
+        summaries = turn_summaries(findings, options)
+        turns = {index: {"negative_claims": summary} for index, summary in summaries.items()}
+        return CheckerReport(findings, turns=turns)

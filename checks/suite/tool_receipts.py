@@ -94,7 +94,7 @@ from .text import (
     singular,
 )
 from .tool_names import READ_VERBS, may_write
-from .types import Conversation, Evidence, Finding, Receipt, Span, ToolClaim, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolClaim, Turn
 
 NAME = "tool_receipts"
 
@@ -1071,8 +1071,8 @@ def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
 class ToolReceipts:
     name = NAME
 
-    def check(self, conversation: Conversation, options: Options) -> list[Finding]:
+    def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
         for turn in conversation.turns:
             findings.extend(check_turn(conversation, turn))
-        return findings
+        return CheckerReport(findings)

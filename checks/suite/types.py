@@ -204,3 +204,33 @@ class Finding:
             out["value"] = self.value
         out.update(self.extra)
         return out
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the caller of a run knows beyond the conversation and its options.
+
+    ``neighbours`` are answers of other conversations that a search ranked beside this one's
+    sampled answers; ``tokens_left_today`` is what the project's daily judge budget still
+    allows (None: no daily limit). A checker that needs neither ignores them.
+    """
+
+    neighbours: list[dict[str, Any]] | None = None
+    tokens_left_today: int | None = None
+
+
+@dataclass
+class CheckerReport:
+    """What one checker says about one conversation; the suite merges every checker's report.
+
+    ``findings`` are its findings. The rest is optional and empty unless the checker has it:
+    ``provenance`` lists the values it grounded and where; ``turns`` maps a turn's index to
+    fields added to that turn's entry of the output ``turns`` (a turn the conversation does
+    not have is ignored); ``judge`` is its exchanges with a judge model, None when it asked
+    none.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+    turns: dict[int, dict[str, Any]] = field(default_factory=dict)
+    judge: dict[str, Any] | None = None
