@@ -4,9 +4,10 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: run serve test install migrate demo lint format clean
+.PHONY: run serve test install install-dev migrate demo lint format clean
 
-# Installs only when requirements.txt changed since the last install.
+# The service's packages (requirements.txt): installs only when that file changed since the
+# last install.
 $(VENV)/.installed: requirements.txt
 	@python=$$(scripts/find-python) || exit 1; \
 	if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)'; then \
@@ -15,7 +16,15 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $@
 
+# The test, lint and type-checking tools on top (requirements-dev.txt). It depends on the
+# stamp above, so a change to either file installs again.
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
 install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
 
 migrate: install
 	$(PY) manage.py migrate --noinput
@@ -43,14 +52,14 @@ serve: install
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(VENV)/bin/honcho start -f Procfile
 
-test: install
+test: install-dev
 	$(PY) -m pytest -m "not services and not browser" -n 2
 
-lint: install
+lint: install-dev
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 
-format: install
+format: install-dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
