@@ -162,8 +162,10 @@ def _after_judging(run: CheckRun, report: dict[str, Any]) -> None:
 
 def _mirror_contradiction(run: CheckRun, item: dict[str, Any]) -> None:
     other = item.get("other") or {}
+    if not isinstance(other.get("turn"), int):
+        return
     turn = Turn.objects.filter(
-        project=run.project, conversation__external_id=other.get("external_id"), index=other.get("turn")
+        project=run.project, conversation__external_id=other.get("external_id"), index=other["turn"]
     ).first()
     if turn is None:
         return
@@ -210,7 +212,8 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
             occurrence += 1
         reported[fingerprint] = item
     existing = {f.fingerprint: f for f in Finding.objects.filter(fingerprint__in=list(reported))}
-    new, changed = [], []
+    new: list[Finding] = []
+    changed: list[Finding] = []
     for fingerprint, item in reported.items():
         finding = existing.get(fingerprint) or Finding(
             project_id=run.project_id,

@@ -209,7 +209,7 @@ def conversation_findings(request: Request, pk: int) -> Response:
             "external_id": conversation.external_id,
             "suite_version": done.suite_version if done else None,
             "run": RunSerializer(run).data if run else None,
-            "findings": FindingSerializer(findings, many=True, context={"request": request}).data,
+            "findings": [FindingSerializer(f, context={"request": request}).data for f in findings],
             "provenance": summary.get("provenance", []),
             "turns": summary.get("turns", []),
         }

@@ -132,17 +132,17 @@ def _rate_series(
         return {name: out[name] for name in keep}
     field_name = {"agent": "conversation__agent_name", "model": "conversation__agent_model"}[dimension]
     flagged = Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))
-    rows = (
+    turn_rows = (
         _turns(project, period)
         .annotate(day=TruncDate("created_at"), flagged=flagged)
         .values_list(field_name, "day")
         .annotate(n=Count("id"), f=Count("id", filter=Q(flagged=True)))
     )
     totals = defaultdict(int)
-    for name, _, n, _f in rows:
+    for name, _, n, _f in turn_rows:
         totals[_agent(name)] += n
     keep = sorted(totals, key=lambda k: (-totals[k], k))[:limit]
-    for name, day, n, f in rows:
+    for name, day, n, f in turn_rows:
         if _agent(name) in keep:
             out.setdefault(_agent(name), {})[day] = (f, n)
     return {name: out[name] for name in keep}

@@ -31,6 +31,7 @@ from ..models import (
 )
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
+from .htmx import HtmxHttpRequest
 from .queue import DISMISS_REASONS
 
 
@@ -321,13 +322,19 @@ def _record_role(finding: Finding, position: int) -> str:
 def _neighbours(current: Turn) -> dict[str, Turn | None]:
     """The previous and next flagged turns of the project, in queue order (newest first)."""
     flagged = Turn.objects.filter(project_id=current.project_id).flagged()
-    newer = flagged.filter(created_at__gte=current.created_at).exclude(pk=current.pk)
     newer = (
-        newer.exclude(created_at=current.created_at, id__lt=current.pk).order_by("created_at", "id").first()
+        flagged.filter(created_at__gte=current.created_at)
+        .exclude(pk=current.pk)
+        .exclude(created_at=current.created_at, id__lt=current.pk)
+        .order_by("created_at", "id")
+        .first()
     )
-    older = flagged.filter(created_at__lte=current.created_at).exclude(pk=current.pk)
     older = (
-        older.exclude(created_at=current.created_at, id__gt=current.pk).order_by("-created_at", "-id").first()
+        flagged.filter(created_at__lte=current.created_at)
+        .exclude(pk=current.pk)
+        .exclude(created_at=current.created_at, id__gt=current.pk)
+        .order_by("-created_at", "-id")
+        .first()
     )
     return {"previous": newer, "next": older}
 
@@ -341,7 +348,7 @@ def _finding_for(request: HttpRequest, slug: str, pk: int) -> tuple[Project, Mem
 
 
 def _answer(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     project: Project,
     membership: Membership,
     finding: Finding,
@@ -371,7 +378,7 @@ def _refused(exc: review.ReviewError) -> HttpResponse:
 
 @login_required
 @require_POST
-def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def decide(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, finding = _finding_for(request, slug, pk)
     verdict = request.POST.get("verdict", "")
     if verdict not in (*Verdict.values, review.NEEDS_CORRECTION):
@@ -396,7 +403,7 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def save_correction(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def save_correction(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Proposes a correction of the finding, or saves the author's edit of the waiting one."""
     project, membership, finding = _finding_for(request, slug, pk)
     try:
@@ -408,7 +415,7 @@ def save_correction(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def decide_correction(request: HttpRequest, slug: str, pk: int, action: str) -> HttpResponse:
+def decide_correction(request: HtmxHttpRequest, slug: str, pk: int, action: str) -> HttpResponse:
     """A second reviewer approves or rejects a waiting correction; never its author."""
     project, membership = project_for(request, slug)
     require_reviewer(membership)
@@ -427,7 +434,7 @@ def decide_correction(request: HttpRequest, slug: str, pk: int, action: str) -> 
 
 @login_required
 @require_POST
-def comment(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def comment(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, finding = _finding_for(request, slug, pk)
     try:
         review.add_comment(finding=finding, author=request.user, text=request.POST.get("text", ""))
@@ -438,7 +445,7 @@ def comment(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def assign(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def assign(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, finding = _finding_for(request, slug, pk)
     value = request.POST.get("assignee", "")
     people = {u.username: u for u in review.reviewers_of(project)}

@@ -48,6 +48,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"{project.slug}: {report.events} events, chain intact")
                 continue
             broken += 1
+            assert report.broken_at is not None  # a chain that is not intact says where it breaks
             event = AuditEvent.objects.get(pk=report.broken_at)
             self.stdout.write(
                 f"{project.slug}: chain broken at event {event.pk} "
