@@ -229,14 +229,18 @@ if REDIS_URL:
     }
 else:
     # No server: messages are files under var/broker, shared by the web process and the worker.
+    # The exchange tables (control_folder) go there too: kombu's default is ./control, in
+    # whatever directory the process was started from. kombu creates that folder without its
+    # parents, so all three are made here.
     _broker_dir = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://localhost//"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 CELERY_TASK_ACKS_LATE = True
