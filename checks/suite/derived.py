@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .evidence_index import Source, join_path
 from .tokens import canonical_number
@@ -150,7 +150,7 @@ def _unit(key: str) -> str | None:
     return tail if tail in _UNIT_WORDS else None
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return type(value) in (int, float)
 
 

@@ -30,7 +30,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from .judge import ENV_KEY, ENV_MODEL, ENV_URL, Judge, JudgeUnavailable, resolve, verdict_of
 from .options import Options
@@ -143,6 +143,10 @@ def _pair_key(a: str, b: str) -> str:
     return digest(f"{first}\x00{second}")
 
 
+def _is_index(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _neighbour(item: Any, turns: int) -> dict[str, Any] | None:
     """A well-formed neighbour, else None (a caller's malformed item is ignored)."""
     if not isinstance(item, Mapping):
@@ -155,7 +159,7 @@ def _neighbour(item: Any, turns: int) -> dict[str, Any] | None:
     )
     if not (isinstance(external_id, str) and isinstance(answer, str) and answer.strip()):
         return None
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (turn, for_turn)):
+    if not (_is_index(turn) and _is_index(for_turn)):
         return None
     if not 0 <= for_turn < turns:
         return None

@@ -16,7 +16,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from typing import Any
 
 from .notations import count_keys, fragment_span, twelve_hour_times, written_dates
@@ -32,7 +31,10 @@ from .tokens import (
 from .types import Conversation, Evidence
 
 _DECODER = json.JSONDecoder()
-_SCAN = _DECODER.scan_once
+# Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
+# not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
@@ -41,6 +43,12 @@ _ECHO_KEYS = frozenset(
     ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
 )
 _NO_PATH = object()
+
+
+def _space_end(text: str, pos: int) -> int:
+    """Where the JSON whitespace starting at ``pos`` ends (``_WS`` also matches none)."""
+    match = _WS.match(text, pos)
+    return match.end() if match is not None else pos
 
 
 def join_path(path: str, key: str | int) -> str:
@@ -83,7 +91,7 @@ class _Node:
         self.value_starts: list[int] = []
         self.ends: list[int | None] = []  # None: a container value not yet read to its end
         self.keys: list[str | int] = []
-        self.pos = _WS.match(text, start + 1).end()
+        self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
 
     def advance(self, text: str) -> bool:
@@ -91,13 +99,14 @@ class _Node:
         pos = self.pos
         try:
             if pos < len(text) and text[pos] == ",":
-                pos = _WS.match(text, pos + 1).end()
+                pos = _space_end(text, pos + 1)
             if pos >= len(text) or text[pos] in "}]":
                 self.end = min(pos + 1, len(text))
                 return False
+            key: str | int  # an object's member name, an array's element index
             if self.kind == "{":
-                key, key_end = scanstring(text, pos + 1)
-                value_start = _WS.match(text, _WS.match(text, key_end).end() + 1).end()
+                key, key_end = _SCAN_STRING(text, pos + 1)
+                value_start = _space_end(text, _space_end(text, key_end) + 1)
             else:
                 key, key_end, value_start = len(self.keys), pos, pos
             lazy = self.kind == "{" and value_start < len(text) and text[value_start] in "{["
@@ -110,7 +119,7 @@ class _Node:
         self.value_starts.append(value_start)
         self.ends.append(end)
         self.keys.append(key)
-        self.pos = len(text) if end is None else _WS.match(text, end).end()
+        self.pos = len(text) if end is None else _space_end(text, end)
         if end is None:
             self.pos = -1  # resumes after the container value, once it is read
         return True
@@ -133,7 +142,7 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
                 child_end = nodes[value_start].end or len(text)
                 node.ends[i] = child_end
                 if i == len(node.starts) - 1 and node.pos == -1:
-                    node.pos = _WS.match(text, child_end).end()
+                    node.pos = _space_end(text, child_end)
                 if found is not None:
                     return found
             elif offset < end:
@@ -147,8 +156,9 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
         if node.pos == -1:
             last = len(node.starts) - 1
             _find(text, node.value_starts[last], len(text), nodes, "")
-            node.ends[last] = nodes[node.value_starts[last]].end or len(text)
-            node.pos = _WS.match(text, node.ends[last]).end()
+            last_end = nodes[node.value_starts[last]].end or len(text)
+            node.ends[last] = last_end
+            node.pos = _space_end(text, last_end)
         if not node.advance(text):
             return None if offset >= (node.end or 0) else path
 
@@ -158,7 +168,7 @@ def json_path_at(text: str, offset: int, nodes: dict[int, _Node] | None = None) 
 
     Empty for a text result and for a note after the JSON. Cut-off JSON yields the path so far.
     """
-    start = _WS.match(text, 0).end()
+    start = _space_end(text, 0)
     if start >= len(text) or text[start] not in "{[":
         return ""
     try:
@@ -330,7 +340,7 @@ class Source:
                 value = _step(value, part)
             return value
         nodes = self.cache.get("nodes") or {}
-        at = _WS.match(self.text, 0).end()
+        at = _space_end(self.text, 0)
         for part in parts:
             node = nodes.get(at)
             if node is None or part not in node.keys:

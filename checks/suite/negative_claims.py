@@ -593,16 +593,15 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
     }
     bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
     call = ctx.record.of_receipt(bound[0]) if bound is not None else None
-    missing = None
     if call is None:
         missing = "receipt"
     elif call.receipt.derived:
         missing = "runtime_receipt"
-    elif not call.is_read:
-        missing = "read_effect"
-    if missing is None and call is not None:
+    elif call.is_read:
         verdict = judge_reads("none", None, False, [call], ctx)
         return _finding(ctx.turn, verdict, span=span, subject="The stated absence", extra=extra)
+    else:
+        missing = "read_effect"
     cited = [call] if call is not None else []
     extra.update(
         verdict=UNVERIFIED,

@@ -223,20 +223,22 @@ def classify(
         precision = len(value.split(".")[1]) if "." in value else 0
         number = float(value) if len(value) <= 17 else None
         if figures and unit is not None:
-            glued = value + unit.value
+            with_unit = value + unit.value
             return Candidate(
                 value,
                 token.text + unit.text if unit.start == token.end else _join(token, unit),
                 token.start,
                 unit.end,
                 "figure",
-                (value, glued),
+                (value, with_unit),
                 number,
                 _written_precision(token.text),
             )
         if digit_count(value) >= min_digits:
-            forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
-            return Candidate(value, token.text, token.start, token.end, "number", forms, number, precision)
+            number_forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
+            return Candidate(
+                value, token.text, token.start, token.end, "number", number_forms, number, precision
+            )
         if decimal_rounding and "." in value:
             return Candidate(
                 value, token.text, token.start, token.end, "decimal", (value,), number, precision
