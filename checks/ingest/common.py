@@ -14,6 +14,8 @@ from checks.suite.conversation import compact_json, split_into_turns
 
 # Keys of the native header that a foreign payload may carry as they are.
 HEADER_KEYS = ("title", "started_at", "metadata", "system", "receipts_complete")
+# Roles the foreign formats name differently from the native one.
+ROLE_NAMES = {"developer": "system"}
 
 
 def external_id(payload: dict[str, Any]) -> Any:
@@ -49,6 +51,11 @@ def header(payload: dict[str, Any]) -> dict[str, Any]:
             merged["model"] = model
         out["agent"] = merged
     return out
+
+
+def native_role(role: Any) -> Any:
+    """A message's role as the native format names it: ``developer`` is ``system``; others stay."""
+    return ROLE_NAMES.get(role, role)
 
 
 def text_of(parts: Iterable[Any], kinds: tuple[str, ...], key: str = "text") -> str:

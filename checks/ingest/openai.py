@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import header, offered_tool, result_text, tool_call, with_turns
-
-ROLE_NAMES = {"developer": "system"}
+from .common import header, native_role, offered_tool, result_text, tool_call, with_turns
 
 
 def adapt(payload: Any) -> Any:
@@ -57,7 +55,7 @@ def message(raw: Any) -> Any:
     """One Chat Completions message in the native shape; anything unreadable passes as is."""
     if not isinstance(raw, dict):
         return raw
-    role = ROLE_NAMES.get(raw.get("role"), raw.get("role"))
+    role = native_role(raw.get("role"))
     content = raw.get("content")
     if role == "assistant" and content is None and isinstance(raw.get("refusal"), str):
         content = raw["refusal"]  # what the model said instead of answering

@@ -47,13 +47,12 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from checks.suite.conversation import split_into_turns
 from checks.suite.pairing import answered_in_json, by_occurrence
 
-from .common import offered_tool, result_text, tool_call
+from .common import native_role, offered_tool, result_text, tool_call
 
 PROTOBUF = ("application/x-protobuf", "application/protobuf")
 JSON = ("application/json",)
 STATUS_ERROR = 2
 CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-ROLE_NAMES = {"developer": "system"}
 
 
 class BadOtlp(ValueError):
@@ -261,7 +260,8 @@ def _items(obj: Any, camel: str, snake: str) -> list[dict[str, Any]]:
 
 
 def _span(raw: dict[str, Any], resource: dict[str, Any], order: int) -> Span:
-    status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
+    given_status = raw.get("status")
+    status: dict[str, Any] = given_status if isinstance(given_status, dict) else {}
     code = status.get("code")
     attributes = _attributes(raw.get("attributes"))
     # The GenAI conventions allow the message content on an event instead of the span.
@@ -507,7 +507,7 @@ def semconv_message(message: dict[str, Any]) -> list[dict[str, Any]]:
     first; its text parts, joined by newlines, and its `tool_call` parts make the message
     of its role.
     """
-    role = ROLE_NAMES.get(message.get("role"), message.get("role"))
+    role = native_role(message.get("role"))
     parts = message.get("parts")
     if parts is None and isinstance(message.get("content"), str):
         parts = [{"type": "text", "content": message["content"]}]
@@ -640,7 +640,8 @@ def _tools_offered(value: Any) -> list[Any] | None:
     out: list[Any] = []
     for tool in tools:
         if isinstance(tool, dict):
-            spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            function = tool.get("function")
+            spec: dict[str, Any] = function if isinstance(function, dict) else tool
             out.append(offered_tool(spec.get("name"), spec.get("parameters")))
     return out
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import header, offered_tool, result_text, tool_call, with_turns
+from .common import header, native_role, offered_tool, result_text, tool_call, with_turns
 
 TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
-ROLE_NAMES = {"developer": "system"}
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
@@ -96,7 +95,7 @@ def to_messages(items: list[Any]) -> list[Any]:
             continue
         kind = item.get("type", "message" if "role" in item else None)
         if kind == "message":
-            role = ROLE_NAMES.get(item.get("role"), item.get("role"))
+            role = native_role(item.get("role"))
             messages.append({"role": role, "content": _text(item.get("content"))})
             open_calls = None
         elif kind in CALLS:
