@@ -32,7 +32,7 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests.append({"headers": dict(self.headers), "body": body})
+                receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 status = receiver.statuses[min(len(receiver.requests) - 1, len(receiver.statuses) - 1)]
                 self.send_response(status)
                 self.send_header("Content-Type", "text/plain")
@@ -136,19 +136,35 @@ def test_backoff_grows() -> None:
 
 
 def test_only_active_webhooks_that_want_the_event_get_it(
-    project: Any, other_project: Any, django_capture_on_commit_callbacks: Any
+    project: Any, other_project: Any, receiver: Receiver, django_capture_on_commit_callbacks: Any
 ) -> None:
-    Webhook.objects.create(
-        project=project, url="http://127.0.0.1:9/a", secret="k", events=["correction.approved"]
+    # Each webhook on its own path of the one receiver, so a request says whose it was.
+    wanted = Webhook.objects.create(
+        project=project, url=f"{receiver.url}/wanted", secret="k", events=["turn.flagged"]
     )
     Webhook.objects.create(
-        project=project, url="http://127.0.0.1:9/b", secret="k", events=["turn.flagged"], active=False
+        project=project, url=f"{receiver.url}/other-event", secret="k", events=["correction.approved"]
     )
     Webhook.objects.create(
-        project=other_project, url="http://127.0.0.1:9/c", secret="k", events=["turn.flagged"]
+        project=project, url=f"{receiver.url}/inactive", secret="k", events=["turn.flagged"], active=False
     )
+    Webhook.objects.create(
+        project=other_project, url=f"{receiver.url}/other-project", secret="k", events=["turn.flagged"]
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        (delivery,) = webhooks.notify(project=project, event="turn.flagged", payload={"n": 1})
+    assert delivery.webhook == wanted
+    (request,) = receiver.requests
+    assert request["path"] == "/hook/wanted"
+    assert request["headers"]["X-Receipts-Event"] == "turn.flagged"
+    assert request["headers"]["X-Receipts-Signature"] == _expected_signature("k", request["body"])
+    assert json.loads(request["body"])["data"] == {"n": 1}
+    delivery.refresh_from_db()
+    assert (delivery.attempts, delivery.status_code) == (1, 200) and delivery.delivered_at is not None
+    assert WebhookDelivery.objects.count() == 1
+
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        assert webhooks.notify(project=project, event="turn.flagged", payload={}) == []
+        assert webhooks.notify(project=other_project, event="correction.approved", payload={}) == []
     assert callbacks == []
     with pytest.raises(ValueError):
         webhooks.notify(project=project, event="turn.unknown", payload={})
@@ -162,7 +178,10 @@ def test_flagged_turns_carry_their_flags(
     ids = list(Finding.objects.values_list("pk", flat=True))
     with django_capture_on_commit_callbacks(execute=True):
         (delivery,) = webhooks.notify_flagged_turns(project=project, finding_ids=ids)
-    data = json.loads(receiver.requests[0]["body"])["data"]
+    (request,) = receiver.requests
+    delivery.refresh_from_db()
+    assert (delivery.attempts, delivery.status_code) == (1, 200) and delivery.delivered_at is not None
+    data = json.loads(request["body"])["data"]
     assert data["conversation"]["external_id"] == delivery.payload["data"]["conversation"]["external_id"]
     assert {f["code"] for f in data["findings"]} == {"unverified_action", "fabricated_tool_reference"}
     assert data["turn"]["url"].startswith("/p/acme/turns/")
