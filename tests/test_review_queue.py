@@ -180,7 +180,12 @@ def test_an_open_turn_holds_its_findings_for_the_reviewer(
 ) -> None:
     finding = Finding.objects.get(conversation=flagged["01"], severity="flag")
     client.force_login(bob)
-    client.get(finding.turn.get_absolute_url())
+    page = client.get(finding.turn.get_absolute_url()).content.decode()
+    finding.refresh_from_db()
+    assert finding.held_by is None, "a GET must change nothing"
+    # The page asks for the hold once loaded, and again every minute while it stays open.
+    assert f'hx-post="/p/acme/turns/{finding.turn_id}/hold" hx-trigger="load, every 60s"' in page
+    client.post(f"/p/acme/turns/{finding.turn_id}/hold")
     finding.refresh_from_db()
     assert finding.held_by == bob and finding.held_until > timezone.now()
 

@@ -76,10 +76,8 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     findings = list(
         _with_review(Finding.objects.current().filter(turn=current)).order_by("severity", "claim_start", "id")
     )
-    if membership.can_review:
-        # Open on this reviewer's screen: held for them, so others see it is being decided.
-        held = set(review.hold(findings=findings, user=request.user))
-        findings = [_refreshed(f, held, request.user) for f in findings]
+    # A GET changes nothing: the page itself asks for the hold (POST turn-hold) once it has
+    # loaded, and renews it while it stays open.
     calls = _calls_by_id(convo)
     cards = [_card(f, calls, user=request.user, membership=membership) for f in findings]
     messages = list(current.messages.all())
@@ -126,13 +124,6 @@ def _with_review(findings: Any) -> Any:
         ),
         Prefetch("comments", queryset=Comment.objects.select_related("author")),
     )
-
-
-def _refreshed(finding: Finding, held: set[int], user: Any) -> Finding:
-    if finding.pk in held:
-        finding.held_by = user
-        finding.held_until = review.hold_until_now()
-    return finding
 
 
 def _audit_events(project: Project, findings: list[Finding]) -> Any:
