@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -64,8 +63,14 @@ def test_flag_rates_per_checker_and_agent_over_time(checked: None, project: Any)
     assert today[column] == "3/6 (50.0%)"
     agents = {row["name"]: row for row in data.by_agent}
     assert sum(row["turns"] for row in agents.values()) == 6
-    for polyline in re.findall(r'points="([^"]*)"', str(chart.series[0].points)):
-        assert polyline
+    # Each series is drawn: its polyline goes through its dots, and today's 50% for
+    # action_claims sits on the chart's own 50% line.
+    for series in chart.series:
+        assert series.dots and series.points == " ".join(f"{x},{y}" for x, y, _ in series.dots)
+    height = {label: y for y, label in chart.y_lines}
+    action = next(s for s in chart.series if s.name == "action_claims")
+    assert action.points == f"{action.dots[0][0]},{height['50%']}"
+    assert action.dots[0][2].endswith(": 3 of 6 (50.0%)")
 
 
 def test_a_bad_period_is_refused(client: Any, vic: Any) -> None:
