@@ -177,11 +177,11 @@ def money_leaves(source: Source, limit: int = MAX_POOL) -> list[Operand]:
 
 def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
-    cached = source.cache.get("counts")
+    cached = source.cache.get("list_counts")
     if cached is not None:
         return cached
     out: list[Operand] = []
-    source.cache["counts"] = out
+    source.cache["list_counts"] = out
     value = source.parsed() if source.looks_json else None
 
     def walk(node: Any, path: str, depth: int) -> None:

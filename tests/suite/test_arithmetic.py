@@ -169,3 +169,20 @@ def test_the_legs_named_times_the_passengers_is_a_product() -> None:
     result = run(answer, SEARCH, user="We are 3 passengers.")
     assert computed(result)["765"]["kind"] == "product"
     assert flagged(run(answer.replace("$765", "$775"), SEARCH, user="We are 3 passengers.")) == ["775"]
+
+
+def test_a_result_read_for_arithmetic_can_still_have_its_lists_counted() -> None:
+    """The lengths arithmetic reads from a result and the count keys of its lists are two
+    things cached on one source: an answer with a figure to explain, then one that counts
+    a noun of the same result, checks both (the second crashed on the first's cache)."""
+    result = {
+        "flights": [{"flight_number": "HAT001", "price": 100}, {"flight_number": "HAT002", "price": 50}]
+    }
+    report = run_suite(
+        build_conversation(
+            build_turn("The total comes to $999.", calls=[{"tool": "get_trip", "result": result}]),
+            build_turn("Your trip has 2 flights.", user="How many flights?"),
+        )
+    )
+    assert [f["turn"] for f in report["turns"]] == [0, 1]
+    assert any(f["turn"] == 0 and f["value"] == "999" for f in report["findings"] if "value" in f)
