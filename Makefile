@@ -53,7 +53,7 @@ serve: install
 	$(VENV)/bin/honcho start -f Procfile
 
 test: install-dev
-	$(PY) -m pytest -m "not services and not browser" -n 2
+	$(PY) -m pytest -m "not services and not browser and not pdf" -n 2
 
 lint: install-dev
 	$(VENV)/bin/ruff format --check .

@@ -73,6 +73,7 @@ def _text(pdf: bytes) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
 
 
+@pytest.mark.pdf
 def test_the_project_report_renders_to_pages(client: Any, vic: Any, audited: Any) -> None:
     client.force_login(vic)
     response = client.get("/p/acme/report.pdf")
@@ -92,6 +93,7 @@ def test_the_project_report_renders_to_pages(client: Any, vic: Any, audited: Any
     assert "failed_action_claimed" not in text.split("3. Confirmed findings")[1].split("4. Audit")[0]
 
 
+@pytest.mark.pdf
 def test_the_conversation_report_covers_one_conversation(client: Any, vic: Any, audited: Any) -> None:
     client.force_login(vic)
     response = client.get(f"/p/acme/conversations/{audited.conversation_id}/report.pdf")
@@ -103,6 +105,7 @@ def test_the_conversation_report_covers_one_conversation(client: Any, vic: Any, 
     assert "unsupported_value" not in text
 
 
+@pytest.mark.pdf
 def test_a_broken_chain_is_reported(audited: Any, project: Any) -> None:
     from django.db import connection
 
