@@ -239,7 +239,7 @@ def _grounded(index: int, item: dict[str, Any], calls: dict[Any, list[ToolCall]]
 
 
 def _card(
-    finding: Finding, calls: dict[Any, list[ToolCall]], *, user: Any, membership: Membership, error: str = ""
+    finding: Finding, calls: dict[Any, list[ToolCall]], *, user: Any, membership: Membership
 ) -> dict[str, Any]:
     evidence = []
     for position, item in enumerate(finding.evidence):
@@ -282,7 +282,6 @@ def _card(
         "comments": list(finding.comments.all()),
         "holder": holder if holder is not None and holder.pk != user.pk else None,
         "mine": holder is not None and holder.pk == user.pk,
-        "error": error,
     }
 
 
