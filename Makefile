@@ -2,7 +2,9 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
-export PORT
+# make run listens on this machine only (its demo login is public); HOST=0.0.0.0 opens it.
+HOST ?= 127.0.0.1
+export PORT HOST
 
 .PHONY: run serve test install install-dev migrate demo lint format clean
 
@@ -33,15 +35,18 @@ demo: migrate
 	$(PY) manage.py load_demo
 
 # The embedded default: SQLite and a broker kept in files under var/, so nothing external
-# is needed. The worker (with its sweeper schedule) runs beside the web server and stops
-# with it.
+# is needed. Two workers run beside the web server and stop with it: one for checks and the
+# judge (with the sweeper's schedule), one for webhook deliveries and export jobs, so a
+# backlog of those never holds up a check.
 run: demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	@echo "Receipts on http://127.0.0.1:$(PORT)/ (Ctrl-C stops the server and the worker)"
+	@echo "Receipts on http://$(HOST):$(PORT)/ (Ctrl-C stops the server and the workers)"
 	@$(VENV)/bin/celery -A grounding_site worker --beat --queues celery,judge --concurrency 1 --loglevel WARNING \
-		--schedule var/celerybeat-schedule & worker=$$!; \
-	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
-	$(PY) manage.py runserver --noreload 0.0.0.0:$(PORT)
+		--hostname checks@%h --schedule var/celerybeat-schedule & checks=$$!; \
+	$(VENV)/bin/celery -A grounding_site worker --queues webhooks,exports --concurrency 1 --loglevel WARNING \
+		--hostname background@%h & background=$$!; \
+	trap 'kill $$checks $$background 2>/dev/null; wait $$checks $$background 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
 # Production: gunicorn, a worker per queue and the scheduler (Procfile), on the services
 # named by DATABASE_URL and REDIS_URL; see the README's production section.

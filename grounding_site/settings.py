@@ -263,6 +263,13 @@ RECEIPTS_RUN_STALE_SECONDS = int(os.environ.get("RECEIPTS_RUN_STALE_SECONDS", "1
 RECEIPTS_CHECK_BATCH = int(os.environ.get("RECEIPTS_CHECK_BATCH", "50"))
 
 # LOG_FORMAT=json: one JSON object per line, for a log collector.
+# Checks use the default queue ("celery") and the judge's questions "judge" (chosen where they
+# are enqueued). Webhook deliveries and export jobs get queues of their own, each with its own
+# worker (Procfile, make run), so a backlog of either never holds up a check.
+CELERY_TASK_ROUTES = {
+    "checks.tasks.deliver_webhook": {"queue": "webhooks"},
+    "checks.tasks.run_export": {"queue": "exports"},
+}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

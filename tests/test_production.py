@@ -40,7 +40,7 @@ def test_readyz_reports_the_database_the_broker_and_queue_depths(client: Any) ->
     assert response.status_code == 200
     body = response.json()
     assert body["database"] == "ok" and body["broker"] == "ok"
-    assert set(body["queues"]) == {"celery", "judge"}
+    assert set(body["queues"]) == {"celery", "judge", "webhooks", "exports"}
 
 
 def test_readyz_is_503_when_the_broker_cannot_be_reached(client: Any, settings: Any) -> None:

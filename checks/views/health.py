@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 
-QUEUES = ("celery", "judge")
+QUEUES = ("celery", "judge", "webhooks", "exports")
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
