@@ -28,6 +28,8 @@ def require_reviewer(membership: Membership) -> None:
         )
 
 
-def require_admin(membership: Membership) -> None:
+def require_admin(membership: Membership, what: str = "change this") -> None:
+    """403 unless the member is an admin of the project; ``what`` completes the sentence
+    "Only a project admin can …" that the refusal says."""
     if membership.role != Role.ADMIN:
-        raise PermissionDenied("Only a project admin can change this.")
+        raise PermissionDenied(f"Only a project admin can {what}.")

@@ -69,7 +69,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def double_review(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
-    require_admin(membership)
+    require_admin(membership, "turn double review on or off")
     administration.set_double_review(
         project=project, actor=request.user, enabled=request.POST.get("enabled") == "on"
     )

@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import administration
-from ..models import ApiKey, Membership, Project, Role, Scope
-from .access import project_for
+from ..models import ApiKey, Scope
+from .access import project_for, require_admin
 
 EXPIRY_CHOICES = [("", "never"), ("30", "in 30 days"), ("90", "in 90 days"), ("365", "in a year")]
 
 
-def _admin_project(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
-    project, membership = project_for(request, slug)
-    if membership.role != Role.ADMIN:
-        raise PermissionDenied("Only a project admin can manage its API keys.")
-    return project, membership
-
-
 @login_required
 def keys(request: HttpRequest, slug: str) -> HttpResponse:
-    project, membership = _admin_project(request, slug)
+    project, membership = project_for(request, slug)
+    require_admin(membership, "manage its API keys")
     context = {
         "project": project,
         "membership": membership,
@@ -55,7 +48,8 @@ def keys(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def revoke_key(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    project, _ = _admin_project(request, slug)
+    project, membership = project_for(request, slug)
+    require_admin(membership, "manage its API keys")
     key = get_object_or_404(ApiKey.objects.filter(project=project), pk=pk)
     administration.revoke_api_key(key=key, actor=request.user)
     return redirect("keys", project.slug)

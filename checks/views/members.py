@@ -22,7 +22,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     status = 200
     if request.method == "POST":
-        require_admin(membership)
+        require_admin(membership, "add members")
         try:
             added = administration.add_member(
                 project=project,
@@ -43,7 +43,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _membership(request: HttpRequest, slug: str, pk: int) -> tuple[object, Membership]:
     project, membership = project_for(request, slug)
-    require_admin(membership)
+    require_admin(membership, "change or remove members")
     return project, get_object_or_404(Membership.objects.filter(project=project), pk=pk)
 
 

@@ -7,13 +7,11 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from .. import administration, checking
-from ..models import Role
-from .access import project_for
+from .access import project_for, require_admin
 
 EXAMPLE = {
     "evidence": {"min_digits": 4, "figures": True, "posture": "assist", "exempt": ["0x650000"]},
@@ -25,8 +23,7 @@ EXAMPLE = {
 @login_required
 def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
-    if membership.role != Role.ADMIN:
-        raise PermissionDenied("Only a project admin can change its checker options.")
+    require_admin(membership, "change its checker options")
     text = json.dumps(project.options, indent=2)
     error = ""
     status = 200

@@ -4,19 +4,15 @@ members read the delivery log."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import administration, webhooks
-from ..models import Membership, Role, Webhook, WebhookDelivery
-from .access import project_for
+from ..models import Webhook, WebhookDelivery
+from .access import project_for, require_admin
 
-
-def _require_admin(membership: Membership) -> None:
-    if membership.role != Role.ADMIN:
-        raise PermissionDenied("Only a project admin can change its webhooks.")
+CHANGE = "change its webhooks"
 
 
 @login_required
@@ -32,7 +28,7 @@ def webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
     }
     status = 200
     if request.method == "POST":
-        _require_admin(membership)
+        require_admin(membership, CHANGE)
         context["url"] = request.POST.get("url", "").strip()
         try:
             _, secret = administration.create_webhook(
@@ -54,7 +50,7 @@ def webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def toggle_webhook(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = project_for(request, slug)
-    _require_admin(membership)
+    require_admin(membership, CHANGE)
     hook = get_object_or_404(Webhook.objects.filter(project=project), pk=pk)
     administration.toggle_webhook(webhook=hook, actor=request.user)
     return redirect("webhooks", project.slug)
@@ -64,7 +60,7 @@ def toggle_webhook(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 def redeliver(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = project_for(request, slug)
-    _require_admin(membership)
+    require_admin(membership, CHANGE)
     delivery = get_object_or_404(WebhookDelivery.objects.filter(project=project), pk=pk)
     webhooks.redeliver(delivery)
     return redirect("webhooks", project.slug)
