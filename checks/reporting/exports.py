@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Model, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from ..evidence_calls import StoredCalls, evidence_call, stored_calls
@@ -44,24 +44,25 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
 
 
-def _batches(findings: QuerySet[Finding]) -> Iterator[list[Finding]]:
-    """The findings in id order, a batch at a time (keyset, so a large export stays flat)."""
-    findings = findings.select_related("conversation", "turn", "run").prefetch_related(
-        Prefetch(
-            "decisions", queryset=Decision.objects.select_related("reviewer").order_by("created_at", "id")
-        ),
-        Prefetch(
-            "corrections",
-            queryset=Correction.objects.select_related("author", "approver").order_by("created_at", "id"),
-        ),
-    )
+def _batches[M: Model](rows: QuerySet[M]) -> Iterator[list[M]]:
+    """The rows in id order, a batch at a time (keyset, so a large export stays flat)."""
     last = 0
     while True:
-        batch = list(findings.filter(pk__gt=last).order_by("pk")[:BATCH])
+        batch = list(rows.filter(pk__gt=last).order_by("pk")[:BATCH])
         if not batch:
             return
         yield batch
         last = batch[-1].pk
+
+
+def _counted[T](items: Iterable[T], on_progress: Callable[[int], None]) -> Iterator[T]:
+    """The items as they come, saying how many have gone by every BATCH, and at the end."""
+    n = 0
+    for n, item in enumerate(items, start=1):  # noqa: B007 (n is read after the loop)
+        if n % BATCH == 0:
+            on_progress(n)
+        yield item
+    on_progress(n)
 
 
 def _evidence(finding: Finding, calls: StoredCalls) -> list[dict[str, Any]]:
@@ -154,7 +155,21 @@ def finding_record(
 def finding_records(
     project: Project, filters: dict[str, str], base_url: str = ""
 ) -> Iterator[dict[str, Any]]:
-    for batch in _batches(select_findings(project, filters)):
+    findings = (
+        select_findings(project, filters)
+        .select_related("conversation", "turn", "run")
+        .prefetch_related(
+            Prefetch(
+                "decisions",
+                queryset=Decision.objects.select_related("reviewer").order_by("created_at", "id"),
+            ),
+            Prefetch(
+                "corrections",
+                queryset=Correction.objects.select_related("author", "approver").order_by("created_at", "id"),
+            ),
+        )
+    )
+    for batch in _batches(findings):
         calls = stored_calls(batch)
         for finding in batch:
             yield finding_record(finding, calls, project, base_url)
@@ -347,16 +362,6 @@ def approved_corrections(project: Project, filters: dict[str, str]) -> QuerySet[
     )
 
 
-def _correction_batches(corrections: QuerySet[Correction]) -> Iterator[list[Correction]]:
-    last = 0
-    while True:
-        batch = list(corrections.filter(pk__gt=last)[:BATCH])
-        if not batch:
-            return
-        yield batch
-        last = batch[-1].pk
-
-
 def _turn_exchange(turn: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """The turn as OpenAI chat messages before its answer, and the tools it called (read
     from the turn's prefetched messages and calls when a batch fetched them)."""
@@ -426,7 +431,7 @@ def plain_record(correction: Correction, calls: StoredCalls) -> dict[str, Any]:
 
 
 def dataset_lines(project: Project, filters: dict[str, str], shape: str) -> Iterator[str]:
-    for batch in _correction_batches(approved_corrections(project, filters)):
+    for batch in _batches(approved_corrections(project, filters)):
         calls = stored_calls([c.finding for c in batch]) if shape == "plain" else {}
         if shape == "chat":  # each example replays its turn: two queries a batch, not per line
             prefetch_related_objects(
@@ -450,17 +455,6 @@ class Format:
     count: Callable[[Project, dict[str, str]], int]
 
 
-def _counted(
-    records: Iterator[dict[str, Any]], on_progress: Callable[[int], None]
-) -> Iterator[dict[str, Any]]:
-    n = 0
-    for n, record in enumerate(records, start=1):  # noqa: B007 (n is read after the loop)
-        if n % BATCH == 0:
-            on_progress(n)
-        yield record
-    on_progress(n)
-
-
 def _findings_format(kind: str, label: str, extension: str, content_type: str, lines: Any) -> Format:
     return Format(
         kind,
@@ -475,20 +469,14 @@ def _findings_format(kind: str, label: str, extension: str, content_type: str, l
 
 
 def _dataset_format(shape: str, label: str) -> Format:
-    def write(project: Project, filters: dict[str, str], base_url: str, progress: Any) -> Iterator[str]:
-        n = 0
-        for n, line in enumerate(dataset_lines(project, filters, shape), start=1):  # noqa: B007
-            if n % BATCH == 0:
-                progress(n)
-            yield line
-        progress(n)
-
     return Format(
         f"corrections-{shape}",
         label,
         "jsonl",
         "application/jsonl; charset=utf-8",
-        write,
+        lambda project, filters, base_url, progress: _counted(
+            dataset_lines(project, filters, shape), progress
+        ),
         lambda project, filters: approved_corrections(project, filters).count(),
     )
 
