@@ -1,63 +1,190 @@
-"""The finding filter: which findings a page, an export, a report or a bulk action selects."""
+"""The finding filter: which findings a page, an export, a report, a bulk action or the API
+selects. Every one of them reads the same names from its query string or form:
+
+    status        open, confirmed, dismissed, or all (``any`` says the same)
+    severity      flag, info, or all (``any``)
+    checker       a checker's name
+    code          a finding's code
+    agent         the agent of the finding's conversation
+    model         the model of the finding's conversation
+    assignee      ``mine``, ``none`` (nobody), or a member's username
+    since, until  the first and last day a finding was raised, as YYYY-MM-DD, both included
+    q             words of the answer, each the start of a word in it
+    conversation  a conversation's number
+
+``from`` and ``to`` are read as ``since`` and ``until``: the queue wrote them once, and saved
+views and bookmarks that carry them select what they always did.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from .models import (
-    Finding,
-    FindingStatus,
-    Project,
-    Severity,
-)
+from . import search
+from .models import Conversation, Finding, FindingStatus, Project, Severity
 
-FILTER_KEYS = ("checker", "code", "severity", "status", "since", "until", "conversation")
+# In the order a query string is written.
+PARAMS = (
+    "status",
+    "severity",
+    "checker",
+    "code",
+    "agent",
+    "model",
+    "assignee",
+    "since",
+    "until",
+    "q",
+    "conversation",
+)
+# The names the dates were once given, still read.
+ALIASES = {"since": "from", "until": "to"}
+ALL = "all"
+CHOICES = {"status": tuple(FindingStatus.values), "severity": tuple(Severity.values)}
+MAX_LENGTH = 200
 
 
 class InvalidFilter(ValueError):
     """A filter value that cannot be read; the message names the field and what it accepts."""
 
+    def __init__(self, field: str, fix: str) -> None:
+        super().__init__(f"{field}: {fix}")
+        self.field, self.fix = field, fix
 
-def parse_filters(data: Any) -> dict[str, str]:
-    """The filters of a query string or form, checked; unknown keys are ignored."""
-    filters = {key: str(data.get(key, "") or "").strip()[:100] for key in FILTER_KEYS}
-    if filters["severity"] and filters["severity"] not in Severity.values:
-        raise InvalidFilter(f"severity: use one of {', '.join(Severity.values)}, or leave it empty for all.")
-    if filters["status"] in ("all", "any"):
-        filters["status"] = ""
-    if filters["status"] and filters["status"] not in FindingStatus.values:
-        raise InvalidFilter(
-            f"status: use one of {', '.join(FindingStatus.values)}, or leave it empty for all."
-        )
-    for key in ("since", "until"):
-        if filters[key]:
+
+def _given(data: Any, name: str) -> tuple[str, str]:
+    """The name a value was given under (the filter's own, else its older alias) and the value."""
+    for key in (name, ALIASES.get(name)):
+        if key is not None:
+            value = str(data.get(key, "") or "").strip()[:MAX_LENGTH]
+            if value:
+                return key, value
+    return name, ""
+
+
+def _checked(name: str, key: str, value: str) -> str:
+    """The value as the filter keeps it; InvalidFilter (naming ``key``) when it cannot be read."""
+    if name in CHOICES:
+        if value in (ALL, "any"):
+            return ALL
+        if value not in CHOICES[name]:
+            raise InvalidFilter(key, f"use one of {', '.join(CHOICES[name])}, or leave it empty for all.")
+        return value
+    if name in ALIASES:
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            raise InvalidFilter(key, "use a date as YYYY-MM-DD, such as 2026-11-30.") from None
+    if name == "conversation" and not (value.isascii() and value.isdigit()):
+        raise InvalidFilter(key, "use a conversation's number, as in its page's address.")
+    return value
+
+
+def read_date(data: Any, name: str) -> date | None:
+    """One date of a query string (``since`` or ``until``, or its alias), or None when absent."""
+    key, value = _given(data, name)
+    return date.fromisoformat(_checked(name, key, value)) if value else None
+
+
+def _day_start(day: str) -> datetime:
+    return timezone.make_aware(datetime.combine(date.fromisoformat(day), time.min))
+
+
+@dataclass(frozen=True)
+class FindingFilter:
+    """What a page selects of a project's current findings; an empty value selects all."""
+
+    status: str = ALL
+    severity: str = ALL
+    checker: str = ""
+    code: str = ""
+    agent: str = ""
+    model: str = ""
+    assignee: str = ""
+    since: str = ""  # YYYY-MM-DD, inclusive
+    until: str = ""  # YYYY-MM-DD, inclusive
+    q: str = ""
+    conversation: str = ""  # a conversation's id, in digits
+
+    @classmethod
+    def parse(cls, data: Any, *, defaults: FindingFilter | None = None, strict: bool = True) -> FindingFilter:
+        """The filter a query string or form (or a dict of them) asks for; what it leaves out
+        keeps its value in ``defaults``. A value that cannot be read raises InvalidFilter, or
+        with ``strict=False`` keeps its default (the queue falls back rather than refuse)."""
+        values = {}
+        for name in PARAMS:
+            key, value = _given(data, name)
+            if not value:
+                continue
             try:
-                date.fromisoformat(filters[key])
-            except ValueError:
-                raise InvalidFilter(f"{key}: use a date as YYYY-MM-DD, such as 2026-11-30.") from None
-    if filters["conversation"] and not filters["conversation"].isdigit():
-        raise InvalidFilter("conversation: use a conversation's number, as in its page's address.")
-    return {key: value for key, value in filters.items() if value}
+                values[name] = _checked(name, key, value)
+            except InvalidFilter:
+                if strict:
+                    raise
+        return replace(defaults or cls(), **values)
+
+    def params(self, defaults: FindingFilter | None = None) -> list[tuple[str, str]]:
+        """(name, value) of each filter that differs from ``defaults`` (by default, from the
+        filter that selects everything), in the order of PARAMS."""
+        base = defaults or EVERYTHING
+        return [(name, getattr(self, name)) for name in PARAMS if getattr(self, name) != getattr(base, name)]
+
+    def query(self, defaults: FindingFilter | None = None) -> str:
+        """The filter as a query string, leaving out what is at its default."""
+        return urlencode(self.params(defaults))
+
+    def as_dict(self) -> dict[str, str]:
+        """The filters set, to keep (an export job stores them) and read back with parse."""
+        return dict(self.params())
+
+    def findings(self, project: Project, *, user: Any = None, turn_dates: bool = False) -> QuerySet[Finding]:
+        """The current findings of the project that the filter selects. ``assignee=mine`` means
+        ``user`` (nothing without one). The dates select findings by when they were raised,
+        which is when their turn arrived or when a newer suite first reported them: the
+        finding's own indexes answer it, where the turn's time needs a join. ``turn_dates``
+        selects by the turn's arrival instead, as the overview's rates count turns."""
+        findings = Finding.objects.current().filter(project=project)
+        if self.severity != ALL:
+            findings = findings.filter(severity=self.severity)
+        if self.status != ALL:
+            findings = findings.filter(status=self.status)
+        if self.checker:
+            findings = findings.filter(checker=self.checker)
+        if self.code:
+            findings = findings.filter(code=self.code)
+        if self.conversation:
+            findings = findings.filter(conversation_id=int(self.conversation))
+        if self.agent or self.model:
+            # The project's conversations of that agent or model first, then their findings: a
+            # join would read each finding's conversation, one row at a time.
+            conversations = Conversation.objects.filter(project=project)
+            if self.agent:
+                conversations = conversations.filter(agent_name=self.agent)
+            if self.model:
+                conversations = conversations.filter(agent_model=self.model)
+            findings = findings.filter(conversation_id__in=conversations.values("id"))
+        if self.assignee == "mine":
+            user_id = getattr(user, "pk", None)
+            findings = findings.filter(assignee_id=user_id) if user_id is not None else findings.none()
+        elif self.assignee == "none":
+            findings = findings.filter(assignee__isnull=True)
+        elif self.assignee:
+            findings = findings.filter(assignee__username=self.assignee)
+        field = "turn__created_at" if turn_dates else "created_at"
+        if self.since:
+            findings = findings.filter(**{f"{field}__gte": _day_start(self.since)})
+        if self.until:
+            findings = findings.filter(**{f"{field}__lt": _day_start(self.until) + timedelta(days=1)})
+        if self.q:
+            turn_ids = search.turns_with_words(self.q)
+            findings = findings.filter(turn_id__in=turn_ids) if turn_ids is not None else findings.none()
+        return findings
 
 
-def _day_start(value: str) -> datetime:
-    return timezone.make_aware(datetime.combine(date.fromisoformat(value), time.min))
-
-
-def select_findings(project: Project, filters: dict[str, str]) -> QuerySet[Finding]:
-    """The current findings of the project that the filters select (dates are inclusive)."""
-    findings = Finding.objects.current().filter(project=project)
-    for key in ("checker", "code", "severity", "status"):
-        if filters.get(key):
-            findings = findings.filter(**{key: filters[key]})
-    if filters.get("conversation"):
-        findings = findings.filter(conversation_id=int(filters["conversation"]))
-    if filters.get("since"):
-        findings = findings.filter(created_at__gte=_day_start(filters["since"]))
-    if filters.get("until"):
-        findings = findings.filter(created_at__lt=_day_start(filters["until"]) + timedelta(days=1))
-    return findings
+EVERYTHING = FindingFilter()

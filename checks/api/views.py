@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
@@ -16,7 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import ingestion, suite
-from ..models import CheckRun, Conversation, Finding, Project, RunStatus
+from ..filters import FindingFilter, InvalidFilter
+from ..models import CheckRun, Conversation, Project, RunStatus
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .idempotency import idempotent
@@ -186,20 +188,46 @@ def conversation_detail(request: Request, pk: int) -> Response:
     return Response(ConversationSerializer(conversation, context={"request": request}).data)
 
 
+FINDING_FILTERS = [
+    OpenApiParameter("status", str, description="open, confirmed, dismissed, or all (the default)."),
+    OpenApiParameter("severity", str, description="flag, info, or all (the default)."),
+    OpenApiParameter("checker", str, description="A checker's name."),
+    OpenApiParameter("code", str, description="A finding code."),
+    OpenApiParameter("agent", str, description="The conversation's agent name."),
+    OpenApiParameter("model", str, description="The conversation's model."),
+    OpenApiParameter("assignee", str, description="`mine`, `none`, or a member's username."),
+    OpenApiParameter("since", str, description="First day a finding was raised, YYYY-MM-DD (alias `from`)."),
+    OpenApiParameter("until", str, description="Last day a finding was raised, YYYY-MM-DD (alias `to`)."),
+    OpenApiParameter("q", str, description="Words of the answer, each the start of a word in it."),
+]
+
+
 @extend_schema(
     summary="The findings of a conversation",
-    description="In the CONTRACT.md §2 shape, with each finding's review status and page URL.",
-    responses={200: OpenApiTypes.OBJECT, 404: ERROR_SHAPE},
+    description=(
+        "In the CONTRACT.md §2 shape, with each finding's review status and page URL; the "
+        "queue's filters select among them."
+    ),
+    parameters=FINDING_FILTERS,
+    responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 404: ERROR_SHAPE},
 )
 @api_view(["GET"])
 @permission_classes([needs_scope("read")])
 def conversation_findings(request: Request, pk: int) -> Response:
     conversation = get_object_or_404(visible_conversations(request), pk=pk)
+    try:
+        selection = FindingFilter.parse(request.query_params)
+    except InvalidFilter as exc:
+        return error_response(
+            status.HTTP_400_BAD_REQUEST,
+            "The filters are not valid.",
+            [{"path": exc.field, "message": str(exc)}],
+        )
     run = CheckRun.objects.filter(conversation=conversation).order_by("-created_at", "-id").first()
     done = conversation.runs.filter(status="done").order_by("-finished_at", "-id").first()
     findings = (
-        Finding.objects.current()
-        .filter(conversation=conversation)
+        replace(selection, conversation=str(conversation.pk))
+        .findings(conversation.project, user=request.user)
         .select_related("turn__project")
         .order_by("turn__index", "claim_start", "id")
     )

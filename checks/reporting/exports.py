@@ -7,7 +7,8 @@
   (answer, correction, evidence) records.
 
 Every format is a generator of text pieces, so a page streams it and a background job writes
-it to a file under ``var/exports`` with the same code. Findings are read in keyset batches.
+it to a file under ``var/exports`` with the same code. Each format reads the findings the
+one finding filter selects (``filters.FindingFilter``), in keyset batches.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +24,7 @@ from django.db.models import Model, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from ..evidence_calls import StoredCalls, evidence_call, stored_calls
-from ..filters import select_findings
+from ..filters import ALL, FindingFilter
 from ..models import (
     Correction,
     CorrectionState,
@@ -153,10 +154,10 @@ def finding_record(
 
 
 def finding_records(
-    project: Project, filters: dict[str, str], base_url: str = ""
+    project: Project, selection: FindingFilter, user: Any = None, base_url: str = ""
 ) -> Iterator[dict[str, Any]]:
     findings = (
-        select_findings(project, filters)
+        selection.findings(project, user=user)
         .select_related("conversation", "turn", "run")
         .prefetch_related(
             Prefetch(
@@ -353,8 +354,11 @@ def otel_chunks(records: Iterable[dict[str, Any]]) -> Iterator[str]:
     yield "\n]}]}]}\n"
 
 
-def approved_corrections(project: Project, filters: dict[str, str]) -> QuerySet[Correction]:
-    findings = select_findings(project, {k: v for k, v in filters.items() if k != "status"})
+def approved_corrections(
+    project: Project, selection: FindingFilter, user: Any = None
+) -> QuerySet[Correction]:
+    """The approved corrections of the findings the filter selects, whatever their status."""
+    findings = replace(selection, status=ALL).findings(project, user=user)
     return (
         Correction.objects.filter(project=project, state=CorrectionState.APPROVED, finding__in=findings)
         .select_related("finding__turn", "finding__conversation", "author", "approver")
@@ -430,8 +434,8 @@ def plain_record(correction: Correction, calls: StoredCalls) -> dict[str, Any]:
     }
 
 
-def dataset_lines(project: Project, filters: dict[str, str], shape: str) -> Iterator[str]:
-    for batch in _batches(approved_corrections(project, filters)):
+def dataset_lines(project: Project, selection: FindingFilter, shape: str, user: Any = None) -> Iterator[str]:
+    for batch in _batches(approved_corrections(project, selection, user)):
         calls = stored_calls([c.finding for c in batch]) if shape == "plain" else {}
         if shape == "chat":  # each example replays its turn: two queries a batch, not per line
             prefetch_related_objects(
@@ -450,9 +454,10 @@ class Format:
     label: str
     extension: str
     content_type: str
-    # (project, filters, base_url, on_progress) -> text pieces
-    write: Callable[[Project, dict[str, str], str, Callable[[int], None]], Iterator[str]]
-    count: Callable[[Project, dict[str, str]], int]
+    # (project, filter, user, base_url, on_progress) -> text pieces; the user is who "mine" is
+    write: Callable[[Project, FindingFilter, Any, str, Callable[[int], None]], Iterator[str]]
+    # (project, filter, user) -> how many records the export holds
+    count: Callable[[Project, FindingFilter, Any], int]
 
 
 def _findings_format(kind: str, label: str, extension: str, content_type: str, lines: Any) -> Format:
@@ -461,10 +466,10 @@ def _findings_format(kind: str, label: str, extension: str, content_type: str, l
         label,
         extension,
         content_type,
-        lambda project, filters, base_url, progress: lines(
-            _counted(finding_records(project, filters, base_url), progress)
+        lambda project, selection, user, base_url, progress: lines(
+            _counted(finding_records(project, selection, user, base_url), progress)
         ),
-        lambda project, filters: select_findings(project, filters).count(),
+        lambda project, selection, user: selection.findings(project, user=user).count(),
     )
 
 
@@ -474,10 +479,10 @@ def _dataset_format(shape: str, label: str) -> Format:
         label,
         "jsonl",
         "application/jsonl; charset=utf-8",
-        lambda project, filters, base_url, progress: _counted(
-            dataset_lines(project, filters, shape), progress
+        lambda project, selection, user, base_url, progress: _counted(
+            dataset_lines(project, selection, shape, user), progress
         ),
-        lambda project, filters: approved_corrections(project, filters).count(),
+        lambda project, selection, user: approved_corrections(project, selection, user).count(),
     )
 
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from ..filters import FindingFilter
 from ..models import (
     ExportJob,
     ExportStatus,
@@ -55,7 +56,7 @@ def run_job(job_id: int) -> ExportJob | None:
     )
     if not taken:
         return None
-    job = ExportJob.objects.select_related("project").get(pk=job_id)
+    job = ExportJob.objects.select_related("project", "requested_by").get(pk=job_id)
     filters = dict(job.filters)
     base_url = filters.pop("_base_url", "")
     target = exports_dir() / f"{job.pk}-{secrets.token_hex(8)}-{job.filename or 'export'}"
@@ -71,9 +72,11 @@ def run_job(job_id: int) -> ExportJob | None:
             progress(1)
         else:
             fmt = FORMATS[job.kind]
-            ExportJob.objects.filter(pk=job.pk).update(total=fmt.count(job.project, filters))
+            # "mine" is whoever asked for the export.
+            selection, user = FindingFilter.parse(filters), job.requested_by
+            ExportJob.objects.filter(pk=job.pk).update(total=fmt.count(job.project, selection, user))
             with open(target, "w", encoding="utf-8", newline="") as out:
-                for piece in fmt.write(job.project, filters, base_url, progress):
+                for piece in fmt.write(job.project, selection, user, base_url, progress):
                     out.write(piece)
     except Exception as exc:  # the job says what went wrong; the page shows it
         target.unlink(missing_ok=True)

@@ -12,7 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..filters import InvalidFilter, parse_filters
+from .. import facets, review
+from ..filters import EVERYTHING, FindingFilter, InvalidFilter
 from ..models import ExportJob, ExportStatus, Finding, FindingStatus, Severity
 from ..reporting import exports, figures, jobs
 from .access import project_for
@@ -36,11 +37,14 @@ def _page(request: HttpRequest, project: Any, membership: Any, **extra: Any) -> 
         "formats": exports.FORMATS.values(),
         "checkers": _choices(project, "checker"),
         "codes": _choices(project, "code"),
+        "agents": facets.distinct_values(project.pk, "agent"),
+        "models": facets.distinct_values(project.pk, "model"),
+        "reviewers": review.reviewers_of(project),
         "severities": Severity.values,
         "statuses": FindingStatus.values,
         "jobs": ExportJob.objects.filter(project=project).select_related("requested_by")[:20],
         "limit": jobs.inline_limit(),
-        "filters": {},
+        "filters": EVERYTHING,
         "error": "",
         "large": None,
         **extra,
@@ -52,13 +56,13 @@ def _page(request: HttpRequest, project: Any, membership: Any, **extra: Any) -> 
 def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     try:
-        filters = parse_filters(request.GET)
+        filters = FindingFilter.parse(request.GET)
     except InvalidFilter as exc:
         return _page(request, project, membership, error=str(exc), status=400)
     large = None
     kind = request.GET.get("kind", "")
     if request.GET.get("large") and kind in exports.FORMATS:
-        large = {"kind": kind, "count": exports.FORMATS[kind].count(project, filters)}
+        large = {"kind": kind, "count": exports.FORMATS[kind].count(project, filters, request.user)}
     return _page(request, project, membership, filters=filters, large=large)
 
 
@@ -73,15 +77,16 @@ def export_file(request: HttpRequest, slug: str) -> HttpResponse:
             f"kind: use one of {', '.join(exports.FORMATS)}", status=400, content_type="text/plain"
         )
     try:
-        filters = parse_filters(request.GET)
+        filters = FindingFilter.parse(request.GET)
     except InvalidFilter as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     fmt = exports.FORMATS[kind]
-    if fmt.count(project, filters) > jobs.inline_limit():
-        query = urlencode({**filters, "kind": kind, "large": 1})
+    if fmt.count(project, filters, request.user) > jobs.inline_limit():
+        query = urlencode([*filters.params(), ("kind", kind), ("large", 1)])
         return redirect(f"{reverse('exports', args=[project.slug])}?{query}")
     response = StreamingHttpResponse(
-        fmt.write(project, filters, _base_url(request), lambda n: None), content_type=fmt.content_type
+        fmt.write(project, filters, request.user, _base_url(request), lambda n: None),
+        content_type=fmt.content_type,
     )
     response["Content-Disposition"] = f'attachment; filename="{exports.filename_for(project, kind)}"'
     response["X-Content-Type-Options"] = "nosniff"
@@ -98,10 +103,9 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
             request, project, membership, error="kind: choose one of the listed exports.", status=400
         )
     try:
-        filters: dict[str, Any] = parse_filters(request.POST)
+        filters: dict[str, Any] = FindingFilter.parse(request.POST).as_dict()
         if kind == "pdf":
             figures.period_from(request.POST)
-            filters.update({k: request.POST[k] for k in ("since", "until") if request.POST.get(k)})
     except (InvalidFilter, ValueError) as exc:
         return _page(request, project, membership, error=str(exc), status=400)
     filters["_base_url"] = _base_url(request)

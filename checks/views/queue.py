@@ -3,9 +3,9 @@ findings, filtered by what the URL says, with saved views, bulk actions and prog
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -18,15 +18,16 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import facets, review, search, suite
-from ..models import Conversation, Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
+from .. import facets, review, suite
+from ..filters import ALL, FindingFilter
+from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
 
 PAGE_SIZE = 50
 STATUSES = ["open", "confirmed", "dismissed", "all"]
 SEVERITIES = ["flag", "info", "all"]
-# The filters the queue reads from its URL, in the order they are written back into it.
-FILTER_NAMES = ["status", "severity", "checker", "code", "agent", "model", "assignee", "from", "to", "q"]
+# What the queue shows when its URL says nothing: the open flags.
+DEFAULTS = FindingFilter(status="open", severity="flag")
 
 
 # A project's open flags, counted up to COUNT_CAP + 1 from the index of current findings: an
@@ -46,76 +47,15 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "checks/home.html", {"projects": rows})
 
 
-def read_filters(query: QueryDict) -> dict[str, str]:
-    """The queue's filters as the URL gives them; anything unknown falls back to its default."""
-    status = query.get("status", "open")
-    severity = query.get("severity", "flag")
-    out = {name: query.get(name, "").strip()[:200] for name in FILTER_NAMES}
-    out["status"] = status if status in STATUSES else "open"
-    out["severity"] = severity if severity in SEVERITIES else "flag"
-    for name in ("from", "to"):
-        out[name] = out[name] if _date(out[name]) else ""
-    return out
+def read_filters(query: Any) -> FindingFilter:
+    """The queue's filters as the URL gives them; a value it cannot read keeps its default
+    (open flags), so an old bookmark or saved view still opens."""
+    return FindingFilter.parse(query, defaults=DEFAULTS, strict=False)
 
 
-def filter_query(filters: dict[str, str]) -> str:
-    """The filters as a query string, leaving out what is at its default."""
-    defaults = {"status": "open", "severity": "flag"}
-    return urlencode(
-        [(k, filters[k]) for k in FILTER_NAMES if filters.get(k) and filters[k] != defaults.get(k)]
-    )
-
-
-def _date(value: str) -> date | None:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def matching(
-    project: Project, filters: dict[str, str], user: Any, *, status: bool = True
-) -> QuerySet[Finding]:
-    """The current findings of a project that the filters select (the status filter left out
-    with ``status=False``, for the counts per status)."""
-    findings = Finding.objects.current().filter(project=project)
-    if filters["severity"] != "all":
-        findings = findings.filter(severity=filters["severity"])
-    if status and filters["status"] != "all":
-        findings = findings.filter(status=filters["status"])
-    for name, field in (("checker", "checker"), ("code", "code")):
-        if filters[name]:
-            findings = findings.filter(**{field: filters[name]})
-    if filters["agent"] or filters["model"]:
-        # The project's conversations of that agent or model first, then their findings: a
-        # join would read each finding's conversation, one row at a time.
-        conversations = Conversation.objects.filter(project=project)
-        if filters["agent"]:
-            conversations = conversations.filter(agent_name=filters["agent"])
-        if filters["model"]:
-            conversations = conversations.filter(agent_model=filters["model"])
-        findings = findings.filter(conversation_id__in=conversations.values("id"))
-    if filters["assignee"] == "mine":
-        findings = findings.filter(assignee=user)
-    elif filters["assignee"] == "none":
-        findings = findings.filter(assignee__isnull=True)
-    elif filters["assignee"]:
-        findings = findings.filter(assignee__username=filters["assignee"])
-    # The dates select findings by when they were raised, which is when their turn arrived
-    # (or when a newer suite first reported them): the finding's own (project, created_at)
-    # index answers it, where the turn's time would need a join through every finding.
-    start, end = _date(filters["from"]), _date(filters["to"])
-    tz = timezone.get_current_timezone()
-    if start:
-        findings = findings.filter(created_at__gte=datetime.combine(start, datetime.min.time(), tz))
-    if end:
-        findings = findings.filter(
-            created_at__lt=datetime.combine(end + timedelta(days=1), datetime.min.time(), tz)
-        )
-    if filters["q"]:
-        turn_ids = search.turns_with_words(filters["q"])
-        findings = findings.filter(turn_id__in=turn_ids) if turn_ids is not None else findings.none()
-    return findings
+def filter_query(filters: FindingFilter) -> str:
+    """The filters as a query string, leaving out what is at the queue's default."""
+    return filters.query(DEFAULTS)
 
 
 QUEUE_ROW_FIELDS = [
@@ -136,7 +76,7 @@ QUEUE_ROW_FIELDS = [
 def queue(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     filters = read_filters(request.GET)
-    findings = matching(project, filters, request.user)
+    findings = filters.findings(project, user=request.user)
 
     turns = (
         Turn.objects.filter(project=project)
@@ -171,7 +111,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     rows = [{"turn": turn, "findings": by_turn.get(turn.pk, [])} for turn in page]
     next_cursor = _cursor(page[-1]) if has_more else ""
 
-    counts = status_counts(matching(project, filters, request.user, status=False))
+    counts = status_counts(replace(filters, status=ALL).findings(project, user=request.user))
     query = filter_query(filters)
     context: dict[str, Any] = {
         "project": project,
@@ -227,15 +167,15 @@ def count_label(n: int) -> str:
     return f"{COUNT_CAP:,}+" if n > COUNT_CAP else f"{n:,}"
 
 
-def _status_links(filters: dict[str, str], counts: dict[str, int]) -> list[dict[str, Any]]:
+def _status_links(filters: FindingFilter, counts: dict[str, int]) -> list[dict[str, Any]]:
     total = sum(min(n, COUNT_CAP) for n in counts.values())
     over = any(n > COUNT_CAP for n in counts.values())
     links = []
     for status in STATUSES:
-        query = filter_query({**filters, "status": status})
+        query = filter_query(replace(filters, status=status))
         n = total if status == "all" else counts.get(status, 0)
         label = f"{total:,}+" if status == "all" and over else count_label(n)
-        links.append({"status": status, "n": label, "query": query, "current": filters["status"] == status})
+        links.append({"status": status, "n": label, "query": query, "current": filters.status == status})
     return links
 
 
@@ -297,8 +237,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     require_reviewer(membership)
     query = request.POST.get("query", "")
-    filters = read_filters(QueryDict(query))
-    findings = matching(project, filters, request.user)
+    findings = read_filters(QueryDict(query)).findings(project, user=request.user)
     if request.POST.get("scope") != "all":
         ids = [int(v) for v in request.POST.getlist("turn") if v.isdigit()]
         if not ids:
