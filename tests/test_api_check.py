@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from checks.models import Conversation
+from checks.models import ApiKey, Conversation
 from tests.conftest import load_example
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,18 @@ def test_it_stores_the_conversation_when_asked(post_conversation: Any) -> None:
     response = post_conversation(load_example("05"), path=CHECK, query="?store=true")
     assert response.json()["stored"]["status"] == "created"
     assert Conversation.objects.get().external_id == "ex-count"
+
+
+def test_a_key_that_may_only_check_may_not_store(post_conversation: Any, project: Any) -> None:
+    _, check_only = ApiKey.issue(project=project, name="gate", scopes=["check"])
+    response = post_conversation(load_example("05"), path=CHECK, query="?store=true", key=check_only)
+    assert response.status_code == 403
+    assert response.json()["errors"] == [
+        {"path": "store", "message": "needs a key with the ingest scope; leave store out to only check"}
+    ]
+    assert Conversation.objects.count() == 0
+    # Without store=true the same key checks as before.
+    assert post_conversation(load_example("05"), path=CHECK, key=check_only).status_code == 200
 
 
 def test_it_refuses_an_invalid_conversation_by_path(post_conversation: Any) -> None:

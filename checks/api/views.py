@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from .. import ingestion, suite
 from ..filters import FindingFilter, InvalidFilter
-from ..models import CheckRun, Conversation, Project, RunStatus
+from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .idempotency import idempotent
@@ -332,14 +332,14 @@ def _bulk_items(request: Request) -> tuple[list[tuple[Any, str]], list[dict[str,
     description=(
         "Runs the deterministic checkers on one conversation and answers with its findings, "
         "provenance and proposed corrections, for a runtime that gates an answer before it goes "
-        "out. Nothing is stored unless `store=true`."
+        "out. Nothing is stored unless `store=true`, which needs a key with the `ingest` scope."
     ),
     parameters=[
         OpenApiParameter("format", str, description="Input format.", required=False),
         OpenApiParameter("store", bool, description="Also store the conversation and queue its check."),
     ],
     request={"application/json": OpenApiTypes.OBJECT},
-    responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
+    responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 403: ERROR_SHAPE, 413: ERROR_SHAPE},
 )
 @api_view(["POST"])
 @permission_classes([needs_scope("check")])
@@ -348,6 +348,14 @@ def check(request: Request) -> Response:
     project = project_of(request)
     if project is None:
         return _key_required()
+    store = request.query_params.get("store") in ("1", "true", "yes")
+    # Storing is ingestion, whichever endpoint asks for it: a key that may only check may not.
+    if store and isinstance(request.auth, ApiKey) and "ingest" not in (request.auth.scopes or []):
+        return error_response(
+            status.HTTP_403_FORBIDDEN,
+            "This API key may check but not store conversations.",
+            [{"path": "store", "message": "needs a key with the ingest scope; leave store out to only check"}],
+        )
     payload, refusal = _read_json(request, settings.RECEIPTS_MAX_BODY_BYTES)
     if refusal:
         return refusal
@@ -362,7 +370,7 @@ def check(request: Request) -> Response:
             "The project's checker options are not valid; an admin can fix them on its Settings page.",
             [{"path": "options", "message": str(exc)}],
         )
-    if request.query_params.get("store") in ("1", "true", "yes"):
+    if store:
         try:
             result = ingestion.ingest_conversation(
                 project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)

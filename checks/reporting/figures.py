@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from ..filters import FindingFilter, InvalidFilter, read_date
 from ..models import (
     Conversation,
     Correction,
@@ -20,6 +21,7 @@ from ..models import (
     Finding,
     FindingStatus,
     Project,
+    Severity,
     Turn,
 )
 from .charts import bar_chart, hours, line_chart, percent, precision_chart, rate_bars, status_chart
@@ -56,28 +58,31 @@ class Period:
     def __str__(self) -> str:
         return f"{self.since:%Y-%m-%d} to {self.until:%Y-%m-%d}"
 
+    def findings(self, project: Project, **values: str) -> QuerySet[Finding]:
+        """The current findings the filter ``values`` select of the turns that arrived in the
+        period: the figures count turns, so a finding counts on its turn's day."""
+        selection = FindingFilter(since=self.since.isoformat(), until=self.until.isoformat(), **values)
+        return selection.findings(project, turn_dates=True)
 
-class InvalidPeriod(ValueError):
+
+class InvalidPeriod(InvalidFilter):
     pass
 
 
 def period_from(data: Any) -> Period:
-    """The period a query string asks for: ``since`` and ``until`` (YYYY-MM-DD, inclusive);
-    the last 30 days by default."""
+    """The period a query string asks for: ``since`` and ``until`` (YYYY-MM-DD, inclusive, read
+    as every finding filter reads them); the last 30 days by default."""
     today = timezone.localdate()
-    values = {}
-    for key in ("since", "until"):
-        raw = (data.get(key) or "").strip()
-        try:
-            values[key] = date.fromisoformat(raw) if raw else None
-        except ValueError:
-            raise InvalidPeriod(f"{key}: use a date as YYYY-MM-DD, such as 2026-11-30.") from None
-    until = values["until"] or today
-    since = values["since"] or until - timedelta(days=DEFAULT_DAYS - 1)
+    try:
+        asked_since, asked_until = read_date(data, "since"), read_date(data, "until")
+    except InvalidFilter as exc:
+        raise InvalidPeriod(exc.field, exc.fix) from None
+    until = asked_until or today
+    since = asked_since or until - timedelta(days=DEFAULT_DAYS - 1)
     if since > until:
-        raise InvalidPeriod("since: must be on or before until.")
+        raise InvalidPeriod("since", "must be on or before until.")
     if (until - since).days >= MAX_DAYS:
-        raise InvalidPeriod(f"since: a period covers at most {MAX_DAYS} days.")
+        raise InvalidPeriod("since", f"a period covers at most {MAX_DAYS} days.")
     return Period(since, until)
 
 
@@ -85,11 +90,16 @@ def _agent(value: str) -> str:
     return value or UNNAMED
 
 
-def flags_of(project: Project, period: Period | None) -> QuerySet[Finding]:
-    findings = Finding.objects.current().flags().filter(project=project)
+def flags_of(
+    project: Project, period: Period | None, conversation: Conversation | None = None
+) -> QuerySet[Finding]:
+    """The current flags of the project, of the period's turns or the conversation's."""
+    values = {"severity": Severity.FLAG.value}
+    if conversation is not None:
+        values["conversation"] = str(conversation.pk)
     if period is not None:
-        findings = findings.filter(turn__created_at__gte=period.start, turn__created_at__lt=period.end)
-    return findings
+        return period.findings(project, **values)
+    return FindingFilter(**values).findings(project)
 
 
 def _turns(project: Project, period: Period | None) -> QuerySet[Turn]:
@@ -217,9 +227,9 @@ def summary_figures(
     project: Project, period: Period | None, conversation: Conversation | None = None
 ) -> dict[str, Any]:
     turns = _turns(project, period)
-    flags = flags_of(project, period)
+    flags = flags_of(project, period, conversation)
     if conversation is not None:
-        turns, flags = turns.filter(conversation=conversation), flags.filter(conversation=conversation)
+        turns = turns.filter(conversation=conversation)
     n_turns = turns.count()
     flagged = turns.filter(Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))).count()
     status = dict(flags.values_list("status").annotate(n=Count("id")).values_list("status", "n").order_by())

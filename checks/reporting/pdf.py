@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from .. import audit
 from ..evidence_calls import StoredCalls, evidence_call, stored_calls
+from ..filters import FindingFilter
 from ..models import (
     Conversation,
     CorrectionState,
@@ -24,11 +25,14 @@ NO_EVIDENCE = "No tool result of the conversation supports this claim."
 
 
 def _confirmed(project: Project, period: Period | None, conversation: Conversation | None) -> list[Finding]:
-    findings = Finding.objects.current().filter(project=project, status=FindingStatus.CONFIRMED)
+    """The confirmed findings of the conversation, or else of the period's turns."""
+    confirmed = FindingStatus.CONFIRMED.value
     if conversation is not None:
-        findings = findings.filter(conversation=conversation)
+        findings = FindingFilter(status=confirmed, conversation=str(conversation.pk)).findings(project)
     elif period is not None:
-        findings = findings.filter(turn__created_at__gte=period.start, turn__created_at__lt=period.end)
+        findings = period.findings(project, status=confirmed)
+    else:
+        findings = FindingFilter(status=confirmed).findings(project)
     return list(
         findings.select_related("conversation", "turn")
         .prefetch_related("decisions__reviewer", "corrections__author", "corrections__approver")
@@ -87,8 +91,7 @@ def report_context(
             over.charts["precision"],
         ]
     else:
-        scope_flags = flags_of(project, None).filter(conversation=conversation)
-        rows = status_rows(scope_flags)
+        rows = status_rows(flags_of(project, None, conversation))
         charts = [status_chart(rows)]
     chain = audit.verify(project)
     generated_at = timezone.now()

@@ -106,7 +106,7 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
         filters: dict[str, Any] = FindingFilter.parse(request.POST).as_dict()
         if kind == "pdf":
             figures.period_from(request.POST)
-    except (InvalidFilter, ValueError) as exc:
+    except InvalidFilter as exc:
         return _page(request, project, membership, error=str(exc), status=400)
     filters["_base_url"] = _base_url(request)
     filters["_by"] = request.user.get_username()
