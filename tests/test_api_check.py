@@ -36,7 +36,7 @@ def test_a_key_that_may_only_check_may_not_store(post_conversation: Any, project
     response = post_conversation(load_example("05"), path=CHECK, query="?store=true", key=check_only)
     assert response.status_code == 403
     assert response.json()["errors"] == [
-        {"path": "store", "message": "needs a key with the ingest scope; leave store out to only check"}
+        {"path": "store", "message": "needs a key with the ingest scope; leave it out to only check"}
     ]
     assert Conversation.objects.count() == 0
     # Without store=true the same key checks as before.

@@ -354,7 +354,7 @@ def check(request: Request) -> Response:
         return error_response(
             status.HTTP_403_FORBIDDEN,
             "This API key may check but not store conversations.",
-            [{"path": "store", "message": "needs a key with the ingest scope; leave store out to only check"}],
+            [{"path": "store", "message": "needs a key with the ingest scope; leave it out to only check"}],
         )
     payload, refusal = _read_json(request, settings.RECEIPTS_MAX_BODY_BYTES)
     if refusal:
