@@ -70,9 +70,12 @@ def test_the_csv_reads_back_with_the_csv_module_and_neutralizes_formulas(
 
 
 def test_every_formula_start_is_neutralized() -> None:
-    for start in ["=", "+", "-", "@", "\t", "\r"]:
-        assert exports.neutralize(f"{start}cmd|' /C calc'!A0") == f"'{start}cmd|' /C calc'!A0"
+    ascii_starts = ["=", "+", "-", "@", "\t", "\r", "\n"]
+    hidden_starts = [" =", "\n=", "  +", "\u3000=", "＝", "＋", "－", "＠", " ＝"]  # blanks first, full width
+    for start in ascii_starts + hidden_starts:
+        assert exports.neutralize(f"{start}cmd|' /C calc'!A0") == f"'{start}cmd|' /C calc'!A0", start
     assert exports.neutralize("plain = text") == "plain = text"
+    assert exports.neutralize(" plain") == " plain"
     assert exports.neutralize(None) == ""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -177,7 +178,7 @@ def finding_records(
 
 
 # A cell starting with one of these is run as a formula by spreadsheets (CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 CSV_COLUMNS = [
@@ -210,9 +211,16 @@ CSV_COLUMNS = [
 
 
 def neutralize(value: Any) -> str:
-    """A cell as text that a spreadsheet shows and never evaluates."""
+    """A cell as text that a spreadsheet shows and never evaluates.
+
+    Spreadsheets skip leading blanks and line breaks before a formula and read full-width
+    signs (＝, ＋, －, ＠) as their ASCII forms, so the first character that is not
+    whitespace is compared in its compatibility form (NFKC)."""
     text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    first = text.lstrip(" \t\r\n\u3000\xa0")[:1]
+    if text.startswith(FORMULA_STARTS) or unicodedata.normalize("NFKC", first).startswith(FORMULA_STARTS):
+        return "'" + text
+    return text
 
 
 def _evidence_cell(evidence: list[dict[str, Any]]) -> str:
