@@ -17,6 +17,17 @@ import pytest
 from django.conf import settings
 
 EXAMPLES = Path(settings.BASE_DIR) / "demo"
+# The tests' own judge and webhook receivers listen on 127.0.0.1, which requests to URLs a
+# project chose may not reach unless the operator allows it; a test of that refusal sets
+# the allow-list back to empty.
+LOOPBACK = "127.0.0.1/32"
+
+
+@pytest.fixture(autouse=True)
+def _loopback_receivers_allowed(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings.RECEIPTS_OUTBOUND_ALLOW = [LOOPBACK]
+    # The suite, run on its own (as in tests/suite), reads it from the environment.
+    monkeypatch.setenv("RECEIPTS_OUTBOUND_ALLOW", LOOPBACK)
 
 
 @pytest.fixture(autouse=True)

@@ -277,3 +277,26 @@ def test_the_filter_reads_strictly_or_falls_back_to_its_defaults() -> None:
     both = FindingFilter.parse({"since": "2026-01-02", "from": "2025-01-01", "status": "any"})
     assert (both.since, both.status) == ("2026-01-02", "all")
     assert FindingFilter.parse(both.as_dict()) == both
+
+
+def test_the_overview_and_the_report_read_the_same_dates(
+    client: Any, vic: Any, checked: dict[str, Any]
+) -> None:
+    from checks.reporting import figures
+
+    today = str(timezone.localdate())
+    assert figures.period_from({"from": today, "to": today}) == figures.period_from(
+        {"since": today, "until": today}
+    )
+    with pytest.raises(figures.InvalidPeriod, match=r"^to: use a date as YYYY-MM-DD"):
+        figures.period_from({"to": "tomorrow"})
+    client.force_login(vic)
+    response = client.get("/p/acme/overview", {"from": "soon"})
+    assert response.status_code == 400 and response.context["error"].startswith("from: ")
+    # The figures count turns: a finding raised ten days ago on a turn of today counts today,
+    # where the queue and the exports select it on the day it was raised.
+    overview = client.get("/p/acme/overview", {"from": today, "to": today}).context["data"]
+    assert overview.figures["flags"] == Finding.objects.current().flags().count()
+    assert _export_ids(client, f"severity=flag&since={today}") == set(
+        Finding.objects.current().flags().exclude(conversation=checked["05"]).values_list("pk", flat=True)
+    )

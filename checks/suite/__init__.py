@@ -11,6 +11,7 @@ from typing import Any
 from .action_claims import capability_statement
 from .conversation import InvalidConversation, parse
 from .options import Options, OptionsError, parse_options
+from .outbound import Allow
 from .registry import CHECKERS, checker_names
 from .types import Conversation, Finding, RunContext
 
@@ -36,6 +37,8 @@ def run_suite(
     skip: set[str] | None = None,
     neighbours: list[dict[str, Any]] | None = None,
     tokens_left_today: int | None = None,
+    judge_key: str | None = None,
+    outbound_allow: Allow | None = None,
 ) -> dict[str, Any]:
     """Judge one conversation; the CONTRACT §2 output object.
 
@@ -43,7 +46,10 @@ def run_suite(
     conversations that a search ranked beside this one's sampled answers, and
     ``tokens_left_today`` what the project's daily judge budget still allows; both reach
     every checker in its ``RunContext`` and are read by the entailment checker, whose
-    exchanges with its judge model are reported under ``judge`` when it asked one.
+    exchanges with its judge model are reported under ``judge`` when it asked one. So are
+    ``judge_key``, the project's own key for the judge its options name (the site's judge
+    uses the site's key), and ``outbound_allow``, the addresses besides public ones that
+    judge may reach (None: ``RECEIPTS_OUTBOUND_ALLOW`` from the environment).
 
     Raises InvalidConversation for a payload that is not a conversation and OptionsError
     for options that cannot be used; whatever the checkers find is never an error.
@@ -51,7 +57,12 @@ def run_suite(
     conversation = data if isinstance(data, Conversation) else parse(data)
     opts = parse_options(options)
     selected = _selected(only, skip)
-    context = RunContext(neighbours=neighbours, tokens_left_today=tokens_left_today)
+    context = RunContext(
+        neighbours=neighbours,
+        tokens_left_today=tokens_left_today,
+        judge_key=judge_key,
+        outbound_allow=outbound_allow,
+    )
     judge: dict[str, Any] | None = None
     findings: list[Finding] = []
     provenance: list[dict[str, Any]] = []

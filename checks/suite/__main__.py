@@ -7,7 +7,9 @@ could judge (whatever it found), 2 when the options are invalid, 1 when FILE can
 When the options (or RECEIPTS_JUDGE_URL and RECEIPTS_JUDGE_MODEL) name a judge model, the
 entailment checker asks it over the network; each answer's neighbours for contradictions
 are then the answers of the file's other conversations that share most words with it, and
-the daily token budget is spent across the whole file.
+the daily token budget is spent across the whole file. A judge_url of the options is asked
+only at an address that is public or listed in RECEIPTS_OUTBOUND_ALLOW, and with no key:
+RECEIPTS_JUDGE_API_KEY goes to the judge of RECEIPTS_JUDGE_URL alone.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, TextIO
 
 from . import InvalidConversation, OptionsError, parse, parse_options, run_suite
 from .entailment import neighbours_among
-from .judge import JudgeUnavailable, resolve
+from .judge import resolve
 from .options import Options
 from .types import Conversation
 
@@ -104,8 +106,8 @@ def _judge(value: Any, problem: str | None, options: Options) -> dict[str, Any]:
 def _names_a_judge(options: Options) -> bool:
     try:
         return resolve(options.entailment) is not None
-    except JudgeUnavailable:
-        return True  # named, but refused: the suite reports why
+    except ValueError:
+        return True  # named, but RECEIPTS_OUTBOUND_ALLOW is not readable: the suite reports why
 
 
 def _judge_all(entries: list[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:

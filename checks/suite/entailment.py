@@ -215,7 +215,7 @@ class Entailment:
             return CheckerReport()
         last = conversation.turns[-1].index
         try:
-            return self._judge(conversation, options, context.neighbours, context.tokens_left_today)
+            return self._judge(conversation, options, context)
         except Exception as exc:  # the rest of the suite must still report
             return CheckerReport(
                 [_unavailable(last, f"the entailment check stopped ({type(exc).__name__}: {exc})", "error")]
@@ -225,16 +225,16 @@ class Entailment:
         self,
         conversation: Conversation,
         options: Options,
-        neighbours: Iterable[Any] | None,
-        tokens_left_today: int | None,
+        context: RunContext,
     ) -> CheckerReport:
         opts = options.entailment
         last = conversation.turns[-1].index
-        plan = _plan(conversation, opts.sample, neighbours)
+        tokens_left_today = context.tokens_left_today
+        plan = _plan(conversation, opts.sample, context.neighbours)
         try:
-            config = resolve(opts)
-        except JudgeUnavailable as exc:
-            return CheckerReport([_unavailable(last, exc.reason, "key_refused")] if plan else [])
+            config = resolve(opts, project_key=context.judge_key, allow=context.outbound_allow)
+        except ValueError as exc:  # an allow-list the operator mistyped
+            return CheckerReport([_unavailable(last, str(exc), "configuration")] if plan else [])
         if config is None:
             return CheckerReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [])
         run = _Run(model=config.model)

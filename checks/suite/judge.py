@@ -7,12 +7,18 @@ one question, reads the reply and the tokens it cost, and turns every way that c
 running anywhere Python does.
 
 Where the judge comes from: a project's ``entailment`` options, else the site-wide
-``RECEIPTS_JUDGE_URL`` and ``RECEIPTS_JUDGE_MODEL``. The key is read from the environment
-variable the options name (``api_key_env``), else ``RECEIPTS_JUDGE_API_KEY``; the key
-itself never sits in the options. Two limits keep secrets where they belong: only
-variables named ``RECEIPTS_JUDGE_…`` may hold a judge's key, so options cannot send
-another secret of the server to a URL of their choosing; and the site-wide key goes only
-to the site-wide URL, never to a judge a project points elsewhere.
+``RECEIPTS_JUDGE_URL`` and ``RECEIPTS_JUDGE_MODEL`` of the environment. Keys never sit in
+the options, and each goes to its own judge only:
+
+- the site's key (``RECEIPTS_JUDGE_API_KEY``) goes to the site's URL alone, never to a
+  judge a project points elsewhere;
+- a project's own key is a secret the caller passes in (the server keeps it on the project,
+  write-only), and goes to the judge the project's options name.
+
+The site's URL is the operator's, and is not checked. A URL a project's options name is
+reached through ``outbound``: its addresses are checked against the operator's allow-list
+(``RECEIPTS_OUTBOUND_ALLOW``, passed in, or read from the environment like the site's
+judge), no proxy is used and no redirect followed.
 """
 
 from __future__ import annotations
@@ -24,15 +30,15 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from . import outbound
 from .options import EntailmentOptions
 
 ENV_URL = "RECEIPTS_JUDGE_URL"
 ENV_MODEL = "RECEIPTS_JUDGE_MODEL"
 ENV_KEY = "RECEIPTS_JUDGE_API_KEY"
-KEY_PREFIX = "RECEIPTS_JUDGE_"
 
 RETRIES = 2  # after the first attempt, on a refused connection, a 5xx or a 429
 BACKOFF_S = 0.2  # first pause; doubled before each further attempt
@@ -53,8 +59,11 @@ class JudgeUnavailable(Exception):
 class JudgeConfig:
     url: str  # the API base, e.g. http://127.0.0.1:11434/v1
     model: str
-    api_key: str | None
+    api_key: str | None = field(repr=False)  # never in a log line or a traceback
     timeout_s: float
+    # The addresses a project's judge may reach besides public ones; None for the site's
+    # judge, whose URL is the operator's and is not checked.
+    allow: outbound.Allow | None = None
 
 
 @dataclass(frozen=True)
@@ -66,32 +75,48 @@ class Reply:
     total_tokens: int
 
 
-def resolve(options: EntailmentOptions, env: Mapping[str, str] | None = None) -> JudgeConfig | None:
+def site_url(env: Mapping[str, str] | None = None) -> str | None:
+    """The site-wide judge's URL from the environment, None when there is none."""
+    env = os.environ if env is None else env
+    return (env.get(ENV_URL) or "").strip() or None
+
+
+def project_url(options: EntailmentOptions, env: Mapping[str, str] | None = None) -> str | None:
+    """The judge URL these options name when it is not the site's own; None otherwise."""
+    if not options.judge_url:
+        return None
+    site = site_url(env)
+    if site is not None and options.judge_url.rstrip("/") == site.rstrip("/"):
+        return None
+    return options.judge_url
+
+
+def resolve(
+    options: EntailmentOptions,
+    env: Mapping[str, str] | None = None,
+    *,
+    project_key: str | None = None,
+    allow: outbound.Allow | None = None,
+) -> JudgeConfig | None:
     """The judge these options name, with the site-wide one filling the gaps; None if none.
 
-    Raises JudgeUnavailable when a judge is named but its key cannot be used.
+    ``project_key`` is the project's own key, for the judge its options name; the site's
+    key goes to the site's URL only. ``allow`` is the operator's allow-list for a project's
+    judge (read from the environment when not given).
     """
     env = os.environ if env is None else env
-    site_url = (env.get(ENV_URL) or "").strip() or None
-    site_model = (env.get(ENV_MODEL) or "").strip() or None
-    url = options.judge_url or site_url
-    model = options.model or site_model
+    model = options.model or (env.get(ENV_MODEL) or "").strip() or None
+    url = options.judge_url or site_url(env)
     if not url or not model:
         return None
-    if options.api_key_env:
-        name = options.api_key_env
-        if not name.startswith(KEY_PREFIX):
-            raise JudgeUnavailable(
-                f"entailment.api_key_env names {name}, and a judge's key is read only from a "
-                f"variable whose name starts with {KEY_PREFIX} (such as {ENV_KEY}), so that no "
-                "other secret of this server can be sent to a judge"
-            )
-        key = env.get(name) or None
-    elif url.rstrip("/") == (site_url or "").rstrip("/"):
+    if project_url(options, env) is None:  # the site's judge
         key = env.get(ENV_KEY) or None
-    else:
-        key = None  # the site-wide key is for the site-wide judge alone
-    return JudgeConfig(url=url, model=model, api_key=key, timeout_s=options.timeout_s)
+        return JudgeConfig(url=url, model=model, api_key=key, timeout_s=options.timeout_s)
+    if allow is None:
+        allow = outbound.Allow.parse(env.get(outbound.ALLOW_SETTING))
+    return JudgeConfig(
+        url=url, model=model, api_key=project_key or None, timeout_s=options.timeout_s, allow=allow
+    )
 
 
 def endpoint(url: str) -> str:
@@ -100,21 +125,13 @@ def endpoint(url: str) -> str:
     return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # A redirect would carry the Authorization header to wherever it points.
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
-
-
 class Judge:
     """Asks one model questions, one at a time, at temperature 0."""
 
     def __init__(self, config: JudgeConfig, *, sleep: Any = time.sleep) -> None:
         self.config = config
         self._sleep = sleep
+        self._opener = outbound.opener(config.allow)
 
     @property
     def model(self) -> str:
@@ -151,8 +168,11 @@ class Judge:
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         where = f"the judge at {url}"
         try:
-            with _OPENER.open(request, timeout=self.config.timeout_s) as response:
+            with self._opener.open(request, timeout=self.config.timeout_s) as response:
                 return response.read(MAX_RESPONSE_BYTES + 1)
+        except outbound.Refused as exc:
+            # Not retried: the address is the same on the next attempt.
+            raise JudgeUnavailable(f"{where} is refused: {exc.reason}") from None
         except urllib.error.HTTPError as exc:
             detail = _excerpt(exc)
             if exc.code in _RETRY_STATUSES:

@@ -14,7 +14,6 @@ from typing import Any
 POSTURES = ("assist", "guard", "rails")
 CODE_MODES = ("check", "match")
 UNESTABLISHED = ("fallback", "state-searched")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class OptionsError(ValueError):
@@ -63,7 +62,6 @@ class EntailmentOptions:
     # None here means "use the site-wide judge from the environment, if any".
     judge_url: str | None = None
     model: str | None = None
-    api_key_env: str | None = None
     timeout_s: float = 30.0
     sample: int = 20
     token_budget: int = 50_000
@@ -236,7 +234,6 @@ def _negative_claims(raw: dict[str, Any]) -> NegativeClaimsOptions:
 _ENTAILMENT_KEYS = (
     "judge_url",
     "model",
-    "api_key_env",
     "timeout_s",
     "sample",
     "token_budget",
@@ -245,6 +242,16 @@ _ENTAILMENT_KEYS = (
 
 
 def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
+    if isinstance(raw.get("entailment"), dict) and "api_key_env" in raw["entailment"]:
+        # Options once named the environment variable holding the judge's key, which let
+        # whoever edits them send any such variable (the site's key among them) to a URL of
+        # their choosing. A key is now never named by options.
+        raise OptionsError(
+            "entailment.api_key_env",
+            "is not accepted: options cannot name where a key is read from. A project's own "
+            "judge key is set on its settings page (it is kept write-only and sent only to the "
+            "judge_url of these options); the site's judge uses the site's key",
+        )
     s = _section(raw, "entailment", _ENTAILMENT_KEYS)
     default = EntailmentOptions()
     judge_url = s.get("judge_url")
@@ -257,13 +264,6 @@ def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
     model = s.get("model")
     if model is not None and not (isinstance(model, str) and model.strip()):
         raise OptionsError("entailment.model", "must be a non-empty model name")
-    api_key_env = s.get("api_key_env")
-    if api_key_env is not None and not (isinstance(api_key_env, str) and _ENV_NAME.fullmatch(api_key_env)):
-        # The key itself never belongs in the options, only the variable that holds it.
-        raise OptionsError(
-            "entailment.api_key_env",
-            "must be the name of an environment variable, e.g. RECEIPTS_JUDGE_API_KEY",
-        )
     timeout = s.get("timeout_s", default.timeout_s)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 600:
         raise OptionsError(
@@ -272,7 +272,6 @@ def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
     return EntailmentOptions(
         judge_url=judge_url,
         model=model,
-        api_key_env=api_key_env,
         timeout_s=float(timeout),
         sample=_whole(s, "sample", "entailment.sample", default.sample, 1),
         token_budget=_whole(s, "token_budget", "entailment.token_budget", default.token_budget, 1),

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
 
+from .outbound import Allow
 from .pairing import answered_calls, by_occurrence
 
 Severity = Literal["flag", "info"]
@@ -212,11 +213,16 @@ class RunContext:
 
     ``neighbours`` are answers of other conversations that a search ranked beside this one's
     sampled answers; ``tokens_left_today`` is what the project's daily judge budget still
-    allows (None: no daily limit). A checker that needs neither ignores them.
+    allows (None: no daily limit). ``judge_key`` is the project's own key for the judge its
+    options name (never shown in a repr), and ``outbound_allow`` the operator's allow-list
+    for that judge's addresses (None: read from the environment). A checker that needs none
+    of them ignores them.
     """
 
     neighbours: list[dict[str, Any]] | None = None
     tokens_left_today: int | None = None
+    judge_key: str | None = field(default=None, repr=False)
+    outbound_allow: Allow | None = None
 
 
 @dataclass

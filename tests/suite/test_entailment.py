@@ -17,6 +17,7 @@ from checks.suite import OptionsError, run_suite
 from checks.suite import judge as judge_module
 from checks.suite.conversation import parse
 from checks.suite.entailment import neighbours_among, sampled_turns
+from checks.suite.outbound import Allow
 
 DOWN = {"service": "billing", "status": "down", "since": "09:12"}
 
@@ -159,13 +160,31 @@ def test_the_site_wide_judge_is_used_and_a_project_model_overrides_it(
     assert project["body"]["model"] == "project-judge"
 
 
-def test_the_key_named_by_the_options_is_sent(
+def test_the_projects_own_key_is_sent_to_the_judge_its_options_name(
     judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RECEIPTS_JUDGE_TEAM_KEY", "sk-team")
+    monkeypatch.setenv("RECEIPTS_JUDGE_URL", "http://judge.internal/v1")
+    monkeypatch.setenv("RECEIPTS_JUDGE_API_KEY", "sk-site")
     data = build_conversation(status_turn("Billing is down."))
-    run_suite(data, options(judge_server, api_key_env="RECEIPTS_JUDGE_TEAM_KEY"))
-    assert judge_server.requests[0]["headers"]["Authorization"] == "Bearer sk-team"
+    run_suite(data, options(judge_server), judge_key="sk-team")
+    run_suite(data, options(judge_server))
+    with_key, without = judge_server.requests
+    assert with_key["headers"]["Authorization"] == "Bearer sk-team"
+    assert "Authorization" not in without["headers"]  # never the site's key
+
+
+def test_a_judge_url_at_a_loopback_address_is_refused_unless_allowed(
+    judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RECEIPTS_OUTBOUND_ALLOW", raising=False)
+    data = build_conversation(status_turn("Billing is healthy."))
+    result = run_suite(data, options(judge_server), judge_key="sk-team")
+    (finding,) = mine(result)
+    assert finding["code"] == "judge_unavailable"
+    assert "127.0.0.1 is a loopback address" in finding["explanation"]
+    assert judge_server.requests == []
+    allowed = run_suite(data, options(judge_server), outbound_allow=Allow.parse("127.0.0.1/32"))
+    assert mine(allowed)[0]["code"] == "not_entailed"
 
 
 def test_the_agents_own_model_is_not_its_judge(judge_server: JudgeServer) -> None:
@@ -317,7 +336,8 @@ def test_the_command_line_judges_with_neighbours_from_its_own_file(
         capture_output=True,
         text=True,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin"},
+        # A judge_url of the options is checked on the command line too: loopback is allowed.
+        env={"PATH": "/usr/bin:/bin", "RECEIPTS_OUTBOUND_ALLOW": "127.0.0.1/32"},
     )
     assert done.returncode == 0, done.stderr
     a, b, c = (json.loads(line) for line in done.stdout.splitlines())

@@ -21,7 +21,8 @@ import pytest
 
 from checks.suite import judge as judge_module
 from checks.suite.judge import Judge, JudgeConfig, JudgeUnavailable, endpoint, resolve, verdict_of
-from checks.suite.options import EntailmentOptions
+from checks.suite.options import EntailmentOptions, OptionsError, parse_options
+from checks.suite.outbound import Allow
 
 
 def by_rule(question: str) -> str:
@@ -186,6 +187,12 @@ def test_a_verdict_is_the_first_word_of_the_first_line_and_the_reason_after(
 # --- where the judge comes from -------------------------------------------------------------
 
 
+def configured(*args: Any, **kwargs: Any) -> JudgeConfig:
+    config = resolve(*args, **kwargs)
+    assert config is not None
+    return config
+
+
 def test_the_site_wide_judge_comes_from_the_environment_and_options_override_it() -> None:
     env = {
         "RECEIPTS_JUDGE_URL": "http://judge.internal/v1",
@@ -194,7 +201,7 @@ def test_the_site_wide_judge_comes_from_the_environment_and_options_override_it(
     }
     site = resolve(EntailmentOptions(timeout_s=5), env)
     assert site == JudgeConfig("http://judge.internal/v1", "site-model", "site-key", 5.0)
-    assert resolve(EntailmentOptions(model="project-model"), env).model == "project-model"
+    assert configured(EntailmentOptions(model="project-model"), env).model == "project-model"
     assert resolve(EntailmentOptions(), {}) is None
     assert resolve(EntailmentOptions(judge_url="http://x/v1"), {}) is None  # a URL and no model
 
@@ -204,20 +211,53 @@ def test_the_site_wide_key_goes_only_to_the_site_wide_judge() -> None:
         "RECEIPTS_JUDGE_URL": "http://judge.internal/v1",
         "RECEIPTS_JUDGE_MODEL": "m",
         "RECEIPTS_JUDGE_API_KEY": "site-key",
-        "RECEIPTS_JUDGE_PROJECT_KEY": "project-key",
     }
     elsewhere = EntailmentOptions(judge_url="http://elsewhere.example/v1")
-    assert resolve(elsewhere, env).api_key is None
-    named = EntailmentOptions(
-        judge_url="http://elsewhere.example/v1", api_key_env="RECEIPTS_JUDGE_PROJECT_KEY"
-    )
-    assert resolve(named, env).api_key == "project-key"
+    assert configured(elsewhere, env).api_key is None
+    assert configured(elsewhere, env, project_key="project-key").api_key == "project-key"
+    # The site's own URL, named in a project's options too, is the site's judge.
+    same = EntailmentOptions(judge_url="http://judge.internal/v1/")
+    assert configured(same, env, project_key="project-key").api_key == "site-key"
+    assert configured(EntailmentOptions(), env, project_key="project-key").api_key == "site-key"
 
 
-def test_a_key_variable_outside_the_judge_prefix_is_refused() -> None:
-    options = EntailmentOptions(judge_url="http://x/v1", model="m", api_key_env="DATABASE_URL")
-    with pytest.raises(JudgeUnavailable, match="RECEIPTS_JUDGE_"):
-        resolve(options, {"DATABASE_URL": "postgres://secret"})
+def test_only_a_judge_url_of_the_options_is_checked_against_the_allow_list() -> None:
+    env = {"RECEIPTS_JUDGE_URL": "http://127.0.0.1:11434/v1", "RECEIPTS_JUDGE_MODEL": "m"}
+    assert configured(EntailmentOptions(), env).allow is None  # the operator's own URL
+    project = configured(EntailmentOptions(judge_url="http://elsewhere.example/v1"), env)
+    assert project.allow == Allow()  # nothing allowed beyond public addresses
+    env["RECEIPTS_OUTBOUND_ALLOW"] = "127.0.0.1/32,judge.internal"
+    project = configured(EntailmentOptions(judge_url="http://elsewhere.example/v1"), env)
+    assert project.allow == Allow.parse(["127.0.0.1/32", "judge.internal"])
+    given = configured(EntailmentOptions(judge_url="http://x.example/v1"), env, allow=Allow())
+    assert given.allow == Allow()
+
+
+def test_options_cannot_name_a_variable_to_read_a_key_from() -> None:
+    """api_key_env let a project admin send the site's key (or any RECEIPTS_JUDGE_ secret)
+    to a URL of their choosing: it is refused, with where a key goes instead."""
+    raw = {"entailment": {"judge_url": "http://x/v1", "model": "m", "api_key_env": "RECEIPTS_JUDGE_API_KEY"}}
+    with pytest.raises(OptionsError, match=r"entailment\.api_key_env.*settings page"):
+        parse_options(raw)
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["127.1", "0x7f000001", "[::ffff:127.0.0.1]", "169.254.169.254", "10.0.0.1", "[::1]", "localhost"],
+)
+def test_a_judge_at_an_address_that_is_not_public_is_refused_before_connecting(
+    judge_server: JudgeServer, host: str
+) -> None:
+    port = judge_server.httpd.server_address[1]
+    config = JudgeConfig(f"http://{host}:{port}/v1", "judge-7b", "sk-project", 1.0, allow=Allow())
+    with pytest.raises(JudgeUnavailable, match="is refused"):
+        Judge(config).ask("## The answer\n\nok")
+    assert judge_server.requests == []
+
+
+def test_an_allowed_network_is_reached(judge_server: JudgeServer) -> None:
+    config = JudgeConfig(judge_server.url, "judge-7b", None, 1.0, allow=Allow.parse("127.0.0.1/32"))
+    assert Judge(config).ask("## The answer\n\nok").text.startswith("yes")
 
 
 def test_the_endpoint_is_the_chat_completions_path_of_the_base() -> None:

@@ -39,7 +39,6 @@ def test_it_accepts_the_contract_example_in_full() -> None:
         "entailment": {
             "judge_url": "http://127.0.0.1:11434/v1",
             "model": "qwen2.5:7b-instruct",
-            "api_key_env": "RECEIPTS_JUDGE_API_KEY",
             "timeout_s": 30,
             "sample": 20,
             "token_budget": 50000,
@@ -103,9 +102,10 @@ def test_it_passes_parsed_options_through_unchanged() -> None:
         ({"entailment": {"judge_url": "localhost:11434"}}, "entailment.judge_url", "http"),
         ({"entailment": {"model": ""}}, "entailment.model", "model name"),
         (
-            {"entailment": {"api_key_env": "sk-secret value"}},
+            # Options never name where a key is read from: that sent the site's key anywhere.
+            {"entailment": {"api_key_env": "RECEIPTS_JUDGE_API_KEY"}},
             "entailment.api_key_env",
-            "environment variable",
+            "settings page",
         ),
         ({"entailment": {"timeout_s": 0}}, "entailment.timeout_s", "above 0"),
         ({"entailment": {"sample": -1}}, "entailment.sample", "at least 1"),
