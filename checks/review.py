@@ -19,10 +19,11 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from . import audit, webhooks
+from .filters import FindingFilter
 from .models import (
     Comment,
     Correction,
@@ -33,6 +34,7 @@ from .models import (
     Project,
     Role,
     SavedView,
+    Severity,
     Verdict,
 )
 
@@ -494,10 +496,17 @@ def agreement(project: Project) -> Agreement:
     return Agreement(len(pairs), sum(a == b for a, b in pairs), cohens_kappa(pairs))
 
 
+def precision_of(confirmed: int, dismissed: int) -> float | None:
+    """Reviewer-measured precision: the share of the decided flags that reviewers confirmed,
+    confirmed ÷ (confirmed + dismissed); None while none is decided."""
+    decided = confirmed + dismissed
+    return confirmed / decided if decided else None
+
+
 @dataclass(frozen=True)
 class Precision:
     checker: str
-    code: str
+    code: str  # empty when counted per checker
     confirmed: int
     dismissed: int
     open: int
@@ -507,24 +516,35 @@ class Precision:
         return self.confirmed + self.dismissed
 
     @property
+    def total(self) -> int:
+        return self.decided + self.open
+
+    @property
     def precision(self) -> float | None:
-        return self.confirmed / self.decided if self.decided else None
+        return precision_of(self.confirmed, self.dismissed)
 
 
-def precision(project: Project, *, by: str = "code") -> list[Precision]:
-    """How often reviewers confirmed what each checker (or checker and code) flagged."""
+def precision_counts(flags: QuerySet[Finding], *, by: str = "code") -> list[Precision]:
+    """The flags counted per status for each checker (and code, with ``by="code"``), in one
+    grouped query, unordered."""
+    fields = ["checker", "code"] if by == "code" else ["checker"]
     rows: dict[tuple[str, str], Counter[str]] = {}
-    for checker, code, status in (
-        Finding.objects.current().flags().filter(project=project).values_list("checker", "code", "status")
-    ):
-        key = (checker, code if by == "code" else "")
-        rows.setdefault(key, Counter())[status] += 1
-    out = [
+    # No ordering: a finding's default order would join its turn and split the groups.
+    for *key, status, n in flags.values_list(*fields, "status").annotate(n=Count("id")).order_by():
+        rows.setdefault((key[0], key[1] if by == "code" else ""), Counter())[status] += n
+    return [
         Precision(
             checker, code, c[FindingStatus.CONFIRMED], c[FindingStatus.DISMISSED], c[FindingStatus.OPEN]
         )
         for (checker, code), c in rows.items()
     ]
+
+
+def precision(project: Project, *, by: str = "code") -> list[Precision]:
+    """How often reviewers confirmed what each checker (or checker and code) flagged, least
+    precise first."""
+    flags = FindingFilter(severity=Severity.FLAG.value).findings(project)
+    out = precision_counts(flags, by=by)
     return sorted(out, key=lambda p: (p.precision if p.precision is not None else 2, p.checker, p.code))
 
 

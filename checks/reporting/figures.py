@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from .. import review
 from ..filters import FindingFilter, InvalidFilter, read_date
 from ..models import (
     Conversation,
@@ -234,7 +235,7 @@ def summary_figures(
     flagged = turns.filter(Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))).count()
     status = dict(flags.values_list("status").annotate(n=Count("id")).values_list("status", "n").order_by())
     confirmed, dismissed = status.get("confirmed", 0), status.get("dismissed", 0)
-    precision = confirmed / (confirmed + dismissed) if confirmed + dismissed else None
+    precision = review.precision_of(confirmed, dismissed)
     return {
         "conversations": turns.values("conversation").distinct().count(),
         "turns": n_turns,
@@ -290,20 +291,17 @@ def overview(project: Project, period: Period) -> Overview:
 
 
 def status_rows(flags: QuerySet[Finding]) -> list[dict[str, Any]]:
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(FindingStatus.values, 0))
-    for checker, status, n in flags.values_list("checker", "status").annotate(n=Count("id")).order_by():
-        counts[checker][status] = n
-    rows = []
-    for checker in sorted(counts):
-        c = counts[checker]
-        decided = c["confirmed"] + c["dismissed"]
-        rows.append(
-            {
-                "checker": checker,
-                **c,
-                "decided": decided,
-                "total": decided + c["open"],
-                "precision": c["confirmed"] / decided if decided else None,
-            }
-        )
-    return rows
+    """Per checker of the flags, by name: how many are open, confirmed and dismissed, and the
+    precision reviewers measured."""
+    return [
+        {
+            "checker": p.checker,
+            "open": p.open,
+            "confirmed": p.confirmed,
+            "dismissed": p.dismissed,
+            "decided": p.decided,
+            "total": p.total,
+            "precision": p.precision,
+        }
+        for p in sorted(review.precision_counts(flags, by="checker"), key=lambda p: p.checker)
+    ]
