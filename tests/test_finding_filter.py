@@ -48,7 +48,12 @@ def checked(ingest: Any, alice: Any, bob: Any) -> dict[str, Any]:
 def _queue_ids(client: Any, query: str) -> set[int]:
     response = client.get(f"/p/acme/?{query}")
     assert response.status_code == 200
-    return {f.pk for row in response.context["rows"] for f in row["findings"]}
+    found = set()
+    for row in response.context["rows"]:
+        for item in row["findings"]:
+            finding = item[0] if isinstance(item, tuple) else item  # a finding, or (finding, holder)
+            found.add(finding.pk)
+    return found
 
 
 def _export_ids(client: Any, query: str) -> set[int]:
