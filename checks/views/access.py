@@ -11,10 +11,10 @@ from ..models import Membership, Project, Role
 
 def project_for(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
     """The project and the user's membership in it; 404 for anyone outside it."""
+    if not request.user.is_authenticated:
+        raise Http404("No such project.")
     membership = (
-        Membership.objects.select_related("project")
-        .filter(user_id=request.user.pk, project__slug=slug)
-        .first()
+        Membership.objects.select_related("project").filter(user=request.user, project__slug=slug).first()
     )
     if membership is None:
         raise Http404("No such project.")

@@ -12,11 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import facets, review
+from .. import audit, facets, review
 from ..filters import EVERYTHING, FindingFilter, InvalidFilter
 from ..models import ExportJob, ExportStatus, Finding, FindingStatus, Severity
 from ..reporting import exports, figures, jobs
 from .access import project_for
+from .htmx import HtmxHttpRequest
 
 
 def _base_url(request: HttpRequest) -> str:
@@ -67,7 +68,7 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def export_file(request: HttpRequest, slug: str) -> HttpResponse:
+def export_file(request: HttpRequest, slug: str) -> HttpResponse | StreamingHttpResponse:
     """The export the query asks for, streamed; over the inline limit, the page offers to make
     it in the background instead."""
     project, membership = project_for(request, slug)
@@ -84,6 +85,14 @@ def export_file(request: HttpRequest, slug: str) -> HttpResponse:
     if fmt.count(project, filters, request.user) > jobs.inline_limit():
         query = urlencode([*filters.params(), ("kind", kind), ("large", 1)])
         return redirect(f"{reverse('exports', args=[project.slug])}?{query}")
+    # Data leaving the site is audited: who took which findings out, and when.
+    audit.record(
+        project=project,
+        actor=request.user,
+        verb="export.downloaded",
+        target=project,
+        after={"kind": kind, "query": request.GET.urlencode()},
+    )
     response = StreamingHttpResponse(
         fmt.write(project, filters, request.user, _base_url(request), lambda n: None),
         content_type=fmt.content_type,
@@ -115,7 +124,7 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def export_job(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def export_job(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     """A background export's progress; polled by htmx until it is finished (286 stops it)."""
     project, membership = project_for(request, slug)
     job = get_object_or_404(ExportJob.objects.filter(project=project), pk=pk)
@@ -141,6 +150,13 @@ def export_job_file(request: HttpRequest, slug: str, pk: int) -> FileResponse:
     path = jobs.job_file(job)
     if path is None:
         raise Http404("This export is not ready, or its file is gone.")
+    audit.record(
+        project=project,
+        actor=request.user,
+        verb="export.downloaded",
+        target=job,
+        after={"kind": job.kind, "file": job.filename or path.name},
+    )
     content_type = "application/pdf" if job.kind == "pdf" else exports.FORMATS[job.kind].content_type
     return FileResponse(
         open(path, "rb"),  # noqa: SIM115 (FileResponse closes it)

@@ -50,7 +50,7 @@ def queue_depths() -> dict[str, int]:
 
         client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
         return {name: int(client.llen(name)) for name in QUEUES}
-    folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+    folder = Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]))
     waiting = {name: 0 for name in QUEUES}
     for path in folder.glob("*.msg"):
         for name in QUEUES:

@@ -22,6 +22,7 @@ from .. import facets, review, suite
 from ..filters import ALL, FindingFilter
 from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
+from .htmx import HtmxHttpRequest
 
 PAGE_SIZE = 50
 STATUSES = ["open", "confirmed", "dismissed", "all"]
@@ -73,7 +74,7 @@ QUEUE_ROW_FIELDS = [
 
 
 @login_required
-def queue(request: HttpRequest, slug: str) -> HttpResponse:
+def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     filters = read_filters(request.GET)
     findings = filters.findings(project, user=request.user)
@@ -98,7 +99,8 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
     page = list(turns[: PAGE_SIZE + 1])
     has_more = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
-    by_turn: dict[int, list[Finding]] = {}
+    # Each turn's findings, each with who holds it now (None when nobody does).
+    by_turn: dict[int, list[tuple[Finding, Any]]] = {}
     now = timezone.now()
     for finding in (
         findings.filter(turn__in=page)
@@ -106,8 +108,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         .defer("evidence", "details", "claim_text", "correction")
         .order_by("claim_start", "id")
     ):
-        finding.holder = review.holder(finding, now=now)
-        by_turn.setdefault(finding.turn_id, []).append(finding)
+        by_turn.setdefault(finding.turn_id, []).append((finding, review.holder(finding, now=now)))
     rows = [{"turn": turn, "findings": by_turn.get(turn.pk, [])} for turn in page]
     next_cursor = _cursor(page[-1]) if has_more else ""
 
@@ -130,7 +131,7 @@ def queue(request: HttpRequest, slug: str) -> HttpResponse:
         "agents": facets.distinct_values(project.pk, "agent"),
         "models": facets.distinct_values(project.pk, "model"),
         "reviewers": review.reviewers_of(project),
-        "saved_views": SavedView.objects.filter(project=project, user=request.user),
+        "saved_views": SavedView.objects.filter(project=project, user_id=membership.user_id),
         "dismiss_reasons": DISMISS_REASONS,
     }
     template = "checks/queue.html"
@@ -180,7 +181,7 @@ def _status_links(filters: FindingFilter, counts: dict[str, int]) -> list[dict[s
 
 
 @login_required
-def queue_progress(request: HttpRequest, slug: str) -> HttpResponse:
+def queue_progress(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The reviewers' progress table. The queue keeps it folded and asks for it only when a
     reviewer opens it: its counts read every decision of the project, which no queue page
     otherwise needs."""
@@ -313,8 +314,8 @@ def save_view(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def delete_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    project, _ = project_for(request, slug)
-    view = get_object_or_404(SavedView.objects.filter(project=project, user=request.user), pk=pk)
+    project, membership = project_for(request, slug)
+    view = get_object_or_404(SavedView.objects.filter(project=project, user_id=membership.user_id), pk=pk)
     review.delete_view(view=view, user=request.user)
     return redirect(_queue_url(project, ""))
 
