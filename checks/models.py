@@ -8,6 +8,7 @@ so the data can later be partitioned by project and time without reshaping queri
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import secrets
 from typing import Any
@@ -647,11 +648,19 @@ class WebhookDelivery(models.Model):
         return f"{self.event} to {self.webhook_id} ({self.status_code})"
 
 
-class AuditEvent(models.Model):
-    """One reviewer action. Append-only, and each event hashes the one before it."""
+class ChainScheme(models.IntegerChoices):
+    """How an event's hash is made. Events keep the scheme they were written with, so those
+    from before the chain was keyed still verify by their own rule."""
 
-    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="audit_events")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
+    # A plain hash of the event: whoever can write the table can recompute it.
+    SHA256 = 1, "SHA-256 (unkeyed)"
+    # An HMAC under the audit key, which is kept out of the database (audit.keys()).
+    HMAC_SHA256 = 2, "HMAC-SHA256 under the audit key"
+
+
+class ChainedEvent(models.Model):
+    """An entry of an append-only log in which each event hashes the one before it."""
+
     actor_name = models.CharField(max_length=150, blank=True)
     verb = models.CharField(max_length=50)
     object_type = models.CharField(max_length=50)
@@ -661,10 +670,10 @@ class AuditEvent(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     previous_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
+    scheme = models.PositiveSmallIntegerField(choices=ChainScheme.choices, default=ChainScheme.HMAC_SHA256)
 
     class Meta:
-        ordering = ["-id"]
-        indexes = [models.Index(fields=["project", "created_at"], name="audit_project_time")]
+        abstract = True
 
     def __str__(self) -> str:
         return f"{self.actor_name} {self.verb} {self.object_type}:{self.object_id}"
@@ -677,9 +686,10 @@ class AuditEvent(models.Model):
     def delete(self, *args: Any, **kwargs: Any) -> Any:
         raise ValueError("Audit events are append-only: an event cannot be deleted.")
 
-    def compute_hash(self) -> str:
-        body = {
-            "project": self.project_id,
+    def compute_hash(self, key: bytes | None = None) -> str:
+        """The event's hash by its own scheme; a keyed event needs the key it was written with."""
+        body: dict[str, Any] = {
+            "project": getattr(self, "project_id", None),
             "actor": self.actor_name,
             "verb": self.verb,
             "object": f"{self.object_type}:{self.object_id}",
@@ -688,5 +698,37 @@ class AuditEvent(models.Model):
             "at": self.created_at.isoformat(),
             "previous": self.previous_hash,
         }
+        if self.scheme == ChainScheme.SHA256:
+            encoded = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+            return hashlib.sha256(encoded.encode()).hexdigest()
+        if self.scheme != ChainScheme.HMAC_SHA256:
+            raise ValueError(f"unknown hash scheme {self.scheme!r}")
+        if not key:
+            raise ValueError("a keyed audit event needs the audit key to be hashed")
+        body["scheme"] = self.scheme
         encoded = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(encoded.encode()).hexdigest()
+        return hmac.new(key, encoded.encode(), hashlib.sha256).hexdigest()
+
+
+class AuditEvent(ChainedEvent):
+    """One action on a project. Append-only, and each event hashes the one before it in the
+    project's chain."""
+
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="audit_events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="audit_project_time")]
+
+
+class SiteEvent(ChainedEvent):
+    """An action that belongs to no project: signing in and out, and changes to accounts and
+    projects in the Django admin. One chain for the whole site, beside each project's.
+
+    It has no foreign key to the user, only the name: a user who once signed in can still be
+    deleted (an account is the subject of these events, not an actor on a project's data)."""
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["created_at"], name="site_event_time")]

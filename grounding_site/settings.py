@@ -39,6 +39,8 @@ def _local_secret_key() -> str:
 
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or _local_secret_key()
+# Former keys, so that sessions (and audit events keyed from one) survive a rotation.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", "")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -172,6 +174,13 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # Failed sign-ins per username and address before a pause of LOGIN_LOCKOUT_SECONDS.
 LOGIN_MAX_FAILURES = int(os.environ.get("LOGIN_MAX_FAILURES", "5"))
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS", "900"))
+
+# The audit chain's key, kept out of the database. Unset: derived from SECRET_KEY (under a
+# fixed label). The fallbacks are older keys, for events written before a rotation.
+RECEIPTS_AUDIT_KEY = os.environ.get("RECEIPTS_AUDIT_KEY", "")
+RECEIPTS_AUDIT_KEY_FALLBACKS = env_list("RECEIPTS_AUDIT_KEY_FALLBACKS", "")
+# Where each audit chain's head (its newest event) is written as it advances.
+RECEIPTS_AUDIT_DIR = Path(os.environ.get("RECEIPTS_AUDIT_DIR", VAR_DIR / "audit"))
 
 # Request bodies over these sizes are refused with 413 before they are read.
 RECEIPTS_MAX_BODY_BYTES = int(os.environ.get("RECEIPTS_MAX_BODY_BYTES", str(5 * 1024 * 1024)))

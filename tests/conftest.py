@@ -41,6 +41,13 @@ def _fast_and_eager(settings: Any) -> None:
     cache.clear()  # rate-limit counters must not carry over from one test to the next
 
 
+@pytest.fixture(autouse=True)
+def _audit_heads_apart(settings: Any, tmp_path: Path) -> None:
+    # Each test's database numbers its projects from 1 again: the heads of their audit chains
+    # must not meet in var/audit (nor in another test's, or another worker's).
+    settings.RECEIPTS_AUDIT_DIR = tmp_path / "audit"
+
+
 def load_example(name: str) -> dict[str, Any]:
     """An example conversation by its file name's start, such as '01' or '01_sencha'."""
     (path,) = [p for p in EXAMPLES.glob(f"{name}*.json") if p.name != "EXPECTED.json"]
