@@ -22,6 +22,7 @@ from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
+from . import audit
 from .models import Finding, Project, Webhook, WebhookDelivery
 
 EVENTS = {
@@ -146,14 +147,23 @@ def should_retry(delivery: WebhookDelivery | None) -> bool:
     return delivery is not None and delivery.delivered_at is None and delivery.next_attempt_at is not None
 
 
-def redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
-    """Sends a logged message again, as a new delivery with the same body."""
+@transaction.atomic
+def redeliver(delivery: WebhookDelivery, *, actor: Any) -> WebhookDelivery:
+    """Sends a logged message again, as a new delivery with the same body; audited, since it
+    sends the project's data out once more."""
     copy = WebhookDelivery.objects.create(
         project_id=delivery.project_id,
         webhook_id=delivery.webhook_id,
         event=delivery.event,
         payload=delivery.payload,
         next_attempt_at=timezone.now(),
+    )
+    audit.record(
+        project=delivery.project,
+        actor=actor,
+        verb="webhook.redelivered",
+        target=copy,
+        after={"of": delivery.pk, "webhook": delivery.webhook_id, "event": delivery.event},
     )
     transaction.on_commit(lambda: enqueue([copy.pk]))
     return copy

@@ -1,4 +1,5 @@
-"""A project's overview: its figures and charts for a period, and the audit report as a PDF."""
+"""A project's overview: its figures and charts for a period, and the audit report as a PDF
+(each download of which is itself in the audit log)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from .. import audit
 from ..models import Conversation
 from ..reporting import figures, pdf
 from .access import project_for
@@ -40,6 +42,13 @@ def project_report(request: HttpRequest, slug: str) -> HttpResponse:
     except figures.InvalidPeriod as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     data = pdf.render_pdf(project, period=period, prepared_by=request.user.get_username())
+    audit.record(
+        project=project,
+        actor=request.user,
+        verb="report.downloaded",
+        target=project,
+        after={"since": period.since.isoformat(), "until": period.until.isoformat()},
+    )
     return _pdf(data, f"{project.slug}-audit-{period.since:%Y%m%d}-{period.until:%Y%m%d}.pdf")
 
 
@@ -49,4 +58,5 @@ def conversation_report(request: HttpRequest, slug: str, pk: int) -> HttpRespons
     project, _ = project_for(request, slug)
     conversation = get_object_or_404(Conversation.objects.filter(project=project), pk=pk)
     data = pdf.render_pdf(project, conversation=conversation, prepared_by=request.user.get_username())
+    audit.record(project=project, actor=request.user, verb="report.downloaded", target=conversation)
     return _pdf(data, f"{project.slug}-audit-conversation-{conversation.pk}.pdf")

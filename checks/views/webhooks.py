@@ -62,5 +62,5 @@ def redeliver(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = project_for(request, slug)
     require_admin(membership, CHANGE)
     delivery = get_object_or_404(WebhookDelivery.objects.filter(project=project), pk=pk)
-    webhooks.redeliver(delivery)
+    webhooks.redeliver(delivery, actor=request.user)
     return redirect("webhooks", project.slug)

@@ -1,13 +1,27 @@
-"""`manage.py apikey create --project NAME`: a new API key, printed once as the last line."""
+"""`manage.py apikey create --project NAME`: a new API key, printed once as the last line.
+
+Creating and revoking keys here goes through the same workflows as the project's keys page,
+so each is in the project's audit log, by "manage.py apikey" and the system user who ran it."""
 
 from __future__ import annotations
 
+import getpass
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
 
-from ...models import ApiKey
+from ... import administration, audit
+from ...models import ApiKey, Scope
 from ...projects import get_or_create_project
+
+
+def command_actor() -> audit.System:
+    try:
+        who = getpass.getuser()
+    except Exception:  # no login name and no passwd entry, as in some containers
+        who = "unknown"
+    return audit.System(username=f"manage.py apikey ({who})")
 
 
 class Command(BaseCommand):
@@ -22,17 +36,29 @@ class Command(BaseCommand):
         revoke.add_argument("prefix")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        actor = command_actor()
         if options["action"] == "create":
-            project, created = get_or_create_project(options["project"])
+            with transaction.atomic():
+                project, created = get_or_create_project(options["project"])
+                if created:
+                    audit.record(
+                        project=None,
+                        actor=actor,
+                        verb="project.created",
+                        target=project,
+                        after={"name": project.name, "slug": project.slug},
+                    )
+                _, secret = administration.create_api_key(
+                    project=project, actor=actor, name=options["name"], scopes=list(Scope.values)
+                )
             if created:
                 self.stderr.write(f"Created project {project.name!r}.")
-            _, secret = ApiKey.issue(project=project, name=options["name"])
             self.stderr.write("Keep this key now: it is stored only as a hash and cannot be shown again.")
             self.stdout.write(secret)
         else:
-            from django.utils import timezone
-
-            count = ApiKey.objects.filter(
-                prefix=options["prefix"][: ApiKey.PREFIX_LENGTH], revoked_at=None
-            ).update(revoked_at=timezone.now())
+            keys = ApiKey.objects.filter(prefix=options["prefix"][: ApiKey.PREFIX_LENGTH], revoked_at=None)
+            count = 0
+            for key in keys.select_related("project"):
+                administration.revoke_api_key(key=key, actor=actor)
+                count += 1
             self.stdout.write(f"Revoked {count} key(s).")

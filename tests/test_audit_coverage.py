@@ -1,0 +1,183 @@
+"""What used to bypass the audit log now writes to it: the Django admin, `manage.py apikey`,
+exports and report downloads, and webhook redeliveries."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.utils import timezone
+
+from checks import audit
+from checks.models import ApiKey, AuditEvent, ExportJob, Membership, SiteEvent, Webhook, WebhookDelivery
+from checks.reporting import jobs, pdf
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def root(client: Any, db: Any) -> Any:
+    user = get_user_model().objects.create_superuser("root", password="password")
+    client.force_login(user)
+    return user
+
+
+def _verbs(project: Any = None) -> list[str]:
+    return list(audit.events_of(project).order_by("id").values_list("verb", flat=True))
+
+
+# --- the Django admin ---------------------------------------------------------------------
+
+
+def test_the_admin_cannot_unrevoke_a_key_and_its_other_changes_are_audited(
+    client: Any, project: Any, root: Any
+) -> None:
+    key, _ = ApiKey.issue(project=project, name="agent")
+    key.revoked_at = timezone.now()
+    key.save()
+    response = client.post(
+        f"/admin/checks/apikey/{key.pk}/change/",
+        {"name": "renamed", "expires_at_0": "", "expires_at_1": "", "revoked_at": ""},
+    )
+    assert response.status_code == 302, response.content[:2000]
+    key.refresh_from_db()
+    assert key.revoked_at is not None and key.name == "renamed"  # revocation is read-only there
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.actor_name) == ("apikey.changed", "root")
+    assert (event.before, event.after) == ({"name": "agent"}, {"name": "renamed"})
+    assert audit.verify(project).ok
+
+
+def test_a_member_added_in_the_admin_is_audited(client: Any, project: Any, root: Any) -> None:
+    zoe = get_user_model().objects.create_user("zoe", password="password")
+    response = client.post(
+        f"/admin/checks/project/{project.pk}/change/",
+        {
+            "name": project.name,
+            "slug": project.slug,
+            "options": "{}",
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-INITIAL_FORMS": "0",
+            "memberships-MIN_NUM_FORMS": "0",
+            "memberships-MAX_NUM_FORMS": "1000",
+            "memberships-0-user": str(zoe.pk),
+            "memberships-0-role": "reviewer",
+        },
+    )
+    assert response.status_code == 302, response.content[:2000]
+    membership = Membership.objects.get(project=project, user=zoe)
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.object_id, event.actor_name) == ("member.added", str(membership.pk), "root")
+    assert event.after == {"user": "zoe", "role": "reviewer"}
+
+
+def test_making_someone_a_superuser_in_the_admin_is_audited_on_the_site_chain(client: Any, root: Any) -> None:
+    zoe = get_user_model().objects.create_user("zoe", password="password")
+    page = client.get(f"/admin/auth/user/{zoe.pk}/change/")
+    form = page.context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name != "password"}
+    data.update(
+        {
+            "is_superuser": "on",
+            "is_active": "on",
+            "date_joined_0": zoe.date_joined.strftime("%Y-%m-%d"),
+            "date_joined_1": zoe.date_joined.strftime("%H:%M:%S"),
+            "groups": [],
+            "user_permissions": [],
+        }
+    )
+    data.pop("last_login", None)
+    data.pop("date_joined", None)
+    response = client.post(f"/admin/auth/user/{zoe.pk}/change/", data)
+    assert response.status_code == 302, response.content[:2000]
+    event = SiteEvent.objects.get(verb="user.changed")
+    assert event.object_id == str(zoe.pk) and event.actor_name == "root"
+    assert event.before is not None and event.before["is_superuser"] is False
+    assert event.after is not None and event.after["is_superuser"] is True
+    assert audit.verify(None).ok
+
+
+def test_a_password_set_in_the_admin_is_audited_without_the_password(client: Any, root: Any) -> None:
+    zoe = get_user_model().objects.create_user("zoe", password="password")
+    new = "violet-harbour-kettle-91"
+    response = client.post(
+        f"/admin/auth/user/{zoe.pk}/password/",
+        {"password1": new, "password2": new, "usable_password": "true", "set_usable_password": "true"},
+    )
+    assert response.status_code == 302, response.content[:2000]
+    event = SiteEvent.objects.get(verb="user.password_changed")
+    assert event.object_id == str(zoe.pk) and event.after == {"usable": True}
+    assert new not in str(event.before) + str(event.after)
+
+
+# --- manage.py apikey ---------------------------------------------------------------------
+
+
+def test_apikey_create_and_revoke_are_audited() -> None:
+    out = StringIO()
+    call_command(
+        "apikey", "create", "--project", "Night shift", "--name", "bot", stdout=out, stderr=StringIO()
+    )
+    key = ApiKey.objects.get()
+    call_command("apikey", "revoke", out.getvalue().strip(), stdout=StringIO())
+    assert _verbs(key.project) == ["apikey.created", "apikey.revoked"]
+    assert _verbs() == ["project.created"]
+    event = AuditEvent.objects.get(verb="apikey.created")
+    assert event.actor_name.startswith("manage.py apikey (") and event.after["prefix"] == key.prefix
+    assert audit.verify(key.project).ok
+
+
+# --- exports, reports, redeliveries -------------------------------------------------------
+
+
+def test_an_export_download_is_audited(client: Any, vic: Any, project: Any) -> None:
+    client.force_login(vic)
+    response = client.get("/p/acme/exports/file", {"kind": "csv", "status": "open"})
+    assert response.status_code == 200
+    b"".join(response.streaming_content)
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.actor_name, event.after["kind"]) == ("export.downloaded", "vic", "csv")
+    assert "status=open" in event.after["query"]
+
+
+def test_a_background_exports_download_is_audited(
+    client: Any, vic: Any, project: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    job = ExportJob.objects.create(project=project, kind="csv", status="done", filename="acme.csv")
+    made = tmp_path / "acme.csv"
+    made.write_text("finding_id\n")
+    monkeypatch.setattr(jobs, "job_file", lambda j: made if j.pk == job.pk else None)
+    client.force_login(vic)
+    response = client.get(f"/p/acme/exports/jobs/{job.pk}/file")
+    assert response.status_code == 200
+    response.close()
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.object_type, event.object_id) == ("export.downloaded", "exportjob", str(job.pk))
+
+
+def test_a_report_download_is_audited(client: Any, vic: Any, project: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(pdf, "render_pdf", lambda *a, **k: b"%PDF-1.7 stand-in")
+    client.force_login(vic)
+    assert client.get("/p/acme/report.pdf").status_code == 200
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.actor_name, event.object_type) == ("report.downloaded", "vic", "project")
+    assert set(event.after) == {"since", "until"}
+
+
+def test_a_webhook_redelivery_is_audited(client: Any, alice: Any, project: Any) -> None:
+    hook = Webhook.objects.create(
+        project=project, url="https://x.example.com/", secret="s", events=["turn.flagged"]
+    )
+    sent = WebhookDelivery.objects.create(
+        project=project, webhook=hook, event="turn.flagged", payload={"id": "d"}
+    )
+    client.force_login(alice)
+    assert client.post(f"/p/acme/webhooks/deliveries/{sent.pk}/redeliver").status_code == 302
+    again = WebhookDelivery.objects.exclude(pk=sent.pk).get()
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.actor_name, event.object_id) == ("webhook.redelivered", "alice", str(again.pk))
+    assert event.after == {"of": sent.pk, "webhook": hook.pk, "event": "turn.flagged"}
