@@ -171,9 +171,15 @@ if HTTPS:
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-# Failed sign-ins per username and address before a pause of LOGIN_LOCKOUT_SECONDS.
+# Failed sign-ins per username and client address before a pause of LOGIN_LOCKOUT_SECONDS;
+# and per username from all addresses, after which only addresses the user has signed in
+# from before may go on trying (checks/views/auth.py says why).
 LOGIN_MAX_FAILURES = int(os.environ.get("LOGIN_MAX_FAILURES", "5"))
+LOGIN_USER_MAX_FAILURES = int(os.environ.get("LOGIN_USER_MAX_FAILURES", "50"))
 LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS", "900"))
+# How many proxies that append to X-Forwarded-For stand in front of the app. 0: the client
+# is REMOTE_ADDR and the header is ignored (anyone can send one).
+RECEIPTS_TRUSTED_PROXY_HOPS = int(os.environ.get("RECEIPTS_TRUSTED_PROXY_HOPS", "0"))
 
 # The audit chain's key, kept out of the database. Unset: derived from SECRET_KEY (under a
 # fixed label). The fallbacks are older keys, for events written before a rotation.

@@ -23,7 +23,7 @@ docs_view = csp_override({**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNS
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
-    path("login/", auth.LoginView.as_view(), name="login"),
+    path("login/", auth.limit_sign_in(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", queue.home, name="home"),
     path("p/<slug:slug>/", queue.queue, name="queue"),
@@ -91,5 +91,8 @@ urlpatterns = [
     path("api/v1/conversations/<int:pk>/findings", api.conversation_findings, name="api-findings"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs", docs_view, name="api-docs"),
+    # The admin's sign-in page, through the same limiter as the site's (before admin.site.urls,
+    # which would otherwise answer the same path unlimited).
+    path("admin/login/", auth.limit_sign_in(admin.site.login), name="admin-login"),
     path("admin/", admin.site.urls),
 ]

@@ -1,5 +1,5 @@
 """What used to bypass the audit log now writes to it: the Django admin, `manage.py apikey`,
-exports and report downloads, and webhook redeliveries."""
+exports and report downloads, webhook redeliveries, and signing in and out."""
 
 from __future__ import annotations
 
@@ -181,3 +181,28 @@ def test_a_webhook_redelivery_is_audited(client: Any, alice: Any, project: Any) 
     event = AuditEvent.objects.get(project=project)
     assert (event.verb, event.actor_name, event.object_id) == ("webhook.redelivered", "alice", str(again.pk))
     assert event.after == {"of": sent.pk, "webhook": hook.pk, "event": "turn.flagged"}
+
+
+# --- signing in and out -------------------------------------------------------------------
+
+
+def test_signing_in_failing_to_and_signing_out_are_audited_on_the_site_chain(client: Any, alice: Any) -> None:
+    address = {"REMOTE_ADDR": "192.0.2.10"}
+    assert client.post("/login/", {"username": "alice", "password": "wrong"}, **address).status_code == 200
+    assert client.post("/login/", {"username": "alice", "password": "password"}, **address).status_code == 302
+    assert client.post("/logout/", **address).status_code == 302
+    assert _verbs() == ["user.sign_in_failed", "user.signed_in", "user.signed_out"]
+    failed, signed_in, signed_out = SiteEvent.objects.order_by("id")
+    assert failed.after == {"username": "alice", "address": "192.0.2.10", "path": "/login/"}
+    assert (signed_in.actor_name, signed_in.object_id) == ("alice", str(alice.pk))
+    assert signed_out.actor_name == "alice"
+    assert "password" not in str(failed.after.values())
+    assert audit.verify(None).ok
+    assert not AuditEvent.objects.exists()  # no project's log is touched
+
+
+def test_a_sign_in_to_the_admin_is_audited(client: Any, db: Any) -> None:
+    get_user_model().objects.create_superuser("root", password="password")
+    assert client.post("/admin/login/", {"username": "root", "password": "password"}).status_code == 302
+    event = SiteEvent.objects.get()
+    assert (event.verb, event.after["path"]) == ("user.signed_in", "/admin/login/")
