@@ -143,7 +143,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # --- security -----------------------------------------------------------------------------
 
 # Model output and tool results are shown on every page: nothing inline may run.
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
     "style-src": [CSP.SELF],
@@ -239,7 +239,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # Late acknowledgement means a task waits in Redis until finished; the visibility
     # timeout must outlast the longest check or it is handed out twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "visibility_timeout": int(os.environ.get("RECEIPTS_VISIBILITY_TIMEOUT", "3600"))
     }
 else:
