@@ -24,10 +24,13 @@ LOOPBACK = "127.0.0.1/32"
 
 
 @pytest.fixture(autouse=True)
-def _loopback_receivers_allowed(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def _loopback_receivers_allowed(settings: Any) -> Iterator[None]:
     settings.RECEIPTS_OUTBOUND_ALLOW = [LOOPBACK]
-    # The suite, run on its own (as in tests/suite), reads it from the environment.
-    monkeypatch.setenv("RECEIPTS_OUTBOUND_ALLOW", LOOPBACK)
+    # The suite, run on its own (as in tests/suite), reads it from the environment. A patch
+    # of its own, so a test that undoes its monkeypatch midway keeps this one.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RECEIPTS_OUTBOUND_ALLOW", LOOPBACK)
+        yield
 
 
 @pytest.fixture(autouse=True)
