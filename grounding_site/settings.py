@@ -192,6 +192,11 @@ RECEIPTS_AUDIT_DIR = Path(os.environ.get("RECEIPTS_AUDIT_DIR", VAR_DIR / "audit"
 RECEIPTS_MAX_BODY_BYTES = int(os.environ.get("RECEIPTS_MAX_BODY_BYTES", str(5 * 1024 * 1024)))
 RECEIPTS_BULK_MAX_BYTES = int(os.environ.get("RECEIPTS_BULK_MAX_BYTES", str(50 * 1024 * 1024)))
 RECEIPTS_BULK_MAX_ITEMS = int(os.environ.get("RECEIPTS_BULK_MAX_ITEMS", "1000"))
+# Every JSON body: how deep its arrays and objects may nest (a 400 past it), and how many
+# values it may hold, counted before it is decoded (a 413 past it): a few bytes of JSON can
+# decode into millions of objects.
+RECEIPTS_JSON_MAX_DEPTH = int(os.environ.get("RECEIPTS_JSON_MAX_DEPTH", "100"))
+RECEIPTS_JSON_MAX_VALUES = int(os.environ.get("RECEIPTS_JSON_MAX_VALUES", "2000000"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
 # Requests per API key (or signed-in user), as DRF rates: "1200/min", "50/s".
 RECEIPTS_API_RATE = os.environ.get("RECEIPTS_API_RATE", "1200/min")
@@ -208,6 +213,13 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "checks.api.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # A JSON body DRF parses (request.data, or request.POST in a session's CSRF check) is
+    # read as the views read theirs: too long a number or too deep a nesting is a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "checks.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "UNAUTHENTICATED_USER": None,
     # `?format=` names the input format (CONTRACT.md §1), not a renderer.
     "URL_FORMAT_OVERRIDE": None,

@@ -18,7 +18,9 @@ from rest_framework.response import Response
 
 from .. import ingestion, suite
 from ..filters import FindingFilter, InvalidFilter
+from ..ingest.json_input import JsonRefused
 from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus
+from . import parsers
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .idempotency import idempotent
@@ -150,12 +152,18 @@ def _too_large(request: Request, limit: int) -> Response | None:
 
 def _read_json(request: Request, limit: int) -> tuple[Any, Response | None]:
     """The decoded JSON body, or the 4xx that says why there is none."""
-    if refusal := _too_large(request, limit):
+    if refusal := _too_large(request, limit) or _too_many_values(request.body):
         return None, refusal
     payload, error = _decode_json(request.body)
     if error:
         return None, error_response(status.HTTP_400_BAD_REQUEST, "The body is not valid JSON.", [error])
     return payload, None
+
+
+def _too_many_values(raw: bytes) -> Response | None:
+    """413 before the body is decoded when it holds more JSON values than the limit."""
+    reason = parsers.too_many_values(raw)
+    return error_response(TOO_LARGE, reason) if reason else None
 
 
 def _decode_json(raw: bytes) -> tuple[Any, dict[str, str] | None]:
@@ -166,15 +174,19 @@ def _decode_json(raw: bytes) -> tuple[Any, dict[str, str] | None]:
             "path": "$",
             "message": f"the body must be UTF-8 encoded JSON ({exc.reason} at byte {exc.start})",
         }
+    return _decode_text(text)
+
+
+def _decode_text(text: str) -> tuple[Any, dict[str, str] | None]:
     try:
-        return json.loads(text), None
+        return parsers.loads(text), None
     except json.JSONDecodeError as exc:
         return None, {
             "path": "$",
             "message": f"{exc.msg} at line {exc.lineno} column {exc.colno}; send one JSON object",
         }
-    except RecursionError:
-        return None, {"path": "$", "message": "the JSON is nested too deeply"}
+    except JsonRefused as exc:  # a number too long, nesting too deep: json's own errors say neither
+        return None, {"path": "$", "message": parsers.refusal_text(exc)}
 
 
 @extend_schema(

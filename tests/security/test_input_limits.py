@@ -1,0 +1,162 @@
+"""Small bodies that decode into huge or pathological values are refused, fast and by name.
+
+Issue 18: an OTLP export of a million empty spans (2 kB gzipped) decoded into 836 MB of
+objects and was answered 200; a bulk body of 17 million ``{}`` lines was parsed whole before
+its item count was looked at; a number of more than 4300 digits, or JSON nested 100,000
+deep, was a 500. Each is now a 413 or a 400 whose message names the limit and the setting
+that moves it, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from checks.ingest import json_input
+from checks.models import Conversation, Payload, Project, RawExport
+
+pytestmark = pytest.mark.django_db
+
+PAYLOADS = Path(__file__).resolve().parent.parent / "ingest_payloads"
+BULK = "/api/v1/conversations/bulk"
+HUGE_NUMBER = "1" * 5000
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _refused(response: Any, status: int, *fragments: str) -> None:
+    """The answer is `status`, its errors say every fragment, and nothing was stored."""
+    assert response.status_code == status, response.content[:500]
+    said = json.dumps(response.json())
+    for fragment in fragments:
+        assert fragment in said, said
+    assert not RawExport.objects.exists()
+    assert not Conversation.objects.exists()
+    assert not Payload.objects.exists()
+
+
+# --- numbers too long and nesting too deep, on every JSON endpoint ---------------------
+
+
+def _conversation_with(value: str) -> str:
+    return '{"external_id": "x", "metadata": {"v": ' + value + '}, "turns": [{"messages": []}]}'
+
+
+ENDPOINTS = [
+    ("/api/v1/conversations", "application/json", _conversation_with),
+    ("/api/v1/check", "application/json", _conversation_with),
+    (BULK, "application/json", lambda value: "[" + _conversation_with(value) + "]"),
+    (BULK, "application/x-ndjson", _conversation_with),
+]
+
+
+@pytest.mark.parametrize(("path", "content_type", "body_with"), ENDPOINTS)
+def test_a_number_of_more_than_4300_digits_is_a_400_naming_it(
+    client: Any, api_key: str, path: str, content_type: str, body_with: Any
+) -> None:
+    response = client.post(
+        path,
+        data=body_with(HUGE_NUMBER).encode(),
+        content_type=content_type,
+        headers={"Authorization": f"Bearer {api_key}"},
+    )
+    _refused(response, 400, "a number has more than 4300 digits")
+
+
+@pytest.mark.parametrize("value", [DEEP, "[" * 150 + "]" * 150], ids=["100000-deep", "150-deep"])
+@pytest.mark.parametrize(("path", "content_type", "body_with"), ENDPOINTS)
+def test_json_nested_deeper_than_the_limit_is_a_400_naming_it(
+    client: Any, api_key: str, path: str, content_type: str, body_with: Any, value: str
+) -> None:
+    response = client.post(
+        path,
+        data=body_with(value).encode(),
+        content_type=content_type,
+        headers={"Authorization": f"Bearer {api_key}"},
+    )
+    _refused(response, 400, "nested too deeply: more than 100 levels", "RECEIPTS_JSON_MAX_DEPTH")
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        (_conversation_with(HUGE_NUMBER), "a number has more than 4300 digits"),
+        (_conversation_with(DEEP), "nested too deeply: more than 100 levels (RECEIPTS_JSON_MAX_DEPTH)"),
+    ],
+)
+def test_drf_parsing_a_session_post_is_a_400_too(alice: Any, body: str, fragment: str) -> None:
+    # A signed-in POST with a CSRF cookie has DRF parse the body, in the CSRF check.
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    client.get("/login/")
+    response = client.post(
+        "/api/v1/check",
+        data=body.encode(),
+        content_type="application/json",
+        headers={"X-CSRFToken": client.cookies["csrftoken"].value},
+    )
+    _refused(response, 400, fragment)
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ('{"evidence": {"min_digits": ' + HUGE_NUMBER + "}}", "a number has more than 4300 digits"),
+        ('{"evidence": ' + DEEP + "}", "nested too deeply"),
+    ],
+)
+def test_project_options_with_such_json_are_a_400(
+    client: Any, alice: Any, project: Project, options: str, fragment: str
+) -> None:
+    before = project.options
+    client.force_login(alice)
+    response = client.post(f"/p/{project.slug}/settings", {"options": options})
+    assert response.status_code == 400
+    assert fragment in response.content.decode()
+    project.refresh_from_db()
+    assert project.options == before
+
+
+# --- the reader itself ----------------------------------------------------------------------
+
+
+def _values(value: Any) -> int:
+    """Values as more_values_than counts them: each element and each member, and the outermost."""
+    if isinstance(value, dict):
+        return 1 + sum(_values(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_values(v) for v in value)
+    return 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "x,y,[z]{", "b": [1, 2, {"c": "\\"],["}], "d": "\\\\", "e": [ ], "f": {}}',
+        '["\\\\\\"", ",", "\\\\", 3, [""], [[]], {"": ""}]',
+        "[]",
+        "7",
+        '"a, b"',
+    ],
+)
+def test_values_are_counted_exactly_outside_strings(text: str) -> None:
+    values, raw = _values(json.loads(text)), text.encode()
+    assert json_input.more_values_than(raw, values - 1)
+    assert not json_input.more_values_than(raw, values)
+
+
+def test_a_body_of_many_short_strings_is_counted_exactly() -> None:
+    raw = b"[" + b'"a,b",' * 3_000_000 + b'""]'  # 3,000,002 values, 6,000,002 commas and brackets
+    assert json_input.more_values_than(raw, 1000)
+    assert json_input.more_values_than(raw, 3_000_001)
+    assert not json_input.more_values_than(raw, 3_000_002)
+
+
+def test_depth_is_the_levels_of_arrays_and_objects() -> None:
+    assert not json_input.deeper_than(json.loads("[" * 100 + "]" * 100), 100)
+    assert json_input.deeper_than(json.loads("[" * 101 + "]" * 101), 100)
+    assert not json_input.deeper_than({"a": [1, {"b": "c"}]}, 3)
+    assert json_input.deeper_than({"a": [1, {"b": []}]}, 3)
