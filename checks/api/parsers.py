@@ -8,6 +8,8 @@ RECEIPTS_JSON_MAX_VALUES values, refused with a 413 before anything is decoded).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -16,6 +18,8 @@ from rest_framework.exceptions import APIException, ParseError
 
 from ..ingest import json_input
 from .errors import TOO_LARGE
+
+_LINE = re.compile(r"\S[^\n]*")  # a line's text from its first non-space character on
 
 
 def loads(text: str) -> Any:
@@ -39,6 +43,19 @@ def too_many_values(raw: bytes) -> str | None:
         f"The body holds more than {limit} JSON values; send less at once, or raise the limit "
         "(RECEIPTS_JSON_MAX_VALUES)."
     )
+
+
+def json_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) for each line of JSON Lines that is not blank, as it was sent
+    (less a trailing CR). Lazily: a reader that stops early has split no more than it read,
+    and blank lines cost no more than a search."""
+    number, counted_to = 1, 0
+    for match in _LINE.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        number += text.count("\n", counted_to, start)
+        counted_to = start
+        line = text[start : match.end()]
+        yield number, line[:-1] if line.endswith("\r") else line
 
 
 class TooManyValues(APIException):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 from django.conf import settings
@@ -280,14 +282,9 @@ def conversations_bulk(request: Request) -> Response:
         return _key_required()
     if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
         return refusal
-    items, errors = _bulk_items(request)
-    if errors:
-        return error_response(status.HTTP_400_BAD_REQUEST, "The body is not a list of conversations.", errors)
-    limit = settings.RECEIPTS_BULK_MAX_ITEMS
-    if len(items) > limit:
-        return error_response(
-            TOO_LARGE, f"{len(items)} items is over the limit of {limit}; send them in several requests."
-        )
+    items, refusal = _bulk_items(request, settings.RECEIPTS_BULK_MAX_ITEMS)
+    if refusal:
+        return refusal
     results = ingestion.ingest_many(project=project, items=items, format=_format(request))
     out = []
     for result in results:
@@ -308,31 +305,59 @@ def conversations_bulk(request: Request) -> Response:
     return Response({"counts": counts, "items": out}, status=status.HTTP_207_MULTI_STATUS)
 
 
-def _bulk_items(request: Request) -> tuple[list[tuple[Any, str]], list[dict[str, str]]]:
-    """(payload, raw text) per item from JSON Lines or a JSON array; or the errors by path."""
+def _bulk_items(request: Request, limit: int) -> tuple[list[tuple[Any, str]], Response | None]:
+    """(payload, raw text) per item from JSON Lines or a JSON array; or the 4xx that says why
+    there are none. JSON Lines are counted as they are read, and reading stops past the limit:
+    a body of millions of lines costs what its first ``limit`` + 1 do."""
     try:
         text = request.body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return [], [{"path": "$", "message": f"the body must be UTF-8 ({exc.reason} at byte {exc.start})"}]
+        return [], _not_a_list(
+            [{"path": "$", "message": f"the body must be UTF-8 ({exc.reason} at byte {exc.start})"}]
+        )
     content_type = (request.content_type or "").split(";")[0].strip()
     if content_type in ("application/x-ndjson", "application/jsonl", "application/json-lines") or (
-        content_type != "application/json" and not text.lstrip().startswith("[")
+        content_type != "application/json" and not _ARRAY_START.match(text)
     ):
+        lines = list(islice(parsers.json_lines(text), limit + 1))
+        if len(lines) > limit:
+            return [], _too_many_items(limit)
+        if refusal := _too_many_values(request.body):
+            return [], refusal
         items, errors = [], []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            payload, error = _decode_json(line.encode())
+        for number, line in lines:
+            payload, error = _decode_text(line)
             if error:
                 errors.append({"path": f"line {number}", "message": error["message"]})
             items.append((payload, line))
-        return items, errors
-    payload, error = _decode_json(request.body)
+        return items, _not_a_list(errors) if errors else None
+    if refusal := _too_many_values(request.body):
+        return [], refusal
+    payload, error = _decode_text(text)
     if error:
-        return [], [error]
+        return [], _not_a_list([error])
     if not isinstance(payload, list):
-        return [], [{"path": "$", "message": "must be a JSON array of conversations (or send JSON Lines)"}]
-    return [(item, json.dumps(item, ensure_ascii=False)) for item in payload], []
+        return [], _not_a_list(
+            [{"path": "$", "message": "must be a JSON array of conversations (or send JSON Lines)"}]
+        )
+    if len(payload) > limit:
+        return [], _too_many_items(limit)
+    return [(item, json.dumps(item, ensure_ascii=False)) for item in payload], None
+
+
+_ARRAY_START = re.compile(r"\s*\[")
+
+
+def _not_a_list(errors: list[dict[str, str]]) -> Response:
+    return error_response(status.HTTP_400_BAD_REQUEST, "The body is not a list of conversations.", errors)
+
+
+def _too_many_items(limit: int) -> Response:
+    return error_response(
+        TOO_LARGE,
+        f"The body holds more than {limit} items, the limit (RECEIPTS_BULK_MAX_ITEMS); "
+        "send them in several requests.",
+    )
 
 
 # --- inline checking ----------------------------------------------------------------------

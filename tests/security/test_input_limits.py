@@ -18,6 +18,7 @@ from django.test import Client
 
 from checks.ingest import json_input
 from checks.models import Conversation, Payload, Project, RawExport
+from tests.conftest import load_example
 
 pytestmark = pytest.mark.django_db
 
@@ -160,3 +161,72 @@ def test_depth_is_the_levels_of_arrays_and_objects() -> None:
     assert json_input.deeper_than(json.loads("[" * 101 + "]" * 101), 100)
     assert not json_input.deeper_than({"a": [1, {"b": "c"}]}, 3)
     assert json_input.deeper_than({"a": [1, {"b": []}]}, 3)
+
+
+# --- bulk JSON Lines ----------------------------------------------------------------------
+
+
+def _bulk(client: Any, api_key: str, body: bytes, content_type: str = "application/x-ndjson") -> Any:
+    return client.post(
+        BULK, data=body, content_type=content_type, headers={"Authorization": f"Bearer {api_key}"}
+    )
+
+
+def test_json_lines_are_counted_as_read_and_reading_stops_past_the_limit(
+    client: Any, api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoded: list[str] = []
+    loads = json.loads
+
+    def counting(text: Any, *args: Any, **kwargs: Any) -> Any:
+        decoded.append(text)
+        return loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting)
+    body = b"{}\n" * 200_000  # the default limit is 1000 items
+    response = _bulk(client, api_key, body)
+    monkeypatch.setattr(json, "loads", loads)
+    _refused(response, 413, "more than 1000 items", "RECEIPTS_BULK_MAX_ITEMS")
+    assert len(decoded) <= 1001  # not one per line of the body
+
+
+def test_json_lines_past_the_limit_are_refused_whatever_follows(
+    client: Any, api_key: str, settings: Any
+) -> None:
+    settings.RECEIPTS_BULK_MAX_ITEMS = 2
+    body = b"{}\n\n{}\r\n{}\n" + b"not json\n" * 1000
+    _refused(_bulk(client, api_key, body), 413, "more than 2 items", "RECEIPTS_BULK_MAX_ITEMS")
+
+
+def test_json_lines_within_the_limit_keep_their_numbers_and_text(client: Any, api_key: str) -> None:
+    first = json.dumps(load_example("01"))
+    second = load_example("05")
+    second["title"] = "a\u2028line separator inside a string"  # JSON allows it raw; it ends no line
+    text = "\n\r\n   \n" + first + "\r\n" + json.dumps(second, ensure_ascii=False) + "\n\n"
+    response = _bulk(client, api_key, text.encode())
+    assert response.status_code == 207, response.content
+    assert [i["status"] for i in response.json()["items"]] == ["created", "created"]
+    assert sorted(Payload.objects.values_list("body", flat=True)) == sorted(
+        [first, json.dumps(second, ensure_ascii=False)]
+    )
+
+    bad = (first + "\n\n  {nope\n").encode()
+    response = _bulk(client, api_key, bad)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "line 3"
+
+
+def test_a_bulk_body_with_too_many_values_is_refused_before_decoding(
+    client: Any, api_key: str, settings: Any
+) -> None:
+    settings.RECEIPTS_JSON_MAX_VALUES = 1000
+    for body, content_type in [
+        (b'{"turns": [' + b"0," * 2000 + b"0]}\n", "application/x-ndjson"),
+        (b"[" + b"{}," * 2000 + b"{}]", "application/json"),
+    ]:
+        _refused(
+            _bulk(client, api_key, body, content_type),
+            413,
+            "more than 1000 JSON values",
+            "RECEIPTS_JSON_MAX_VALUES",
+        )
