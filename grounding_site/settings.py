@@ -197,6 +197,15 @@ RECEIPTS_BULK_MAX_ITEMS = int(os.environ.get("RECEIPTS_BULK_MAX_ITEMS", "1000"))
 # decode into millions of objects.
 RECEIPTS_JSON_MAX_DEPTH = int(os.environ.get("RECEIPTS_JSON_MAX_DEPTH", "100"))
 RECEIPTS_JSON_MAX_VALUES = int(os.environ.get("RECEIPTS_JSON_MAX_VALUES", "2000000"))
+# One OTLP trace export: its spans (and resource and scope groups of spans), its events
+# (span events and links), its attributes (each value inside an array or key-value list
+# counting as one) and its size once decompressed; a 413 past any of them.
+RECEIPTS_OTLP_MAX_SPANS = int(os.environ.get("RECEIPTS_OTLP_MAX_SPANS", "10000"))
+RECEIPTS_OTLP_MAX_EVENTS = int(os.environ.get("RECEIPTS_OTLP_MAX_EVENTS", "50000"))
+RECEIPTS_OTLP_MAX_ATTRIBUTES = int(os.environ.get("RECEIPTS_OTLP_MAX_ATTRIBUTES", "200000"))
+RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = int(
+    os.environ.get("RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES", str(RECEIPTS_BULK_MAX_BYTES))
+)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
 # Requests per API key (or signed-in user), as DRF rates: "1200/min", "50/s".
 RECEIPTS_API_RATE = os.environ.get("RECEIPTS_API_RATE", "1200/min")

@@ -97,11 +97,14 @@ def test_an_undecodable_export_is_400_and_stores_nothing(
 def test_an_export_over_the_limit_after_decompression_is_refused(
     client: Any, api_key: str, settings: Any
 ) -> None:
-    settings.RECEIPTS_BULK_MAX_BYTES = 2000
+    settings.RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = 2000
     body = gzip.compress(json.dumps({"resourceSpans": [], "pad": "x" * 50_000}).encode())
     response = _post(client, api_key, body, "application/json", **{"Content-Encoding": "gzip"})
-    assert response.status_code == 400
-    assert "limit" in response.json()["errors"][0]["message"]
+    assert response.status_code == 413
+    message = response.json()["errors"][0]["message"]
+    assert "limit of 2000 bytes once decompressed" in message
+    assert "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES" in message
+    assert not RawExport.objects.exists()
 
 
 def test_stats_count_received_and_checked(

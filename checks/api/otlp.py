@@ -22,11 +22,32 @@ from rest_framework.response import Response
 from .. import ingestion
 from ..ingest import otel
 from .auth import project_of
-from .errors import error_response
+from .errors import TOO_LARGE, error_response
 from .permissions import needs_scope
 from .views import ERROR_SHAPE, _key_required, _too_large
 
 PROTOBUF = "application/x-protobuf"
+# The setting behind each of otel.Limits, as otel.TooLarge names it.
+LIMIT_SETTINGS = {
+    "spans": "RECEIPTS_OTLP_MAX_SPANS",
+    "groups": "RECEIPTS_OTLP_MAX_SPANS",
+    "events": "RECEIPTS_OTLP_MAX_EVENTS",
+    "attributes": "RECEIPTS_OTLP_MAX_ATTRIBUTES",
+    "bytes": "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES",
+    "json_values": "RECEIPTS_JSON_MAX_VALUES",
+}
+
+
+def limits() -> otel.Limits:
+    """What one export may hold, from settings.py."""
+    return otel.Limits(
+        spans=settings.RECEIPTS_OTLP_MAX_SPANS,
+        events=settings.RECEIPTS_OTLP_MAX_EVENTS,
+        attributes=settings.RECEIPTS_OTLP_MAX_ATTRIBUTES,
+        depth=settings.RECEIPTS_JSON_MAX_DEPTH,
+        json_values=settings.RECEIPTS_JSON_MAX_VALUES,
+        bytes=settings.RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES,
+    )
 
 
 class ProtobufRenderer(renderers.BaseRenderer):
@@ -49,7 +70,8 @@ class ProtobufRenderer(renderers.BaseRenderer):
         "(`application/json`), optionally gzip-encoded. GenAI spans (`chat` and `execute_tool`) "
         "are grouped into conversations by `gen_ai.conversation.id` (else the trace id); a later "
         "export of one conversation extends it. Answers the OTLP export response, with a partial "
-        "success for what was not taken."
+        "success for what was not taken. An export over a limit (spans, events, attributes, its "
+        "size once decompressed: see the README's configuration) is refused whole with a 413."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
@@ -61,19 +83,27 @@ def traces(request: Request) -> Response | HttpResponse:
     project = project_of(request)
     if project is None:
         return _key_required()
-    limit = settings.RECEIPTS_BULK_MAX_BYTES
-    if refusal := _too_large(request, limit):
+    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
         return refusal
     content_type = request.META.get("CONTENT_TYPE", "")
     encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
     body = request.body
     try:
-        reading = otel.read(otel.decode_request(body, content_type, encoding, max_bytes=limit))
+        reading = otel.read(otel.decode_request(body, content_type, encoding, limits=limits()))
+    except otel.TooLarge as exc:
+        setting = LIMIT_SETTINGS[exc.what]
+        return error_response(
+            TOO_LARGE,
+            f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
+            "or raise the limit.",
+            [{"path": "$", "message": f"{exc.message} ({setting})"}],
+        )
     except otel.BadOtlp as exc:
+        message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
         return error_response(
             status.HTTP_400_BAD_REQUEST,
             "The body is not an OTLP trace export.",
-            [{"path": "$", "message": exc.message}],
+            [{"path": "$", "message": message}],
         )
     result = ingestion.ingest_export(
         project=project, body=body, content_type=content_type, content_encoding=encoding, reading=reading

@@ -5,7 +5,10 @@ Two steps, each usable alone:
 - ``decode_request`` turns the body into the OTLP/JSON shape (camelCase keys, hex ids,
   ``{"stringValue": …}`` attribute values), whether it came as protobuf
   (``application/x-protobuf``) or JSON (``application/json``), gzipped or not, and raises
-  ``BadOtlp`` with a message that says what is wrong when it cannot;
+  ``BadOtlp`` with a message that says what is wrong when it cannot, and ``TooLarge`` (a
+  BadOtlp) for an export over its ``Limits``: spans, events and attributes are counted
+  before the export is built into objects, so a small body that would decode into millions
+  of them is refused at the cost of its size, not theirs;
 - ``conversations_from_spans`` reads the GenAI spans of a decoded request (OpenTelemetry
   GenAI semantic conventions) as native conversations.
 
@@ -36,8 +39,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import sys
 import zlib
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -47,6 +52,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from checks.suite.conversation import split_into_turns
 from checks.suite.pairing import answered_in_json, by_occurrence
 
+from . import json_input
 from .common import native_role, offered_tool, result_text, tool_call
 
 PROTOBUF = ("application/x-protobuf", "application/protobuf")
@@ -63,28 +69,69 @@ class BadOtlp(ValueError):
         self.message = message
 
 
+class TooLarge(BadOtlp):
+    """The export is over one of its limits: ``what`` names which (a field of ``Limits``)."""
+
+    def __init__(self, message: str, what: str, limit: int) -> None:
+        super().__init__(message)
+        self.what = what
+        self.limit = limit
+
+
+class TooDeep(BadOtlp):
+    """The export nests deeper than ``Limits.depth``."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one export may hold; None is no limit.
+
+    ``spans`` counts every span, and holds the resource and scope groups of spans to the
+    same number; ``events`` every span event and span link; ``attributes`` every attribute
+    of a resource, scope, span, event or link, and every value inside an attribute's array
+    or key-value list. ``depth`` bounds how deep the export nests (JSON arrays and objects,
+    protobuf messages), ``json_values`` how many values an OTLP/JSON body holds
+    (``json_input.more_values_than``), ``bytes`` the body once decompressed.
+    """
+
+    spans: int | None = None
+    events: int | None = None
+    attributes: int | None = None
+    depth: int = json_input.MAX_DEPTH
+    json_values: int | None = None
+    bytes: int | None = None
+
+
 # --- decoding ------------------------------------------------------------------------------
 
 
 def decode_request(
-    body: bytes, content_type: str, content_encoding: str = "", *, max_bytes: int | None = None
+    body: bytes,
+    content_type: str,
+    content_encoding: str = "",
+    *,
+    max_bytes: int | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
     """An OTLP/HTTP trace export as a dict in the OTLP/JSON shape, or BadOtlp.
 
-    `max_bytes` bounds the body once decompressed (None: no bound).
+    `max_bytes` bounds the body once decompressed (None: no bound), as ``limits.bytes`` does.
     """
+    limits = limits or Limits()
+    if max_bytes is not None and (limits.bytes is None or max_bytes < limits.bytes):
+        limits = replace(limits, bytes=max_bytes)
     encoding = (content_encoding or "").strip().lower()
     if encoding == "gzip":
-        body = _gunzip(body, max_bytes)
+        body = _gunzip(body, limits.bytes)
     elif encoding not in ("", "identity"):
         raise BadOtlp(f"Content-Encoding {content_encoding!r} is not supported; send gzip or no encoding")
-    if max_bytes is not None and len(body) > max_bytes:
-        raise BadOtlp(f"the body is over the limit of {max_bytes} bytes")
+    if limits.bytes is not None and len(body) > limits.bytes:
+        raise TooLarge(f"the body is over the limit of {limits.bytes} bytes", "bytes", limits.bytes)
     media = (content_type or "").split(";", 1)[0].strip().lower()
     if media in PROTOBUF:
-        return _decode_protobuf(body)
+        return _decode_protobuf(body, limits)
     if media in JSON:
-        return _decode_json(body)
+        return _decode_json(body, limits)
     raise BadOtlp(
         f"Content-Type {content_type!r} is not an OTLP encoding; send application/x-protobuf "
         "or application/json"
@@ -92,6 +139,7 @@ def decode_request(
 
 
 def _gunzip(body: bytes, max_bytes: int | None) -> bytes:
+    """The body inflated a bounded piece at a time: never more than ``max_bytes`` + 1 held."""
     out = bytearray()
     data = bytes(body)
     try:
@@ -100,7 +148,9 @@ def _gunzip(body: bytes, max_bytes: int | None) -> bytes:
             limit = 0 if max_bytes is None else max_bytes + 1 - len(out)
             out += inflater.decompress(data, limit)
             if max_bytes is not None and len(out) > max_bytes:
-                raise BadOtlp(f"the body is over the limit of {max_bytes} bytes once decompressed")
+                raise TooLarge(
+                    f"the body is over the limit of {max_bytes} bytes once decompressed", "bytes", max_bytes
+                )
             if not inflater.eof:
                 raise BadOtlp("the body is not valid gzip (Content-Encoding: gzip): it ends too soon")
             data = inflater.unused_data
@@ -110,14 +160,147 @@ def _gunzip(body: bytes, max_bytes: int | None) -> bytes:
         raise BadOtlp(f"the body is not valid gzip (Content-Encoding: gzip): {exc}") from None
 
 
-def _decode_protobuf(body: bytes) -> dict[str, Any]:
+class _Counter:
+    """Spans, events, attributes and groups of spans (resource spans, scope spans: each
+    costs what a span does, and as many may come) counted against their limits as an
+    export is read; the groups are held to the span limit."""
+
+    NAMES = ("spans", "events", "attributes", "groups")
+
+    def __init__(self, limits: Limits) -> None:
+        self.counts = [0, 0, 0, 0]
+        self.caps = [
+            sys.maxsize if cap is None else cap
+            for cap in (limits.spans, limits.events, limits.attributes, limits.spans)
+        ]
+
+    def add(self, kind: int, n: int = 1) -> None:
+        self.counts[kind] += n
+        if self.counts[kind] > self.caps[kind]:
+            self.over(kind)
+
+    def over(self, kind: int) -> None:
+        name, cap = self.NAMES[kind], self.caps[kind]
+        what = "resource and scope groups of spans" if name == "groups" else name
+        raise TooLarge(f"the export holds more than {cap} {what}", name, cap)
+
+
+SPANS, EVENTS, ATTRIBUTES, GROUPS = 0, 1, 2, 3
+NOTHING = -1
+
+# The protobuf messages of an export, as what their length-delimited fields hold: by tag
+# (field number << 3 | 2), what the field counts as and the message inside it. Other
+# fields are skipped. opentelemetry/proto/{collector/trace,trace,resource,common}/v1.
+_ANY_VALUE: dict[int, tuple[int, Any]] = {}
+_KEY_VALUE = {2 << 3 | 2: (NOTHING, _ANY_VALUE)}  # KeyValue.value
+_ANY_VALUE.update(
+    {
+        5 << 3 | 2: (NOTHING, {1 << 3 | 2: (ATTRIBUTES, _ANY_VALUE)}),  # array_value.values
+        6 << 3 | 2: (NOTHING, {1 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}),  # kvlist_value.values
+    }
+)
+_EVENT = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
+_LINK = {4 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
+_SPAN = {
+    9 << 3 | 2: (ATTRIBUTES, _KEY_VALUE),
+    11 << 3 | 2: (EVENTS, _EVENT),
+    13 << 3 | 2: (EVENTS, _LINK),
+}
+_SCOPE = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
+_SCOPE_SPANS = {1 << 3 | 2: (NOTHING, _SCOPE), 2 << 3 | 2: (SPANS, _SPAN)}
+_RESOURCE = {1 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
+_RESOURCE_SPANS = {1 << 3 | 2: (NOTHING, _RESOURCE), 2 << 3 | 2: (GROUPS, _SCOPE_SPANS)}
+_EXPORT = {1 << 3 | 2: (GROUPS, _RESOURCE_SPANS)}
+
+
+def count_protobuf(body: bytes, limits: Limits) -> list[int]:
+    """[spans, events, attributes, groups] of a protobuf export, read from its wire format without
+    decoding it; TooLarge as soon as one is over its limit, BadOtlp when the framing is bad.
+
+    Decoding builds an object for every span, event and attribute, empty or not, and an
+    empty one is two bytes on the wire: this walk is what keeps a small body from becoming
+    gigabytes of them. It reads tags and lengths only, and stops at the first count over.
+    """
+    counter = _Counter(limits)
+    try:
+        _walk(memoryview(body), 0, len(body), _EXPORT, counter, 1, limits.depth)
+    except IndexError:
+        raise BadOtlp(_not_protobuf("it ends in the middle of a field")) from None
+    return counter.counts
+
+
+def _walk(
+    buf: memoryview,
+    pos: int,
+    end: int,
+    message: dict[int, tuple[int, Any]],
+    counter: _Counter,
+    depth: int,
+    max_depth: int,
+) -> None:
+    if depth > max_depth:
+        raise TooDeep(f"the export is nested too deeply: more than {max_depth} levels")
+    while pos < end:
+        tag = buf[pos]
+        pos += 1
+        if tag & 0x80:
+            tag, pos = _varint(buf, pos, tag)
+        wire = tag & 7
+        if wire == 2:
+            size = buf[pos]
+            pos += 1
+            if size & 0x80:
+                size, pos = _varint(buf, pos, size)
+            stop = pos + size
+            if stop > end:
+                raise BadOtlp(_not_protobuf("a field is longer than what holds it"))
+            inside = message.get(tag)
+            if inside is not None:
+                kind, fields = inside
+                if kind != NOTHING:
+                    counter.add(kind)
+                if size and fields:
+                    _walk(buf, pos, stop, fields, counter, depth + 1, max_depth)
+            pos = stop
+        elif wire == 0:
+            _, pos = _varint(buf, pos, 0x80)
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            raise BadOtlp(_not_protobuf(f"wire type {wire} has no place in an export"))
+    if pos != end:
+        raise BadOtlp(_not_protobuf("a field runs past the end of what holds it"))
+
+
+def _varint(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
+    """The varint whose first byte (``first``, already read, continuation bit set) came
+    before ``pos``; with the position after it. At most ten bytes, as protobuf allows."""
+    value, shift = first & 0x7F, 7
+    for _ in range(9):
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+    raise BadOtlp(_not_protobuf("a varint is longer than ten bytes"))
+
+
+def _not_protobuf(why: str) -> str:
+    return (
+        "the body is not an OTLP ExportTraceServiceRequest in protobuf "
+        f"(Content-Type: application/x-protobuf): {why}"
+    )
+
+
+def _decode_protobuf(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
+    count_protobuf(body, limits or Limits())
     try:
         request = ExportTraceServiceRequest.FromString(body)
     except (DecodeError, ValueError) as exc:
-        raise BadOtlp(
-            "the body is not an OTLP ExportTraceServiceRequest in protobuf "
-            f"(Content-Type: application/x-protobuf): {exc or 'cannot parse it'}"
-        ) from None
+        raise BadOtlp(_not_protobuf(str(exc) or "cannot parse it")) from None
     return {
         "resourceSpans": [
             {
@@ -183,15 +366,29 @@ def _pb_value(value: Any) -> dict[str, Any]:
     return {}
 
 
-def _decode_json(body: bytes) -> dict[str, Any]:
+def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
+    limits = limits or Limits()
+    if limits.json_values is not None and json_input.more_values_than(body, limits.json_values):
+        raise TooLarge(
+            f"the body holds more than {limits.json_values} JSON values",
+            "json_values",
+            limits.json_values,
+        )
     try:
-        request = json.loads(bytes(body).decode("utf-8"))  # OTLP/JSON is UTF-8, never sniffed
+        # OTLP/JSON is UTF-8, never sniffed.
+        request = json_input.loads(bytes(body).decode("utf-8"), max_depth=limits.depth)
     except UnicodeDecodeError as exc:
         raise BadOtlp(f"the body is not UTF-8 JSON (Content-Type: application/json): {exc}") from None
+    except json_input.JsonRefused as exc:
+        refusal = TooDeep if exc.limit == "depth" else BadOtlp
+        raise refusal(
+            f"the body is not JSON this server reads (Content-Type: application/json): {exc}"
+        ) from None
     except ValueError as exc:
         raise BadOtlp(f"the body is not valid JSON (Content-Type: application/json): {exc}") from None
     if not isinstance(request, dict):
         raise BadOtlp('the body must be a JSON object like {"resourceSpans": […]} (OTLP/JSON)')
+    count_json(request, limits)
     for i, rs in enumerate(_list(request, "resourceSpans", "resource_spans", "$")):
         if not isinstance(rs, dict):
             raise BadOtlp(f"$.resourceSpans[{i}] must be an object with scopeSpans")
@@ -203,6 +400,70 @@ def _decode_json(body: bytes) -> dict[str, Any]:
                 if not isinstance(span, dict):
                     raise BadOtlp(f"{path}.spans[{k}] must be a span object")
     return request
+
+
+def count_json(request: dict[str, Any], limits: Limits) -> list[int]:
+    """[spans, events, attributes, groups] of a decoded OTLP/JSON export, as ``count_protobuf``
+    counts them, and read where ``spans_of`` reads them; TooLarge at the first over."""
+    counter = _Counter(limits)
+    # Every element counts, an object or not, before any is looked at: a list of millions
+    # is refused at the cost of its length.
+    resources = _every(request, "resourceSpans", "resource_spans")
+    counter.add(GROUPS, len(resources))
+    for rs in _dicts(resources):
+        _count_attributes(rs.get("resource"), counter)
+        scopes = _every(rs, "scopeSpans", "scope_spans") + _every(
+            rs, "instrumentationLibrarySpans", "instrumentation_library_spans"
+        )
+        counter.add(GROUPS, len(scopes))
+        for ss in _dicts(scopes):
+            _count_attributes(ss.get("scope"), counter)
+            _count_attributes(ss.get("instrumentationLibrary"), counter)
+            spans = _every(ss, "spans", "spans")
+            counter.add(SPANS, len(spans))
+            for span in _dicts(spans):
+                _count_attributes(span, counter)
+                for key in ("events", "links"):
+                    happenings = span.get(key)
+                    if isinstance(happenings, list):
+                        counter.add(EVENTS, len(happenings))
+                        for happening in happenings:
+                            _count_attributes(happening, counter)
+    return counter.counts
+
+
+def _every(obj: dict[str, Any], camel: str, snake: str) -> list[Any]:
+    value = obj.get(camel, obj.get(snake))
+    return value if isinstance(value, list) else []
+
+
+def _dicts(items: list[Any]) -> Iterator[dict[str, Any]]:
+    return (item for item in items if isinstance(item, dict))
+
+
+def _count_attributes(holder: Any, counter: _Counter) -> None:
+    """The attributes of a resource, scope, span, event or link, and the values inside them."""
+    if not isinstance(holder, dict):
+        return
+    lists: list[Any] = [holder.get("attributes")]  # of KeyValues
+    values: list[Any] = []  # AnyValues, to look inside
+    while lists or values:
+        if lists:
+            kvs = lists.pop()
+            if isinstance(kvs, list):
+                counter.add(ATTRIBUTES, len(kvs))
+                values.extend(kv.get("value") for kv in kvs if isinstance(kv, dict))
+            continue
+        value = values.pop()
+        if not isinstance(value, dict):
+            continue
+        array = value.get("arrayValue", value.get("array_value"))
+        if isinstance(array, dict) and isinstance(array.get("values"), list):
+            counter.add(ATTRIBUTES, len(array["values"]))
+            values.extend(array["values"])
+        kvlist = value.get("kvlistValue", value.get("kvlist_value"))
+        if isinstance(kvlist, dict):
+            lists.append(kvlist.get("values"))
 
 
 def _list(obj: dict[str, Any], camel: str, snake: str, path: str) -> list[Any]:

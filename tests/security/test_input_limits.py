@@ -9,6 +9,7 @@ that moves it, and nothing is stored.
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ ENDPOINTS = [
     ("/api/v1/check", "application/json", _conversation_with),
     (BULK, "application/json", lambda value: "[" + _conversation_with(value) + "]"),
     (BULK, "application/x-ndjson", _conversation_with),
+    ("/v1/traces", "application/json", lambda value: '{"resourceSpans": [], "x": ' + value + "}"),
 ]
 
 
@@ -230,3 +232,187 @@ def test_a_bulk_body_with_too_many_values_is_refused_before_decoding(
             "more than 1000 JSON values",
             "RECEIPTS_JSON_MAX_VALUES",
         )
+
+
+# --- OTLP exports in protobuf, written field by field (an empty message is two bytes) -----
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes = b"") -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _export(spans: list[bytes]) -> bytes:
+    """ExportTraceServiceRequest{resource_spans{scope_spans{spans…}}}."""
+    return _field(1, _field(2, b"".join(_field(2, span) for span in spans)))
+
+
+def _traces(client: Any, api_key: str, body: bytes, content_type: str, gzipped: bool = True) -> Any:
+    headers = {"Authorization": f"Bearer {api_key}"}
+    if gzipped:
+        body, headers["Content-Encoding"] = gzip.compress(body), "gzip"
+    return client.post("/v1/traces", data=body, content_type=content_type, headers=headers)
+
+
+def test_a_million_empty_spans_in_protobuf_are_refused_by_the_span_limit(client: Any, api_key: str) -> None:
+    body = _export([b""] * 1_000_000)  # 2 MB, about 2 kB gzipped
+    response = _traces(client, api_key, body, "application/x-protobuf")
+    _refused(response, 413, "more than 10000 spans", "RECEIPTS_OTLP_MAX_SPANS")
+
+
+def test_a_million_empty_spans_in_json_are_refused_by_the_span_limit(client: Any, api_key: str) -> None:
+    body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{}] * 1_000_000}]}]}).encode()
+    response = _traces(client, api_key, body, "application/json")
+    _refused(response, 413, "more than 10000 spans", "RECEIPTS_OTLP_MAX_SPANS")
+
+
+EMPTY_ATTRIBUTE = _field(9)  # Span.attributes: an empty KeyValue
+ARRAY_OF_THREE = _field(9, _field(2, _field(5, _field(1) * 3)))  # KeyValue{value{array_value{3 values}}}
+
+
+@pytest.mark.parametrize(
+    ("spans", "setting", "fragment"),
+    [
+        ([b""] * 6, "RECEIPTS_OTLP_MAX_SPANS", "more than 5 spans"),
+        ([_field(11) * 4, _field(13) * 2], "RECEIPTS_OTLP_MAX_EVENTS", "more than 5 events"),  # events, links
+        ([EMPTY_ATTRIBUTE * 6], "RECEIPTS_OTLP_MAX_ATTRIBUTES", "more than 5 attributes"),
+        ([EMPTY_ATTRIBUTE * 2, ARRAY_OF_THREE], "RECEIPTS_OTLP_MAX_ATTRIBUTES", "more than 5 attributes"),
+        (
+            [_field(11, _field(3) * 6)],
+            "RECEIPTS_OTLP_MAX_ATTRIBUTES",
+            "more than 5 attributes",
+        ),  # on an event
+    ],
+)
+def test_each_protobuf_limit_is_counted_and_named(
+    client: Any, api_key: str, settings: Any, spans: list[bytes], setting: str, fragment: str
+) -> None:
+    setattr(settings, setting, 5)
+    response = _traces(client, api_key, _export(spans), "application/x-protobuf")
+    _refused(response, 413, fragment, setting)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (_field(1, _field(2) * 6), "application/x-protobuf"),  # 1 resource group, 6 scope groups
+        (_field(1) * 6, "application/x-protobuf"),
+        (json.dumps({"resourceSpans": [{"scopeSpans": [{}] * 6}]}).encode(), "application/json"),
+    ],
+)
+def test_empty_groups_of_spans_are_held_to_the_span_limit(
+    client: Any, api_key: str, settings: Any, body: bytes, content_type: str
+) -> None:
+    settings.RECEIPTS_OTLP_MAX_SPANS = 5
+    response = _traces(client, api_key, body, content_type)
+    _refused(response, 413, "more than 5 resource and scope groups of spans", "RECEIPTS_OTLP_MAX_SPANS")
+
+
+def _json_export(spans: list[dict[str, Any]], resource: list[Any] | None = None) -> bytes:
+    rs: dict[str, Any] = {"scopeSpans": [{"spans": spans}]}
+    if resource is not None:
+        rs["resource"] = {"attributes": resource}
+    return json.dumps({"resourceSpans": [rs]}).encode()
+
+
+NESTED_KVLIST = {
+    "key": "k",
+    "value": {"kvlistValue": {"values": [{"key": "a", "value": {"arrayValue": {"values": [{}, {}, {}]}}}]}},
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "setting", "fragment"),
+    [
+        (_json_export([{}] * 6), "RECEIPTS_OTLP_MAX_SPANS", "more than 5 spans"),
+        (
+            _json_export([{"events": [{}] * 4, "links": [{}] * 2}]),
+            "RECEIPTS_OTLP_MAX_EVENTS",
+            "more than 5 events",
+        ),
+        (_json_export([{"attributes": [{}] * 6}]), "RECEIPTS_OTLP_MAX_ATTRIBUTES", "more than 5 attributes"),
+        (_json_export([{}], resource=[{}] * 6), "RECEIPTS_OTLP_MAX_ATTRIBUTES", "more than 5 attributes"),
+        (
+            _json_export([{"attributes": [NESTED_KVLIST]}]),
+            "RECEIPTS_OTLP_MAX_ATTRIBUTES",
+            "more than 4 attributes",
+        ),
+    ],
+)
+def test_each_json_limit_is_counted_and_named(
+    client: Any, api_key: str, settings: Any, body: bytes, setting: str, fragment: str
+) -> None:
+    setattr(settings, setting, int(fragment.split()[2]))
+    response = _traces(client, api_key, body, "application/json")
+    _refused(response, 413, fragment, setting)
+
+
+@pytest.mark.parametrize("encoding", ["protobuf", "json"])
+def test_an_export_exactly_at_its_limits_is_taken(
+    client: Any, api_key: str, settings: Any, encoding: str
+) -> None:
+    # The example export holds 4 spans, no events and 41 attributes, in both encodings.
+    settings.RECEIPTS_OTLP_MAX_SPANS = 4
+    settings.RECEIPTS_OTLP_MAX_EVENTS = 0
+    settings.RECEIPTS_OTLP_MAX_ATTRIBUTES = 41
+    if encoding == "protobuf":
+        body, content_type = (
+            gzip.decompress((PAYLOADS / "peer_ingest.otlp.pb.gz").read_bytes()),
+            "application/x-protobuf",
+        )
+    else:
+        body, content_type = (PAYLOADS / "peer_ingest.otlp.json").read_bytes(), "application/json"
+    assert _traces(client, api_key, body, content_type).status_code == 200
+    assert Conversation.objects.count() == 2
+
+    settings.RECEIPTS_OTLP_MAX_ATTRIBUTES = 40
+    Conversation.objects.all().delete()
+    RawExport.objects.all().delete()
+    Payload.objects.all().delete()
+    _refused(_traces(client, api_key, body, content_type), 413, "more than 40 attributes")
+
+
+def test_a_gzip_bomb_is_refused_at_the_decompressed_limit(client: Any, api_key: str, settings: Any) -> None:
+    settings.RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = 1_000_000
+    body = gzip.compress(b"\0" * 20_000_000)  # 20 kB that inflate to 20 MB
+    response = client.post(
+        "/v1/traces",
+        data=body,
+        content_type="application/x-protobuf",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Encoding": "gzip"},
+    )
+    _refused(
+        response, 413, "limit of 1000000 bytes once decompressed", "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES"
+    )
+
+
+def test_protobuf_nested_deeper_than_the_limit_is_a_400(client: Any, api_key: str) -> None:
+    value = b""
+    for _ in range(120):  # AnyValue{array_value{values: AnyValue{…}}}, 240 messages deep
+        value = _field(5, _field(1, value))
+    body = _export([_field(9, _field(1, b"k") + _field(2, value))])
+    response = _traces(client, api_key, body, "application/x-protobuf")
+    _refused(response, 400, "nested too deeply: more than 100 levels", "RECEIPTS_JSON_MAX_DEPTH")
+
+
+def test_otlp_json_nested_100000_deep_is_a_400(client: Any, api_key: str) -> None:
+    body = ('{"resourceSpans": [], "x": ' + DEEP + "}").encode()
+    response = _traces(client, api_key, body, "application/json", gzipped=False)
+    _refused(response, 400, "nested too deeply", "RECEIPTS_JSON_MAX_DEPTH")
+
+
+def test_otlp_json_with_too_many_values_is_refused_before_decoding(
+    client: Any, api_key: str, settings: Any
+) -> None:
+    settings.RECEIPTS_JSON_MAX_VALUES = 1000
+    body = json.dumps({"resourceSpans": [], "pad": [0] * 5000}).encode()
+    response = _traces(client, api_key, body, "application/json")
+    _refused(response, 413, "more than 1000 JSON values", "RECEIPTS_JSON_MAX_VALUES")
