@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from . import audit, webhooks
@@ -168,13 +168,57 @@ def record_decision(
     return decision
 
 
-def votes_hidden_from(finding: Finding, user: Any) -> bool:
-    """Under blind double review, a reviewer sees no one else's decision on a finding until
-    two reviewers have decided it (their own included)."""
-    if not finding.project.double_review:
+def votes_hidden_from(finding: Finding, user: Any, project: Project | None = None) -> bool:
+    """Under blind double review, nothing shows a reviewer another's decision on an open
+    finding until they have decided it themselves; that holds for the third reviewer who
+    settles a disagreement too. A settled finding's decisions are its record, shown to all.
+
+    Reads the finding's decisions, so callers showing many prefetch them; ``project``
+    saves a query when the caller has it."""
+    if not (project or finding.project).double_review or finding.status != FindingStatus.OPEN:
         return False
-    reviewers = {d.reviewer_id for d in finding.decisions.all()}
-    return len(reviewers) < 2
+    return not any(d.reviewer_id == user.pk for d in finding.decisions.all())
+
+
+DECISION_VERBS = [f"finding.{verdict}" for verdict in Verdict.values]
+
+
+def hidden_events(project: Project, findings: Iterable[Finding], user: Any) -> Q:
+    """The audit events that would show ``user`` a decision still hidden from them: other
+    reviewers' verdicts on those findings, and the corrections others proposed on them (a
+    proposal says its author confirmed). Exclude these from any log a reviewer reads.
+
+    The findings' decisions and corrections should be prefetched."""
+    hidden = [f for f in findings if votes_hidden_from(f, user, project)]
+    nothing = Q(pk__in=[])
+    if not hidden:
+        return nothing
+    verdicts = Q(object_type="finding", object_id__in=[str(f.pk) for f in hidden], verb__in=DECISION_VERBS)
+    proposals = Q(
+        object_type="correction",
+        object_id__in=[str(c.pk) for f in hidden for c in f.corrections.all() if c.author_id != user.pk],
+    )
+    return (verdicts | proposals) & ~Q(actor_id=user.pk)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    finding: Finding
+    votes: dict[str, str]  # reviewer's name -> their latest verdict
+
+
+def disagreements(project: Project, limit: int = 100) -> list[Disagreement]:
+    """Open findings whose reviewers disagree, oldest first: each waits for a third reviewer."""
+    votes: dict[int, dict[str, str]] = {}
+    for finding_id, reviewer, verdict in (
+        Decision.objects.filter(project=project, finding__status=FindingStatus.OPEN)
+        .order_by("created_at", "id")
+        .values_list("finding_id", "reviewer__username", "verdict")
+    ):
+        votes.setdefault(finding_id, {})[reviewer] = verdict
+    split = [pk for pk, cast in votes.items() if len(set(cast.values())) > 1][:limit]
+    findings = Finding.objects.filter(pk__in=split).select_related("turn", "conversation").order_by("pk")
+    return [Disagreement(finding, votes[finding.pk]) for finding in findings]
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,47 @@ def test_double_review_waits_for_two_blind_decisions(
     assert review.agreement(project).pairs == 1 and review.agreement(project).agreed == 0
 
 
+def test_nothing_a_reviewer_opens_shows_another_decision_before_their_own(
+    client: Any, project: Any, alice: Any, bob: Any, ingest: Any
+) -> None:
+    """The card, the turn's audit log, the finding's history and an export all keep bob's
+    verdict and reason from alice until she has decided; the third reviewer of a
+    disagreement is blind the same way, and finds it listed on the agreement page."""
+    project.double_review = True
+    project.save()
+    ingest("01")
+    finding = Finding.objects.get(severity="flag")
+    review.record_decision(finding=finding, reviewer=bob, verdict="confirmed", reason="bob-reason-7")
+
+    def what_alice_can_open(user: Any) -> dict[str, str]:
+        client.force_login(user)
+        return {
+            "turn page": client.get(finding.turn.get_absolute_url()).content.decode(),
+            "turn audit log": client.get(f"/p/acme/turns/{finding.turn_id}/audit").content.decode(),
+            "history": client.get(f"/p/acme/history/finding/{finding.pk}").content.decode(),
+            "export": b"".join(client.get("/p/acme/exports/file?kind=jsonl").streaming_content).decode(),
+        }
+
+    for where, text in what_alice_can_open(alice).items():
+        assert "bob-reason-7" not in text and "finding.confirmed" not in text, where
+
+    review.record_decision(finding=finding, reviewer=alice, verdict="dismissed", reason="alice-reason")
+    for where, text in what_alice_can_open(alice).items():
+        assert "bob-reason-7" in text, where
+
+    # They disagree: a third reviewer sees neither verdict until deciding, and the
+    # agreement page lists the finding for one.
+    from tests.conftest import _member
+
+    carol = _member(project, "carol", "reviewer")
+    for where, text in what_alice_can_open(carol).items():
+        assert "bob-reason-7" not in text and "alice-reason" not in text, where
+    listed = client.get("/p/acme/agreement")
+    assert [d.finding.pk for d in listed.context["disagreements"]] == [finding.pk]
+    review.record_decision(finding=finding, reviewer=carol, verdict="confirmed")
+    assert review.disagreements(project) == []
+
+
 def test_the_agreement_page_shows_kappa_and_precision(
     client: Any, project: Any, alice: Any, bob: Any, vic: Any, ingest: Any
 ) -> None:

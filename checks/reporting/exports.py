@@ -24,6 +24,7 @@ from typing import Any
 from django.db.models import Model, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
+from .. import review
 from ..evidence_calls import StoredCalls, evidence_call, stored_calls
 from ..filters import ALL, FindingFilter
 from ..models import (
@@ -93,10 +94,16 @@ def _evidence(finding: Finding, calls: StoredCalls) -> list[dict[str, Any]]:
 
 
 def finding_record(
-    finding: Finding, calls: StoredCalls, project: Project, base_url: str = ""
+    finding: Finding, calls: StoredCalls, project: Project, base_url: str = "", user: Any = None
 ) -> dict[str, Any]:
-    """A finding with where it stands, what it rests on, and what reviewers did about it."""
+    """A finding with where it stands, what it rests on, and what reviewers did about it.
+
+    Under blind double review a reviewer's export holds only their own decision on a finding
+    until two have decided it, as the turn page does."""
     convo, turn = finding.conversation, finding.turn
+    decisions = list(finding.decisions.all())
+    if user is not None and review.votes_hidden_from(finding, user, project):
+        decisions = [d for d in decisions if d.reviewer_id == user.pk]
     claim = None
     if finding.claim_text or finding.claim_start is not None:
         claim = {"text": finding.claim_text, "start": finding.claim_start, "end": finding.claim_end}
@@ -137,7 +144,7 @@ def finding_record(
                 "reason": d.reason,
                 "at": _iso(d.created_at),
             }
-            for d in finding.decisions.all()
+            for d in decisions
         ],
         "corrections": [
             {
@@ -174,7 +181,7 @@ def finding_records(
     for batch in _batches(findings):
         calls = stored_calls(batch)
         for finding in batch:
-            yield finding_record(finding, calls, project, base_url)
+            yield finding_record(finding, calls, project, base_url, user)
 
 
 # A cell starting with one of these is run as a formula by spreadsheets (CSV injection).

@@ -35,9 +35,14 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
             comments = Comment.objects.filter(finding=finding).values_list("pk", flat=True)
             where |= Q(object_type="correction", object_id__in=[str(pk) for pk in corrections])
             where |= Q(object_type="comment", object_id__in=[str(pk) for pk in comments])
-    events = list(
-        AuditEvent.objects.filter(project=project).filter(where).order_by("id").select_related("actor")
-    )
+    events = AuditEvent.objects.filter(project=project).filter(where)
+    # What blind double review hides on the turn page stays hidden here; a correction is
+    # hidden as its finding's decisions are.
+    owner = _finding_of_correction(project, object_id) if kind == "correction" else finding
+    if owner is not None:
+        findings = Finding.objects.filter(pk=owner.pk).prefetch_related("decisions", "corrections")
+        events = events.exclude(review.hidden_events(project, findings, request.user))
+    events = list(events.order_by("id").select_related("actor"))
     if not events and finding is None:
         raise Http404("Nothing in the audit log for this object.")
     context: dict[str, Any] = {
@@ -52,6 +57,13 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
     return render(request, "checks/history.html", context)
 
 
+def _finding_of_correction(project: Any, object_id: str) -> Finding | None:
+    correction = Correction.objects.filter(
+        finding__project=project, pk=object_id if object_id.isdigit() else 0
+    ).first()
+    return correction.finding if correction else None
+
+
 @login_required
 def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
@@ -61,6 +73,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "agreement": review.agreement(project),
         "by_checker": review.precision(project, by="checker"),
         "by_code": review.precision(project, by="code"),
+        "disagreements": review.disagreements(project) if membership.can_review else [],
     }
     return render(request, "checks/agreement.html", context)
 

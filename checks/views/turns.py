@@ -101,7 +101,7 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "judge": _judge_exchanges(judged, current.index),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
-        "audit": _audit_events(project, findings),
+        "audit": _audit_events(project, findings, request.user),
         "capability": suite.capability_statement(
             tuple(current.tools_offered) if current.tools_offered is not None else None
         ),
@@ -126,8 +126,9 @@ def _with_review(findings: Any) -> Any:
     )
 
 
-def _audit_events(project: Project, findings: list[Finding]) -> Any:
-    """The audit entries of the findings and of their corrections and comments."""
+def _audit_events(project: Project, findings: list[Finding], user: Any) -> Any:
+    """The audit entries of the findings and of their corrections and comments, less those
+    that would show ``user`` a decision blind double review still hides from them."""
     corrections = [str(c.pk) for f in findings for c in f.corrections.all()]
     comments = [str(c.pk) for f in findings for c in f.comments.all()]
     return (
@@ -137,6 +138,7 @@ def _audit_events(project: Project, findings: list[Finding]) -> Any:
             | Q(object_type="correction", object_id__in=corrections)
             | Q(object_type="comment", object_id__in=comments)
         )
+        .exclude(review.hidden_events(project, findings, user))
         .select_related("actor")[:50]
     )
 
@@ -469,5 +471,5 @@ def audit_log(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, _ = project_for(request, slug)
     current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
     findings = list(_with_review(Finding.objects.filter(turn=current)))
-    events = _audit_events(project, findings)
+    events = _audit_events(project, findings, request.user)
     return render(request, "checks/turn.html#audit", {"project": project, "turn": current, "audit": events})
