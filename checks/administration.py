@@ -144,6 +144,9 @@ def set_double_review(*, project: Project, actor: Any, enabled: bool) -> Project
     return project
 
 
+MAX_KEY_DAYS = 3650
+
+
 @transaction.atomic
 def create_api_key(
     *, project: Project, actor: Any, name: str, scopes: list[str], expires_in_days: str = ""
@@ -152,7 +155,8 @@ def create_api_key(
     scopes = [s for s in scopes if s in Scope.values]
     if not scopes:
         raise AdminError(f"scopes: choose at least one of {', '.join(Scope.values)}.")
-    if expires_in_days and not expires_in_days.isdigit():
+    days = expires_in_days
+    if days and not (days.isascii() and days.isdigit() and 1 <= int(days) <= MAX_KEY_DAYS):
         raise AdminError("expires: choose one of the listed periods.")
     expires_at = timezone.now() + timedelta(days=int(expires_in_days)) if expires_in_days else None
     name = name.strip()[:100]

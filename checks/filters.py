@@ -78,12 +78,27 @@ def _checked(name: str, key: str, value: str) -> str:
         return value
     if name in ALIASES:
         try:
-            return date.fromisoformat(value).isoformat()
+            day = date.fromisoformat(value)
         except ValueError:
             raise InvalidFilter(key, "use a date as YYYY-MM-DD, such as 2026-11-30.") from None
-    if name == "conversation" and not (value.isascii() and value.isdigit()):
+        # A day's bounds are computed as datetimes in the site's time zone: the first and last
+        # days Python can hold have no room on one side of them.
+        if not FIRST_DAY <= day <= LAST_DAY:
+            raise InvalidFilter(key, f"use a date from {FIRST_DAY} to {LAST_DAY}.")
+        return day.isoformat()
+    if name == "conversation" and not is_row_id(value):
         raise InvalidFilter(key, "use a conversation's number, as in its page's address.")
     return value
+
+
+def is_row_id(value: str) -> bool:
+    """Whether ``value`` can be a row's id: ASCII digits ("²" passes str.isdigit) that fit
+    the 64-bit integer every database here stores ids in."""
+    return value.isascii() and value.isdigit() and int(value) < 2**63
+
+
+FIRST_DAY = date(1900, 1, 1)
+LAST_DAY = date(9998, 12, 31)
 
 
 def read_date(data: Any, name: str) -> date | None:

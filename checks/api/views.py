@@ -143,7 +143,7 @@ def _format(request: Request) -> str:
 def _too_large(request: Request, limit: int) -> Response | None:
     """413 before the body is read when its declared length is over the limit."""
     length = request.META.get("CONTENT_LENGTH") or "0"
-    if length.isdigit() and int(length) <= limit:
+    if length.isascii() and length.isdigit() and int(length) <= limit:
         return None
     return error_response(
         TOO_LARGE,

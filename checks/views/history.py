@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import administration, audit, review
+from ..filters import is_row_id
 from ..models import AuditEvent, Comment, Correction, Finding
 from .access import project_for, require_admin
 
@@ -29,7 +30,7 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
     where = Q(object_type=kind, object_id=object_id)
     finding = None
     if kind == "finding":
-        finding = Finding.objects.filter(project=project, pk=object_id if object_id.isdigit() else 0).first()
+        finding = Finding.objects.filter(project=project, pk=object_id if is_row_id(object_id) else 0).first()
         if finding is not None:
             corrections = Correction.objects.filter(finding=finding).values_list("pk", flat=True)
             comments = Comment.objects.filter(finding=finding).values_list("pk", flat=True)
@@ -59,7 +60,7 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
 
 def _finding_of_correction(project: Any, object_id: str) -> Finding | None:
     correction = Correction.objects.filter(
-        finding__project=project, pk=object_id if object_id.isdigit() else 0
+        finding__project=project, pk=object_id if is_row_id(object_id) else 0
     ).first()
     return correction.finding if correction else None
 

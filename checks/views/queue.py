@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import facets, review, suite
-from ..filters import ALL, FindingFilter
+from ..filters import ALL, FindingFilter, is_row_id
 from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
 from .htmx import HtmxHttpRequest
@@ -240,7 +240,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     query = request.POST.get("query", "")
     findings = read_filters(QueryDict(query)).findings(project, user=request.user)
     if request.POST.get("scope") != "all":
-        ids = [int(v) for v in request.POST.getlist("turn") if v.isdigit()]
+        ids = [int(v) for v in request.POST.getlist("turn") if is_row_id(v)]
         if not ids:
             return _back(
                 request, project, query, "Select at least one turn, or choose everything that matches."
