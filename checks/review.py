@@ -590,8 +590,3 @@ def precision(project: Project, *, by: str = "code") -> list[Precision]:
     flags = FindingFilter(severity=Severity.FLAG.value).findings(project)
     out = precision_counts(flags, by=by)
     return sorted(out, key=lambda p: (p.precision if p.precision is not None else 2, p.checker, p.code))
-
-
-def hold_until_now() -> datetime:
-    """When a hold taken now runs out."""
-    return timezone.now() + timedelta(seconds=HOLD_SECONDS)
