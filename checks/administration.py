@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from . import audit, suite, webhooks
 from .models import ApiKey, Finding, FindingStatus, Membership, Project, Role, Scope, Webhook
+from .suite import judge, outbound
 
 
 class AdminError(ValueError):
@@ -34,9 +35,17 @@ def update_project_options(*, project: Project, user: Any, options: Any) -> Proj
     if not isinstance(options, dict):
         raise InvalidOptions('options: must be a JSON object, such as {"evidence": {"min_digits": 4}}')
     try:
-        suite.parse_options(options)
+        parsed = suite.parse_options(options)
     except suite.OptionsError as exc:
         raise InvalidOptions(str(exc)) from exc
+    url = judge.project_url(parsed.entailment)
+    if url is not None:
+        # Checked again before each request; here so the admin hears of it at once. A name
+        # that does not resolve yet is let through, for that later check.
+        try:
+            outbound.check_url(url, webhooks.outbound_allow(), unresolved_ok=True)
+        except outbound.Refused as exc:
+            raise InvalidOptions(f"entailment.judge_url: {exc.reason}") from exc
     before = project.options
     project.options = options
     project.save(update_fields=["options"])
@@ -192,11 +201,20 @@ def create_webhook(*, project: Project, actor: Any, url: str, events: list[str])
     """A new webhook and its signing secret, which is shown once."""
     url = url.strip()
     events = [e for e in events if e in webhooks.EVENTS]
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 500:
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and len(url) <= 500
+    except ValueError:
+        usable = False
+    if not usable:
         raise AdminError("url: give an http:// or https:// address of at most 500 characters.")
     if not events:
         raise AdminError(f"events: choose at least one of {', '.join(webhooks.EVENTS)}.")
+    try:
+        # Checked again before each delivery; a name that does not resolve yet is let through.
+        outbound.check_url(url, webhooks.outbound_allow(), unresolved_ok=True)
+    except outbound.Refused as exc:
+        raise AdminError(f"url: {exc.reason}.") from exc
     secret = webhooks.new_secret()
     hook = Webhook.objects.create(project=project, url=url, secret=secret, events=events)
     audit.record(

@@ -127,9 +127,9 @@ def _run_checkers(run: CheckRun, options: suite.Options) -> tuple[dict[str, Any]
 
 def judge_configured(options: suite.Options) -> bool:
     try:
-        return judge.resolve(options.entailment) is not None
-    except judge.JudgeUnavailable:
-        return True  # named but unusable: the judge run reports why
+        return judge.resolve(options.entailment, allow=webhooks.outbound_allow()) is not None
+    except ValueError:
+        return True  # named, but RECEIPTS_OUTBOUND_ALLOW is unreadable: the judge run says so
 
 
 def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
@@ -142,7 +142,14 @@ def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
     ]
     usage = JudgeUsage.objects.filter(project=run.project, day=timezone.localdate()).first()
     left = max(0, options.entailment.daily_token_budget - (usage.tokens if usage else 0))
-    return suite.run_suite(parsed, options, only={JUDGE}, neighbours=neighbours, tokens_left_today=left)
+    return suite.run_suite(
+        parsed,
+        options,
+        only={JUDGE},
+        neighbours=neighbours,
+        tokens_left_today=left,
+        outbound_allow=webhooks.outbound_allow(),
+    )
 
 
 @transaction.atomic

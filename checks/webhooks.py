@@ -5,6 +5,11 @@ HMAC-SHA256 of the exact body under the webhook's secret, so the receiver can te
 from here and was not changed. ``notify`` records one delivery per webhook that wants the
 event and enqueues it once the transaction commits; a failed attempt is retried with
 exponential backoff by the task at the end of this module.
+
+A webhook's URL is a project's choice, so each attempt goes through ``suite.outbound``: the
+name is resolved, an address that is not public (and not in RECEIPTS_OUTBOUND_ALLOW) is
+refused, the connection is made to the checked address, no proxy is used and no redirect
+followed (a 3xx is a failed attempt).
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from . import audit
 from .models import Finding, Project, Webhook, WebhookDelivery
+from .suite import outbound
 
 EVENTS = {
     "turn.flagged": "A turn is flagged (a check run reports a new flag on it)",
@@ -33,6 +40,12 @@ SIGNATURE_HEADER = "X-Receipts-Signature"
 MAX_ATTEMPTS = 6
 TIMEOUT_SECONDS = 10
 EXCERPT_LIMIT = 500
+
+
+def outbound_allow() -> outbound.Allow:
+    """The operator's exceptions for requests to URLs a project chose (RECEIPTS_OUTBOUND_ALLOW):
+    for webhooks here, for a project's judge in checking and when either is saved."""
+    return outbound.Allow.parse(settings.RECEIPTS_OUTBOUND_ALLOW)
 
 
 def new_secret() -> str:
@@ -108,15 +121,20 @@ def attempt(delivery_id: int) -> WebhookDelivery | None:
             "X-Receipts-Delivery": str(delivery.payload.get("id", delivery.pk)),
         },
     )
-    status, excerpt, error = None, "", ""
+    status, excerpt, error, refused = None, "", "", False
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310
+        with outbound.opener(outbound_allow()).open(request, timeout=TIMEOUT_SECONDS) as response:
             status = response.status
             excerpt = response.read(EXCERPT_LIMIT).decode("utf-8", "replace")
+    except outbound.Refused as exc:
+        # Nothing was sent; the next attempt would be refused the same way.
+        error, refused = f"Not sent: {exc.reason}", True
     except urllib.error.HTTPError as exc:
         status = exc.code
         excerpt = exc.read(EXCERPT_LIMIT).decode("utf-8", "replace")
         error = f"HTTP {exc.code} {exc.reason}"
+        if 300 <= exc.code < 400:
+            error += " (redirects are not followed: give the URL that answers)"
     except (urllib.error.URLError, OSError, ValueError) as exc:
         error = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
     now = timezone.now()
@@ -126,7 +144,7 @@ def attempt(delivery_id: int) -> WebhookDelivery | None:
     delivery.error = error[:1000]
     if status is not None and 200 <= status < 300:
         delivery.delivered_at, delivery.next_attempt_at, delivery.error = now, None, ""
-    elif delivery.attempts < MAX_ATTEMPTS:
+    elif delivery.attempts < MAX_ATTEMPTS and not refused:
         delivery.next_attempt_at = now + timedelta(seconds=backoff(delivery.attempts))
     else:
         delivery.next_attempt_at = None

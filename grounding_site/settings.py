@@ -298,6 +298,12 @@ RECEIPTS_RUN_STALE_SECONDS = int(os.environ.get("RECEIPTS_RUN_STALE_SECONDS", "1
 # How many conversations one check task takes at most.
 RECEIPTS_CHECK_BATCH = int(os.environ.get("RECEIPTS_CHECK_BATCH", "50"))
 
+# Requests to URLs a project chose (its judge_url, its webhooks) never reach loopback,
+# private, link-local, multicast, reserved or cloud metadata addresses, except those listed
+# here: networks or host names, e.g. "127.0.0.1/32,judge.internal" for a judge on this host.
+# URLs from the environment (RECEIPTS_JUDGE_URL) are the operator's own and not checked.
+RECEIPTS_OUTBOUND_ALLOW = env_list("RECEIPTS_OUTBOUND_ALLOW", "")
+
 # LOG_FORMAT=json: one JSON object per line, for a log collector.
 # Checks use the default queue ("celery") and the judge's questions "judge" (chosen where they
 # are enqueued). Webhook deliveries and export jobs get queues of their own, each with its own

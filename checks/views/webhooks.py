@@ -1,7 +1,9 @@
 """A project's webhooks: admins register URLs (the secret is shown once) and choose events;
-members read the delivery log."""
+members read the delivery log, and admins alone what the receivers answered."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -9,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import administration, webhooks
-from ..models import Webhook, WebhookDelivery
+from ..models import Role, Webhook, WebhookDelivery
 from .access import project_for, require_admin
 
 CHANGE = "change its webhooks"
@@ -18,7 +20,7 @@ CHANGE = "change its webhooks"
 @login_required
 def webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
-    context = {
+    context: dict[str, Any] = {
         "project": project,
         "membership": membership,
         "events": webhooks.EVENTS,
@@ -42,7 +44,11 @@ def webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             context["secret"], context["url"] = secret, ""  # shown on this response only
     context["webhooks"] = Webhook.objects.filter(project=project).order_by("-created_at")
-    context["deliveries"] = WebhookDelivery.objects.filter(project=project).select_related("webhook")[:50]
+    deliveries = WebhookDelivery.objects.filter(project=project).select_related("webhook")
+    if membership.role != Role.ADMIN:
+        # What a receiver answered can be anything it holds: admins chose the URL and read it.
+        deliveries = deliveries.defer("response_excerpt")
+    context["deliveries"] = deliveries[:50]
     return render(request, "checks/webhooks.html", context, status=status)
 
 
