@@ -1,5 +1,5 @@
-"""Project administration: checker options, members and roles, double review, API keys and
-webhooks.
+"""Project administration: checker options and the judge key, members and roles, double
+review, API keys and webhooks.
 
 Each workflow is keyword-only, runs in one transaction and writes the change to the audit
 log, whether a page, the API or a command asked for it. Refusals raise ``AdminError`` (or
@@ -58,6 +58,41 @@ def update_project_options(*, project: Project, user: Any, options: Any) -> Proj
         after={"options": options},
     )
     return project
+
+
+JUDGE_KEY_LIMIT = 500
+
+
+@transaction.atomic
+def set_judge_key(*, project: Project, actor: Any, key: str | None) -> Project:
+    """Sets (or, with an empty key, clears) the project's own judge key; the change is audited.
+
+    The key is write-only: nothing shows it back, and the audit event records only whether a
+    key was set before and after, never its value. It is sent only to the judge the project's
+    options name (entailment.judge_url), never to the site's judge."""
+    key = (key or "").strip()
+    if len(key) > JUDGE_KEY_LIMIT or any(not ("!" <= ch <= "~") for ch in key):
+        # It goes into an HTTP header: no spaces, line breaks or other control characters.
+        raise AdminError(
+            f"judge key: give the key as it was issued, at most {JUDGE_KEY_LIMIT} characters with "
+            "no spaces or line breaks."
+        )
+    locked = Project.objects.select_for_update().get(pk=project.pk)
+    had = bool(locked.judge_api_key)
+    if not key and not had:
+        return locked
+    locked.judge_api_key = key
+    locked.save(update_fields=["judge_api_key"])
+    project.judge_api_key = key
+    audit.record(
+        project=locked,
+        actor=actor,
+        verb="project.judge_key_set" if key else "project.judge_key_cleared",
+        target=locked,
+        before={"judge_key_set": had},
+        after={"judge_key_set": bool(key)},
+    )
+    return locked
 
 
 def _admins_left(project: Project, *, without: Membership) -> int:

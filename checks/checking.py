@@ -133,7 +133,8 @@ def judge_configured(options: suite.Options) -> bool:
 
 
 def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
-    """The judge's questions, with neighbours from the project's search and today's budget."""
+    """The judge's questions, with neighbours from the project's search, today's budget and
+    the project's own judge key."""
     parsed = native.from_canonical(run.conversation.document)
     neighbours = [
         {**other, "for_turn": index}
@@ -148,6 +149,9 @@ def _ask_judge(run: CheckRun, options: suite.Options) -> dict[str, Any]:
         only={JUDGE},
         neighbours=neighbours,
         tokens_left_today=left,
+        # The project's own key goes to the judge its options name, never the site's key;
+        # and that judge's address is checked against the operator's allow-list.
+        judge_key=run.project.judge_api_key or None,
         outbound_allow=webhooks.outbound_allow(),
     )
 

@@ -40,6 +40,10 @@ class Project(models.Model):
     options = models.JSONField(default=dict, blank=True, help_text="Checker options (CONTRACT.md §3).")
     # Two independent, blind reviews per finding before it counts as decided.
     double_review = models.BooleanField(default=False)
+    # The project's own key for the judge its options name (entailment.judge_url), sent to
+    # that judge alone. Write-only: set and cleared through administration.set_judge_key,
+    # never shown back; not editable, so no form (the Django admin's included) renders it.
+    judge_api_key = models.CharField(max_length=500, blank=True, default="", editable=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = ProjectQuerySet.as_manager()

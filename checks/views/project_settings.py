@@ -1,4 +1,5 @@
-"""A project's checker options (CONTRACT.md §3), edited as JSON by its admins."""
+"""A project's checker options (CONTRACT.md §3), edited as JSON by its admins, and its judge
+key, which they can set or clear but never read back."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.shortcuts import redirect, render
 
 from .. import administration, checking
 from ..ingest import json_input
+from ..models import Project
 from .access import project_for, require_admin
 
 EXAMPLE = {
@@ -29,6 +31,8 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
     text = json.dumps(project.options, indent=2)
     error = ""
     status = 200
+    if request.method == "POST" and request.POST.get("form") == "judge_key":
+        return _judge_key(request, project)
     if request.method == "POST":
         text = request.POST.get("options", "")
         try:
@@ -56,5 +60,22 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
         "options_text": text,
         "error": error,
         "example": json.dumps(EXAMPLE, indent=2),
+        # Whether a key is set, never the key: the field is write-only.
+        "judge_key_set": bool(project.judge_api_key),
     }
     return render(request, "checks/project_settings.html", context, status=status)
+
+
+def _judge_key(request: HttpRequest, project: Project) -> HttpResponse:
+    """Sets or clears the project's judge key; the page shows only whether one is set."""
+    key = "" if request.POST.get("clear") else request.POST.get("judge_key", "")
+    if not key.strip() and not request.POST.get("clear"):
+        messages.error(request, "judge key: type the key to set, or tick the box to clear it.")
+        return redirect("project-settings", project.slug)
+    try:
+        administration.set_judge_key(project=project, actor=request.user, key=key)
+    except administration.AdminError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Judge key saved." if key.strip() else "Judge key cleared.")
+    return redirect("project-settings", project.slug)
