@@ -36,14 +36,14 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
             comments = Comment.objects.filter(finding=finding).values_list("pk", flat=True)
             where |= Q(object_type="correction", object_id__in=[str(pk) for pk in corrections])
             where |= Q(object_type="comment", object_id__in=[str(pk) for pk in comments])
-    events = AuditEvent.objects.filter(project=project).filter(where)
+    logged = AuditEvent.objects.filter(project=project).filter(where)
     # What blind double review hides on the turn page stays hidden here; a correction is
     # hidden as its finding's decisions are.
     owner = _finding_of_correction(project, object_id) if kind == "correction" else finding
     if owner is not None:
         findings = Finding.objects.filter(pk=owner.pk).prefetch_related("decisions", "corrections")
-        events = events.exclude(review.hidden_events(project, findings, request.user))
-    events = list(events.order_by("id").select_related("actor"))
+        logged = logged.exclude(review.hidden_events(project, findings, request.user))
+    events = list(logged.order_by("id").select_related("actor"))
     if not events and finding is None:
         raise Http404("Nothing in the audit log for this object.")
     context: dict[str, Any] = {
