@@ -275,12 +275,12 @@ def test_a_truncated_index_is_marked_and_only_records() -> None:
     assert grounded(result) == ["w42"] or result["provenance"] == []
 
 
-def test_a_huge_result_is_read_quickly() -> None:
-    """A 5,000-row table is indexed and judged in well under a second."""
+def test_a_huge_result_is_read_whole() -> None:
+    """A 5,000-row table is indexed whole: its last row grounds the answer. (How fast is the
+    benchmarks' business: bench/suite_throughput.py.)"""
     rows = [{"id": f"vol-{i:05d}", "size_gb": i * 3, "state": "ok"} for i in range(5000)]
-    started = time.perf_counter()
     result = run("Volume vol-04999 holds 14997 GB.", {"volumes": rows})
-    assert time.perf_counter() - started < 1.0
+    assert result["turns"][0]["index_truncated"] is False
     assert flagged(result) == []
     assert result["provenance"][0]["evidence"][0]["path"] == "volumes[4999].id"
 
