@@ -140,3 +140,15 @@ def test_without_a_judge_the_other_findings_are_unchanged(
     assert not CheckRun.objects.filter(kind=RunKind.JUDGE).exists()  # nothing to queue
     codes = set(Finding.objects.filter(conversation=conversation).values_list("checker", "code"))
     assert codes == {("tool_receipts", "false_absence"), ("entailment", "judge_unavailable")}
+
+
+def test_the_inline_check_never_asks_the_judge(
+    post_conversation: Any, project: Any, judge_server: JudgeServer
+) -> None:
+    """/api/v1/check answers from the web process: the judge's questions wait for a worker,
+    which alone holds the project's judge key and checks its URL against the allow-list."""
+    _use_judge(project, judge_server)
+    response = post_conversation(_status("inline", "Billing is healthy."), path="/api/v1/check")
+    assert response.status_code == 200
+    assert judge_server.requests == []
+    assert not [f for f in response.json()["findings"] if f["checker"] == "entailment"]

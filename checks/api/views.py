@@ -18,7 +18,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import ingestion, suite
+from .. import checking, ingestion, suite
 from ..filters import FindingFilter, InvalidFilter
 from ..ingest.json_input import JsonRefused
 from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus
@@ -398,7 +398,11 @@ def check(request: Request) -> Response:
         return refusal
     try:
         document = ingestion.to_document(payload, format=_format(request))
-        report = suite.run_suite(document, suite.parse_options(project.options or None))
+        options = suite.parse_options(project.options or None)
+        # The web process never waits on a judge model: its questions belong to a worker,
+        # which alone holds the project's judge key and the outbound allow-list.
+        skip = {checking.JUDGE} if checking.judge_configured(options) else None
+        report = suite.run_suite(document, options, skip=skip)
     except ingestion.IngestError as exc:
         return error_response(exc.status_code, "The conversation is not valid.", exc.errors)
     except suite.OptionsError as exc:
