@@ -466,6 +466,16 @@ class Finding(models.Model):
     def __str__(self) -> str:
         return f"{self.checker}/{self.code} on {self.turn}"
 
+    def summary(self) -> dict[str, Any]:
+        """The finding in a few fields, as messages and datasets that point at it carry it."""
+        return {
+            "id": self.pk,
+            "checker": self.checker,
+            "code": self.code,
+            "claim": self.claim_text,
+            "explanation": self.explanation,
+        }
+
     @staticmethod
     def make_fingerprint(conversation_id: int, finding: dict[str, Any], occurrence: int = 0) -> str:
         """Where a finding stands: its turn, checker and code, and its value, or else its span,

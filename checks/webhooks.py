@@ -225,13 +225,7 @@ def correction_approved_payload(correction: Any, base_url: str = "") -> dict[str
             "approver": correction.approver.get_username() if correction.approver else None,
             "approved_at": correction.decided_at.isoformat() if correction.decided_at else None,
         },
-        "finding": {
-            "id": finding.pk,
-            "checker": finding.checker,
-            "code": finding.code,
-            "claim": finding.claim_text,
-            "explanation": finding.explanation,
-        },
+        "finding": finding.summary(),
         "conversation": {"id": finding.conversation_id, "external_id": finding.conversation.external_id},
         "turn": {
             "id": finding.turn_id,
