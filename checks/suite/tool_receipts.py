@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,13 +267,8 @@ class _ToolNames:
 
     @classmethod
     def for_turn(cls, conversation: Conversation, turn: Turn) -> _ToolNames:
-        names: list[str] = []
-        for earlier in conversation.turns[: turn.index + 1]:
-            names.extend(earlier.tools_offered or ())
-            names.extend(call.tool for call in earlier.tool_calls)
-            names.extend(r.tool for r in earlier.receipts if r.tool)
-        unique = list(dict.fromkeys(n for n in names if n))
-        return cls({name: re.compile(name_pattern(name), re.I) for name in unique})
+        known = _history(conversation).names
+        return known[min(turn.index, len(known) - 1)]
 
     def mentions(self, text: str, start: int, end: int) -> list[tuple[int, int, str]]:
         """Known tools named in text[start:end], as (start, end, tool), in text order."""
@@ -288,6 +284,84 @@ class _ToolNames:
         key = singular(word)
         fits = [t for t in self.patterns if t.lower() == word.lower() or key in map(singular, name_tokens(t))]
         return fits[0] if len(fits) == 1 else None
+
+
+def _tool_key(tool: str) -> tuple[bool, Any]:
+    """One key for the names ``_same_tool`` takes for one tool: its words, else the name."""
+    tokens = name_tokens(tool)
+    return (True, tuple(tokens)) if tokens else (False, tool)
+
+
+@dataclass(frozen=True)
+class _History:
+    """What the turns before each turn showed of tools, read in one pass over the conversation,
+    so that a turn's claims are weighed without walking back through every earlier turn."""
+
+    names: tuple[_ToolNames, ...]  # turn -> the tools known up to it (shared while none is new)
+    first_active: int | None  # the first turn that called a tool or holds a receipt
+    by_call: dict[str, list[int]]  # call id -> the turns (places) with a receipt of that id, in order
+    by_tool: dict[tuple[bool, Any], list[int]]  # tool key -> the turns with a receipt of that tool
+
+    @classmethod
+    def of(cls, conversation: Conversation) -> _History:
+        names: list[_ToolNames] = []
+        patterns: dict[str, re.Pattern[str]] = {}
+        current = _ToolNames({})
+        first_active: int | None = None
+        by_call: dict[str, list[int]] = {}
+        by_tool: dict[tuple[bool, Any], list[int]] = {}
+        for position, turn in enumerate(conversation.turns):
+            calls = turn.tool_calls
+            added = False
+            for name in (
+                *(turn.tools_offered or ()),
+                *(call.tool for call in calls),
+                *(r.tool for r in turn.receipts if r.tool),
+            ):
+                if name and name not in patterns:
+                    patterns[name] = re.compile(name_pattern(name), re.I)
+                    added = True
+            if added:
+                current = _ToolNames(dict(patterns))
+            names.append(current)
+            if first_active is None and (turn.receipts or calls):
+                first_active = position
+            for receipt in turn.receipts:
+                if receipt.call_id is not None:
+                    _add_place(by_call.setdefault(receipt.call_id, []), position)
+                _add_place(by_tool.setdefault(_tool_key(receipt.tool), []), position)
+        return cls(tuple(names) or (current,), first_active, by_call, by_tool)
+
+    def latest_before(self, claim: ToolClaim, index: int) -> int | None:
+        """The latest turn before ``index`` holding a receipt the claim may be about: one of
+        its named call, else one of its tool."""
+        if claim.call_id is not None:
+            turns = self.by_call.get(claim.call_id)
+        else:
+            turns = self.by_tool.get(_tool_key(claim.tool))
+        if not turns:
+            return None
+        at = bisect_left(turns, index)
+        return turns[at - 1] if at > 0 else None
+
+
+def _add_place(places: list[int], position: int) -> None:
+    if not places or places[-1] != position:
+        places.append(position)
+
+
+# The last conversation's history: the checkers of one run ask for it turn after turn. The
+# conversation is held (not its id), so a new one never matches.
+_held_history: tuple[Conversation | None, _History | None] = (None, None)
+
+
+def _history(conversation: Conversation) -> _History:
+    global _held_history
+    held, history = _held_history
+    if held is not conversation or history is None:
+        history = _History.of(conversation)
+        _held_history = (conversation, history)
+    return history
 
 
 def only_tool(turn: Turn) -> tuple[str | None, bool]:
@@ -823,20 +897,29 @@ def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Rece
     earlier") binds to the latest earlier turn that has one. Where the named id was reused
     (CONTRACT.md §6), the call of the claim's tool is the one meant, else the first.
     """
-    history = [turn, *reversed(conversation.turns[: turn.index])]
-    for where in history:
-        named = None
-        for receipt in where.receipts:
-            if claim.call_id is not None:
-                if receipt.call_id == claim.call_id:
-                    if _same_tool(receipt.tool, claim.tool):
-                        return receipt, where
-                    named = named or receipt
-            elif _same_tool(receipt.tool, claim.tool):
-                return receipt, where
-        if named is not None:
-            return named, where
-    return None
+    found = _bound_in(claim, turn)
+    if found is not None:
+        return found, turn
+    earlier = _history(conversation).latest_before(claim, turn.index)
+    if earlier is None:
+        return None
+    where = conversation.turns[earlier]
+    found = _bound_in(claim, where)
+    return (found, where) if found is not None else None
+
+
+def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
+    """The receipt of one turn a claim is about, if the turn has one."""
+    named = None
+    for receipt in where.receipts:
+        if claim.call_id is not None:
+            if receipt.call_id == claim.call_id:
+                if _same_tool(receipt.tool, claim.tool):
+                    return receipt
+                named = named or receipt
+        elif _same_tool(receipt.tool, claim.tool):
+            return receipt
+    return named
 
 
 def _called_in_transcript(claim: ToolClaim, turn: Turn) -> bool:
@@ -1001,7 +1084,8 @@ def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
     if claim.kind == "invoked":
         # A tool the conversation never mentions ("the calendar tool") may be a loose name
         # for one that ran; it can only be judged when nothing ran at all.
-        return item.known or not any(t.receipts or t.tool_calls for t in conversation.turns[: turn.index + 1])
+        first_active = _history(conversation).first_active
+        return item.known or first_active is None or first_active > turn.index
     if item.by_subject:
         return True  # weighed when it was read (_claim_by_subject)
     if bound is None:
