@@ -35,7 +35,8 @@ person, and refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from .options import Options
@@ -396,7 +397,7 @@ _CLAIM_VERBS = {
 _KNOWN_TOOL_VERBS = frozenset().union(*_VERB_GROUPS.values())
 
 
-def _fits(claim: ActionClaim, tool: str, argument_words: set[str]) -> bool:
+def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bool:
     """Whether a call of ``tool`` (with arguments named by ``argument_words``) could have done
     what the claim reports: its verb can do the claim's, and it acts on what the claim names.
 
@@ -429,12 +430,37 @@ def _able(
     """The calls that could have done what ``claim`` reports."""
     out: list[tuple[ToolCall, Receipt | None]] = []
     for call, receipt in calls:
-        if receipt is not None and receipt.effect == "read":
+        effect = receipt.effect if receipt is not None else None
+        if effect != "read" and _could(claim, call.tool, effect, _argument_words(call.arguments)):
+            out.append((call, receipt))
+    return out
+
+
+def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: AbstractSet[str]) -> bool:
+    """Whether a call of ``tool`` whose receipt records ``effect`` (None: no receipt) could
+    have done what ``claim`` reports; a read never could."""
+    if effect == "read":
+        return False
+    if effect == "write" and (claim.verb is None or not claim.objects):
+        return True
+    return _fits(claim, tool, argument_words)
+
+
+# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt) and the
+# words of its arguments' names.
+_Shape = tuple[str, str | None, frozenset[str]]
+
+
+def _shapes(calls: Iterable[tuple[ToolCall, Receipt | None]]) -> set[_Shape]:
+    """The shapes of the calls that did not fail: what a "has been" claim of a later turn may
+    rest on. Many calls share a shape, so a claim is weighed against each shape once rather
+    than against every call the conversation made."""
+    out: set[_Shape] = set()
+    for call, receipt in calls:
+        if receipt is not None and (receipt.effect == "read" or _failed(receipt)):
             continue
-        if receipt is not None and receipt.effect == "write" and (claim.verb is None or not claim.objects):
-            out.append((call, receipt))
-        elif _fits(claim, call.tool, _argument_words(call.arguments)):
-            out.append((call, receipt))
+        effect = receipt.effect if receipt is not None else None
+        out.add((call.tool, effect, frozenset(_argument_words(call.arguments))))
     return out
 
 
@@ -549,7 +575,7 @@ def known_kinds(turns: list[Turn]) -> set[str]:
 
 def check_turn(
     turn: Turn,
-    earlier: list[tuple[ToolCall, Receipt | None]] | None = None,
+    earlier: set[_Shape] | None = None,
     kinds: set[str] | None = None,
     claims: list[ActionClaim] | None = None,
 ) -> list[Finding]:
@@ -575,9 +601,9 @@ def check_turn(
     kinds = known_kinds([turn]) if kinds is None else kinds
     for claim in claims:
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
+        if claim.perfect and earlier and any(_could(claim, *shape) for shape in earlier):
+            continue  # an earlier call that did not fail could have done it
         able = _able(claim, calls)
-        if claim.perfect and earlier:
-            able += [pair for pair in _able(claim, earlier) if pair[1] is None or not _failed(pair[1])]
         if not able:
             unbacked.append(claim)
             continue
@@ -613,14 +639,14 @@ class ActionClaims:
 
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
-        earlier: list[tuple[ToolCall, Receipt | None]] = []
+        earlier: set[_Shape] = set()
         kinds: set[str] | None = None
         for turn in conversation.turns:
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
             if kinds is None and turn.tool_calls and claims:
                 kinds = known_kinds(list(conversation.turns))
             findings.extend(check_turn(turn, earlier, kinds, claims))
-            earlier.extend((call, turn.receipt_of(call)) for call in turn.tool_calls)
+            earlier |= _shapes((call, turn.receipt_of(call)) for call in turn.tool_calls)
         return CheckerReport(findings)
 
 
