@@ -249,7 +249,7 @@ class _Context:
 
     def may_cite(self, tool: str) -> bool:
         if self.citable is None:
-            return tool in self.record.read_tools(self.turn.index)
+            return self.record.has_read(tool, self.turn.index)
         return tool in self.citable
 
 
@@ -370,9 +370,12 @@ def _establishes(call: Call) -> set[str]:
 def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
     """Dispatched calls that may change data, after a cited read or in its batch, before the answer."""
     answer_at = ctx.turn.answer_index
-    found = []
-    for w in ctx.record.up_to(ctx.turn.index):
-        if w.is_read or not w.receipt.dispatched or w in cited:
+    found: list[Call] = []
+    if not cited:
+        return found
+    # Only a call of a cited read's turn or later can follow it or share its batch.
+    for w in ctx.record.changes_between(min(c.turn for c in cited), ctx.turn.index):
+        if w in cited:
             continue
         if w.turn == ctx.turn.index and answer_at is not None and w.message_index is not None:
             if w.message_index > answer_at:
