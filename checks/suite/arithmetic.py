@@ -36,7 +36,7 @@ in passing; every search is bounded (``MAX_*``), which can only leave more figur
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
@@ -529,15 +529,17 @@ def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
             continue
 
 
-def shifted_date(value: str, sources: list[Source], shifts: list[int]) -> Computed | None:
-    """An ISO date that is a date the sources hold moved by one of the stated shifts."""
+def shifted_date(value: str, holding: Callable[[date], Source | None], shifts: list[int]) -> Computed | None:
+    """An ISO date that is a date the sources hold moved by one of the stated shifts;
+    ``holding`` gives the source a date is taken from, where one writes it."""
     try:
         target = date.fromisoformat(value)
     except ValueError:
         return None
     for shift in dict.fromkeys(shifts):
         wanted = target - timedelta(days=shift)
-        for source in sources:
+        source = holding(wanted)
+        if source is not None:
             for found, start, end in dates_in(source.text):
                 if found == wanted:
                     evidence = (

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import Any
 
 from .arithmetic import (
@@ -35,7 +36,6 @@ from .arithmetic import (
     Operand,
     Stated,
     explain_amount,
-    list_counts,
     money_leaves,
     named_records,
     shifted_date,
@@ -47,6 +47,7 @@ from .evidence_index import Source, index_for, parse_arguments
 from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, route_findings
+from .shown import Shown
 from .text import sentences
 from .tokens import (
     MAX_SOURCE_TOKENS,
@@ -283,8 +284,8 @@ class _State:
 
     def __init__(self, opts: EvidenceOptions) -> None:
         self.newest: dict[str, int] = {}  # form -> position of the newest tool result carrying it
-        self.tool_sources: list[Source] = []
-        self.people_sources: list[Source] = []  # the user's messages and the prompt
+        self.tools = Shown()  # the tool results so far
+        self.people = Shown()  # the user's messages and the prompt
         self.tokens = 0
         self.truncated = False
         self.exempt: set[str] = set()
@@ -294,8 +295,10 @@ class _State:
         # the user stated.
         self.amounts: list[Operand] = []
         self.derivations: dict[float, Derivation | Computed] = {}  # amounts explained in earlier answers
-        self.counts: list[Operand] = []
-        self.shifts: list[int] = []
+        # The first count the user wrote of each number, and each shift of days, in order: a
+        # later one of the same number explains nothing the first does not.
+        self.counts: dict[int, Operand] = {}
+        self.shifts: dict[int, None] = {}
 
     def absorb(self, source: Source) -> None:
         if source.role == "tool":
@@ -304,11 +307,11 @@ class _State:
             if source.truncated or self.tokens > MAX_SOURCE_TOKENS:
                 self.truncated = True
             self.newest.update(dict.fromkeys(forms, source.position))
-            self.tool_sources.append(source)
+            self.tools.add(source)
         elif source.role in ("user", "system"):
             if source.text.lstrip().startswith(CORRECTION_PREFIX):
                 return  # the suite's own words are nobody's evidence
-            self.people_sources.append(source)
+            self.people.add(source)
             self.exempt |= source.forms
             self.exempt |= source.fragments
             self.exempt |= time_and_date_spellings(source.text)
@@ -318,8 +321,9 @@ class _State:
                 Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
             )
             if source.role == "user":
-                self.counts.extend(user_counts(source.text))
-                self.shifts.extend(stated_shifts(source.text))
+                for count in user_counts(source.text):
+                    self.counts.setdefault(int(count.value), count)
+                self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
 
     def remember_amounts(
         self, turn: int, candidates: list[Candidate], known: dict[str, tuple[Evidence, ...]]
@@ -334,8 +338,7 @@ class _State:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
         if plural not in self.newest or len(plural) < 4:
             return False
-        prefix = count_key(plural, 0)[:-1]
-        return any(key.startswith(prefix) for source in self.tool_sources for key in source.counts)
+        return self.tools.counts_noun(count_key(plural, 0)[:-1])
 
     def explained_before(self, number: float | None) -> Derivation | Computed | None:
         """An amount an earlier answer computed, said again: the same derivation explains it."""
@@ -344,23 +347,29 @@ class _State:
     def context_for(self, turn_sources: list[Source], candidates: list[Candidate]) -> Context:
         """The operands an answer's arithmetic may use besides the amounts it states."""
         read = [leaf for source in turn_sources for leaf in money_leaves(source)]
-        counts = self.counts + [count for source in self.tool_sources[::-1] for count in list_counts(source)]
+        # The user's counts, then the lengths of the results' lists, newest first; of each
+        # number only the first, since a product made with a later one is made with it.
+        counts = dict(self.counts)
+        for count in self.tools.list_counts():
+            counts.setdefault(int(count.value), count)
         names = [(c.start, c.value) for c in candidates if c.shape == "identifier"]
         records: dict[str, NamedRecord] = {}
         wanted = {value for _, value in names}
-        for source in self.tool_sources[::-1][:MAX_SOURCES]:
+        for source in self.tools.newest(MAX_SOURCES):
             for record in named_records(source, wanted - set(records)):
                 records.setdefault(record.name, record)
         return Context(
             read=read[:MAX_POOL],
             earlier=self.amounts[-MAX_POOL:],
-            counts=counts,
+            counts=list(counts.values()),
             records=records,
             names=names,
         )
 
-    def dated_sources(self) -> list[Source]:
-        return self.tool_sources[::-1] + self.people_sources
+    def holding_date(self, wanted: date) -> Source | None:
+        """The newest tool result that writes a date, else the first person who wrote it."""
+        found = self.tools.holding_date(wanted, newest=True)
+        return found if found is not None else self.people.holding_date(wanted, newest=False)
 
 
 def _amounts_in(text: str) -> list[Candidate]:
@@ -422,7 +431,6 @@ class EvidenceChecker:
         known: dict[str, tuple[Evidence, ...]] = {}  # value -> what grounds or explains it
         unread: list[Candidate] = []
         grounded_turns: list[int] = []
-        newest_first = state.tool_sources[::-1]
         for i, candidate in enumerate(reading.candidates):
             if candidate.value in seen:
                 continue
@@ -430,7 +438,7 @@ class EvidenceChecker:
             if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in candidate.forms):
                 known[candidate.value] = ()
                 continue
-            where = self._locate(candidate, state, sources, newest_first)
+            where = self._locate(candidate, state, sources)
             if where is None:
                 unread.append(candidate)
                 continue
@@ -477,9 +485,7 @@ class EvidenceChecker:
 
         if unsupported and not state.truncated:
             self._flag(turn, opts, unsupported, report)
-        records = (
-            names_in(reading.candidates, state.tool_sources[::-1], turn.answer) if not state.truncated else {}
-        )
+        records = names_in(reading.candidates, state.tools, turn.answer) if not state.truncated else {}
         if records:
             grounded = {
                 c.value for c in reading.candidates if known.get(c.value) and c.value not in explained
@@ -510,7 +516,7 @@ class EvidenceChecker:
         out: dict[str, Derivation | Computed] = {}
         if not opts.figures and not opts.decimal_rounding:
             return out
-        newest_first = state.tool_sources[::-1]
+        newest_first = state.tools.newest(MAX_SOURCES)  # all that ``explain`` reads
         for candidate in unread:
             if candidate.number is None or candidate.shape == "amount":
                 continue
@@ -526,7 +532,7 @@ class EvidenceChecker:
             return out
         for candidate in unread:
             if candidate.shape == "identifier" and iso_date_keys(candidate.value):
-                shifted = shifted_date(candidate.value, state.dated_sources(), state.shifts)
+                shifted = shifted_date(candidate.value, state.holding_date, list(state.shifts))
                 if shifted is not None:
                     out[candidate.value] = shifted
         amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
@@ -566,7 +572,7 @@ class EvidenceChecker:
 
     @staticmethod
     def _locate(
-        candidate: Candidate, state: _State, sources: list[Source], newest_first: list[Source]
+        candidate: Candidate, state: _State, sources: list[Source]
     ) -> tuple[Source, tuple[int, int] | None] | None:
         best, best_form = -1, ""
         forms = list(candidate.forms)
@@ -581,21 +587,19 @@ class EvidenceChecker:
             return source, source.span_of(best_form)
         # Keys read from a result only when asked: an identifier's digit run, a list's length.
         lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
-        for source in newest_first if lazy else ():
+        holder = state.tools.with_lazy_key(lazy) if lazy else None
+        if holder is not None:
             for key in lazy:
-                if key in source.fragments:
-                    return source, source.span_of(key)
-                if key in source.counts:
-                    return source, None
+                if key in holder.fragments:
+                    return holder, holder.span_of(key)
+                if key in holder.counts:
+                    return holder, None
 
         if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
             whole, _, fraction = candidate.value.partition(".")
             if len(whole) >= 4 and whole.isdigit():
                 grouped = f"{int(whole):,}" + (f".{fraction}" if fraction else "")
-                for source in newest_first:
-                    span = source.grouped_span(grouped)
-                    if span is not None:
-                        return source, span
+                return state.tools.writing_grouped(grouped)
         return None
 
     @staticmethod

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from .evidence_index import Source, join_path
+from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
 from .types import Evidence, Finding, Span
@@ -127,11 +128,11 @@ def is_name(value: str) -> bool:
     return 3 <= len(value) <= 64 and any(c.isdigit() for c in value) and not _DATE.match(value)
 
 
-def named(sources: list[Source], name: str) -> list[Record]:
+def named(results: Shown, name: str) -> list[Record]:
     """The records a name names, newest result first: where the name stands in each result
     that carries it, the object holding it, with its siblings."""
     out: list[Record] = []
-    for source in [s for s in sources if name in s.forms][:MAX_SOURCES]:
+    for source in results.carrying(name, MAX_SOURCES):
         cache = source.cache.setdefault("records", {})
         if name not in cache:
             cache[name] = _record_at(source, name)
@@ -202,16 +203,15 @@ def _resolve(value: Any, parts: list[str | int]) -> Any:
     return value
 
 
-def names_in(candidates: list[Candidate], sources: list[Source], answer: str) -> dict[str, list[Record]]:
+def names_in(candidates: list[Candidate], results: Shown, answer: str) -> dict[str, list[Record]]:
     """The answer's identifiers that name a record and that a check here can use, each with
-    its records: the only name of a sentence, or a name a route follows. A value that stands
-    quoted in no result names nothing, and is not looked up."""
+    its records (``results`` are the tool results so far): the only name of a sentence, or a
+    name a route follows. A value that stands quoted in no result names nothing, and is not
+    looked up."""
     possible = {
         c.value
         for c in candidates
-        if c.shape in ("identifier", "number")
-        and is_name(c.value)
-        and any(f'"{c.value}"' in source.low for source in sources if source.looks_json)
+        if c.shape in ("identifier", "number") and is_name(c.value) and results.quotes(c.value)
     }
     if not possible:
         return {}
@@ -224,7 +224,7 @@ def names_in(candidates: list[Candidate], sources: list[Source], answer: str) ->
             wanted |= here
     out: dict[str, list[Record]] = {}
     for name in wanted:
-        found = named(sources, name)
+        found = named(results, name)
         if found:
             out[name] = found
     return out

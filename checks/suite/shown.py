@@ -1,0 +1,267 @@
+"""What a conversation has shown so far, asked about all at once.
+
+The checkers walk a conversation in order and, at each answer or call, ask questions of
+everything before it: which tool result holds this identifier's digits, which quotes this
+name, which holds this date; did anyone write this value. Answering each question by walking
+back through the earlier messages makes a turn's work grow with the turns before it, so a
+long conversation costs the square of its length.
+
+The classes here keep the messages in order and answer each kind of question by walking
+them, newest first, as long as that is cheap, and from an index once it is not: once the
+walks for one kind of question have visited ``WALKS`` times as many messages as there are,
+its index is built, and from then on grown by the messages that came since. A short
+conversation is never indexed; a long one reads each message once for each kind of question
+it is asked. Either way the answer is the one the walk gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from datetime import date
+from typing import Any
+
+from .arithmetic import Operand, dates_in, list_counts
+from .evidence_index import Source
+
+# How many times over the messages the walks for one kind of question may go before it is
+# indexed: enough that a short conversation is never indexed, few enough that a long one
+# is indexed within its first turns.
+WALKS = 32
+# Strings between two quotes longer than this are not indexed: names are shorter.
+MAX_QUOTED = 64
+_RUN = re.compile(r"[^\W_]+")  # a run of letters and digits (``str.isalnum``)
+_NUMERAL_RUN = re.compile(r"[\d.,]+")
+
+
+class Grown:
+    """Indexes over a list that only grows, each built once walking it has cost enough."""
+
+    def __init__(self) -> None:
+        self._upto: dict[str, int] = {}  # index -> how many items it has read
+        self._walked: dict[str, int] = {}  # index not built yet -> items its walks visited
+
+    def indexed(self, name: str, items: Sequence[Any], read: Callable[[int, Any], None]) -> bool:
+        """Whether to answer a question of kind ``name`` from its index, brought up to date
+        with ``read`` (called with each item not yet read, and its place); False: walk."""
+        if name not in self._upto:
+            walked = self._walked.get(name, 0) + len(items)
+            self._walked[name] = walked
+            if walked <= WALKS * len(items):
+                return False
+            self._upto[name] = 0
+        for ordinal in range(self._upto[name], len(items)):
+            read(ordinal, items[ordinal])
+        self._upto[name] = len(items)
+        return True
+
+
+class Shown(Grown):
+    """The tool results (or the people's messages) of a conversation so far, oldest first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[Source] = []
+        self._fragments: dict[str, int] = {}  # digit-run key -> newest source that carries it
+        self._counts: dict[str, int] = {}  # count key -> newest source whose lists have it
+        self._count_nouns: set[str] = set()  # ``count:noun:`` of every count key
+        self._quoted: set[str] = set()  # strings a JSON result holds between two quotes
+        self._holders: dict[str, list[int]] = {}  # form -> the sources that carry it, oldest first
+        self._grouped: dict[str, int] = {}  # 41,200 -> newest source that writes it so
+        self._newest_date: dict[date, int] = {}
+        self._first_date: dict[date, int] = {}
+        self._list_counts: dict[int, tuple[int, int, Operand]] = {}  # n -> (source, place, operand)
+
+    def add(self, source: Source) -> None:
+        self.sources.append(source)
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def newest(self, count: int) -> list[Source]:
+        """The ``count`` newest sources, newest first."""
+        return self.sources[-count:][::-1] if count > 0 else []
+
+    # --- keys read only when asked: an identifier's digit run, a list's length ---------------
+
+    def _read_lazy_keys(self, ordinal: int, source: Source) -> None:
+        self._fragments.update(dict.fromkeys(source.fragments, ordinal))
+        counts = source.counts
+        self._counts.update(dict.fromkeys(counts, ordinal))
+        self._count_nouns.update(key[: key.rindex(":") + 1] for key in counts)
+
+    def with_lazy_key(self, keys: list[str]) -> Source | None:
+        """The newest source that carries one of ``keys`` among its fragments or counts."""
+        if not self.indexed("lazy", self.sources, self._read_lazy_keys):
+            for source in reversed(self.sources):
+                if any(key in source.fragments or key in source.counts for key in keys):
+                    return source
+            return None
+        best = max((max(self._fragments.get(key, -1), self._counts.get(key, -1)) for key in keys), default=-1)
+        return self.sources[best] if best >= 0 else None
+
+    def counts_noun(self, prefix: str) -> bool:
+        """Whether some source's lists have a count key starting with ``prefix``
+        (``count:passenger:``, which ends at the colon before the number)."""
+        if not self.indexed("lazy", self.sources, self._read_lazy_keys):
+            return any(key.startswith(prefix) for source in self.sources for key in source.counts)
+        return prefix in self._count_nouns
+
+    # --- whole strings of JSON results ------------------------------------------------------
+
+    def _read_quoted(self, ordinal: int, source: Source) -> None:
+        if source.looks_json:
+            self._quoted.update(part for part in source.low.split('"')[1:-1] if len(part) <= MAX_QUOTED)
+
+    def quotes(self, value: str) -> bool:
+        """Whether a JSON source holds ``"value"`` (its lower-case text does)."""
+        if (
+            '"' in value
+            or len(value) > MAX_QUOTED
+            or not self.indexed("quoted", self.sources, self._read_quoted)
+        ):
+            return any(f'"{value}"' in source.low for source in self.sources if source.looks_json)
+        return value in self._quoted
+
+    def _read_forms(self, ordinal: int, source: Source) -> None:
+        for form in source.forms:
+            self._holders.setdefault(form, []).append(ordinal)
+
+    def carrying(self, form: str, limit: int) -> list[Source]:
+        """The newest ``limit`` sources whose forms include ``form``, newest first."""
+        if limit <= 0:
+            return []
+        if not self.indexed("forms", self.sources, self._read_forms):
+            out: list[Source] = []
+            for source in reversed(self.sources):
+                if form in source.forms:
+                    out.append(source)
+                    if len(out) == limit:
+                        break
+            return out
+        holders = self._holders.get(form, [])
+        return [self.sources[ordinal] for ordinal in holders[-limit:][::-1]]
+
+    # --- numbers with thousands separators ----------------------------------------------------
+
+    def _read_grouped(self, ordinal: int, source: Source) -> None:
+        low = source.low
+        if "," not in low:
+            return
+        for match in _NUMERAL_RUN.finditer(low):
+            run = match.group()
+            if "," not in run:
+                continue
+            # What ``Source.grouped_span`` finds: a prefix of a run of digits, dots and commas
+            # that is followed by no digit, and by no dot or comma that a digit follows.
+            for end in range(1, len(run) + 1):
+                if end == len(run) or (
+                    run[end] in ".," and (end + 1 == len(run) or not run[end + 1].isdigit())
+                ):
+                    if "," in run[:end]:
+                        self._grouped[run[:end]] = ordinal
+
+    def writing_grouped(self, grouped: str) -> tuple[Source, tuple[int, int]] | None:
+        """The newest source that writes the number ``grouped`` (``41,200``), and where."""
+        if "," not in grouped or not self.indexed("grouped", self.sources, self._read_grouped):
+            for source in reversed(self.sources):
+                span = source.grouped_span(grouped)
+                if span is not None:
+                    return source, span
+            return None
+        ordinal = self._grouped.get(grouped)
+        if ordinal is None:
+            return None
+        source = self.sources[ordinal]
+        span = source.grouped_span(grouped)
+        return (source, span) if span is not None else None
+
+    # --- dates ----------------------------------------------------------------------------------
+
+    def _read_dates(self, ordinal: int, source: Source) -> None:
+        for found, _, _ in dates_in(source.text):
+            self._newest_date[found] = ordinal
+            self._first_date.setdefault(found, ordinal)
+
+    def holding_date(self, wanted: date, newest: bool) -> Source | None:
+        """The newest (else the first) source that writes ``wanted`` as an ISO date."""
+        if not self.indexed("dates", self.sources, self._read_dates):
+            for source in reversed(self.sources) if newest else self.sources:
+                if any(found == wanted for found, _, _ in dates_in(source.text)):
+                    return source
+            return None
+        ordinal = (self._newest_date if newest else self._first_date).get(wanted)
+        return self.sources[ordinal] if ordinal is not None else None
+
+    # --- the lengths of lists of records (``arithmetic.list_counts``) ----------------------
+
+    def _read_list_counts(self, ordinal: int, source: Source) -> None:
+        seen: set[int] = set()
+        for place, operand in enumerate(list_counts(source)):
+            n = int(operand.value)
+            if n not in seen:
+                seen.add(n)
+                self._list_counts[n] = (ordinal, place, operand)
+
+    def list_counts(self) -> list[Operand]:
+        """The first of each length ``list_counts`` gives over the sources newest first: the
+        only ones a product of an amount and a count can use (a later one of the same length
+        gives the same products)."""
+        if not self.indexed("list_counts", self.sources, self._read_list_counts):
+            first: dict[int, Operand] = {}
+            for source in reversed(self.sources):
+                for operand in list_counts(source):
+                    first.setdefault(int(operand.value), operand)
+            return list(first.values())
+        ranked = sorted(self._list_counts.values(), key=lambda item: (-item[0], item[1]))
+        return [operand for _, _, operand in ranked]
+
+
+class Texts(Grown):
+    """Texts in the order they were written, for finding a value written among them as a
+    whole (no letter or digit glued to either end)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self._runs: dict[str, list[int]] = {}  # a run of letters and digits -> texts holding it
+
+    def add(self, text: str) -> None:
+        self.texts.append(text)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def _read(self, ordinal: int, text: str) -> None:
+        for run in set(_RUN.findall(text)):
+            self._runs.setdefault(run, []).append(ordinal)
+
+    def holding(self, needle: str) -> Iterator[int]:
+        """The texts that hold ``needle`` as a whole, newest first.
+
+        Where ``needle`` stands whole, each of its runs of letters and digits is a whole run
+        of the text too; so, indexed, only the texts holding its rarest run are searched.
+        """
+        runs = _RUN.findall(needle)
+        ordinals: Sequence[int] = range(len(self.texts))
+        if runs and self.indexed("runs", self.texts, self._read):
+            ordinals = min((self._runs.get(run, []) for run in runs), key=len)
+        for ordinal in reversed(ordinals):
+            if bounded_in(needle, self.texts[ordinal]):
+                yield ordinal
+
+    def holds(self, needle: str) -> bool:
+        return next(self.holding(needle), None) is not None
+
+
+def bounded_in(needle: str, haystack: str) -> bool:
+    """``needle`` in ``haystack`` with no letter or digit glued to either end."""
+    at = haystack.find(needle)
+    while at != -1:
+        before = haystack[at - 1] if at > 0 else " "
+        end = at + len(needle)
+        after = haystack[end] if end < len(haystack) else " "
+        if not before.isalnum() and not after.isalnum():
+            return True
+        at = haystack.find(needle, at + 1)
+    return False
