@@ -25,6 +25,7 @@ from typing import Any
 
 from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
 from .options import Options
+from .shown import Grown, Texts
 from .tokens import canonical_number, classify, lookup_forms, normalize, tokenize
 from .tool_names import may_write
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
@@ -73,19 +74,6 @@ def enum_values(schema: Any, path: str) -> set[str] | None:
     return out or None
 
 
-def _bounded_in(needle: str, haystack: str) -> bool:
-    """``needle`` in ``haystack`` with no letter or digit glued to either end."""
-    at = haystack.find(needle)
-    while at != -1:
-        before = haystack[at - 1] if at > 0 else " "
-        end = at + len(needle)
-        after = haystack[end] if end < len(haystack) else " "
-        if not before.isalnum() and not after.isalnum():
-            return True
-        at = haystack.find(needle, at + 1)
-    return False
-
-
 def _is_empty(result: Source | None, receipt: Receipt | None) -> bool:
     """The lookup found nothing: an empty list, an absence envelope, or the receipt says so."""
     if receipt is not None and (
@@ -106,24 +94,32 @@ def _is_empty(result: Source | None, receipt: Receipt | None) -> bool:
 
 
 class _Seen:
-    """What the conversation showed before one point: who supplied which values."""
+    """What the conversation showed before one point: who supplied which values.
+
+    Every question a call asks of it (which result holds a value, did a person write it) is
+    answered from indexes (``shown``), so a call late in a long conversation costs no more
+    than one early in it.
+    """
 
     def __init__(self) -> None:
         self.person_forms: set[str] = set()
-        self.person_texts: list[str] = []
+        self.person_texts = Texts()  # the user's messages and the prompt, lower case
         self.newest: dict[str, int] = {}
         self.tools: list[Source] = []
-        self.prose: list[str] = []
+        self.tool_texts = Texts()  # each of ``tools`` as ``Source.low``, in the same order
+        self.prose = Texts()  # the assistant's own words, lower case
         self.supply = Supply(results=self.tools)  # for the numbers typed into writes
         self.last_prose = ""  # the assistant's last words, which a short reply answers
+        self._by_tool = _ByTool()
 
     def absorb(self, source: Source) -> None:
         if source.role == "tool":
             self.newest.update(dict.fromkeys(source.forms, source.position))
             self.tools.append(source)
+            self.tool_texts.add(source.low)
         else:
             self.person_forms |= source.forms
-            self.person_texts.append(source.text.lower())
+            self.person_texts.add(source.text.lower())
             if source.role == "user":
                 self.supply.user_texts.append(source.text)
                 if self.last_prose:
@@ -134,9 +130,33 @@ class _Seen:
     def absorb_prose(self, text: str) -> None:
         """An answer's own words: not evidence of an identifier, but the amounts it states are
         what a later payment is computed from."""
-        self.prose.append(text.lower())
+        self.prose.add(text.lower())
         self.last_prose = text
         self.supply.prose_amounts |= amounts_in(text)
+
+    def newest_of(self, producers: tuple[str, ...], forms: list[str]) -> Source | None:
+        """The newest result of one of ``producers`` that carries one of ``forms``."""
+        if not self._by_tool.indexed("tools", self.tools, self._by_tool.read):
+            for source in reversed(self.tools):
+                if source.tool in producers and any(f in source.forms for f in forms):
+                    return source
+            return None
+        best = max(
+            (self._by_tool.newest.get(tool, {}).get(form, -1) for tool in producers for form in forms),
+            default=-1,
+        )
+        return self.tools[best] if best >= 0 else None
+
+
+class _ByTool(Grown):
+    """For each tool, the newest of the results it gave that carries each form."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.newest: dict[str | None, dict[str, int]] = {}
+
+    def read(self, ordinal: int, source: Source) -> None:
+        self.newest.setdefault(source.tool, {}).update(dict.fromkeys(source.forms, ordinal))
 
 
 class ArgumentsChecker:
@@ -190,9 +210,7 @@ class ArgumentsChecker:
             lowered = raw.strip().lower()
             producer = self._producer(forms, lowered, seen, sources, producers)
             if producer is None:
-                if any(f in seen.person_forms for f in forms) or any(
-                    _bounded_in(lowered, text) for text in seen.person_texts
-                ):
+                if any(f in seen.person_forms for f in forms) or seen.person_texts.holds(lowered):
                     continue
                 out.append(self._unsupported(turn, call, path, value, lowered, seen, producers))
                 continue
@@ -245,14 +263,13 @@ class ArgumentsChecker:
             best = max((seen.newest.get(f, -1) for f in forms), default=-1)
             if best >= 0:
                 return sources[best]
-            candidates = seen.tools
         else:
-            candidates = [s for s in seen.tools if s.tool in producers]
-            for source in reversed(candidates):
-                if any(f in source.forms for f in forms):
-                    return source
-        for source in reversed(candidates):
-            if _bounded_in(lowered, source.low):
+            found = seen.newest_of(producers, forms)
+            if found is not None:
+                return found
+        for ordinal in seen.tool_texts.holding(lowered):
+            source = seen.tools[ordinal]
+            if producers is None or source.tool in producers:
                 return source
         return None
 
@@ -266,7 +283,7 @@ class ArgumentsChecker:
         seen: _Seen,
         producers: tuple[str, ...] | None,
     ) -> Finding:
-        in_prose = any(_bounded_in(lowered, text) for text in seen.prose)
+        in_prose = seen.prose.holds(lowered)
         where = (
             "it was found only in the assistant's own prose, which is not evidence"
             if in_prose

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .arithmetic import money_leaves
-from .derived import explain
+from .derived import MAX_SOURCES, explain
 from .evidence_index import Source, json_leaves
+from .shown import Grown
 from .text import NUMBER_WORDS, name_tokens, parse_number, singular
 from .tokens import money_tokens
 
@@ -124,14 +125,24 @@ def answered(replies: list[tuple[str, str]], stems: set[str]) -> set[float]:
     """The numbers of short replies to a question that named the thing ("How many bags?" "2")."""
     out: set[float] = set()
     for question, reply in replies:
-        words = re.findall(r"[a-z0-9-]+", reply.lower())
-        if not words or len(words) > MAX_REPLY_WORDS:
+        numbers = _reply_numbers(reply)
+        if numbers is None or (stems and not _asked(question) & stems):
             continue
-        asked = {singular(w)[:3] for w in re.findall(r"[a-z]+", question.lower()) if len(w) >= 3}
-        if stems and not asked & stems:
-            continue
-        out.update(n for n in (_number(w) for w in words if w not in ("a", "an")) if n is not None)
+        out |= numbers
     return out
+
+
+def _reply_numbers(reply: str) -> set[float] | None:
+    """The numbers of a short reply; None for a reply too long (or too empty) to answer."""
+    words = re.findall(r"[a-z0-9-]+", reply.lower())
+    if not words or len(words) > MAX_REPLY_WORDS:
+        return None
+    return {n for n in (_number(w) for w in words if w not in ("a", "an")) if n is not None}
+
+
+def _asked(question: str) -> set[str]:
+    """What a question names: the first three letters of each of its words."""
+    return {singular(w)[:3] for w in re.findall(r"[a-z]+", question.lower()) if len(w) >= 3}
 
 
 def _number(word: str) -> float | None:
@@ -149,19 +160,98 @@ def amounts_in(text: str) -> set[float]:
 
 @dataclass
 class Supply:
-    """What the conversation has said before a call: who could have supplied a number."""
+    """What the conversation has said before a call: who could have supplied a number.
+
+    The lists only grow, in conversation order. What a call asks of all of them (the numbers
+    a key held, the money read, what the user said of a noun) is answered by walking them
+    while that is cheap, and from indexes grown with them once it is not (``shown.Grown``),
+    so a write late in a long conversation costs no more than one early in it.
+    """
 
     user_texts: list[str] = field(default_factory=list)
     # Short replies with the question they answer: "2" after "How many bags will you check?"
     replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[float] = field(default_factory=set)  # money the user or an answer stated
     results: list[Source] = field(default_factory=list)
+    _index: _SupplyIndex = field(default_factory=lambda: _SupplyIndex(), repr=False, compare=False)
 
     def same_key(self, key: str) -> set[float]:
+        """The numbers the results hold under ``key``."""
+        index = self._index
+        if not index.indexed("keys", self.results, index.read_keys):
+            out: set[float] = set()
+            for source in self.results:
+                out |= keyed_numbers(source).get(key, set())
+            return out
+        return index.by_key.get(key, set())
+
+    def money_read(self, value: float) -> bool:
+        """Whether a result holds ``value`` under a money key, or a text result names it."""
+        index = self._index
+        if not index.indexed("money", self.results, index.read_money):
+            return any(
+                leaf.value == value for source in self.results for leaf in money_leaves(source)
+            ) or any(value in _text_amounts(source) for source in self.results if not source.looks_json)
+        return value in index.money
+
+    def said(self, stems: set[str]) -> set[float]:
+        """``said_of(user_texts, stems) | answered(replies, stems)``."""
+        index = self._index
         out: set[float] = set()
-        for source in self.results:
-            out |= keyed_numbers(source).get(key, set())
+        if not index.indexed("said", self.user_texts, index.read_said):
+            out |= said_of(self.user_texts, stems)
+        elif not stems:
+            out |= index.said_any
+        else:
+            for stem in stems:
+                out |= index.said_by_stem.get(stem, set())
+        if not index.indexed("answered", self.replies, index.read_answered):
+            out |= answered(self.replies, stems)
+        elif not stems:
+            out |= index.answered_any
+        else:
+            for stem in stems:
+                out |= index.answered_by_stem.get(stem, set())
         return out
+
+
+class _SupplyIndex(Grown):
+    """What ``Supply``'s lists hold, by what a call asks of them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_key: dict[str, set[float]] = {}
+        self.money: set[float] = set()
+        self.said_any: set[float] = set()
+        self.said_by_stem: dict[str, set[float]] = {}
+        self.answered_any: set[float] = set()
+        self.answered_by_stem: dict[str, set[float]] = {}
+
+    def read_keys(self, ordinal: int, source: Source) -> None:
+        for key, numbers in keyed_numbers(source).items():
+            self.by_key.setdefault(key, set()).update(numbers)
+
+    def read_money(self, ordinal: int, source: Source) -> None:
+        self.money.update(leaf.value for leaf in money_leaves(source))
+        if not source.looks_json:
+            self.money |= _text_amounts(source)
+
+    def read_said(self, ordinal: int, text: str) -> None:
+        for match in _SAID.finditer(text):
+            number = _number(match.group(1))
+            if number is None:
+                continue
+            self.said_any.add(number)
+            for word in match.group(2).lower().split():
+                self.said_by_stem.setdefault(singular(word)[:3], set()).add(number)
+
+    def read_answered(self, ordinal: int, reply: tuple[str, str]) -> None:
+        numbers = _reply_numbers(reply[1])
+        if numbers is None:
+            return
+        self.answered_any |= numbers
+        for stem in _asked(reply[0]):
+            self.answered_by_stem.setdefault(stem, set()).update(numbers)
 
 
 def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, float]]:
@@ -207,13 +297,10 @@ def _text_amounts(source: Source) -> set[float]:
 def _known_amount(value: float, supply: Supply) -> bool:
     """Money the user or an answer stated, a result holds under a money key, or a sum over
     one result's list."""
-    if value in supply.prose_amounts:
+    if value in supply.prose_amounts or supply.money_read(value):
         return True
-    if any(leaf.value == value for source in supply.results for leaf in money_leaves(source)):
-        return True
-    if any(value in _text_amounts(source) for source in supply.results if not source.looks_json):
-        return True
-    return explain(value, 2, supply.results[::-1], kinds=("column-sum",), whole_lists=True) is not None
+    newest = supply.results[-MAX_SOURCES:][::-1]  # all that ``explain`` reads
+    return explain(value, 2, newest, kinds=("column-sum",), whole_lists=True) is not None
 
 
 def _supplied(path: str, value: float, supply: Supply) -> bool:
@@ -225,7 +312,7 @@ def _supplied(path: str, value: float, supply: Supply) -> bool:
     if is_money_key(key):
         return _known_amount(value, supply)
     stems = key_stems(key)
-    said = said_of(supply.user_texts, stems) | answered(supply.replies, stems)
+    said = supply.said(stems)
     if value in said:
         return True
     return any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)
