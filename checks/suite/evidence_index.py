@@ -61,16 +61,17 @@ def join_path(path: str, key: str | int) -> str:
 
 def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list[tuple[str, Any]]:
     """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``,
-    ``ids[0]``)."""
-    if keep(value):
-        return [(path, value)]
+    ``ids[0]``), in document order. Walked without recursion, so no nesting stops it."""
     out: list[tuple[str, Any]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(json_leaves(item, keep, join_path(path, str(key))))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            out.extend(json_leaves(item, keep, join_path(path, i)))
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        here, node = stack.pop()
+        if keep(node):
+            out.append((here, node))
+        elif isinstance(node, dict):
+            stack.extend((join_path(here, str(key)), item) for key, item in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((join_path(here, i), node[i]) for i in range(len(node) - 1, -1, -1))
     return out
 
 
@@ -375,17 +376,18 @@ def is_absence(value: dict[str, Any]) -> bool:
 
 def _string_forms(value: Any) -> set[str]:
     out: set[str] = set()
-    if isinstance(value, str):
-        out.add(normalize(value))
-        out |= index_text(value)[0]
-    elif isinstance(value, dict):
-        for item in value.values():
-            out |= _string_forms(item)
-    elif isinstance(value, list):
-        for item in value:
-            out |= _string_forms(item)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        out.add(normalize(str(value)))
+    stack = [value]  # walked without recursion, so no nesting stops it
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.add(normalize(node))
+            out |= index_text(node)[0]
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            out.add(normalize(str(node)))
     return out
 
 
