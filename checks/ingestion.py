@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -36,6 +37,7 @@ from .suite import conversation as native
 
 class IngestError(Exception):
     status_code = 400
+    detail = "The conversation is not valid."
 
     def __init__(self, errors: list[dict[str, str]]) -> None:
         super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
@@ -48,6 +50,14 @@ class InvalidPayload(IngestError):
 
 class ConversationConflict(IngestError):
     status_code = 409
+    detail = "The conversation conflicts."
+
+
+class TooLarge(IngestError):
+    """Over a limit of settings.py on what one conversation may hold; each error names it."""
+
+    status_code = 413
+    detail = "The conversation is over a size limit."
 
 
 @dataclass(frozen=True)
@@ -96,17 +106,54 @@ def content_hash(document: dict[str, Any]) -> str:
 
 
 def to_document(payload: Any, *, format: str | None = "native") -> dict[str, Any]:
-    """The canonical native form of a payload, or InvalidPayload listing every problem."""
+    """The canonical native form of a payload, or InvalidPayload listing every problem
+    (TooLarge for a conversation over the size limits, ``over_limits``)."""
     if unstorable := unstorable_values(payload):
         raise InvalidPayload(unstorable)
     try:
         data = to_native(payload, format)
     except UnknownFormat as exc:
         raise InvalidPayload([{"path": "format", "message": str(exc)}]) from exc
+    if over := over_limits(data):
+        raise TooLarge(over)
     try:
         return native.canonical(data)
     except native.InvalidConversation as exc:
         raise InvalidPayload(exc.errors) from exc
+
+
+MAX_TOO_DEEP_REPORTED = 20
+
+
+def over_limits(data: Any) -> list[dict[str, str]]:
+    """How a conversation in the native shape goes past the limits on what one may hold
+    (RECEIPTS_MAX_TURNS, RECEIPTS_MAX_MESSAGES, RECEIPTS_MAX_TOOL_JSON_DEPTH), each error
+    naming the limit and its setting; empty when it is within all of them."""
+    errors: list[dict[str, str]] = []
+    where = "$.turns" if isinstance(data, dict) and "turns" in data else "$.messages"
+    turns, messages = native.size_of(data)
+    for count, noun, limit, setting, path in (
+        (turns, "turns", settings.RECEIPTS_MAX_TURNS, "RECEIPTS_MAX_TURNS", where),
+        (messages, "messages", settings.RECEIPTS_MAX_MESSAGES, "RECEIPTS_MAX_MESSAGES", where),
+    ):
+        if count > limit:
+            errors.append(
+                {
+                    "path": path,
+                    "message": f"holds {count} {noun}, more than the limit of {limit} ({setting}); "
+                    "send the conversation in parts under different external_ids, or raise the limit",
+                }
+            )
+    depth = settings.RECEIPTS_MAX_TOOL_JSON_DEPTH
+    for path, _ in native.tool_json_deeper_than(data, depth)[:MAX_TOO_DEEP_REPORTED]:
+        errors.append(
+            {
+                "path": path,
+                "message": f"nests arrays and objects more than {depth} levels deep, the limit "
+                "(RECEIPTS_MAX_TOOL_JSON_DEPTH)",
+            }
+        )
+    return errors
 
 
 @transaction.atomic

@@ -207,6 +207,14 @@ RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = int(
     os.environ.get("RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES", str(RECEIPTS_BULK_MAX_BYTES))
 )
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
+# What one conversation may hold, whichever way it comes (a POST, bulk, OTLP, /check): its
+# turns, its messages, and how deep the JSON of a tool call's arguments or of a tool result
+# nests (arrays and objects, the outermost is 1). Past any of them it is refused with 413
+# and stored nowhere: the check's time grows with its turns and messages, and these bound
+# what the inline /check spends in the web process.
+RECEIPTS_MAX_TURNS = int(os.environ.get("RECEIPTS_MAX_TURNS", "2000"))
+RECEIPTS_MAX_MESSAGES = int(os.environ.get("RECEIPTS_MAX_MESSAGES", "20000"))
+RECEIPTS_MAX_TOOL_JSON_DEPTH = int(os.environ.get("RECEIPTS_MAX_TOOL_JSON_DEPTH", "64"))
 # Requests per API key (or signed-in user), as DRF rates: "1200/min", "50/s".
 RECEIPTS_API_RATE = os.environ.get("RECEIPTS_API_RATE", "1200/min")
 

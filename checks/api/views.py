@@ -111,8 +111,7 @@ def _create_conversation(request: Request) -> Response:
             project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
         )
     except ingestion.IngestError as exc:
-        detail = "The conversation is not valid." if exc.status_code == 400 else "The conversation conflicts."
-        return error_response(exc.status_code, detail, exc.errors)
+        return error_response(exc.status_code, exc.detail, exc.errors)
     # Answered from what ingestion holds, as visible_conversations would have read it back:
     # reading it again (with its document) was a fifth of the request.
     conversation: Any = result.conversation  # given the attributes the serializer reads
@@ -404,7 +403,7 @@ def check(request: Request) -> Response:
         skip = {checking.JUDGE} if checking.judge_configured(options) else None
         report = suite.run_suite(document, options, skip=skip)
     except ingestion.IngestError as exc:
-        return error_response(exc.status_code, "The conversation is not valid.", exc.errors)
+        return error_response(exc.status_code, exc.detail, exc.errors)
     except suite.OptionsError as exc:
         return error_response(
             status.HTTP_409_CONFLICT,

@@ -310,6 +310,119 @@ def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
         problems.add(f"{path}.count", "is required for a count claim")
 
 
+# --- size ---------------------------------------------------------------------------------
+# What a service caps before it stores or checks a conversation (the suite itself takes any
+# size): read from the payload as sent, before it is validated, so parts of the wrong shape
+# count as nothing.
+
+
+def size_of(data: Any) -> tuple[int, int]:
+    """How many turns and messages a native payload holds (a flat list is split as
+    ``split_into_turns`` splits it: at each user message after the first)."""
+    if not isinstance(data, dict):
+        return 0, 0
+    if isinstance(data.get("turns"), list):
+        turns = data["turns"]
+        return len(turns), sum(len(t["messages"]) for t in turns if _has_list(t, "messages"))
+    messages = data.get("messages")
+    if not isinstance(messages, list):
+        return 0, 0
+    users = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "user")
+    return (max(users, 1) if messages else 0), len(messages)
+
+
+def _has_list(obj: Any, key: str) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get(key), list)
+
+
+def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
+    """The tool calls' arguments and the tool results of a native payload whose JSON nests
+    arrays and objects more than ``max_depth`` levels deep, each with its path and its depth
+    (counted no further than ``max_depth`` + 1). Arguments may be JSON text or JSON; a result
+    counts by the JSON value its text starts with, as the checkers read it."""
+    found: list[tuple[str, int]] = []
+    for path, message in _messages_with_paths(data):
+        calls = message.get("tool_calls")
+        for j, call in enumerate(calls if isinstance(calls, list) else []):
+            function = call.get("function") if isinstance(call, dict) else None
+            arguments = function.get("arguments") if isinstance(function, dict) else None
+            if isinstance(arguments, str):
+                depth = json_text_depth(arguments, max_depth)
+            else:
+                depth = json_depth(arguments, max_depth)
+            if depth > max_depth:
+                found.append((f"{path}.tool_calls[{j}].function.arguments", depth))
+        content = message.get("content")
+        if message.get("role") == "tool" and isinstance(content, (str, list)):
+            depth = json_text_depth(content_text(content), max_depth)
+            if depth > max_depth:
+                found.append((f"{path}.content", depth))
+    return found
+
+
+def _messages_with_paths(data: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Every message of a native payload that is an object, with its JSON path."""
+    if not isinstance(data, dict):
+        return []
+    if isinstance(data.get("turns"), list):
+        located = [
+            (f"$.turns[{t}].messages[{m}]", message)
+            for t, turn in enumerate(data["turns"])
+            if _has_list(turn, "messages")
+            for m, message in enumerate(turn["messages"])
+        ]
+    elif isinstance(data.get("messages"), list):
+        located = [(f"$.messages[{m}]", message) for m, message in enumerate(data["messages"])]
+    else:
+        return []
+    return [(path, message) for path, message in located if isinstance(message, dict)]
+
+
+def json_depth(value: Any, stop: int) -> int:
+    """How deep the arrays and objects of a JSON value nest (the outermost is level 1, a
+    scalar 0), counted no further than ``stop`` + 1; level by level, without recursion."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level and depth <= stop:
+        depth += 1
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, (dict, list))
+        ]
+    return depth
+
+
+# A string, or what is left of one that is cut off: it matches wherever a quote stands, and
+# never gives back what it took (a cut-off string read again from each of its quotes would
+# make one text cost its length squared).
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_text_depth(text: str, stop: int) -> int:
+    """``json_depth`` of the JSON value ``text`` starts with (0 when it starts with no array
+    or object), read from its brackets outside strings, without decoding it: JSON that is cut
+    off or not quite valid counts too."""
+    body = text.lstrip()
+    if body[:1] not in ("[", "{"):
+        return 0
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", body)):
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop:
+                    break
+        else:
+            depth -= 1
+            if depth <= 0:
+                break  # the end of the value; what follows it is not read
+    return deepest
+
+
 # --- canonical form -----------------------------------------------------------------------
 
 
