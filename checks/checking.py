@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable
+import signal
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
@@ -88,16 +92,15 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
             if run.kind == RunKind.JUDGE:
                 report, scope = _ask_judge(run, options), {JUDGE}
             else:
-                report, scope = _run_checkers(run, options)
+                with time_limit(settings.RECEIPTS_CHECK_SECONDS):
+                    report, scope = _run_checkers(run, options)
+        except (CheckTimedOut, SoftTimeLimitExceeded):
+            log.warning("check run %s took too long", run.pk)
+            finished.append(_failed(run, _too_long(settings.RECEIPTS_CHECK_SECONDS)))
+            continue
         except Exception as exc:  # a suite failure is recorded on the run, not lost in a log
             log.exception("check run %s failed", run.pk)
-            CheckRun.objects.filter(pk=run.pk).update(
-                status=RunStatus.FAILED,
-                error=f"{type(exc).__name__}: {exc}"[:2000],
-                finished_at=timezone.now(),
-            )
-            run.refresh_from_db()
-            finished.append(run)
+            finished.append(_failed(run, f"{type(exc).__name__}: {exc}"))
             continue
         # The outcome and what follows from it commit together: a worker dying in between
         # leaves the run claimed, for the sweeper, never done without its judge run.
@@ -112,6 +115,49 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
                 transaction.on_commit(functools.partial(enqueue_runs, [judge_run.pk], queue=JUDGE_QUEUE))
         finished.append(run)
     return finished
+
+
+def _failed(run: CheckRun, error: str) -> CheckRun:
+    """Records the run as failed, with why: the conversation page shows it."""
+    CheckRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
+    run.refresh_from_db()
+    return run
+
+
+class CheckTimedOut(BaseException):
+    """A check that ran past its time limit (``time_limit``). Not an Exception, so that no
+    ``except Exception`` on the way (a checker keeping the rest of the suite going) stops it."""
+
+
+def _too_long(seconds: float) -> str:
+    return (
+        f"The check took longer than {seconds:g} s (RECEIPTS_CHECK_SECONDS) and was stopped; the "
+        "conversation is not checked. Check it again, or raise the limit."
+    )
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raises CheckTimedOut where the code in the block is once ``seconds`` have passed
+    (0: never). A timer signal does it, which only the main thread of a process can take:
+    a worker runs its tasks there. Anywhere else (a web server's thread) nothing is limited;
+    there the size limits on a conversation bound what a check can cost."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise CheckTimedOut(f"over {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _run_checkers(run: CheckRun, options: suite.Options) -> tuple[dict[str, Any], set[str]]:

@@ -305,6 +305,10 @@ CELERY_BEAT_SCHEDULE = {
 RECEIPTS_RUN_STALE_SECONDS = int(os.environ.get("RECEIPTS_RUN_STALE_SECONDS", "120"))
 # How many conversations one check task takes at most.
 RECEIPTS_CHECK_BATCH = int(os.environ.get("RECEIPTS_CHECK_BATCH", "50"))
+# How long one conversation's check may run in a worker before it is stopped and recorded as
+# failed (0: no limit). Keep it under RECEIPTS_RUN_STALE_SECONDS, or a check still running
+# is taken to be lost and started again beside itself.
+RECEIPTS_CHECK_SECONDS = float(os.environ.get("RECEIPTS_CHECK_SECONDS", "60"))
 
 # Requests to URLs a project chose (its judge_url, its webhooks) never reach loopback,
 # private, link-local, multicast, reserved or cloud metadata addresses, except those listed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -115,6 +116,32 @@ def test_a_suite_failure_is_recorded_on_the_run(ingest: Any, monkeypatch: Any) -
     run = _rerun(conversation)
     assert run.status == RunStatus.FAILED
     assert "checker blew up" in run.error
+
+
+def test_a_check_past_its_time_limit_is_stopped_and_shown_failed_with_why(
+    ingest: Any, monkeypatch: Any, settings: Any, client: Any, alice: Any
+) -> None:
+    """One slow conversation ends as a recorded failure instead of holding the worker: the run
+    says the check took longer than RECEIPTS_CHECK_SECONDS, and its page shows it."""
+    from checks.suite.tool_receipts import ToolReceipts
+
+    conversation = ingest("02")
+    settings.RECEIPTS_CHECK_SECONDS = 0.05
+    fuse = time.monotonic() + 10  # without a limit the checker would end here, and the run pass
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        while time.monotonic() < fuse:
+            time.sleep(0.01)
+        raise AssertionError("the check was not stopped")
+
+    monkeypatch.setattr(ToolReceipts, "check", slow)
+    run = _rerun(conversation)
+    assert run.status == RunStatus.FAILED
+    assert "took longer than 0.05 s (RECEIPTS_CHECK_SECONDS)" in run.error
+
+    client.force_login(alice)
+    page = client.get(f"/p/acme/conversations/{conversation.pk}/").content.decode()
+    assert "Check failed: The check took longer than 0.05 s (RECEIPTS_CHECK_SECONDS)" in page
 
 
 def test_invalid_project_options_fail_the_run_with_the_option_named(ingest: Any, project: Any) -> None:
