@@ -370,3 +370,23 @@ def test_values_no_database_can_store_are_a_400_by_path(
     assert response.status_code == 400
     assert [e["path"] for e in response.json()["errors"]] == [path]
     assert Conversation.objects.count() == 0
+
+
+def test_listing_conversations_groups_by_no_stored_document(
+    post_conversation: Any, client: Any, api_key: str
+) -> None:
+    """The list counts each conversation's turns without grouping by its columns: a GROUP BY
+    over the stored document (and raw payload columns) made a list of them take minutes."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for name in ("01", "05"):
+        assert post_conversation(load_example(name)).status_code == 201
+    with CaptureQueriesContext(connection) as queries:
+        listed = client.get("/api/v1/conversations", headers={"Authorization": f"Bearer {api_key}"})
+    assert listed.status_code == 200
+    assert sorted(item["turns"] for item in listed.json()) == [1, 1]
+    for query in queries.captured_queries:
+        sql = query["sql"]
+        assert "GROUP BY" not in sql or "document" not in sql.split("GROUP BY", 1)[1], sql
+        assert '"checks_conversation"."document"' not in sql, sql  # not read for a list either

@@ -9,7 +9,8 @@ from itertools import islice
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -21,7 +22,7 @@ from rest_framework.response import Response
 from .. import checking, ingestion, suite
 from ..filters import FindingFilter, InvalidFilter
 from ..ingest.json_input import JsonRefused
-from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus
+from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus, Turn
 from . import parsers
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
@@ -44,10 +45,16 @@ def visible_projects(request: Request) -> QuerySet[Project]:
 
 def visible_conversations(request: Request) -> QuerySet[Conversation]:
     """With what ConversationSerializer shows fetched alongside: the project (for the URL)
-    and the latest run, one query for a whole page of conversations."""
+    and the latest run, one query for a whole page of conversations.
+
+    The turns are counted in a subquery, not by joining them and grouping: grouping would be
+    by every column of the conversation, its stored document among them, which made a list
+    take minutes; and the document, which no reader here shows, is left in the database."""
+    turns = Turn.objects.filter(conversation=OuterRef("pk")).order_by().values("conversation")
     return (
         Conversation.objects.filter(project__in=visible_projects(request))
-        .annotate(turn_count=Count("turns"))
+        .defer("document", "metadata", "system")
+        .annotate(turn_count=Coalesce(Subquery(turns.annotate(n=Count("pk")).values("n")), 0))
         .select_related("project")
         .prefetch_related(
             Prefetch(
