@@ -294,6 +294,13 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Checks use the default queue ("celery") and the judge's questions "judge" (chosen where they
+# are enqueued). Webhook deliveries and export jobs get queues of their own, each with its own
+# worker (Procfile, make run), so a backlog of either never holds up a check.
+CELERY_TASK_ROUTES = {
+    "checks.tasks.deliver_webhook": {"queue": "webhooks"},
+    "checks.tasks.run_export": {"queue": "exports"},
+}
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-runs": {
         "task": "checks.tasks.sweep_pending_runs",
@@ -317,13 +324,6 @@ RECEIPTS_CHECK_SECONDS = float(os.environ.get("RECEIPTS_CHECK_SECONDS", "60"))
 RECEIPTS_OUTBOUND_ALLOW = env_list("RECEIPTS_OUTBOUND_ALLOW", "")
 
 # LOG_FORMAT=json: one JSON object per line, for a log collector.
-# Checks use the default queue ("celery") and the judge's questions "judge" (chosen where they
-# are enqueued). Webhook deliveries and export jobs get queues of their own, each with its own
-# worker (Procfile, make run), so a backlog of either never holds up a check.
-CELERY_TASK_ROUTES = {
-    "checks.tasks.deliver_webhook": {"queue": "webhooks"},
-    "checks.tasks.run_export": {"queue": "exports"},
-}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
