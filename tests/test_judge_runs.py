@@ -30,7 +30,9 @@ def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
         yield server
 
 
-def _status(external_id: str, answer: str, status: str = "down", model: str = "agent-9b") -> dict[str, Any]:
+def status_conversation(
+    external_id: str, answer: str, status: str = "down", model: str = "agent-9b"
+) -> dict[str, Any]:
     result = json.dumps({"service": "billing", "status": status, "since": "09:12"})
     return {
         "external_id": external_id,
@@ -67,7 +69,7 @@ def test_an_answer_its_result_contradicts_is_flagged_on_the_judge_run(
     ingest: Any, project: Any, judge_server: JudgeServer, client: Any, alice: Any
 ) -> None:
     _use_judge(project, judge_server)
-    conversation = ingest(_status("s1", "Billing is healthy and running normally."))
+    conversation = ingest(status_conversation("s1", "Billing is healthy and running normally."))
     kinds = dict(CheckRun.objects.filter(conversation=conversation).values_list("kind", "status"))
     assert kinds == {RunKind.CHECKS: "done", RunKind.JUDGE: "done"}
     finding = Finding.objects.get(conversation=conversation, code="not_entailed")
@@ -84,7 +86,7 @@ def test_an_answer_its_result_contradicts_is_flagged_on_the_judge_run(
 
 def test_a_supported_answer_is_left_alone(ingest: Any, project: Any, judge_server: JudgeServer) -> None:
     _use_judge(project, judge_server)
-    conversation = ingest(_status("s2", "Billing has been down since 09:12."))
+    conversation = ingest(status_conversation("s2", "Billing has been down since 09:12."))
     assert not Finding.objects.filter(conversation=conversation, checker="entailment").exists()
 
 
@@ -92,8 +94,8 @@ def test_two_answers_at_odds_are_a_contradiction_on_both_turns(
     ingest: Any, project: Any, judge_server: JudgeServer
 ) -> None:
     _use_judge(project, judge_server)
-    first = ingest(_status("a", "The billing service is healthy.", status="healthy"))
-    second = ingest(_status("b", "The billing service is down.", status="down"))
+    first = ingest(status_conversation("a", "The billing service is healthy.", status="healthy"))
+    second = ingest(status_conversation("b", "The billing service is down.", status="down"))
     here = Finding.objects.get(conversation=second, code="contradiction")
     there = Finding.objects.get(conversation=first, code="contradiction")
     assert here.details["other"] == {"external_id": "a", "turn": 0}
@@ -113,7 +115,7 @@ def test_two_answers_at_odds_are_a_contradiction_on_both_turns(
 def test_the_daily_budget_stops_the_questions(ingest: Any, project: Any, judge_server: JudgeServer) -> None:
     _use_judge(project, judge_server, daily_token_budget=100)
     JudgeUsage.objects.create(project=project, day=timezone.localdate(), tokens=100)
-    conversation = ingest(_status("s3", "Billing is healthy."))
+    conversation = ingest(status_conversation("s3", "Billing is healthy."))
     assert judge_server.requests == []
     unavailable = Finding.objects.get(conversation=conversation, code="judge_unavailable")
     assert unavailable.severity == "info" and "budget" in unavailable.explanation
@@ -123,7 +125,7 @@ def test_the_agents_own_model_is_never_its_judge(
     ingest: Any, project: Any, judge_server: JudgeServer, client: Any, alice: Any
 ) -> None:
     _use_judge(project, judge_server)
-    conversation = ingest(_status("s4", "Billing is healthy.", model="Judge-7B"))
+    conversation = ingest(status_conversation("s4", "Billing is healthy.", model="Judge-7B"))
     assert judge_server.requests == []
     unavailable = Finding.objects.get(conversation=conversation, code="judge_unavailable")
     client.force_login(alice)
@@ -148,7 +150,7 @@ def test_the_inline_check_never_asks_the_judge(
     """/api/v1/check answers from the web process: the judge's questions wait for a worker,
     which alone holds the project's judge key and checks its URL against the allow-list."""
     _use_judge(project, judge_server)
-    response = post_conversation(_status("inline", "Billing is healthy."), path="/api/v1/check")
+    response = post_conversation(status_conversation("inline", "Billing is healthy."), path="/api/v1/check")
     assert response.status_code == 200
     assert judge_server.requests == []
     assert not [f for f in response.json()["findings"] if f["checker"] == "entailment"]

@@ -9,13 +9,10 @@ that shows a refusal sets the allow-list back to the default, empty.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,51 +21,15 @@ import pytest
 from checks import administration, webhooks
 from checks.models import Finding, Webhook, WebhookDelivery
 from checks.suite import judge as judge_module
+from tests.receiver import Receiver
 from tests.suite.test_judge import JudgeServer, running_judge
+from tests.test_judge_runs import status_conversation
 
 pytestmark = pytest.mark.django_db
 
 URL = "/p/acme/webhooks"
 # Each a way to name an address the server must not reach for a project.
 FORMS = ["127.1", "0x7f000001", "[::ffff:127.0.0.1]", "169.254.169.254", "10.0.0.1", "[::1]", "localhost"]
-
-
-class Receiver:
-    """Records each request (method and path); answers 200, or 302 to ``location``."""
-
-    def __init__(self, host: str = "127.0.0.1", location: str | None = None) -> None:
-        self.requests: list[str] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _answer(self) -> None:
-                owner.requests.append(f"{self.command} {self.path}")
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(302 if location else 200)
-                if location:
-                    self.send_header("Location", location)
-                self.send_header("Content-Length", "8")
-                self.end_headers()
-                self.wfile.write(b"received")
-
-            do_GET = do_POST = _answer  # noqa: N815 - the http.server names
-
-        self.httpd = ThreadingHTTPServer((host, 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://{host}:{self.port}/hook"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    def __enter__(self) -> Receiver:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture
@@ -205,34 +166,6 @@ def test_only_admins_read_what_a_receiver_answered(
 # --- a project's judge ----------------------------------------------------------------------
 
 
-def _status_conversation(external_id: str = "s1") -> dict[str, Any]:
-    result = json.dumps({"service": "billing", "status": "down"})
-    return {
-        "external_id": external_id,
-        "agent": {"name": "ops-bot", "model": "agent-9b"},
-        "turns": [
-            {
-                "messages": [
-                    {"role": "user", "content": "Is billing up?"},
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": "c1",
-                                "type": "function",
-                                "function": {"name": "service_status", "arguments": "{}"},
-                            }
-                        ],
-                    },
-                    {"role": "tool", "tool_call_id": "c1", "content": result},
-                    {"role": "assistant", "content": "Billing is healthy."},
-                ]
-            }
-        ],
-    }
-
-
 @pytest.mark.parametrize("host", FORMS)
 def test_a_judge_url_that_is_not_public_is_refused_when_saved(
     project: Any, alice: Any, nothing_allowed: None, judge_server: JudgeServer, host: str
@@ -254,7 +187,7 @@ def test_a_judge_url_that_is_not_public_is_refused_when_asked(
         "entailment": {"judge_url": f"http://{host}:{port}/v1", "model": "judge-7b", "timeout_s": 1}
     }
     project.save()
-    conversation = ingest(_status_conversation())
+    conversation = ingest(status_conversation("s1", "Billing is healthy."))
     assert judge_server.requests == []
     finding = Finding.objects.get(conversation=conversation, code="judge_unavailable")
     assert "is refused" in finding.explanation and "RECEIPTS_OUTBOUND_ALLOW" in finding.explanation
@@ -265,7 +198,7 @@ def test_a_judge_on_an_allowed_network_is_saved_and_asked(
 ) -> None:
     options = {"entailment": {"judge_url": judge_server.url, "model": "judge-7b", "timeout_s": 1}}
     administration.update_project_options(project=project, user=alice, options=options)
-    conversation = ingest(_status_conversation())
+    conversation = ingest(status_conversation("s1", "Billing is healthy."))
     assert len(judge_server.requests) == 1
     assert Finding.objects.filter(conversation=conversation, code="not_entailed").exists()
 
@@ -275,5 +208,5 @@ def test_the_sites_judge_url_is_the_operators_and_not_checked(
 ) -> None:
     monkeypatch.setenv("RECEIPTS_JUDGE_URL", judge_server.url)
     monkeypatch.setenv("RECEIPTS_JUDGE_MODEL", "judge-7b")
-    ingest(_status_conversation())
+    ingest(status_conversation("s1", "Billing is healthy."))
     assert len(judge_server.requests) == 1

@@ -5,59 +5,21 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from checks.suite import outbound
 from checks.suite.outbound import Allow, Refused, check_url, refusal
-
-
-class Server:
-    """Records the requests it gets; answers 200, or a redirect when ``location`` is set."""
-
-    def __init__(self, host: str = "127.0.0.1", location: str | None = None) -> None:
-        self.requests: list[str] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _answer(self) -> None:
-                owner.requests.append(f"{self.command} {self.path}")
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(302 if location else 200)
-                if location:
-                    self.send_header("Location", location)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            do_GET = do_POST = _answer  # noqa: N815 - the http.server names
-
-        self.httpd = ThreadingHTTPServer((host, 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+from tests.receiver import Receiver
 
 
 @pytest.fixture
-def server() -> Iterator[Server]:
-    with Server() as running:
+def server() -> Iterator[Receiver]:
+    with Receiver() as running:
         yield running
 
 
@@ -176,18 +138,18 @@ def _post(url: str, allow: Allow | None) -> tuple[int, bytes]:
         return exc.code, exc.read()
 
 
-def test_a_refused_address_is_never_connected_to(server: Server) -> None:
+def test_a_refused_address_is_never_connected_to(server: Receiver) -> None:
     for host in ("127.1", "0x7f000001", "[::ffff:127.0.0.1]", "localhost"):
         with pytest.raises(Refused):
             _post(f"http://{host}:{server.port}/hook", Allow())
     assert server.requests == []
-    assert _post(f"http://127.0.0.1:{server.port}/hook", Allow.parse("127.0.0.1/32")) == (200, b"ok")
+    assert _post(f"http://127.0.0.1:{server.port}/hook", Allow.parse("127.0.0.1/32")) == (200, b"received")
     assert server.requests == ["POST /hook"]
 
 
 def test_no_redirect_is_followed_checked_or_not() -> None:
-    with Server(host="127.0.0.2") as inside:
-        with Server(location=f"http://127.0.0.2:{inside.port}/private") as hop:
+    with Receiver(host="127.0.0.2") as inside:
+        with Receiver(location=f"http://127.0.0.2:{inside.port}/private") as hop:
             url = f"http://127.0.0.1:{hop.port}/hook"
             assert _post(url, Allow.parse("127.0.0.1/32"))[0] == 302
             assert _post(url, None)[0] == 302  # the operator's own URLs follow none either
@@ -201,7 +163,7 @@ def test_the_connection_goes_to_the_address_that_was_checked(monkeypatch: pytest
     real = socket.getaddrinfo
     lookups: list[str] = []
 
-    with Server(host="127.0.0.1") as checked, Server(host="127.0.0.2") as rebound:
+    with Receiver(host="127.0.0.1") as checked, Receiver(host="127.0.0.2") as rebound:
 
         def rebinding(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
             if host != "rebind.test":
@@ -234,7 +196,7 @@ def test_tls_keeps_the_host_name_while_connecting_to_the_checked_address(
         return real(address, *args, **kwargs)
 
     monkeypatch.setattr(socket, "create_connection", record)
-    with Server() as plain:
+    with Receiver() as plain:
         with pytest.raises(urllib.error.URLError):
             _post(f"https://localhost:{plain.port}/hook", Allow.parse("localhost"))
     assert seen and seen[0][0] in ("127.0.0.1", "::1") and seen[0][1] == plain.port
