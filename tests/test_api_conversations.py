@@ -389,3 +389,12 @@ def test_listing_conversations_groups_by_no_stored_document(
         sql = query["sql"]
         assert "GROUP BY" not in sql or "document" not in sql.split("GROUP BY", 1)[1], sql
         assert '"checks_conversation"."document"' not in sql, sql  # not read for a list either
+
+
+@pytest.mark.parametrize("fmt", ["openai", "responses", "anthropic", "native"])
+def test_a_role_that_is_not_text_is_named_not_a_500(post_conversation: Any, fmt: str) -> None:
+    message = {"role": ["user"], "content": "hi"}
+    payload = {"external_id": "odd-role", "messages": [message], "input": [message]}
+    response = post_conversation(payload, query=f"?format={fmt}")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["message"].startswith("must be one of")

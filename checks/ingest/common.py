@@ -54,8 +54,9 @@ def header(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def native_role(role: Any) -> Any:
-    """A message's role as the native format names it: ``developer`` is ``system``; others stay."""
-    return ROLE_NAMES.get(role, role)
+    """A message's role as the native format names it: ``developer`` is ``system``; others stay
+    (a role that is not text too: validation names it, where a lookup would fail on a list)."""
+    return ROLE_NAMES.get(role, role) if isinstance(role, str) else role
 
 
 def text_of(parts: Iterable[Any], kinds: tuple[str, ...], key: str = "text") -> str:
