@@ -1,4 +1,20 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.conf import settings
+from django.core import checks
+
+from .suite.outbound import Allow
+
+
+def outbound_allow_list(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """RECEIPTS_OUTBOUND_ALLOW is read when a webhook or a judge is used; a mistyped entry is
+    said at start-up (migrate, runserver, `manage.py check`), not when a project saves one."""
+    try:
+        Allow.parse(settings.RECEIPTS_OUTBOUND_ALLOW)
+    except ValueError as exc:
+        return [checks.Error(str(exc), hint="Fix or remove the entry.", id="receipts.E001")]
+    return []
 
 
 class ChecksConfig(AppConfig):
@@ -6,5 +22,8 @@ class ChecksConfig(AppConfig):
     verbose_name = "Receipts"
 
     def ready(self) -> None:
+        # Imported here, once the apps are loaded, as Django asks of what registers itself.
         from .api import schema  # noqa: F401  (registers the schema's auth description)
         from .views import auth  # noqa: F401  (connects the sign-in limiter and its audit)
+
+        checks.register(outbound_allow_list, checks.Tags.security)

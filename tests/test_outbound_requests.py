@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.checks import run_checks
 
 from checks import administration, webhooks
 from checks.models import Finding, Webhook, WebhookDelivery
@@ -210,3 +211,11 @@ def test_the_sites_judge_url_is_the_operators_and_not_checked(
     monkeypatch.setenv("RECEIPTS_JUDGE_MODEL", "judge-7b")
     ingest(status_conversation("s1", "Billing is healthy."))
     assert len(judge_server.requests) == 1
+
+
+def test_a_mistyped_allow_list_entry_is_said_at_start_up(settings: Any) -> None:
+    settings.RECEIPTS_OUTBOUND_ALLOW = ["127.0.0.1/32", "not a host!"]
+    errors = [e for e in run_checks(include_deployment_checks=False) if e.id == "receipts.E001"]
+    assert len(errors) == 1 and "'not a host!' is neither a network" in errors[0].msg
+    settings.RECEIPTS_OUTBOUND_ALLOW = ["127.0.0.1/32"]
+    assert not [e for e in run_checks() if e.id == "receipts.E001"]
