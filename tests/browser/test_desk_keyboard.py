@@ -34,7 +34,10 @@ def _ingest_and_check(project: Any, name: str) -> Any:
 
 def _sign_in_by_keyboard(page: Any, live_server: Any, user: Any) -> None:
     page.goto(f"{live_server.url}/login/")
-    page.keyboard.type(user.username)  # the username field has the focus
+    # The username field takes the focus as the page loads: wait for it before typing, or a
+    # loaded machine types the name into nothing.
+    expect(page.locator("input[name=username]")).to_be_focused()
+    page.keyboard.type(user.username)
     page.keyboard.press("Tab")
     page.keyboard.type("password")
     with page.expect_navigation():
