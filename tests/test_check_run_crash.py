@@ -18,7 +18,7 @@ from checks import checking, ingestion
 from checks.models import CheckRun, Finding, RunKind, RunStatus
 from checks.suite import judge as judge_module
 from tests.suite.test_judge import JudgeServer, running_judge
-from tests.test_judge_runs import _status, _use_judge
+from tests.test_judge_runs import _use_judge, status_conversation
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def test_a_worker_dying_before_the_judge_run_is_made_leaves_the_run_to_the_sweep
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     _use_judge(project, judge_server)
-    payload = _status("crash", "Billing is healthy and running normally.")
+    payload = status_conversation("crash", "Billing is healthy and running normally.")
     result = ingestion.ingest_conversation(
         project=project, payload=payload, body=json.dumps(payload), enqueue=False
     )

@@ -20,7 +20,7 @@ from checks import administration
 from checks.models import AuditEvent, CheckRun, Project, RunKind
 from checks.suite import judge as judge_module
 from tests.suite.test_judge import JudgeServer, running_judge
-from tests.test_outbound_requests import _status_conversation
+from tests.test_judge_runs import status_conversation
 
 pytestmark = pytest.mark.django_db
 
@@ -56,12 +56,12 @@ def test_the_site_key_never_goes_to_a_judge_url_a_project_set(
     # ...and options stored some other way send nothing with it.
     project.options = stealing
     project.save()
-    ingest(_status_conversation("a"))
+    ingest(status_conversation("a", "Billing is healthy."))
     assert all(SITE_KEY not in json.dumps(r["headers"]) for r in judge_server.requests)
     # Without a key of the project's own, its judge is asked with none at all.
     project.options = {"entailment": {"judge_url": judge_server.url, "model": "m", "timeout_s": 1}}
     project.save()
-    ingest(_status_conversation("b"))
+    ingest(status_conversation("b", "Billing is healthy."))
     assert _authorizations(judge_server) == [None]
 
 
@@ -78,7 +78,7 @@ def test_a_projects_own_key_goes_to_its_judge(
     assert response.status_code == 302
     project.refresh_from_db()
     assert project.judge_api_key == PROJECT_KEY
-    conversation = ingest(_status_conversation())
+    conversation = ingest(status_conversation("s1", "Billing is healthy."))
     assert _authorizations(judge_server) == [f"Bearer {PROJECT_KEY}"]
     run = CheckRun.objects.get(conversation=conversation, kind=RunKind.JUDGE)
     assert PROJECT_KEY not in json.dumps(run.summary) + run.error
