@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from checks.suite import judge as judge_module
+from tests.suite.test_judge import JudgeServer, running_judge
+
 EXAMPLES = Path(settings.BASE_DIR) / "demo"
 # The tests' own judge and webhook receivers listen on 127.0.0.1, which requests to URLs a
 # project chose may not reach unless the operator allows it; a test of that refusal sets
@@ -170,3 +173,13 @@ def tampering_with_the_audit_log() -> Iterator[None]:
         if postgres:
             with connection.cursor() as cursor:
                 cursor.execute("SET session_replication_role = DEFAULT")
+
+
+@pytest.fixture
+def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
+    """A judge model on loopback, and none named by the environment; retries wait little."""
+    monkeypatch.setattr(judge_module, "BACKOFF_S", 0.01)
+    for name in ("RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with running_judge() as server:
+        yield server

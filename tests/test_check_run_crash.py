@@ -6,7 +6,6 @@ sends it again once its claim is stale."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -16,8 +15,7 @@ from django.utils import timezone
 
 from checks import checking, ingestion
 from checks.models import CheckRun, Finding, RunKind, RunStatus
-from checks.suite import judge as judge_module
-from tests.suite.test_judge import JudgeServer, running_judge
+from tests.suite.test_judge import JudgeServer
 from tests.test_judge_runs import _use_judge, status_conversation
 
 pytestmark = pytest.mark.django_db
@@ -25,15 +23,6 @@ pytestmark = pytest.mark.django_db
 
 class Killed(BaseException):
     """Stands for the worker dying: nothing after it in the process runs."""
-
-
-@pytest.fixture
-def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
-    monkeypatch.setattr(judge_module, "BACKOFF_S", 0.01)
-    for name in ("RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    with running_judge() as server:
-        yield server
 
 
 def test_a_worker_dying_before_the_judge_run_is_made_leaves_the_run_to_the_sweeper(

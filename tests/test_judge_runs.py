@@ -8,26 +8,15 @@ entailed, and two answers that disagree on it contradict.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
 from checks.models import CheckRun, Finding, JudgeUsage, RunKind, Turn
-from checks.suite import judge as judge_module
-from tests.suite.test_judge import JudgeServer, running_judge
+from tests.suite.test_judge import JudgeServer
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
-    monkeypatch.setattr(judge_module, "BACKOFF_S", 0.01)
-    for name in ("RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    with running_judge() as server:
-        yield server
 
 
 def status_conversation(

@@ -21,9 +21,8 @@ from django.core.checks import run_checks
 
 from checks import administration, webhooks
 from checks.models import Finding, Webhook, WebhookDelivery
-from checks.suite import judge as judge_module
 from tests.receiver import Receiver
-from tests.suite.test_judge import JudgeServer, running_judge
+from tests.suite.test_judge import JudgeServer
 from tests.test_judge_runs import status_conversation
 
 pytestmark = pytest.mark.django_db
@@ -44,15 +43,6 @@ def nothing_allowed(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The default: no exception to the rule, loopback included."""
     settings.RECEIPTS_OUTBOUND_ALLOW = []
     monkeypatch.delenv("RECEIPTS_OUTBOUND_ALLOW", raising=False)
-
-
-@pytest.fixture
-def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
-    monkeypatch.setattr(judge_module, "BACKOFF_S", 0.01)
-    for name in ("RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    with running_judge() as server:
-        yield server
 
 
 @pytest.fixture(autouse=True)
