@@ -8,7 +8,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from checks.api import otlp
 from checks.api import views as api
+from checks.views import audit_log as audit_log_views
 from checks.views import auth, health, keys, project_settings, queue, turns
+from checks.views import conversations as conversation_views
 from checks.views import exports as export_views
 from checks.views import history as history_views
 from checks.views import members as member_views
@@ -30,6 +32,7 @@ urlpatterns = [
     path("p/<slug:slug>/settings", project_settings.project_settings, name="project-settings"),
     path("p/<slug:slug>/keys", keys.keys, name="keys"),
     path("p/<slug:slug>/keys/<int:pk>/revoke", keys.revoke_key, name="revoke-key"),
+    path("p/<slug:slug>/conversations/", conversation_views.conversations, name="conversations"),
     path("p/<slug:slug>/conversations/<int:pk>/", turns.conversation, name="conversation"),
     path("p/<slug:slug>/conversations/<int:pk>/run", turns.run_status, name="run-status"),
     path("p/<slug:slug>/turns/<int:pk>/", turns.turn, name="turn"),
@@ -60,6 +63,8 @@ urlpatterns = [
     path("p/<slug:slug>/members/<int:pk>/remove", member_views.remove, name="member-remove"),
     path("p/<slug:slug>/history/<str:kind>/<str:object_id>", history_views.history, name="history"),
     path("p/<slug:slug>/agreement", history_views.agreement, name="agreement"),
+    path("p/<slug:slug>/audit", audit_log_views.audit_log, name="audit-log"),
+    path("p/<slug:slug>/audit/verify", audit_log_views.verify_chain, name="audit-verify"),
     path("p/<slug:slug>/agreement/double-review", history_views.double_review, name="double-review"),
     path("p/<slug:slug>/overview", overview_views.overview, name="overview"),
     path("p/<slug:slug>/report.pdf", overview_views.project_report, name="project-report"),

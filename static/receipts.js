@@ -191,3 +191,19 @@ document.addEventListener("htmx:responseError", (event) => {
   const card = event.detail.elt.closest && event.detail.elt.closest("[data-finding]");
   say(card, event.detail.xhr.responseText || `The server refused (${event.detail.xhr.status}).`);
 });
+
+// --- The header's menu at narrow widths ------------------------------------------------------
+// The stylesheet folds the links behind the button only once this has run (menu-ready), so
+// without this file they simply wrap.
+for (const button of document.querySelectorAll("[data-menu-button]")) {
+  const header = button.closest("[data-topbar]");
+  const nav = document.getElementById(button.getAttribute("aria-controls"));
+  if (!header || !nav) continue;
+  button.hidden = false;
+  header.classList.add("menu-ready");
+  button.addEventListener("click", () => {
+    const open = button.getAttribute("aria-expanded") !== "true";
+    button.setAttribute("aria-expanded", String(open));
+    nav.classList.toggle("open", open);
+  });
+}

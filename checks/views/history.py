@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from .. import administration, audit, review
 from ..filters import is_row_id
-from ..models import AuditEvent, Comment, Correction, Finding
+from ..models import ApiKey, AuditEvent, Comment, Correction, Finding, Membership, Project, SavedView
 from .access import project_for, require_admin
 
 KINDS = {"finding", "correction", "comment", "membership", "project", "savedview", "apikey"}
@@ -44,7 +44,7 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
         findings = Finding.objects.filter(pk=owner.pk).prefetch_related("decisions", "corrections")
         logged = logged.exclude(review.hidden_events(project, findings, request.user))
     events = list(logged.order_by("id").select_related("actor"))
-    if not events and finding is None:
+    if not events and finding is None and not _exists(project, kind, object_id):
         raise Http404("Nothing in the audit log for this object.")
     context: dict[str, Any] = {
         "project": project,
@@ -56,6 +56,28 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
         "chain": audit.verify(project),
     }
     return render(request, "checks/history.html", context)
+
+
+# The objects whose page is not a 404 while the log holds nothing of them: a project's first
+# admin, for one, was made with the project (by `manage.py apikey create` or the admin site),
+# before the project's log had anything to record. A correction is not among them: that one
+# exists says someone confirmed, which blind double review may still hide.
+OBJECTS: dict[str, Any] = {
+    "membership": Membership,
+    "comment": Comment,
+    "apikey": ApiKey,
+    "savedview": SavedView,
+}
+
+
+def _exists(project: Project, kind: str, object_id: str) -> bool:
+    """Whether the object is the project's own, though nothing of it is logged yet."""
+    if not is_row_id(object_id):
+        return False
+    if kind == "project":
+        return int(object_id) == project.pk
+    model = OBJECTS.get(kind)
+    return model is not None and model.objects.filter(project=project, pk=int(object_id)).exists()
 
 
 def _finding_of_correction(project: Any, object_id: str) -> Finding | None:
