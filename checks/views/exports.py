@@ -12,11 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import audit, facets, review
+from .. import audit
 from ..filters import EVERYTHING, FindingFilter, InvalidFilter
-from ..models import ExportJob, ExportStatus, Finding, FindingStatus, Severity
+from ..models import ExportJob, ExportStatus
 from ..reporting import exports, figures, jobs
 from .access import project_for
+from .filter_form import filter_fields
 from .htmx import HtmxHttpRequest
 
 
@@ -24,30 +25,20 @@ def _base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/").rstrip("/")
 
 
-def _choices(project: Any, field: str) -> list[str]:
-    return list(
-        Finding.objects.filter(project=project).order_by(field).values_list(field, flat=True).distinct()
-    )
-
-
-def _page(request: HttpRequest, project: Any, membership: Any, **extra: Any) -> HttpResponse:
+def _page(
+    request: HttpRequest, project: Any, membership: Any, filters: FindingFilter = EVERYTHING, **extra: Any
+) -> HttpResponse:
     status = extra.pop("status", 200)
     context = {
         "project": project,
         "membership": membership,
         "formats": exports.FORMATS.values(),
-        "checkers": _choices(project, "checker"),
-        "codes": _choices(project, "code"),
-        "agents": facets.distinct_values(project.pk, "agent"),
-        "models": facets.distinct_values(project.pk, "model"),
-        "reviewers": review.reviewers_of(project),
-        "severities": Severity.values,
-        "statuses": FindingStatus.values,
         "jobs": ExportJob.objects.filter(project=project).select_related("requested_by")[:20],
         "limit": jobs.inline_limit(),
-        "filters": EVERYTHING,
         "error": "",
         "large": None,
+        # The same fields as the queue's filters, every name FindingFilter reads among them.
+        **filter_fields(project, filters),
         **extra,
     }
     return render(request, "checks/exports.html", context, status=status)
@@ -59,7 +50,9 @@ def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         filters = FindingFilter.parse(request.GET)
     except InvalidFilter as exc:
-        return _page(request, project, membership, error=str(exc), status=400)
+        # The form keeps what could be read, so the one field named can be put right.
+        shown = FindingFilter.parse(request.GET, strict=False)
+        return _page(request, project, membership, filters=shown, error=str(exc), status=400)
     large = None
     kind = request.GET.get("kind", "")
     if request.GET.get("large") and kind in exports.FORMATS:
@@ -116,7 +109,8 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
         if kind == "pdf":
             figures.period_from(request.POST)
     except InvalidFilter as exc:
-        return _page(request, project, membership, error=str(exc), status=400)
+        shown = FindingFilter.parse(request.POST, strict=False)
+        return _page(request, project, membership, filters=shown, error=str(exc), status=400)
     filters["_base_url"] = _base_url(request)
     filters["_by"] = request.user.get_username()
     job = jobs.start_job(project=project, user=request.user, kind=kind, filters=filters)
