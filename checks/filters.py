@@ -11,6 +11,8 @@ selects. Every one of them reads the same names from its query string or form:
     since, until  the first and last day a finding was raised, as YYYY-MM-DD, both included
     q             words of the answer, each the start of a word in it
     conversation  a conversation's number
+    disputed      ``yes``: findings whose reviewers disagree, split evenly, until a third
+                  reviewer's decision settles them (whatever their status)
 
 ``from`` and ``to`` are read as ``since`` and ``until``: the queue wrote them once, and saved
 views and bookmarks that carry them select what they always did.
@@ -23,11 +25,11 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from django.db.models import QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from . import search
-from .models import Conversation, Finding, FindingStatus, Project, Severity
+from .models import Conversation, Decision, Finding, FindingStatus, Project, Severity, Verdict
 
 # In the order a query string is written.
 PARAMS = (
@@ -42,11 +44,13 @@ PARAMS = (
     "until",
     "q",
     "conversation",
+    "disputed",
 )
 # The names the dates were once given, still read.
 ALIASES = {"since": "from", "until": "to"}
 ALL = "all"
 CHOICES = {"status": tuple(FindingStatus.values), "severity": tuple(Severity.values)}
+YES = "yes"
 MAX_LENGTH = 200
 
 
@@ -86,6 +90,12 @@ def _checked(name: str, key: str, value: str) -> str:
         if not FIRST_DAY <= day <= LAST_DAY:
             raise InvalidFilter(key, f"use a date from {FIRST_DAY} to {LAST_DAY}.")
         return day.isoformat()
+    if name == "disputed":
+        if value != YES:
+            raise InvalidFilter(
+                key, "use yes for the findings reviewers disagree on, or leave it empty for all."
+            )
+        return value
     if name == "conversation" and not is_row_id(value):
         raise InvalidFilter(key, "use a conversation's number, as in its page's address.")
     return value
@@ -126,6 +136,7 @@ class FindingFilter:
     until: str = ""  # YYYY-MM-DD, inclusive
     q: str = ""
     conversation: str = ""  # a conversation's id, in digits
+    disputed: str = ""  # "yes", or empty for all
 
     @classmethod
     def parse(cls, data: Any, *, defaults: FindingFilter | None = None, strict: bool = True) -> FindingFilter:
@@ -199,7 +210,32 @@ class FindingFilter:
         if self.q:
             turn_ids = search.turns_with_words(self.q)
             findings = findings.filter(turn_id__in=turn_ids) if turn_ids is not None else findings.none()
+        if self.disputed:
+            findings = findings.filter(pk__in=disputed_findings(project))
         return findings
+
+
+def disputed_findings(project: Project) -> QuerySet[Any, Any]:
+    """The ids of the project's findings whose reviewers disagree with no majority: as many
+    latest verdicts confirm as dismiss. A third reviewer's decision tips it, which settles it.
+
+    Read from the decisions alone (one grouped query over the project's decisions, which
+    people make, so far fewer than findings), each reviewer counted by their latest verdict."""
+    later = Decision.objects.filter(
+        finding=OuterRef("finding"), reviewer=OuterRef("reviewer"), id__gt=OuterRef("id")
+    )
+    return (
+        Decision.objects.filter(project=project)
+        .exclude(Exists(later))
+        .order_by()
+        .values("finding")
+        .annotate(
+            confirmed=Count("id", filter=Q(verdict=Verdict.CONFIRMED)),
+            dismissed=Count("id", filter=Q(verdict=Verdict.DISMISSED)),
+        )
+        .filter(confirmed__gt=0, confirmed=F("dismissed"))
+        .values("finding")
+    )
 
 
 EVERYTHING = FindingFilter()

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import difflib
 import re
+import uuid
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,9 +23,10 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from . import audit, webhooks
+from . import audit, filters, webhooks
 from .filters import FindingFilter
 from .models import (
+    AuditEvent,
     Comment,
     Correction,
     CorrectionState,
@@ -104,6 +106,20 @@ def _latest_votes(finding: Finding) -> dict[int, str]:
     return votes
 
 
+def disputants(votes: dict[int, str]) -> list[int]:
+    """The reviewers of a disputed finding: its latest votes split evenly between confirm and
+    dismiss (the rule of ``filters.disputed_findings``). A reviewer who is not among them
+    settles it; those who disagreed may not, or the dispute would never reach a third."""
+    tally = Counter(votes.values())
+    if len(tally) > 1 and len(set(tally.values())) == 1:
+        return list(votes)
+    return []
+
+
+def _names(user_ids: Iterable[int]) -> list[str]:
+    return sorted(get_user_model().objects.filter(pk__in=list(user_ids)).values_list("username", flat=True))
+
+
 def _settled_status(project: Project, votes: dict[int, str], verdict: str) -> str:
     """The finding's status after a vote. With double review it stays open until two
     reviewers have voted and agree; a disagreement waits for a third, who settles it."""
@@ -118,14 +134,27 @@ def _settled_status(project: Project, votes: dict[int, str], verdict: str) -> st
     return FindingStatus.OPEN
 
 
+class Disputed(ReviewError):
+    status_code = 409
+
+
 @transaction.atomic
 def record_decision(
-    *, finding: Finding, reviewer: Any, verdict: str, reason: str = "", respect_hold: bool = True
+    *,
+    finding: Finding,
+    reviewer: Any,
+    verdict: str,
+    reason: str = "",
+    respect_hold: bool = True,
+    batch: str = "",
 ) -> Decision:
     """A reviewer confirms or dismisses a finding; the change goes to the audit log.
 
     ``verdict`` may also be ``correction``: the finding is confirmed and the suite's proposed
-    correction becomes a draft the reviewer edits and a second reviewer approves."""
+    correction becomes a draft the reviewer edits and a second reviewer approves. On a
+    disputed finding only a third reviewer decides, and their decision settles it (the audit
+    event names whom it settled). ``batch`` names the bulk action the decision is part of,
+    which ``undo_batch`` finds it by."""
     needs_correction = verdict == NEEDS_CORRECTION
     if needs_correction:
         verdict = Verdict.CONFIRMED
@@ -135,6 +164,14 @@ def record_decision(
     # Under double review each reviewer decides on their own, so a hold does not bar others.
     if respect_hold and not locked.project.double_review:
         _check_hold(locked, reviewer)
+    votes = _latest_votes(locked)
+    split = disputants(votes)
+    if reviewer.pk in split:
+        others = ", ".join(n for n in _names(split) if n != reviewer.username)
+        raise Disputed(
+            f"You and {others} disagree on this finding: a third reviewer's decision settles it "
+            "(the agreement page lists the disputed findings)."
+        )
     before = {"status": locked.status}
     decision = Decision.objects.create(
         project_id=locked.project_id,
@@ -143,7 +180,8 @@ def record_decision(
         verdict=verdict,
         reason=reason[:1000] or ("needs correction" if needs_correction else ""),
     )
-    locked.status = _settled_status(locked.project, _latest_votes(locked), verdict)
+    votes[reviewer.pk] = verdict
+    locked.status = _settled_status(locked.project, votes, verdict)
     locked.updated_at = timezone.now()
     if locked.held_by_id == reviewer.pk:  # decided: no longer theirs to hold
         locked.held_by, locked.held_until = None, None
@@ -151,6 +189,10 @@ def record_decision(
     after: dict[str, Any] = {"status": locked.status, "reason": decision.reason, "decision": decision.pk}
     if locked.project.double_review:
         after["blind"] = True
+    if split:
+        after["settles"] = _names(split)
+    if batch:
+        after["batch"] = batch
     audit.record(
         project=locked.project,
         actor=reviewer,
@@ -181,6 +223,9 @@ def votes_hidden_from(finding: Finding, user: Any, project: Project | None = Non
 
 
 DECISION_VERBS = [f"finding.{verdict}" for verdict in Verdict.values]
+# An undone decision's event names the verdict it took back, so blind review hides it too.
+DECISION_UNDONE = "finding.decision_undone"
+ASSIGNMENT_UNDONE = "finding.assignment_undone"
 
 
 def hidden_events(project: Project, findings: Iterable[Finding], user: Any) -> Q:
@@ -193,7 +238,11 @@ def hidden_events(project: Project, findings: Iterable[Finding], user: Any) -> Q
     nothing = Q(pk__in=[])
     if not hidden:
         return nothing
-    verdicts = Q(object_type="finding", object_id__in=[str(f.pk) for f in hidden], verb__in=DECISION_VERBS)
+    verdicts = Q(
+        object_type="finding",
+        object_id__in=[str(f.pk) for f in hidden],
+        verb__in=[*DECISION_VERBS, DECISION_UNDONE],
+    )
     proposals = Q(
         object_type="correction",
         object_id__in=[str(c.pk) for f in hidden for c in f.corrections.all() if c.author_id != user.pk],
@@ -208,15 +257,16 @@ class Disagreement:
 
 
 def disagreements(project: Project, limit: int = 100) -> list[Disagreement]:
-    """Open findings whose reviewers disagree, oldest first: each waits for a third reviewer."""
+    """Disputed findings, oldest first: their reviewers split evenly between confirm and
+    dismiss, and each waits for a third reviewer to settle it."""
+    split = list(filters.disputed_findings(project).values_list("finding", flat=True)[:limit])
     votes: dict[int, dict[str, str]] = {}
     for finding_id, reviewer, verdict in (
-        Decision.objects.filter(project=project, finding__status=FindingStatus.OPEN)
+        Decision.objects.filter(finding_id__in=split)
         .order_by("created_at", "id")
         .values_list("finding_id", "reviewer__username", "verdict")
     ):
         votes.setdefault(finding_id, {})[reviewer] = verdict
-    split = [pk for pk, cast in votes.items() if len(set(cast.values())) > 1][:limit]
     findings = Finding.objects.filter(pk__in=split).select_related("turn", "conversation").order_by("pk")
     return [Disagreement(finding, votes[finding.pk]) for finding in findings]
 
@@ -224,22 +274,149 @@ def disagreements(project: Project, limit: int = 100) -> list[Disagreement]:
 @dataclass(frozen=True)
 class BulkResult:
     done: int
-    skipped: int  # held by someone else, or already in the asked state
+    skipped: int  # held by someone else, already in the asked state, or disputed by the reviewer
+    batch: str = ""  # what undo_batch takes back, when anything was done
+
+
+def new_batch() -> str:
+    """A bulk action's name in the audit log: each event it writes carries it."""
+    return uuid.uuid4().hex
 
 
 @transaction.atomic
 def bulk_decide(*, findings: QuerySet[Finding], reviewer: Any, verdict: str, reason: str = "") -> BulkResult:
-    """One decision per finding, each audited on its own; findings others hold are skipped."""
+    """One decision per finding, each audited on its own; findings others hold, and those the
+    reviewer disagrees on with another (a third reviewer settles them), are skipped."""
     if verdict not in Verdict.values:
         raise ReviewError(f"verdict must be one of {', '.join(Verdict.values)}")
+    batch = new_batch()
     done = skipped = 0
     for finding in findings.order_by("id"):
         if finding.status == verdict or (holder(finding) not in (None, reviewer)):
             skipped += 1
             continue
-        record_decision(finding=finding, reviewer=reviewer, verdict=verdict, reason=reason)
+        try:
+            record_decision(finding=finding, reviewer=reviewer, verdict=verdict, reason=reason, batch=batch)
+        except Disputed:
+            skipped += 1
+            continue
         done += 1
-    return BulkResult(done, skipped)
+    return BulkResult(done, skipped, batch if done else "")
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    restored: int
+    refused: list[str]  # one sentence per finding left as it is, saying why
+
+
+@transaction.atomic
+def undo_batch(*, project: Project, batch: str, actor: Any, seconds: int) -> UndoResult:
+    """Takes back a bulk action of ``actor`` made in the last ``seconds``: each finding gets
+    back the status (or assignee) it had, the bulk decision is withdrawn from its votes, and
+    each undo is an audit event of its own. A finding decided (or assigned) again since is
+    left as it is and named in ``refused``."""
+    since = timezone.now() - timedelta(seconds=seconds)
+    # The project's events of the last few minutes, from its (project, created_at) index.
+    events = list(
+        AuditEvent.objects.filter(project=project, created_at__gte=since, after__batch=batch).order_by("id")
+    )
+    if not batch or not events:
+        raise ReviewError(
+            f"Nothing to undo: a bulk action can be undone once, for {seconds // 60} minutes after it."
+        )
+    if any(e.actor_id != actor.pk for e in events):
+        raise NotAllowed(f"Only {events[0].actor_name}, who made this bulk change, can undo it.")
+    ids = [e.object_id for e in events]
+    later: dict[str, list[AuditEvent]] = {}
+    for e in AuditEvent.objects.filter(
+        project=project,
+        created_at__gte=events[0].created_at,
+        id__gt=events[0].id,
+        object_type="finding",
+        object_id__in=ids,
+    ).select_related("actor"):
+        later.setdefault(e.object_id, []).append(e)
+    findings = Finding.objects.select_for_update(of=("self",)).in_bulk([int(i) for i in ids])
+    restored, refused = 0, []
+    for event in events:
+        finding = findings.get(int(event.object_id))
+        after_it = [e for e in later.get(event.object_id, []) if e.pk > event.pk]
+        if finding is None:
+            refused.append(f"Finding {event.object_id} no longer exists.")
+            continue
+        if event.verb == "finding.assigned":
+            why = _undo_assignment(project, finding, event, after_it, actor, batch)
+        else:
+            why = _undo_decision(project, finding, event, actor, batch)
+        if why:
+            refused.append(f"{finding.code} on turn {finding.turn_id}: {why}")
+        else:
+            restored += 1
+    return UndoResult(restored, refused)
+
+
+def _undo_decision(project: Project, finding: Finding, event: AuditEvent, actor: Any, batch: str) -> str:
+    """Withdraws the bulk decision ``event`` recorded; returns why not, or "" once done."""
+    decision_id = (event.after or {}).get("decision")
+    decision = Decision.objects.filter(pk=decision_id, finding=finding).first() if decision_id else None
+    if decision is None:
+        return "already undone."
+    newer = (
+        Decision.objects.filter(finding=finding, id__gt=decision.pk)
+        .select_related("reviewer")
+        .order_by("-id")
+        .first()
+    )
+    if newer is not None:
+        when = timezone.localtime(newer.created_at).strftime("%H:%M")
+        return f"{newer.reviewer.username} decided it again at {when}; left as they decided."
+    status = (event.before or {}).get("status", FindingStatus.OPEN)
+    current = finding.status
+    decision.delete()
+    finding.status = status
+    finding.updated_at = timezone.now()
+    finding.save(update_fields=["status", "updated_at"])
+    audit.record(
+        project=project,
+        actor=actor,
+        verb=DECISION_UNDONE,
+        target=finding,
+        before={"status": current, "verdict": decision.verdict, "decision": decision.pk},
+        after={"status": status, "reason": "bulk action undone", "batch": batch, "undoes": event.pk},
+    )
+    return ""
+
+
+def _undo_assignment(
+    project: Project, finding: Finding, event: AuditEvent, after_it: list[AuditEvent], actor: Any, batch: str
+) -> str:
+    """Gives the finding back to whom ``event`` took it from; returns why not, or ""."""
+    for e in after_it:
+        if e.verb == ASSIGNMENT_UNDONE and (e.after or {}).get("undoes") == event.pk:
+            return "already undone."
+        if e.verb in ("finding.assigned", ASSIGNMENT_UNDONE):
+            when = timezone.localtime(e.created_at).strftime("%H:%M")
+            return f"{e.actor_name} assigned it again at {when}; left as they assigned it."
+    name = (event.before or {}).get("assignee")
+    previous = None
+    if name:
+        previous = next((u for u in reviewers_of(project) if u.username == name), None)
+        if previous is None:
+            return f"{name} is no longer a reviewer of this project; assign it by hand."
+    current = finding.assignee.username if finding.assignee_id and finding.assignee else None
+    finding.assignee = previous
+    finding.updated_at = timezone.now()
+    finding.save(update_fields=["assignee", "updated_at"])
+    audit.record(
+        project=project,
+        actor=actor,
+        verb=ASSIGNMENT_UNDONE,
+        target=finding,
+        before={"assignee": current},
+        after={"assignee": name, "batch": batch, "undoes": event.pk},
+    )
+    return ""
 
 
 def reviewers_of(project: Project) -> list[Any]:
@@ -253,8 +430,9 @@ def reviewers_of(project: Project) -> list[Any]:
 
 
 @transaction.atomic
-def assign(*, finding: Finding, assignee: Any, actor: Any) -> Finding:
-    """Gives a finding to a reviewer of its project (or to nobody, with ``assignee=None``)."""
+def assign(*, finding: Finding, assignee: Any, actor: Any, batch: str = "") -> Finding:
+    """Gives a finding to a reviewer of its project (or to nobody, with ``assignee=None``);
+    ``batch`` names the bulk action it is part of."""
     locked = (
         Finding.objects.select_for_update(of=("self",))
         .select_related("project", "assignee")
@@ -263,12 +441,14 @@ def assign(*, finding: Finding, assignee: Any, actor: Any) -> Finding:
     if assignee is not None and assignee not in reviewers_of(locked.project):
         raise ReviewError(f"{assignee.username} is not a reviewer of this project.")
     before = {"assignee": locked.assignee.username if locked.assignee else None}
-    after = {"assignee": assignee.username if assignee else None}
+    after: dict[str, Any] = {"assignee": assignee.username if assignee else None}
     if before == after:
         return locked
     locked.assignee = assignee
     locked.updated_at = timezone.now()
     locked.save(update_fields=["assignee", "updated_at"])
+    if batch:
+        after["batch"] = batch
     audit.record(
         project=locked.project,
         actor=actor,
@@ -283,19 +463,25 @@ def assign(*, finding: Finding, assignee: Any, actor: Any) -> Finding:
 
 @transaction.atomic
 def bulk_assign(*, findings: QuerySet[Finding], assignee: Any, actor: Any) -> BulkResult:
+    batch = new_batch()
     done = skipped = 0
     for finding in findings.order_by("id"):
         if finding.assignee_id == (assignee.pk if assignee else None):
             skipped += 1
             continue
-        assign(finding=finding, assignee=assignee, actor=actor)
+        assign(finding=finding, assignee=assignee, actor=actor, batch=batch)
         done += 1
-    return BulkResult(done, skipped)
+    return BulkResult(done, skipped, batch if done else "")
 
 
 @transaction.atomic
 def assign_round_robin(
-    *, project: Project, findings: QuerySet[Finding], actor: Any, reviewers: list[Any] | None = None
+    *,
+    project: Project,
+    findings: QuerySet[Finding],
+    actor: Any,
+    reviewers: list[Any] | None = None,
+    batch: str = "",
 ) -> dict[str, int]:
     """Deals the findings out in turn to the project's reviewers (or those given), oldest
     first, starting after whoever has the fewest open findings; returns how many each got."""
@@ -311,7 +497,7 @@ def assign_round_robin(
     given: Counter[str] = Counter()
     for i, finding in enumerate(findings.order_by("created_at", "id")):
         person = people[i % len(people)]
-        assign(finding=finding, assignee=person, actor=actor)
+        assign(finding=finding, assignee=person, actor=actor, batch=batch)
         given[person.username] += 1
     return dict(given)
 
@@ -503,10 +689,32 @@ def delete_view(*, view: SavedView, user: Any) -> None:
 
 
 @dataclass(frozen=True)
+class Disagreed:
+    """A finding whose first two reviewers disagreed, as kappa counts it, and where it stands."""
+
+    finding: Finding
+    first: tuple[str, str]  # (reviewer's name, latest verdict)
+    second: tuple[str, str]
+    voters: list[int]  # who decided it: under blind review they alone see the verdicts
+    disputed: bool  # still split evenly: waits for a third reviewer
+    settled_by: list[tuple[str, str]]  # the reviewers after the first two, and their verdicts
+
+    @property
+    def blind(self) -> bool:
+        """Whether the verdicts are hidden from those who have not decided it."""
+        return self.finding.project.double_review and self.finding.status == FindingStatus.OPEN
+
+
+@dataclass(frozen=True)
 class Agreement:
     pairs: int  # findings decided by two reviewers
     agreed: int
     kappa: float | None  # None when there is nothing (or no variation) to measure
+    disagreed: list[Disagreed] = field(default_factory=list)  # the newest DISAGREED_SHOWN
+    disagreed_total: int = 0
+
+
+DISAGREED_SHOWN = 100
 
 
 def cohens_kappa(pairs: list[tuple[str, str]]) -> float | None:
@@ -527,17 +735,41 @@ def agreement(project: Project) -> Agreement:
     counted by their latest verdict."""
     votes: dict[int, dict[int, str]] = {}
     order: dict[int, list[int]] = {}
-    for finding_id, reviewer_id, verdict in (
+    last: dict[int, int] = {}  # each finding's newest decision, to list the newest first
+    for decision_id, finding_id, reviewer_id, verdict in (
         Decision.objects.filter(project=project)
         .order_by("created_at", "id")
-        .values_list("finding_id", "reviewer_id", "verdict")
+        .values_list("id", "finding_id", "reviewer_id", "verdict")
     ):
         votes.setdefault(finding_id, {})[reviewer_id] = verdict
+        last[finding_id] = decision_id
         seen = order.setdefault(finding_id, [])
         if reviewer_id not in seen:
             seen.append(reviewer_id)
-    pairs = [(votes[f][order[f][0]], votes[f][order[f][1]]) for f in votes if len(order[f]) >= 2]
-    return Agreement(len(pairs), sum(a == b for a, b in pairs), cohens_kappa(pairs))
+    two = [f for f in votes if len(order[f]) >= 2]
+    pairs = [(votes[f][order[f][0]], votes[f][order[f][1]]) for f in two]
+    split = sorted((f for f in two if votes[f][order[f][0]] != votes[f][order[f][1]]), key=lambda f: -last[f])
+    findings = Finding.objects.select_related("project", "turn", "conversation").in_bulk(
+        split[:DISAGREED_SHOWN]
+    )
+    names = dict(
+        get_user_model()
+        .objects.filter(pk__in={r for f in findings for r in order[f]})
+        .values_list("pk", "username")
+    )
+    disagreed = [
+        Disagreed(
+            finding=findings[f],
+            first=(names[order[f][0]], votes[f][order[f][0]]),
+            second=(names[order[f][1]], votes[f][order[f][1]]),
+            voters=order[f],
+            disputed=bool(disputants(votes[f])),
+            settled_by=[(names[r], votes[f][r]) for r in order[f][2:]],
+        )
+        for f in split[:DISAGREED_SHOWN]
+        if f in findings
+    ]
+    return Agreement(len(pairs), sum(a == b for a, b in pairs), cohens_kappa(pairs), disagreed, len(split))
 
 
 def precision_of(confirmed: int, dismissed: int) -> float | None:

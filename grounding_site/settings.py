@@ -217,6 +217,8 @@ RECEIPTS_MAX_MESSAGES = int(os.environ.get("RECEIPTS_MAX_MESSAGES", "20000"))
 RECEIPTS_MAX_TOOL_JSON_DEPTH = int(os.environ.get("RECEIPTS_MAX_TOOL_JSON_DEPTH", "64"))
 # Requests per API key (or signed-in user), as DRF rates: "1200/min", "50/s".
 RECEIPTS_API_RATE = os.environ.get("RECEIPTS_API_RATE", "1200/min")
+# How long the queue offers to undo a bulk action, in seconds.
+RECEIPTS_BULK_UNDO_SECONDS = int(os.environ.get("RECEIPTS_BULK_UNDO_SECONDS", "600"))
 
 # --- API ----------------------------------------------------------------------------------
 

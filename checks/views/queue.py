@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -80,22 +81,15 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     findings = filters.findings(project, user=request.user)
 
     turns = (
-        Turn.objects.filter(project=project)
-        .filter(Exists(findings.filter(turn=OuterRef("pk"))))
+        queue_turns(project, findings)
         .select_related("conversation")
         # What a row shows: a conversation's document and a turn's tools are large JSON
         # that the queue never reads (loading them took a quarter of the page's time).
         .only(*QUEUE_ROW_FIELDS)
-        .order_by("-created_at", "-id")
     )
     cursor = _parse_cursor(request.GET.get("after", ""))
     if cursor:
-        created_at, pk = cursor
-        # The first condition adds nothing logically, but it is the one the (project,
-        # created_at) index can start from; with the OR alone every newer turn is read.
-        turns = turns.filter(created_at__lte=created_at).filter(
-            Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=pk)
-        )
+        turns = _older(turns, *cursor)
     page = list(turns[: PAGE_SIZE + 1])
     has_more = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
@@ -133,11 +127,60 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "reviewers": review.reviewers_of(project),
         "saved_views": SavedView.objects.filter(project=project, user_id=membership.user_id),
         "dismiss_reasons": DISMISS_REASONS,
+        # Came back from a turn part-way down: the rows start there, and the top is a link away.
+        "resumed": bool(cursor),
+        "undo_offers": _undo_offers(request, project),
     }
     template = "checks/queue.html"
     if request.htmx and not request.htmx.boosted:
         template += "#rows" if request.GET.get("after") else "#results"
     return render(request, template, context)
+
+
+def queue_turns(project: Project, findings: QuerySet[Finding]) -> QuerySet[Turn]:
+    """The turns holding any of ``findings``, in the queue's order (newest first). The turn
+    page walks the same order, so previous and next are the queue's own neighbours."""
+    return (
+        Turn.objects.filter(project=project)
+        .filter(Exists(findings.filter(turn=OuterRef("pk"))))
+        .order_by("-created_at", "-id")
+    )
+
+
+def _older(turns: QuerySet[Turn], created_at: datetime, pk: int) -> QuerySet[Turn]:
+    """The turns after (created_at, pk) in the queue's order."""
+    # The first condition adds nothing logically, but it is the one the (project, created_at)
+    # index can start from; with the OR alone every newer turn is read.
+    return turns.filter(created_at__lte=created_at).filter(
+        Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=pk)
+    )
+
+
+def _newer(turns: QuerySet[Turn], created_at: datetime, pk: int) -> QuerySet[Turn]:
+    """The turns before (created_at, pk) in the queue's order, nearest first."""
+    return (
+        turns.filter(created_at__gte=created_at)
+        .filter(Q(created_at__gt=created_at) | Q(created_at=created_at, id__gt=pk))
+        .order_by("created_at", "id")
+    )
+
+
+def neighbours(project: Project, filters: FindingFilter, user: Any, current: Turn) -> dict[str, Turn | None]:
+    """The turns just before and after ``current`` in the queue these filters make, one keyset
+    step each way. ``current`` need not match them any more (it may have just been decided):
+    its place in the order is enough."""
+    turns = queue_turns(project, filters.findings(project, user=user)).select_related("conversation")
+    at = (current.created_at, current.pk)
+    return {"previous": _newer(turns, *at).first(), "next": _older(turns, *at).first()}
+
+
+def queue_return_url(project: Project, query: str, previous: Turn | None, current: Turn) -> str:
+    """The queue these filters make, starting at ``current`` (after the turn before it), with
+    its row as the place to go on from."""
+    params = [query] if query else []
+    if previous is not None:
+        params.append(f"after={_cursor(previous)}")
+    return _queue_url(project, "&".join(params)) + f"#row-{current.pk}"
 
 
 DISMISS_REASONS = [
@@ -234,48 +277,182 @@ def progress(project: Project) -> list[dict[str, Any]]:
 @require_POST
 def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     """Confirm, dismiss or assign the findings of the selected turns, or everything the
-    filters match; each finding is decided (and audited) on its own."""
+    filters match; each finding is decided (and audited) on its own.
+
+    The queue's form asks first (``preview``): a page says how many findings the action will
+    change and sends the same form again to do it. Once done, the queue offers to undo it
+    for RECEIPTS_BULK_UNDO_SECONDS (``action=undo``)."""
     project, membership = project_for(request, slug)
     require_reviewer(membership)
     query = request.POST.get("query", "")
+    action = request.POST.get("action", "")
+    if action == "undo":
+        return _undo(request, project, query)
     findings = read_filters(QueryDict(query)).findings(project, user=request.user)
+    turn_ids: list[int] = []
     if request.POST.get("scope") != "all":
-        ids = [int(v) for v in request.POST.getlist("turn") if is_row_id(v)]
-        if not ids:
+        turn_ids = [int(v) for v in request.POST.getlist("turn") if is_row_id(v)]
+        if not turn_ids:
             return _back(
                 request, project, query, "Select at least one turn, or choose everything that matches."
             )
-        findings = findings.filter(turn_id__in=ids)
-    action = request.POST.get("action", "")
+        findings = findings.filter(turn_id__in=turn_ids)
+    if action not in (*Verdict.values, "assign", "round_robin"):
+        return HttpResponse("action must be confirmed, dismissed, assign, round_robin or undo", status=400)
+    reason = request.POST.get("reason_text", "").strip() or request.POST.get("reason", "").strip()
+    if action == Verdict.DISMISSED and not reason:
+        return _back(request, project, query, "Give a reason to dismiss.")
     try:
+        assignee = (
+            _member_user(project, request.POST.get("assignee", ""), request.user)
+            if action == "assign"
+            else None
+        )
+        if request.POST.get("preview"):
+            return _preview(request, project, query, findings, action, reason, assignee, turn_ids)
+        batch = review.new_batch()
         if action in Verdict.values:
-            reason = request.POST.get("reason_text", "").strip() or request.POST.get("reason", "").strip()
-            if action == Verdict.DISMISSED and not reason:
-                return _back(request, project, query, "Give a reason to dismiss.")
             result = review.bulk_decide(
                 findings=findings, reviewer=request.user, verdict=action, reason=reason
             )
-            said = f"{result.done} finding{'s' if result.done != 1 else ''} {action}"
+            said = f"{_findings(result.done)} {action}"
+            batch = result.batch
         elif action == "assign":
-            assignee = _member_user(project, request.POST.get("assignee", ""), request.user)
             result = review.bulk_assign(findings=findings, assignee=assignee, actor=request.user)
-            said = f"{result.done} finding{'s' if result.done != 1 else ''} assigned to " + (
-                assignee.username if assignee else "nobody"
+            said = f"{_findings(result.done)} assigned to " + (assignee.username if assignee else "nobody")
+            batch = result.batch
+        else:
+            given = review.assign_round_robin(
+                project=project, findings=findings, actor=request.user, batch=batch
             )
-        elif action == "round_robin":
-            given = review.assign_round_robin(project=project, findings=findings, actor=request.user)
             said = "Assigned in turn: " + (
                 ", ".join(f"{k} {v}" for k, v in given.items()) or "nothing matched"
             )
             result = None
-        else:
-            return HttpResponse("action must be confirmed, dismissed, assign or round_robin", status=400)
+            batch = batch if given else ""
     except review.ReviewError as exc:
         return _back(request, project, query, str(exc))
     if result is not None and result.skipped:
-        said += f"; {result.skipped} skipped (already so, or open on another reviewer's screen)"
+        said += (
+            f"; {result.skipped} skipped (already so, open on another reviewer's screen,"
+            " or disputed by you and another reviewer)"
+        )
     messages.success(request, said + ".")
+    if batch:
+        _offer_undo(request, project, batch, said)
     return redirect(_queue_url(project, query))
+
+
+def _findings(n: int) -> str:
+    return f"{n:,} finding{'s' if n != 1 else ''}"
+
+
+ACTION_WORDS = {
+    "confirmed": "Confirm",
+    "dismissed": "Dismiss",
+    "assign": "Assign",
+    "round_robin": "Assign round-robin",
+}
+
+
+def _preview(
+    request: HttpRequest,
+    project: Project,
+    query: str,
+    findings: QuerySet[Finding],
+    action: str,
+    reason: str,
+    assignee: Any,
+    turn_ids: list[int],
+) -> HttpResponse:
+    """The step that asks: what the action will do and to how many findings, counted as the
+    queue counts (up to COUNT_CAP, beyond it the exact number is what the action reports)."""
+    findings = findings.order_by()
+    matched = findings[: COUNT_CAP + 1].count()
+    changing = findings
+    if action in Verdict.values:
+        held = Q(held_by__isnull=False, held_until__gt=timezone.now()) & ~Q(held_by=request.user)
+        changing = findings.exclude(status=action).exclude(held)
+    elif action == "assign":
+        changing = (
+            findings.exclude(assignee=assignee) if assignee else findings.exclude(assignee__isnull=True)
+        )
+    changes = changing[: COUNT_CAP + 1].count()
+    filters = read_filters(QueryDict(query))
+    context = {
+        "project": project,
+        "query": query,
+        "action": action,
+        "verb": ACTION_WORDS[action],
+        "reason": reason,
+        "assignee": request.POST.get("assignee", ""),
+        "assignee_name": assignee.username if assignee else "nobody",
+        "scope": "selected" if turn_ids else "all",
+        "turn_ids": turn_ids,
+        "matched": matched,
+        "matched_label": count_label(matched),
+        "changes": changes,
+        "changes_label": count_label(changes),
+        "over_cap": changes > COUNT_CAP,
+        "filters": describe(filters),
+        "undo_minutes": settings.RECEIPTS_BULK_UNDO_SECONDS // 60,
+    }
+    return render(request, "checks/bulk_confirm.html", context)
+
+
+def describe(filters: FindingFilter) -> list[tuple[str, str]]:
+    """The filters that narrow the queue, as (name, value) for a person to read."""
+    return [(name, "yes" if name == "disputed" else value) for name, value in filters.params()]
+
+
+# The bulk actions a reviewer may still undo, newest first, kept in their session: the queue
+# shows them without reading the audit log, which undo_batch reads to do the undoing.
+UNDO_KEY = "bulk_undo"
+
+
+def _offer_undo(request: HttpRequest, project: Project, batch: str, said: str) -> None:
+    until = timezone.now() + timedelta(seconds=settings.RECEIPTS_BULK_UNDO_SECONDS)
+    kept = [o for o in request.session.get(UNDO_KEY, []) if o["until"] > timezone.now().isoformat()]
+    offer = {"project": project.slug, "batch": batch, "said": said, "until": until.isoformat()}
+    request.session[UNDO_KEY] = [offer, *kept][:10]
+
+
+def _undo_offers(request: HttpRequest, project: Project) -> list[dict[str, Any]]:
+    now = timezone.now()
+    offers = []
+    for offer in request.session.get(UNDO_KEY, []):
+        until = datetime.fromisoformat(offer["until"])
+        if offer["project"] == project.slug and until > now:
+            offers.append({**offer, "until": until})
+    return offers
+
+
+def _undo(request: HttpRequest, project: Project, query: str) -> HttpResponse:
+    batch = request.POST.get("batch", "")
+    try:
+        result = review.undo_batch(
+            project=project, batch=batch, actor=request.user, seconds=settings.RECEIPTS_BULK_UNDO_SECONDS
+        )
+    except review.NotAllowed as exc:
+        return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
+    except review.ReviewError as exc:
+        _forget_offer(request, batch)
+        return _back(request, project, query, str(exc))
+    _forget_offer(request, batch)
+    said = f"Undone: {_findings(result.restored)} back as they were."
+    if result.refused:
+        shown = result.refused[:5]
+        more = len(result.refused) - len(shown)
+        said += f" {len(result.refused):,} left as they are: " + " ".join(shown)
+        said += f" (and {more:,} more)" if more else ""
+        messages.warning(request, said)
+    else:
+        messages.success(request, said)
+    return redirect(_queue_url(project, query))
+
+
+def _forget_offer(request: HttpRequest, batch: str) -> None:
+    request.session[UNDO_KEY] = [o for o in request.session.get(UNDO_KEY, []) if o["batch"] != batch]
 
 
 def _member_user(project: Project, value: str, me: Any) -> Any:

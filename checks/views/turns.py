@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import F, Prefetch, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -29,6 +30,7 @@ from ..models import (
     Turn,
     Verdict,
 )
+from . import queue
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
 from .htmx import HtmxHttpRequest
@@ -105,7 +107,7 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "capability": suite.capability_statement(
             tuple(current.tools_offered) if current.tools_offered is not None else None
         ),
-        "neighbours": _neighbours(current),
+        **_queue_context(request, project, current),
         "dismiss_reasons": DISMISS_REASONS,
         "reviewers": review.reviewers_of(project),
         "hold_seconds": review.HOLD_SECONDS,
@@ -311,24 +313,19 @@ def _record_role(finding: Finding, position: int) -> str:
     return f"record holding the value: {details.get('other_record', '?')}"
 
 
-def _neighbours(current: Turn) -> dict[str, Turn | None]:
-    """The previous and next flagged turns of the project, in queue order (newest first)."""
-    flagged = Turn.objects.filter(project_id=current.project_id).flagged()
-    newer = (
-        flagged.filter(created_at__gte=current.created_at)
-        .exclude(pk=current.pk)
-        .exclude(created_at=current.created_at, id__lt=current.pk)
-        .order_by("created_at", "id")
-        .first()
-    )
-    older = (
-        flagged.filter(created_at__lte=current.created_at)
-        .exclude(pk=current.pk)
-        .exclude(created_at=current.created_at, id__gt=current.pk)
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    return {"previous": newer, "next": older}
+def _queue_context(request: HttpRequest, project: Project, current: Turn) -> dict[str, Any]:
+    """Where the turn stands in the queue the reviewer came from: the queue's filters ride
+    along in the query string (a saved view is its query string too), so previous, next and
+    the way back stay within them until the reviewer follows a link without them."""
+    filters = queue.read_filters(request.GET)
+    query = queue.filter_query(filters)
+    near = queue.neighbours(project, filters, request.user, current)
+    return {
+        "neighbours": near,
+        "queue_query": query,
+        "queue_filters": queue.describe(filters) if query else [],
+        "queue_url": queue.queue_return_url(project, query, near["previous"], current),
+    }
 
 
 def _finding_for(request: HttpRequest, slug: str, pk: int) -> tuple[Project, Membership, Finding]:
@@ -349,7 +346,7 @@ def _answer(
 ) -> HttpResponse:
     """The finding's card again for htmx; without it, back to the turn page at the card."""
     if not request.htmx:
-        return redirect(f"{finding.turn.get_absolute_url()}#finding-{finding.pk}")
+        return redirect(f"{_turn_again(request, finding.turn)}#finding-{finding.pk}")
     fresh = _with_review(Finding.objects.filter(pk=finding.pk)).get()
     context = {
         "project": project,
@@ -361,6 +358,17 @@ def _answer(
     response = render(request, "checks/turn.html#finding", context)
     response["HX-Trigger"] = trigger
     return response
+
+
+def _turn_again(request: HttpRequest, turn: Turn) -> str:
+    """The turn's page, with the queue filters it was opened with (read from the page that
+    sent the form, a page of this same turn), so a form sent without htmx stays in them."""
+    url = turn.get_absolute_url()
+    came_from = urlsplit(request.headers.get("Referer", ""))
+    if came_from.path != url or came_from.netloc not in ("", request.get_host()):
+        return url
+    query = queue.filter_query(queue.read_filters(QueryDict(came_from.query)))
+    return f"{url}?{query}" if query else url
 
 
 def _refused(exc: review.ReviewError) -> HttpResponse:
