@@ -41,7 +41,7 @@ import binascii
 import json
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -52,7 +52,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from checks.suite.conversation import split_into_turns
 from checks.suite.pairing import answered_in_json, by_occurrence
 
-from . import json_input
+from . import call_pairing, json_input, openinference, otel_events, otel_legacy, repr_calls
 from .common import native_role, offered_tool, result_text, tool_call
 
 PROTOBUF = ("application/x-protobuf", "application/protobuf")
@@ -112,11 +112,14 @@ def decode_request(
     *,
     max_bytes: int | None = None,
     limits: Limits | None = None,
+    signal: Signal | None = None,
 ) -> dict[str, Any]:
     """An OTLP/HTTP trace export as a dict in the OTLP/JSON shape, or BadOtlp.
 
     `max_bytes` bounds the body once decompressed (None: no bound), as ``limits.bytes`` does.
+    ``signal`` reads another signal's export (``otel_logs.LOGS``) with the same framing.
     """
+    signal = signal or TRACES
     limits = limits or Limits()
     if max_bytes is not None and (limits.bytes is None or max_bytes < limits.bytes):
         limits = replace(limits, bytes=max_bytes)
@@ -129,9 +132,9 @@ def decode_request(
         raise TooLarge(f"the body is over the limit of {limits.bytes} bytes", "bytes", limits.bytes)
     media = (content_type or "").split(";", 1)[0].strip().lower()
     if media in PROTOBUF:
-        return _decode_protobuf(body, limits)
+        return signal.protobuf(body, limits)
     if media in JSON:
-        return _decode_json(body, limits)
+        return signal.json(body, limits)
     raise BadOtlp(
         f"Content-Type {content_type!r} is not an OTLP encoding; send application/x-protobuf "
         "or application/json"
@@ -163,11 +166,13 @@ def _gunzip(body: bytes, max_bytes: int | None) -> bytes:
 class _Counter:
     """Spans, events, attributes and groups of spans (resource spans, scope spans: each
     costs what a span does, and as many may come) counted against their limits as an
-    export is read; the groups are held to the span limit."""
+    export is read; the groups are held to the span limit. A log export counts its log
+    records as spans (``noun`` names them)."""
 
     NAMES = ("spans", "events", "attributes", "groups")
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, noun: str = "spans") -> None:
+        self.noun = noun
         self.counts = [0, 0, 0, 0]
         self.caps = [
             sys.maxsize if cap is None else cap
@@ -181,7 +186,7 @@ class _Counter:
 
     def over(self, kind: int) -> None:
         name, cap = self.NAMES[kind], self.caps[kind]
-        what = "resource and scope groups of spans" if name == "groups" else name
+        what = {"groups": f"resource and scope groups of {self.noun}", "spans": self.noun}.get(name, name)
         raise TooLarge(f"the export holds more than {cap} {what}", name, cap)
 
 
@@ -213,20 +218,33 @@ _RESOURCE_SPANS = {1 << 3 | 2: (NOTHING, _RESOURCE), 2 << 3 | 2: (GROUPS, _SCOPE
 _EXPORT = {1 << 3 | 2: (GROUPS, _RESOURCE_SPANS)}
 
 
-def count_protobuf(body: bytes, limits: Limits) -> list[int]:
+def count_protobuf(
+    body: bytes,
+    limits: Limits,
+    export: dict[int, tuple[int, Any]] | None = None,
+    request: str = "ExportTraceServiceRequest",
+    noun: str = "spans",
+) -> list[int]:
     """[spans, events, attributes, groups] of a protobuf export, read from its wire format without
     decoding it; TooLarge as soon as one is over its limit, BadOtlp when the framing is bad.
 
     Decoding builds an object for every span, event and attribute, empty or not, and an
     empty one is two bytes on the wire: this walk is what keeps a small body from becoming
     gigabytes of them. It reads tags and lengths only, and stops at the first count over.
+    ``export`` is the message tree of another signal's request (named ``request``).
     """
-    counter = _Counter(limits)
+    counter = _Counter(limits, noun)
     try:
-        _walk(memoryview(body), 0, len(body), _EXPORT, counter, 1, limits.depth)
+        _walk(memoryview(body), 0, len(body), export or _EXPORT, counter, 1, limits.depth)
     except IndexError:
-        raise BadOtlp(_not_protobuf("it ends in the middle of a field")) from None
+        raise BadOtlp(_not_protobuf("it ends in the middle of a field", request)) from None
+    except _BadFraming as exc:
+        raise BadOtlp(_not_protobuf(str(exc), request)) from None
     return counter.counts
+
+
+class _BadFraming(Exception):
+    """The wire format is broken; the message says where."""
 
 
 def _walk(
@@ -253,7 +271,7 @@ def _walk(
                 size, pos = _varint(buf, pos, size)
             stop = pos + size
             if stop > end:
-                raise BadOtlp(_not_protobuf("a field is longer than what holds it"))
+                raise _BadFraming("a field is longer than what holds it")
             inside = message.get(tag)
             if inside is not None:
                 kind, fields = inside
@@ -269,9 +287,9 @@ def _walk(
         elif wire == 5:
             pos += 4
         else:
-            raise BadOtlp(_not_protobuf(f"wire type {wire} has no place in an export"))
+            raise _BadFraming(f"wire type {wire} has no place in an export")
     if pos != end:
-        raise BadOtlp(_not_protobuf("a field runs past the end of what holds it"))
+        raise _BadFraming("a field runs past the end of what holds it")
 
 
 def _varint(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
@@ -285,14 +303,11 @@ def _varint(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
         if not byte & 0x80:
             return value, pos
         shift += 7
-    raise BadOtlp(_not_protobuf("a varint is longer than ten bytes"))
+    raise _BadFraming("a varint is longer than ten bytes")
 
 
-def _not_protobuf(why: str) -> str:
-    return (
-        "the body is not an OTLP ExportTraceServiceRequest in protobuf "
-        f"(Content-Type: application/x-protobuf): {why}"
-    )
+def _not_protobuf(why: str, request: str = "ExportTraceServiceRequest") -> str:
+    return f"the body is not an OTLP {request} in protobuf (Content-Type: application/x-protobuf): {why}"
 
 
 def _decode_protobuf(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
@@ -368,6 +383,24 @@ def _pb_value(value: Any) -> dict[str, Any]:
 
 def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
     limits = limits or Limits()
+    request = load_json_object(body, limits, '{"resourceSpans": […]}')
+    count_json(request, limits)
+    for i, rs in enumerate(_list(request, "resourceSpans", "resource_spans", "$")):
+        if not isinstance(rs, dict):
+            raise BadOtlp(f"$.resourceSpans[{i}] must be an object with scopeSpans")
+        for j, ss in enumerate(_list(rs, "scopeSpans", "scope_spans", f"$.resourceSpans[{i}]")):
+            if not isinstance(ss, dict):
+                raise BadOtlp(f"$.resourceSpans[{i}].scopeSpans[{j}] must be an object with spans")
+            path = f"$.resourceSpans[{i}].scopeSpans[{j}]"
+            for k, span in enumerate(_list(ss, "spans", "spans", path)):
+                if not isinstance(span, dict):
+                    raise BadOtlp(f"{path}.spans[{k}] must be a span object")
+    return request
+
+
+def load_json_object(body: bytes, limits: Limits, example: str) -> dict[str, Any]:
+    """An OTLP/JSON body as the object it holds, within the limits on JSON; BadOtlp (whose
+    message shows ``example``) for anything else."""
     if limits.json_values is not None and json_input.more_values_than(body, limits.json_values):
         raise TooLarge(
             f"the body holds more than {limits.json_values} JSON values",
@@ -387,18 +420,7 @@ def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
     except ValueError as exc:
         raise BadOtlp(f"the body is not valid JSON (Content-Type: application/json): {exc}") from None
     if not isinstance(request, dict):
-        raise BadOtlp('the body must be a JSON object like {"resourceSpans": […]} (OTLP/JSON)')
-    count_json(request, limits)
-    for i, rs in enumerate(_list(request, "resourceSpans", "resource_spans", "$")):
-        if not isinstance(rs, dict):
-            raise BadOtlp(f"$.resourceSpans[{i}] must be an object with scopeSpans")
-        for j, ss in enumerate(_list(rs, "scopeSpans", "scope_spans", f"$.resourceSpans[{i}]")):
-            if not isinstance(ss, dict):
-                raise BadOtlp(f"$.resourceSpans[{i}].scopeSpans[{j}] must be an object with spans")
-            path = f"$.resourceSpans[{i}].scopeSpans[{j}]"
-            for k, span in enumerate(_list(ss, "spans", "spans", path)):
-                if not isinstance(span, dict):
-                    raise BadOtlp(f"{path}.spans[{k}] must be a span object")
+        raise BadOtlp(f"the body must be a JSON object like {example} (OTLP/JSON)")
     return request
 
 
@@ -475,6 +497,16 @@ def _list(obj: dict[str, Any], camel: str, snake: str, path: str) -> list[Any]:
     return value
 
 
+class Signal(NamedTuple):
+    """How to decode one signal's export once its body is inflated: protobuf and JSON."""
+
+    protobuf: Callable[[bytes, Limits], dict[str, Any]]
+    json: Callable[[bytes, Limits], dict[str, Any]]
+
+
+TRACES = Signal(_decode_protobuf, _decode_json)
+
+
 # --- spans ---------------------------------------------------------------------------------
 
 
@@ -525,16 +557,26 @@ def _span(raw: dict[str, Any], resource: dict[str, Any], order: int) -> Span:
     status: dict[str, Any] = given_status if isinstance(given_status, dict) else {}
     code = status.get("code")
     attributes = _attributes(raw.get("attributes"))
+    events = [
+        otel_events.Event(
+            str(event.get("name") or ""),
+            _attributes(event.get("attributes")),
+            time=_nanos(event.get("timeUnixNano", event.get("time_unix_nano"))),
+        )
+        for event in _every(raw, "events", "events")
+        if isinstance(event, dict)
+    ]
     # The GenAI conventions allow the message content on an event instead of the span.
-    for event in raw.get("events") or ():
-        if isinstance(event, dict):
-            for key, value in _attributes(event.get("attributes")).items():
-                if key.startswith("gen_ai.") and key not in attributes:
-                    attributes[key] = value
+    for event in events:
+        for key, value in event.attributes.items():
+            if key.startswith("gen_ai.") and key not in attributes:
+                attributes[key] = value
+    name = str(raw.get("name") or "")
+    with_conventions(attributes, events, name)
     return Span(
         trace_id=_hex_id(raw.get("traceId", raw.get("trace_id"))),
         span_id=_hex_id(raw.get("spanId", raw.get("span_id"))),
-        name=str(raw.get("name") or ""),
+        name=name,
         start=_nanos(raw.get("startTimeUnixNano", raw.get("start_time_unix_nano"))),
         end=_nanos(raw.get("endTimeUnixNano", raw.get("end_time_unix_nano"))),
         error=code in (STATUS_ERROR, "2", "STATUS_CODE_ERROR"),
@@ -543,6 +585,20 @@ def _span(raw: dict[str, Any], resource: dict[str, Any], order: int) -> Span:
         resource=resource,
         order=order,
     )
+
+
+def with_conventions(attributes: dict[str, Any], events: list[otel_events.Event], name: str = "") -> None:
+    """Adds to a span's attributes the GenAI semantic-convention ones its other conventions
+    mean (OpenInference, OpenLLMetry's legacy attributes, GenAI events on the span), where
+    the span does not write them itself: one reading of conversations serves them all."""
+    for derived in (openinference.as_semconv(attributes, name), otel_legacy.as_semconv(attributes)):
+        for key, value in derived.items():
+            attributes.setdefault(key, value)
+    genai = [event for event in events if otel_events.is_genai(event)]
+    if genai:
+        tool_span = attributes.get("gen_ai.operation.name") == "execute_tool"
+        for key, value in otel_events.as_semconv(genai, tool_span=tool_span).items():
+            attributes.setdefault(key, value)
 
 
 def _hex_id(value: Any) -> str:
@@ -642,26 +698,76 @@ def external_ids(request: dict[str, Any]) -> list[str]:
 
 
 def read(request: dict[str, Any]) -> Reading:
-    spans = spans_of(request)
+    return read_spans(spans_of(request))
+
+
+def read_spans(spans: list[Span]) -> Reading:
+    """The conversations of some spans (read from a trace export, or made of log records),
+    and a reason for each trace or conversation that gives none."""
     conversations: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     for name, group in _group(spans).items():
         conversation = _conversation(name, group)
         if conversation is None:
-            skipped.append(
-                {
-                    "external_id": name,
-                    "reason": "no chat span with readable gen_ai.input.messages or gen_ai.output.messages "
-                    "(message content may not be recorded, or the chat span is in another export)",
-                }
-            )
+            skipped.append(_why_not(name, group))
         else:
             conversations.append(conversation)
+    read_traces = {s.trace_id for s in spans if _is_genai(s)}
+    plain = [s for s in spans if s.trace_id not in read_traces]
+    for trace_id in dict.fromkeys(s.trace_id for s in plain):
+        count = sum(1 for s in plain if s.trace_id == trace_id)
+        skipped.append(
+            {
+                "external_id": trace_id,
+                "reason": f"{count} span(s) of this trace follow no GenAI convention read here "
+                "(GenAI semantic conventions, OpenInference llm.*/tool.*, OpenLLMetry gen_ai.prompt.N/"
+                "gen_ai.completion.N, GenAI span events); nothing of them is stored",
+            }
+        )
     return Reading(conversations, skipped, len(spans))
 
 
+# The chat spans of a trace hold no content: the instrumentation writes it as log records.
+AWAITING_LOGS = "logs"
+
+
+def _why_not(name: str, spans: list[Span]) -> dict[str, str]:
+    """Why spans grouped as one conversation give none, and what to do about it."""
+    chats = [s for s in spans if s.operation in CHAT_OPERATIONS]
+    if any(openinference.KIND in s.attributes for s in chats) and not any(_has_messages(s) for s in spans):
+        return {
+            "external_id": name,
+            "reason": "the OpenInference LLM spans carry no llm.input_messages or llm.output_messages: "
+            "their content is hidden (OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS)",
+        }
+    if chats and not any(_has_messages(s) for s in spans):
+        return {
+            "external_id": name,
+            "awaiting": AWAITING_LOGS,
+            "reason": "the chat spans carry no message content: send the instrumentation's log records "
+            "to /v1/logs (joined to these spans by trace and span id), or record content on the spans "
+            "(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)",
+        }
+    if spans and all(s.operation == "execute_tool" for s in spans):
+        return {
+            "external_id": name,
+            "reason": "only tool spans (execute_tool), no chat span with gen_ai.input.messages or "
+            "gen_ai.output.messages: the chat span of the call is in another export or another trace",
+        }
+    return {
+        "external_id": name,
+        "reason": "no chat span with readable messages (gen_ai.input.messages / gen_ai.output.messages, "
+        "llm.input_messages.N, gen_ai.prompt.N, or GenAI events): message content may not be recorded, "
+        "or the chat span is in another export",
+    }
+
+
+def _is_genai(span: Span) -> bool:
+    return any(key.startswith("gen_ai.") for key in span.attributes)
+
+
 def _group(spans: list[Span]) -> dict[str, list[Span]]:
-    genai = [s for s in spans if any(key.startswith("gen_ai.") for key in s.attributes)]
+    genai = [s for s in spans if _is_genai(s)]
     by_trace: dict[str, str] = {}
     for span in genai:
         name = span.attributes.get("gen_ai.conversation.id")
@@ -683,13 +789,17 @@ def _conversation(name: str, spans: list[Span]) -> dict[str, Any] | None:
     latest, messages = None, None
     for span in chats:
         messages = _span_messages(span)
-        if messages:
+        # Messages with neither text nor calls are content that was not recorded.
+        if messages and any(m.get("content") or m.get("tool_calls") for m in messages):
             latest = span
             break
     if latest is None or not messages:
         return None
 
-    receipts_by_call = _match_tool_spans(messages, [s for s in spans if s.operation == "execute_tool"])
+    messages, by_order = call_pairing.pair_results(messages)
+    receipts_by_call, spans_by_order = _match_tool_spans(
+        messages, [s for s in spans if s.operation == "execute_tool"]
+    )
     messages = _with_span_results(messages, receipts_by_call)
     offered = _tools_offered(latest.attributes.get("gen_ai.tool.definitions"))
     turns = []
@@ -721,6 +831,8 @@ def _conversation(name: str, spans: list[Span]) -> dict[str, Any] | None:
     system = _system_text(latest.attributes.get("gen_ai.system_instructions"))
     if system:
         conversation["system"] = system
+    if by_order or spans_by_order:
+        conversation["metadata"] = {call_pairing.METADATA_KEY: call_pairing.BY_NAME_AND_ORDER}
     conversation["turns"] = turns
     return conversation
 
@@ -787,7 +899,21 @@ def semconv_message(message: dict[str, Any]) -> list[dict[str, Any]]:
             calls.append(tool_call(part.get("id"), part.get("name"), part.get("arguments")))
         elif kind == "tool_call_response":
             response = part["response"] if "response" in part else part.get("result")
-            results.append({"role": "tool", "tool_call_id": part.get("id"), "content": result_text(response)})
+            result: dict[str, Any] = {
+                "role": "tool",
+                "tool_call_id": part.get("id"),
+                "content": result_text(response),
+            }
+            if isinstance(part.get("name"), str):
+                result["name"] = part["name"]  # read by call_pairing when the id pairs nothing
+            if part.get("is_error") is True:
+                result["is_error"] = True
+            results.append(result)
+    if role == "assistant" and not calls and len(texts) == 1:
+        written = repr_calls.calls_in_text(texts[0])
+        if written is not None:
+            texts = written[1]
+            calls = [tool_call(c["id"], c["name"], c["arguments"]) for c in written[0]]
     text = "\n".join(texts)
     out = list(results)
     if role == "assistant":
@@ -800,16 +926,17 @@ def semconv_message(message: dict[str, Any]) -> list[dict[str, Any]]:
         if text or not results:
             out.append({"role": role, "content": text})
     elif role == "tool" and text and not results:
+        # With no id, call_pairing gives it the id of the call it answers, by name and order.
         call_id = message.get("tool_call_id") or message.get("id")
-        if isinstance(call_id, str) and call_id:
-            out.append({"role": "tool", "tool_call_id": call_id, "content": text})
+        out.append({"role": "tool", "tool_call_id": call_id, "content": text})
     return out
 
 
-def _match_tool_spans(messages: list[dict[str, Any]], tool_spans: list[Span]) -> dict[int, Span]:
+def _match_tool_spans(messages: list[dict[str, Any]], tool_spans: list[Span]) -> tuple[dict[int, Span], bool]:
     """Each call of the transcript with its execute_tool span, keyed by the call object's
     identity: by call id, the k-th call of an id with the k-th span of that id (in start
-    order), since an id may be reused once its call was answered; else by tool name."""
+    order), since an id may be reused once its call was answered; else (a span with no call
+    id, or one no call has) by tool name, in order. True when some span was paired so."""
     calls = [call for m in messages for call in m.get("tool_calls") or ()]
     named: list[Span] = []
     unnamed: list[Span] = []
@@ -818,13 +945,17 @@ def _match_tool_spans(messages: list[dict[str, Any]], tool_spans: list[Span]) ->
     ids = [call["id"] if isinstance(call["id"], str) else None for call in calls]
     spans = by_occurrence(ids, named, _span_call_id)
     matched = {id(call): span for call, span in zip(calls, spans, strict=True) if span is not None}
-    for span in unnamed:
+    taken = {id(span) for span in matched.values()}
+    leftover = sorted([s for s in named if id(s) not in taken] + unnamed, key=lambda s: (s.start, s.order))
+    by_name = False
+    for span in leftover:
         tool = span.attributes.get("gen_ai.tool.name")
         for call in calls:
             if id(call) not in matched and call["function"]["name"] == tool:
                 matched[id(call)] = span
+                by_name = True
                 break
-    return matched
+    return matched, by_name
 
 
 def _span_call_id(span: Span) -> str | None:
