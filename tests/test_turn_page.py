@@ -22,7 +22,8 @@ def test_it_marks_the_flagged_claim_at_its_span(client: Any, alice: Any, ingest:
     html = client.get(_turn_url(conversation)).content.decode()
     finding = Finding.objects.get()
     assert f'data-target="finding-{finding.pk}">I&#x27;ve saved</mark>' in html
-    assert "No tool result in this conversation holds this claim." in html
+    # An action claim is not a value: no result is expected to hold it (test_finding_cards).
+    assert "No tool result in this conversation holds this claim." not in html
     assert "Note from Receipts" in html  # the proposed correction
 
 
@@ -154,7 +155,7 @@ def test_a_negative_claim_shows_its_verdict_reads_and_refusal(client: Any, alice
     assert [e["role"] for e in card["evidence"]] == ["cited read", "later write"]
     assert "Typed claim 0" in html and "about <code>mkeller</code>" in html
     assert "I don&#x27;t know" in html  # the refusal is the proposed correction
-    assert "would go out <strong>fallback</strong>" in html
+    assert "would be held back and <strong>the fallback answer</strong> sent instead" in html
 
 
 def test_a_grounded_value_is_marked_at_both_ends(client: Any, alice: Any, ingest: Any) -> None:

@@ -228,9 +228,9 @@ class ArgumentsChecker:
     def _unsupplied_number(turn: Turn, call: ToolCall, path: str, number: float) -> Finding:
         value = canonical_number(repr(number))
         explanation = (
-            f"The argument `{path}` of {call.tool} (call {call.call_id}), a call that changes "
-            f"data, is `{value}`, and nothing supplied it: no user message says it of what "
-            f"`{path}` counts, no record the call names holds it under the same key, and no "
+            f"The argument {path} of {call.tool} (call {call.call_id}), a call that changes "
+            f"data, is {value}, and nothing supplied it: no user message says it of what "
+            f"{path} counts, no record the call names holds it under the same key, and no "
             "documented derivation gives it."
         )
         return _unsupported_finding(turn, call, path, value, explanation, "nowhere")
@@ -295,7 +295,7 @@ class ArgumentsChecker:
             else "no earlier tool result"
         )
         explanation = (
-            f"The argument `{path}` of {call.tool} (call {call.call_id}) is `{value}`, which "
+            f"The argument {path} of {call.tool} (call {call.call_id}) is “{value}”, which "
             f"appears in no user message, no system prompt and {sources}; {where}."
         )
         return _unsupported_finding(
@@ -317,8 +317,8 @@ class ArgumentsChecker:
             code="empty_lookup",
             severity="info",
             explanation=(
-                f"`{value}` came from the result of {producer.tool} (call {producer.call_id}); "
-                f"{call.tool} (call {call.call_id}) looked it up in `{path}` and found nothing."
+                f"“{value}” came from the result of {producer.tool} (call {producer.call_id}); "
+                f"{call.tool} (call {call.call_id}) looked it up in {path} and found nothing."
             ),
             evidence=(producer.evidence_at(span),),
             value=value,

@@ -469,7 +469,7 @@ class EvidenceChecker:
                     code="computed_value",
                     severity="info",
                     explanation=(
-                        f"`{clip(candidate.value)}` is written in no tool result, but it is "
+                        f"“{clip(candidate.text)}” is written in no tool result, but it is "
                         f"{_KIND_WORDS[derivation.kind]}: {derivation.source}."
                     ),
                     claim=_span(candidate),
@@ -609,7 +609,7 @@ class EvidenceChecker:
         for candidate in values:
             numeric = candidate.shape in ("number", "figure") and opts.figures
             explanation = (
-                f"`{clip(candidate.value)}` ({candidate.shape}) appears in no tool result of this "
+                f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
                 "conversation, and no user message or system prompt supplied it"
                 + (
                     "; it is also no rounding, unit conversion, complement, column sum, ratio or "

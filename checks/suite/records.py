@@ -297,6 +297,15 @@ def _clause_names(
     return {normalize(word) for word in clause.split()} & set(records)
 
 
+def as_held(record: Record, name: str) -> str:
+    """A record's name as its result writes it: names are compared in lower case, and an
+    explanation that says "t-999999" of T-999999 reads as another record."""
+    for value in record.value.values():
+        if isinstance(value, str) and value.lower() == name:
+            return value
+    return name
+
+
 def _other_record(
     turn: int, candidate: Candidate, name: str, own: Record, other: Record, field_path: str, checker: str
 ) -> Finding:
@@ -307,9 +316,10 @@ def _other_record(
         code="value_of_other_record",
         severity="flag",
         explanation=(
-            f"The sentence states `{candidate.value}` of `{name}`, but `{name}`'s record "
-            f"({own.source.tool or 'a result'}, {own.path or 'the result'}) does not hold it; it is the "
-            f"value of another record, `{other_name}` ({join_path(other.path, field_path)})."
+            f"The sentence states “{candidate.text}” of {as_held(own, name)}, but the record of "
+            f"{as_held(own, name)} ({own.source.tool or 'a result'}, {own.path or 'the result'}) does not "
+            f"hold it; it is the value of another record, {as_held(other, other_name)} "
+            f"({join_path(other.path, field_path)})."
         ),
         claim=Span(candidate.text, candidate.start, candidate.end),
         evidence=(own.evidence(field_path), other.evidence(field_path)),
@@ -360,8 +370,8 @@ def contradicted_findings(
                 record = own[0]
                 where = join_path(record.path, key)
                 explanation = (
-                    f"The answer says `{key}` is `{value}`, but the record read "
-                    f"({record.source.tool or 'a result'}, {where}) holds `{record.value[key]}`."
+                    f"The answer says {key} is “{answer[start:end]}”, but the record read "
+                    f"({record.source.tool or 'a result'}, {where}) holds “{record.value[key]}”."
                 )
                 evidence = (Evidence(call_id=record.source.call_id, path=where),)
                 span = Span(answer[start:end], start, end)
@@ -495,8 +505,8 @@ def _wrong_route(
     at = match.start("a")
     held = f"{record.value[start_key]} to {record.value[end_key]}"
     explanation = (
-        f"The answer says `{candidate.value}` goes from `{said[0]}` to `{said[1]}`, but its record "
-        f"({record.source.tool or 'a result'}, {record.path or 'the result'}) goes {held}."
+        f"The answer says {candidate.text} goes from {match.group('a')} to {match.group('b')}, but its "
+        f"record ({record.source.tool or 'a result'}, {record.path or 'the result'}) goes {held}."
     )
     evidence = (record.evidence(start_key), record.evidence(end_key))
     span = Span(answer[at : match.end()], at, match.end())

@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 
 from .. import administration, checking
 from ..ingest import json_input
-from ..models import Project
+from ..models import Finding, Project
 from .access import project_for, require_admin
 
 EXAMPLE = {
@@ -62,8 +62,30 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
         "example": json.dumps(EXAMPLE, indent=2),
         # Whether a key is set, never the key: the field is write-only.
         "judge_key_set": bool(project.judge_api_key),
+        "unjudged": _unjudged(project),
     }
     return render(request, "checks/project_settings.html", context, status=status)
+
+
+# Conversations whose judge questions went unasked are counted up to this many.
+UNJUDGED_CAP = 1_000
+
+
+def _unjudged(project: Project) -> dict[str, Any] | None:
+    """Why the judge model last left questions unanswered, and on how many conversations:
+    the suite reports it on each conversation it checks (judge_unavailable), and this page,
+    where the judge is set up, is where it is said, once for the project."""
+    findings = Finding.objects.current().filter(project=project, code="judge_unavailable")
+    latest = findings.order_by("-id").only("explanation", "created_at", "conversation_id").first()
+    if latest is None:
+        return None
+    count = findings.order_by()[: UNJUDGED_CAP + 1].count()
+    return {
+        "latest": latest,
+        "count": f"{UNJUDGED_CAP:,}+" if count > UNJUDGED_CAP else f"{count:,}",
+        "n": count,
+        "explanation": latest.explanation.removeprefix("Not judged: "),
+    }
 
 
 def _judge_key(request: HttpRequest, project: Project) -> HttpResponse:

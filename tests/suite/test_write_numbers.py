@@ -47,7 +47,8 @@ def test_a_count_nobody_gave_in_a_write_is_flagged_and_names_call_path_and_value
     )
     assert unsupported(result) == [("quantity", "3")]
     [finding] = result["findings"]
-    assert "(call c1)" in finding["explanation"] and "`quantity`" in finding["explanation"]
+    assert "The argument quantity of create_order (call c1)" in finding["explanation"]
+    assert "`" not in finding["explanation"]  # people read it: no markdown quoting
 
 
 def test_a_count_the_user_said_of_that_noun_is_supplied() -> None:
