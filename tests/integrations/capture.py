@@ -19,6 +19,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,28 @@ def versions(python: str, packages: tuple[str, ...]) -> dict[str, str]:
         [python, "-c", VERSIONS_SCRIPT, *packages], capture_output=True, text=True, check=True, timeout=60
     )
     return dict(json.loads(done.stdout))
+
+
+def own_venv(name: str, pins: tuple[str, ...]) -> str:
+    """A throwaway virtualenv under the temp folder holding the client, the SDK and ``pins``.
+
+    The client and SDK are pinned as in requirements-dev.txt unless ``pins`` names them too
+    (an old instrumentation may need the SDK of its time).
+    """
+    wanted = ("openai==", "httpx==", "opentelemetry-sdk==", "opentelemetry-exporter-otlp-proto-http==")
+    overridden = tuple(pin.split("==")[0] + "==" for pin in pins)
+    ours = [
+        line.strip()
+        for line in (ROOT / "requirements-dev.txt").read_text().splitlines()
+        if line.startswith(wanted) and not line.startswith(overridden)
+    ]
+    folder = Path(tempfile.gettempdir()) / f"receipts-capture-{name}"
+    python = folder / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300)
+    install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*install, *ours, *pins], check=True, timeout=900)
+    return str(python)
 
 
 def file_name(number: int, export: Export) -> str:
@@ -111,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--into", type=Path, default=CAPTURES)
     args = parser.parse_args(argv)
     for name in args.scenarios or list(SCENARIOS):
-        meta = capture(name, args.python, args.into)
+        pins = SCENARIOS[name].own_venv
+        python = own_venv(name, pins) if pins and args.python == sys.executable else args.python
+        meta = capture(name, python, args.into)
         print(f"{name}: {len(meta['exports'])} exports, {meta['versions']}")
     return 0
 

@@ -69,6 +69,9 @@ class Scenario:
     per_span_export: bool = False  # SimpleSpanProcessor: every span exported when it ends
     logs: bool = False  # log records (events) exported to /v1/logs as well
     packages: tuple[str, ...] = ()  # the versions recorded beside a capture
+    # An older release that cannot share our virtualenv with the pinned one: capture.py runs
+    # the loop in a throwaway virtualenv with these pins (the live tests leave it out).
+    own_venv: tuple[str, ...] = ()
 
 
 OFFICIAL = (
@@ -100,6 +103,14 @@ SCENARIOS: dict[str, Scenario] = {
         logs=True,
         packages=OFFICIAL,
     ),
+    "openai-v2-legacy-events": Scenario(
+        "opentelemetry-instrumentation-openai-v2",
+        "the v1.30 conventions: gen_ai.system.message, gen_ai.user.message, gen_ai.choice… log records",
+        env={"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
+        logs=True,
+        packages=("openai", "opentelemetry-sdk", "opentelemetry-instrumentation-openai-v2"),
+        own_venv=("opentelemetry-instrumentation-openai-v2==2.2b0", "wrapt==1.17.3"),
+    ),
     "openinference-openai": Scenario(
         "openinference-instrumentation-openai",
         "OpenInference attributes: llm.input_messages.N.message.*, llm.output_messages.*",
@@ -110,6 +121,17 @@ SCENARIOS: dict[str, Scenario] = {
         "OpenLLMetry (Traceloop) with its default settings",
         env={"TRACELOOP_TRACE_CONTENT": "true"},
         packages=("openai", "opentelemetry-sdk", "opentelemetry-instrumentation-openai"),
+    ),
+    "openllmetry-legacy-attributes": Scenario(
+        "opentelemetry-instrumentation-openai",
+        "OpenLLMetry before the conventions moved: gen_ai.prompt.N.* and gen_ai.completion.N.*",
+        env={"TRACELOOP_TRACE_CONTENT": "true"},
+        packages=("openai", "opentelemetry-sdk", "opentelemetry-instrumentation-openai"),
+        own_venv=(
+            "opentelemetry-instrumentation-openai==0.47.5",
+            "opentelemetry-sdk==1.36.0",
+            "opentelemetry-exporter-otlp-proto-http==1.36.0",
+        ),
     ),
     "openai-agents": Scenario(
         "openinference-instrumentation-openai-agents",
@@ -201,7 +223,7 @@ def instrument(name: str, providers: Telemetry) -> Callable[[], None]:
         openinference = OpenInference()
         openinference.instrument(tracer_provider=providers.tracer_provider)
         return openinference.uninstrument
-    if name == "openllmetry-openai":
+    if name.startswith("openllmetry"):
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor as OpenLLMetry
 
         openllmetry = OpenLLMetry()
