@@ -149,6 +149,31 @@ def test_an_openinference_protobuf_export_is_stored_and_its_wrong_answer_flagged
     assert "count_misstatement" in set(Finding.objects.flags().values_list("code", flat=True))
 
 
+def test_openinference_langchain_roles_and_tool_messages_are_read() -> None:
+    """openinference-instrumentation-langchain passes LangChain's roles on, and its TOOL span's
+    output is the ToolMessage, which names the call it answers."""
+    spans = openinference_spans("lc")
+    second = spans[2]["attributes"]
+    for kv in second:
+        if kv["key"].endswith("message.role") and kv["value"]["stringValue"] in ("user", "assistant"):
+            kv["value"]["stringValue"] = {"user": "human", "assistant": "ai"}[kv["value"]["stringValue"]]
+    tool_message = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", "ToolMessage"],
+        "kwargs": {"content": ORDER_TEXT, "tool_call_id": "call_1", "name": "get_order", "type": "tool"},
+    }
+    for kv in spans[1]["attributes"]:
+        if kv["key"] == "output.value":
+            kv["value"]["stringValue"] = json.dumps(tool_message)
+    conversation = read_one(traces(spans))
+    assert_order_desk_loop(conversation)
+    (receipt,) = conversation["turns"][0]["receipts"]
+    assert receipt["call_id"] == "call_1"
+    assert conversation["metadata"] == {}  # the ToolMessage named its call: paired by id
+    assert "count_misstatement" in flagged(conversation)
+
+
 # --- OpenLLMetry's legacy attributes -------------------------------------------------------
 
 
@@ -211,6 +236,34 @@ def test_a_legacy_export_over_the_endpoint_is_stored_not_refused(client: Any, ap
     )
     assert response.status_code == 200 and response.json() == {}
     assert Conversation.objects.get().document["turns"][0]["messages"][-1]["content"] == WRONG_ANSWER
+
+
+def test_content_events_of_the_conventions_before_1_28_are_read() -> None:
+    """gen_ai.content.prompt / gen_ai.content.completion events, Chat Completions messages as JSON."""
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_order", "arguments": ARGUMENTS}}
+    prompt = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": QUESTION},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "content": ORDER_TEXT, "tool_call_id": "call_1"},
+    ]
+    chat = span(
+        "content-events",
+        "chat " + MODEL,
+        0,
+        100,
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": MODEL},
+        events=[
+            ("gen_ai.content.prompt", {"gen_ai.prompt": json.dumps(prompt)}),
+            (
+                "gen_ai.content.completion",
+                {"gen_ai.completion": json.dumps([{"role": "assistant", "content": WRONG_ANSWER}])},
+            ),
+        ],
+    )
+    conversation = read_one(traces([chat]))
+    assert_order_desk_loop(conversation)
+    assert "count_misstatement" in flagged(conversation)
 
 
 # --- GenAI events on spans (Strands) -------------------------------------------------------

@@ -26,6 +26,8 @@ from .content_blocks import parts
 from .flat_attributes import has_prefix, indexed, json_value, text
 
 KIND = "openinference.span.kind"
+# Roles as LangChain and Gemini name them, which some instrumentations pass on as written.
+ROLES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
 
 
 def is_openinference(attributes: dict[str, Any]) -> bool:
@@ -84,6 +86,7 @@ def _llm(attributes: dict[str, Any]) -> dict[str, Any]:
 def _message(entry: dict[str, Any]) -> dict[str, Any]:
     """One ``llm.*_messages.N`` entry as a semantic-convention message (role and parts)."""
     role = entry.get("message.role")
+    role = ROLES.get(role, role) if isinstance(role, str) else role
     found: list[dict[str, Any]] = []
     content = entry.get("message.content")
     if content is not None:
@@ -126,5 +129,21 @@ def _tool(attributes: dict[str, Any], span_name: str) -> dict[str, Any]:
     if "input.value" in attributes:
         out["gen_ai.tool.call.arguments"] = attributes["input.value"]
     if "output.value" in attributes:
-        out["gen_ai.tool.call.result"] = attributes["output.value"]
+        result, answered = _tool_output(attributes["output.value"])
+        out["gen_ai.tool.call.result"] = result
+        if answered and "gen_ai.tool.call.id" not in out:
+            out["gen_ai.tool.call.id"] = answered
     return out
+
+
+def _tool_output(value: Any) -> tuple[Any, str | None]:
+    """A TOOL span's ``output.value``: as written, unless it is a LangChain ``ToolMessage``
+    (as JSON, or serialized with ``lc`` / ``kwargs``), whose content is the result and whose
+    ``tool_call_id`` names the call."""
+    decoded = json_value(value)
+    if isinstance(decoded, dict) and isinstance(decoded.get("kwargs"), dict):
+        decoded = decoded["kwargs"]
+    if isinstance(decoded, dict) and "tool_call_id" in decoded and "content" in decoded:
+        content = decoded["content"]
+        return (content if isinstance(content, str) else value), text(decoded.get("tool_call_id"))
+    return value, None

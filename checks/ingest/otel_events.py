@@ -83,13 +83,13 @@ def as_semconv(events: list[Event], *, tool_span: bool = False) -> dict[str, Any
             elif "content" in fields:
                 out.setdefault("gen_ai.tool.call.arguments", fields["content"])
         elif event.name in MESSAGE_EVENTS:
-            inputs.append(_message(fields, MESSAGE_EVENTS[event.name]))
+            inputs.append(message(fields, MESSAGE_EVENTS[event.name]))
         elif event.name == CHOICE and fields.get("index", 0) in (0, "0", None):
-            message = fields.get("message")
-            if isinstance(message, dict):
-                outputs.append(_message(message, "assistant"))
-            elif message is not None:
-                outputs.append({"role": fields.get("role") or "assistant", "parts": parts(message)})
+            chosen = fields.get("message")
+            if isinstance(chosen, dict):
+                outputs.append(message(chosen, "assistant"))
+            elif chosen is not None:
+                outputs.append({"role": fields.get("role") or "assistant", "parts": parts(chosen)})
     if inputs:
         out["gen_ai.input.messages"] = inputs
     if outputs:
@@ -110,7 +110,7 @@ def _fields(event: Event) -> dict[str, Any]:
     return fields
 
 
-def _message(fields: dict[str, Any], role: str) -> dict[str, Any]:
+def message(fields: dict[str, Any], role: str) -> dict[str, Any]:
     """One message event's fields (or a choice's message) as a semantic-convention message."""
     given = fields.get("role")
     role = given if isinstance(given, str) and given else role

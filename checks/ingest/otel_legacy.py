@@ -9,12 +9,18 @@ A chat span writes each message one key per field:
 ``llm.request.functions.N.name|description|parameters``. Its ``@tool`` spans
 (``traceloop.span.kind`` ``tool``) hold the run: ``traceloop.entity.name``,
 ``traceloop.entity.input``, ``traceloop.entity.output``.
+
+The GenAI conventions before v1.28 wrote a chat call's messages as JSON in one attribute
+of an event: ``gen_ai.prompt`` (on ``gen_ai.content.prompt``) and ``gen_ai.completion``
+(on ``gen_ai.content.completion``), Chat Completions messages; ``otel`` lifts event
+attributes onto the span, so they are read here too.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import otel_events
 from .content_blocks import parts
 from .flat_attributes import has_prefix, indexed, json_value, text
 
@@ -36,7 +42,7 @@ def as_semconv(attributes: dict[str, Any]) -> dict[str, Any]:
             out["gen_ai.tool.call.result"] = _entity_output(attributes["traceloop.entity.output"])
         return out
     if not (has_prefix(attributes, PROMPT) or has_prefix(attributes, COMPLETION)):
-        return out
+        return _content_events(attributes)
     request_type = attributes.get("llm.request.type")
     out["gen_ai.operation.name"] = "chat" if request_type in (None, "chat") else str(request_type)
     if has_prefix(attributes, PROMPT):
@@ -48,6 +54,21 @@ def as_semconv(attributes: dict[str, Any]) -> dict[str, Any]:
         out["gen_ai.tool.definitions"] = [
             {"name": f.get("name"), "parameters": json_value(f.get("parameters"))} for f in functions
         ]
+    return out
+
+
+def _content_events(attributes: dict[str, Any]) -> dict[str, Any]:
+    """``gen_ai.prompt`` / ``gen_ai.completion`` holding a JSON list of messages."""
+    out: dict[str, Any] = {}
+    for key, role, semconv in (
+        (PROMPT, "user", "gen_ai.input.messages"),
+        (COMPLETION, "assistant", "gen_ai.output.messages"),
+    ):
+        messages = json_value(attributes.get(key))
+        if isinstance(messages, list) and messages and all(isinstance(m, dict) for m in messages):
+            out[semconv] = [otel_events.message(m, role) for m in messages]
+    if out:
+        out["gen_ai.operation.name"] = "chat"
     return out
 
 

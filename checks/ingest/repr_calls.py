@@ -26,7 +26,7 @@ def calls_in_text(text: str) -> tuple[list[dict[str, Any]], list[str]] | None:
     try:
         tree = ast.parse(stripped, mode="eval")
         value = _literal(tree.body)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return None
     items = value if isinstance(value, list) else [value]
     calls: list[dict[str, Any]] = []
