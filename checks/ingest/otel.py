@@ -12,6 +12,12 @@ Two steps, each usable alone:
 - ``conversations_from_spans`` reads the GenAI spans of a decoded request (OpenTelemetry
   GenAI semantic conventions) as native conversations.
 
+Other conventions are read by first giving each span the GenAI attributes they mean
+(``with_conventions``): OpenInference (``openinference``), OpenLLMetry's legacy attributes
+(``otel_legacy``) and GenAI events on the span (``otel_events``); log records of GenAI
+events become chat spans of their own (``otel_logs``) and are read by ``read_spans`` too.
+Whatever gives no conversation is listed in ``Reading.skipped`` with the reason.
+
 How spans become a conversation:
 
 - spans are grouped by ``gen_ai.conversation.id``; a span without one joins the
@@ -24,6 +30,9 @@ How spans become a conversation:
   (``ok`` unless the span's status is ERROR; counts and emptiness are left for the
   transcript to fill in), and supplies the tool message from ``gen_ai.tool.call.result``
   when the messages carry no response for that call;
+- a tool message whose id answers no waiting call, and a tool span whose call id matches
+  none (or that has none), is paired with a call of the same tool, in order
+  (``call_pairing``), and ``metadata.pairing`` says so;
 - ``agent.model`` is the latest chat span's response (else request) model, ``agent.name``
   ``gen_ai.agent.name`` (else the resource's ``service.name``), ``system`` the
   ``gen_ai.system_instructions``, each turn's ``tools_offered`` the
