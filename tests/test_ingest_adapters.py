@@ -541,7 +541,15 @@ def test_detection_prefers_native_whenever_the_native_reading_serves() -> None:
 
 
 def test_format_names_resolve_and_an_unknown_one_names_the_accepted() -> None:
-    assert set(ADAPTERS) == {"native", "openai", "responses", "anthropic"}
+    assert set(ADAPTERS) == {
+        "native",
+        "openai",
+        "responses",
+        "anthropic",
+        "langchain",
+        "pydantic-ai",
+        "bedrock",
+    }
     assert resolve_format({"turns": []}, None) == resolve_format({"turns": []}, "auto") == "native"
     assert resolve_format(payloads("openai")["03"], "anthropic") == "anthropic"
     with pytest.raises(UnknownFormat) as caught:

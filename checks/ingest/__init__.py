@@ -9,7 +9,8 @@ many conversations.
 from collections.abc import Callable
 from typing import Any
 
-from . import anthropic, native, openai, responses
+from . import anthropic, bedrock, langchain, native, openai, pydantic_ai, responses
+from .common import Unreadable
 
 Adapter = Callable[[Any], Any]
 
@@ -18,7 +19,14 @@ ADAPTERS: dict[str, Adapter] = {
     "openai": openai.adapt,
     "responses": responses.adapt,
     "anthropic": anthropic.adapt,
+    "langchain": langchain.adapt,
+    "pydantic-ai": pydantic_ai.adapt,
+    "bedrock": bedrock.adapt,
 }
+# Formats whose payloads the native reading would not refuse but would store with parts
+# missing (untyped Converse blocks, a response beside the request, tool blocks): read as
+# native, they are refused with the format that reads them.
+LOSSY_AS_NATIVE = ("anthropic", "bedrock")
 
 AUTO = "auto"
 
@@ -43,8 +51,56 @@ def resolve_format(payload: Any, format: str | None = None) -> str:
 
 
 def to_native(payload: Any, format: str | None = None) -> Any:
-    """The payload in the native shape; `format` None (or "auto") detects the format."""
-    return ADAPTERS[resolve_format(payload, format)](payload)
+    """The payload in the native shape; `format` None (or "auto") detects the format.
+
+    Raises Unreadable, naming each path, for what the format's reader does not understand,
+    and for a payload sent as native that another format's reader would read more of.
+    """
+    name = resolve_format(payload, format)
+    if name == "native":
+        refuse_lossy_native(payload)
+    return ADAPTERS[name](payload)
+
+
+def refuse_lossy_native(payload: Any) -> None:
+    """A payload the native reading would store with blocks dropped is refused instead.
+
+    The native format's content parts are typed (`{"type": "text", …}`); a Converse block
+    (`{"text": …}`, `{"toolUse": …}`), an Anthropic `tool_use` / `tool_result` block or a
+    Messages `response` beside the request would be skipped in silence, leaving a turn
+    without its calls or its answer.
+    """
+    detected = detect_format(payload)
+    where = _first_foreign_path(payload, detected) if detected in LOSSY_AS_NATIVE else None
+    if where is None:
+        return
+    raise Unreadable(
+        [
+            {
+                "path": where,
+                "message": f"is written in the {detected} format, which the native reading would drop; "
+                f"send the payload with ?format={detected} (or ?format={AUTO})",
+            }
+        ]
+    )
+
+
+def _first_foreign_path(payload: dict[str, Any], detected: str) -> str | None:
+    """Where a payload first holds what only the format it is written in reads; None if nowhere."""
+    if detected == "anthropic" and "response" in payload:
+        return "$.response"
+    if detected == "bedrock" and isinstance(payload.get("output"), dict):
+        return "$.output"
+    for i, message in enumerate(payload.get("messages") or []):
+        content = message.get("content") if isinstance(message, dict) else None
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            if isinstance(block, dict) and (
+                block.get("type") in ANTHROPIC_BLOCKS
+                if detected == "anthropic"
+                else ("type" not in block and bedrock.BLOCKS.intersection(block))
+            ):
+                return f"$.messages[{i}].content[{j}]"
+    return None
 
 
 def detect_format(payload: Any) -> str:
@@ -55,8 +111,18 @@ def detect_format(payload: Any) -> str:
       that reads the same either way is read as native.
     - `responses`: no `messages`, and an `input` (a string or a list of items) or `output`
       list of typed items, or `"object": "response"`.
+    - `langchain`: `messages` none of which has a `role` (but a chat message's dump), and
+      one of which is a LangChain dump: a `type` of human, ai, system, tool or chat (or a
+      chunk's class name) beside `content` or a `data` object, or `{"lc": 1, "id": [...]}`.
+    - `pydantic-ai`: `messages` none of which has a `role`, and one of which has `parts`
+      and a `kind` of request or response.
+    - `bedrock`: `messages` with a `toolConfig` object, or a Converse response's
+      `output.message`, or a content block with no `type` keyed by a Converse block name
+      (`text`, `toolUse`, `toolResult`, `image`, `reasoningContent`, …). Checked before
+      `anthropic`, as Converse's `system` is a list of blocks too.
     - `anthropic`: `messages` whose content holds `tool_use`, `tool_result` or thinking
-      blocks, or `tools` with `input_schema`, or `system` given as a list of blocks.
+      blocks, or `tools` with `input_schema`, or `system` given as a list of blocks, or a
+      Messages API `response` (`{"type": "message", "role": "assistant"}`) beside them.
     - `openai`: `messages` with `tools` in the Chat Completions function shape
       (`{"type": "function", "function": {…}}`), a `developer` message, a response's
       `choices`, or no `external_id` where an `id` (or `metadata.external_id`) names it.
@@ -68,6 +134,13 @@ def detect_format(payload: Any) -> str:
         if _is_responses(payload):
             return "responses"
         return "native"
+    if not any(isinstance(m, dict) and "role" in m and not langchain.is_dump(m) for m in messages):
+        if any(langchain.is_dump(m) for m in messages):
+            return "langchain"
+        if pydantic_ai.is_history(messages):
+            return "pydantic-ai"
+    if bedrock.is_converse(payload, messages):
+        return "bedrock"
     if _is_anthropic(payload, messages):
         return "anthropic"
     if _is_openai(payload, messages):
@@ -88,7 +161,7 @@ def _is_responses(payload: dict[str, Any]) -> bool:
 
 
 def _is_anthropic(payload: dict[str, Any], messages: list[Any]) -> bool:
-    if isinstance(payload.get("system"), list):
+    if isinstance(payload.get("system"), list) or anthropic.is_response(payload.get("response")):
         return True
     tools = payload.get("tools")
     if isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools):

@@ -10,7 +10,38 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from checks.suite.conversation import compact_json, split_into_turns
+from checks.suite.conversation import ROLES, compact_json, content_text, split_into_turns
+
+# At most this many problems are listed in one refusal: the first ones are enough to act on.
+MAX_PROBLEMS = 20
+
+
+class Unreadable(ValueError):
+    """A payload in a known format holding something its adapter does not understand.
+
+    Raised instead of dropping it: ``errors`` name each part by its JSON path in the payload
+    as sent, with what was expected there, so the sender can fix or report it.
+    """
+
+    def __init__(self, errors: list[dict[str, str]]) -> None:
+        super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
+        self.errors = errors
+
+
+class Problems:
+    """What an adapter could not read, collected as it goes and raised once at the end."""
+
+    def __init__(self) -> None:
+        self.errors: list[dict[str, str]] = []
+
+    def add(self, path: str, message: str) -> None:
+        if len(self.errors) < MAX_PROBLEMS:
+            self.errors.append({"path": path, "message": message})
+
+    def raise_any(self) -> None:
+        if self.errors:
+            raise Unreadable(self.errors)
+
 
 # Keys of the native header that a foreign payload may carry as they are.
 HEADER_KEYS = ("title", "started_at", "metadata", "system", "receipts_complete")
@@ -111,3 +142,32 @@ def with_turns(native: dict[str, Any], messages: Any, tools_offered: list[Any] |
         {"tools_offered": list(tools_offered), "messages": group} for group in split_into_turns(messages)
     ]
     return native
+
+
+def says_something(message: Any) -> bool:
+    """Whether a native assistant message holds text or a tool call."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return False
+    return bool(message.get("tool_calls")) or bool(content_text(message.get("content")).strip())
+
+
+def require_assistant(messages: Any, path: str, problems: Problems) -> None:
+    """A transcript whose assistant said nothing readable is refused, never stored empty.
+
+    A dump whose answer sits in parts the adapter skipped (or in a shape it does not know)
+    would otherwise be stored as a conversation with nothing to check.
+    """
+    if problems.errors:
+        return  # what was not understood is named already, and may be where the answer was
+    if not isinstance(messages, list) or not messages:
+        return  # validation names it
+    if not all(
+        isinstance(m, dict) and isinstance(m.get("role"), str) and m["role"] in ROLES for m in messages
+    ):
+        return  # validation names the message that is not one, which says more
+    if not any(says_something(m) for m in messages):
+        problems.add(
+            path,
+            "holds no assistant message with text or a tool call: nothing in it is an answer to "
+            "check; send the model's reply too",
+        )

@@ -13,23 +13,70 @@ become one assistant message's tool calls (joining the assistant text just befor
 as a Chat Completions message would carry both); each `function_call_output` becomes a
 tool message. `instructions` is the system prompt. Reasoning and built-in tool items
 (web search, file search, …) carry no transcript text and are skipped.
+
+A response's `id` (the payload's own, when it carries `output` or `"object": "response"`)
+is recorded in the document's `metadata.response_ids`. A request that names
+`previous_response_id` holds only what came after that response, as the API keeps the
+rest: ingestion joins it to the stored conversation that recorded that id
+(`checks.response_chains`); read on its own, here, it is refused (400) rather than stored
+as a conversation missing its start.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .common import header, native_role, offered_tool, result_text, tool_call, with_turns
+from .common import Unreadable, header, native_role, offered_tool, result_text, tool_call, with_turns
 
 TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
+RESPONSE_IDS = "response_ids"
 
 
 def adapt(payload: Any) -> Any:
+    if isinstance(payload, dict) and previous_response(payload):
+        raise Unreadable(
+            [
+                {
+                    "path": "$.previous_response_id",
+                    "message": "names an earlier response, so this request holds only what came after it, "
+                    "and no single conversation stored in this project recorded that response: send the "
+                    "earlier response first (POST /api/v1/conversations?format=responses), or the whole "
+                    "conversation in `input` without previous_response_id",
+                }
+            ]
+        )
+    return read(payload)
+
+
+def previous_response(payload: dict[str, Any]) -> str | None:
+    """The `previous_response_id` a request continues from, if it names one."""
+    value = payload.get("previous_response_id")
+    return value if isinstance(value, str) and value else None
+
+
+def response_id(payload: dict[str, Any]) -> str | None:
+    """The id of the response a payload carries: its `id`, when it has `output` or is a response."""
+    ident = payload.get("id")
+    if not isinstance(ident, str) or not ident:
+        return None
+    if payload.get("object") == "response" or isinstance(payload.get("output"), list):
+        return ident
+    return None
+
+
+def read(payload: Any) -> Any:
+    """The payload in the native shape, whatever `previous_response_id` says."""
     if not isinstance(payload, dict):
         return payload
     native = header(payload)
+    ident = response_id(payload)
+    metadata = native.get("metadata", {})
+    if ident is not None and isinstance(metadata, dict):
+        recorded = metadata.get(RESPONSE_IDS)
+        earlier = [i for i in recorded if i != ident] if isinstance(recorded, list) else []
+        native["metadata"] = {**metadata, RESPONSE_IDS: [*earlier, ident]}
     instructions = _instructions(payload.get("instructions"))
     if instructions and "system" not in native:
         native["system"] = instructions
