@@ -311,7 +311,7 @@ def strands_spans(trace: str = "strands") -> list[dict[str, Any]]:
             events=[
                 question,
                 ("gen_ai.assistant.message", {"content": json.dumps(use)}),
-                ("gen_ai.user.message", {"content": json.dumps(result)}),
+                ("gen_ai.tool.message", {"content": json.dumps(result)}),  # a message holding toolResult
                 (
                     "gen_ai.choice",
                     {"message": json.dumps([{"text": WRONG_ANSWER}]), "finish_reason": "end_turn"},
@@ -335,6 +335,58 @@ def test_strands_span_events_read_as_one_checked_conversation() -> None:
     assert_order_desk_loop(conversation, call_id="tooluse_1")
     (receipt,) = conversation["turns"][0]["receipts"]
     assert (receipt["call_id"], receipt["tool"], receipt["ok"]) == ("tooluse_1", "get_order", True)
+    assert "count_misstatement" in flagged(conversation)
+
+
+def test_strands_latest_conventions_read_as_one_checked_conversation() -> None:
+    """With gen_ai_latest_experimental, Strands writes operation-details events holding
+    GenAI messages whose tool results are Bedrock content blocks."""
+    user = {"role": "user", "parts": [{"type": "text", "content": QUESTION}]}
+    called = {
+        "role": "assistant",
+        "parts": [
+            {"type": "tool_call", "id": "tooluse_1", "name": "get_order", "arguments": {"order_id": "A-1001"}}
+        ],
+    }
+    answered = {
+        "role": "user",
+        "parts": [{"type": "tool_call_response", "id": "tooluse_1", "response": [{"text": ORDER_TEXT}]}],
+    }
+    details = "gen_ai.client.inference.operation.details"
+    chat = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": MODEL,
+        "gen_ai.provider.name": "strands-agents",
+    }
+
+    def call(start: int, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
+        return span(
+            "strands-latest",
+            "chat",
+            start,
+            start + 100,
+            chat,
+            events=[
+                (details, {"gen_ai.input.messages": json.dumps(inputs)}),
+                (details, {"gen_ai.output.messages": json.dumps(outputs)}),
+            ],
+        )
+
+    conversation = read_one(
+        traces(
+            [
+                call(0, [user], [called]),
+                call(
+                    200,
+                    [user, called, answered],
+                    [{"role": "assistant", "parts": [{"type": "text", "content": WRONG_ANSWER}]}],
+                ),
+            ]
+        )
+    )
+    assert_order_desk_loop(conversation, call_id="tooluse_1")
+    (result,) = [m for m in conversation["turns"][0]["messages"] if m["role"] == "tool"]
+    assert result["content"] == ORDER_TEXT  # the block's text, not the blocks as JSON
     assert "count_misstatement" in flagged(conversation)
 
 

@@ -84,17 +84,25 @@ def _response(call_id: Any, content: Any, error: bool) -> Part:
 
 
 def result_of(content: Any) -> Any:
-    """A tool result's content as text: text blocks joined, JSON blocks as compact JSON."""
-    if isinstance(content, list) and content and all(isinstance(b, dict) for b in content):
-        pieces = []
-        for block in content:
-            if isinstance(block.get("text"), str):
-                pieces.append(block["text"])
-            elif "json" in block:
-                pieces.append(result_text(block["json"]))
-        if pieces:
-            return "\n".join(p for p in pieces if isinstance(p, str))
-    return result_text(content) if not isinstance(content, str) else content
+    """A tool result's content as text: a list of content blocks (``{"text": …}``,
+    ``{"type": "text", "text": …}``, ``{"json": …}``) as its texts joined, JSON blocks as
+    compact JSON; anything else as ``result_text`` writes it (data whose objects merely
+    have a ``text`` key among others stays JSON)."""
+    if isinstance(content, list) and content and all(_result_block(b) for b in content):
+        return "\n".join(b["text"] if "text" in b else str(result_text(b["json"])) for b in content)
+    return result_text(content)
+
+
+def _result_block(block: Any) -> bool:
+    if not isinstance(block, dict):
+        return False
+    if set(block) == {"json"}:
+        return True
+    return (
+        set(block) <= {"text", "type"}
+        and isinstance(block.get("text"), str)
+        and block.get("type", "text") == "text"
+    )
 
 
 def text_of(content: Any) -> str:

@@ -61,7 +61,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from checks.suite.conversation import split_into_turns
 from checks.suite.pairing import answered_in_json, by_occurrence
 
-from . import call_pairing, json_input, openinference, otel_events, otel_legacy, repr_calls
+from . import call_pairing, content_blocks, json_input, openinference, otel_events, otel_legacy, repr_calls
 from .common import native_role, offered_tool, result_text, tool_call
 
 PROTOBUF = ("application/x-protobuf", "application/protobuf")
@@ -911,7 +911,7 @@ def semconv_message(message: dict[str, Any]) -> list[dict[str, Any]]:
             result: dict[str, Any] = {
                 "role": "tool",
                 "tool_call_id": part.get("id"),
-                "content": result_text(response),
+                "content": content_blocks.result_of(response),  # Strands writes content blocks
             }
             if isinstance(part.get("name"), str):
                 result["name"] = part["name"]  # read by call_pairing when the id pairs nothing
