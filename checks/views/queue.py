@@ -218,7 +218,9 @@ def _status_links(filters: FindingFilter, counts: dict[str, int]) -> list[dict[s
     for status in STATUSES:
         query = filter_query(replace(filters, status=status))
         n = total if status == "all" else counts.get(status, 0)
-        label = f"{total:,}+" if status == "all" and over else count_label(n)
+        # Past the cap, "all" says what each capped status says: more than the cap. The sum
+        # of the capped counts ("1,018+") read as a figure, and an odd one.
+        label = count_label(COUNT_CAP + 1) if status == "all" and over else count_label(n)
         links.append({"status": status, "n": label, "query": query, "current": filters.status == status})
     return links
 
