@@ -703,7 +703,7 @@ def conversations_from_spans(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def external_ids(request: dict[str, Any]) -> list[str]:
     """The names of the conversations a decoded request carries spans of, in order."""
-    return list(_group(spans_of(request)))
+    return list(group_spans(spans_of(request)))
 
 
 def read(request: dict[str, Any]) -> Reading:
@@ -715,7 +715,7 @@ def read_spans(spans: list[Span]) -> Reading:
     and a reason for each trace or conversation that gives none."""
     conversations: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
-    for name, group in _group(spans).items():
+    for name, group in group_spans(spans).items():
         conversation = _conversation(name, group)
         if conversation is None:
             skipped.append(_why_not(name, group))
@@ -775,7 +775,8 @@ def _is_genai(span: Span) -> bool:
     return any(key.startswith("gen_ai.") for key in span.attributes)
 
 
-def _group(spans: list[Span]) -> dict[str, list[Span]]:
+def group_spans(spans: list[Span]) -> dict[str, list[Span]]:
+    """The GenAI spans by the conversation they belong to, named as its ``external_id``."""
     genai = [s for s in spans if _is_genai(s)]
     by_trace: dict[str, str] = {}
     for span in genai:

@@ -127,17 +127,17 @@ LOGS = otel.Signal(_decode_protobuf, _decode_json)
 @dataclass
 class LogReading:
     """What one log export holds: its conversations and what gave none (``reading``), how
-    many records each conversation's trace had, and the records read into nothing."""
+    many records went into each (by its name), and the records read into nothing."""
 
     reading: otel.Reading
-    records_by_trace: dict[str, int] = field(default_factory=dict)
+    records_by_name: dict[str, int] = field(default_factory=dict)
     unread: int = 0
     records: int = 0
 
     def rejected(self, refused: list[str]) -> int:
-        """The records not taken: those of the traces named (refused when stored, or
-        skipped), and those no conversation reads."""
-        return self.unread + sum(self.records_by_trace.get(name, 0) for name in set(refused))
+        """The records not taken: those of the conversations named (refused when stored,
+        or skipped), and those no conversation reads."""
+        return self.unread + sum(self.records_by_name.get(name, 0) for name in set(refused))
 
 
 @dataclass
@@ -209,12 +209,14 @@ def read(request: dict[str, Any]) -> LogReading:
             "the GenAI log records of this trace carry no message content "
             "(set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT to record it)"
         )
-    by_trace: dict[str, int] = {}
-    for (trace_id, _), group in calls.items():
-        by_trace[trace_id] = by_trace.get(trace_id, 0) + len(group)
+    # Named as the reader names them: by gen_ai.conversation.id when a record gives one.
+    by_name = {
+        name: sum(len(calls[(s.trace_id, s.span_id)]) for s in group)
+        for name, group in otel.group_spans(spans).items()
+    }
     return LogReading(
         otel.Reading(reading.conversations, skipped + reading.skipped, reading.spans),
-        by_trace,
+        by_name,
         unread,
         len(records),
     )
