@@ -160,6 +160,35 @@ def test_langchain_keeps_invalid_tool_calls_raw_and_reads_chunks_chat_roles_and_
     assert turn["messages"][3] == {"role": "assistant", "content": "Order A-7 \nhas shipped."}
 
 
+@pytest.mark.parametrize("name", ["langchain", "langchain_dict", "langchain_dumpd"])
+def test_langchain_content_blocks_chunks_and_chat_messages_read_whole(name: str) -> None:
+    """Written by the library: LangChain's own blocks, a chunk, a list result, a chat role."""
+    payload = fixture(name, "variants")
+    assert detect_format(payload) == "langchain"
+    (turn,) = canonical(to_native(payload))["turns"]
+    assert turn["messages"] == [
+        {"role": "user", "content": "Where is order A-7?"},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "find_order", "arguments": '{"order":"A-7"}'},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "content": '[{"order":"A-7","state":"shipped","parcels":2}]',
+            "tool_call_id": "call_1",
+        },
+        {"role": "assistant", "content": "Order A-7 has shipped "},
+        {"role": "assistant", "content": "in 3 parcels."},
+    ]
+
+
 def test_langchain_a_failed_tool_message_is_a_failed_call() -> None:
     payload = langchain_payload(
         {
@@ -254,6 +283,24 @@ def test_pydantic_ai_a_failed_or_retried_tool_call_is_a_failed_call(answer: dict
     (receipt,) = turn.receipts
     assert receipt.ok is False
     assert "failed_action_claimed" in {f[2] for f in judged(doc)["findings"]}
+
+
+def test_a_real_pydantic_ai_run_with_a_retried_call_reads_whole() -> None:
+    """The library answers a retried call with its own tool-return part (outcome retried)."""
+    doc = canonical(to_native(fixture("pydantic_ai", "retried"), "auto"))
+    assert doc["system"] == "Answer from the order system only."
+    (turn,) = parse(doc).turns
+    assert [m.role for m in turn.messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert [(r.call_id, r.ok) for r in turn.receipts] == [("call_1", False), ("call_2", True)]
+    assert turn.answer == "Order A-7 is cancelled."
 
 
 def test_pydantic_ai_feedback_that_names_no_tool_is_the_frameworks_not_the_users() -> None:

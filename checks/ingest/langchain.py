@@ -17,9 +17,11 @@ in any of the three ways LangChain writes one, mixed freely:
 
 Streaming chunks (`AIMessageChunk`, …) read as their message. `human` is a user message,
 `ai` an assistant one, `chat` takes its `role`. Content is a string or a list of strings
-and blocks: text blocks are joined by newlines; reasoning, thinking and media blocks carry
-no transcript text and are skipped; a tool-call block (`tool_use`, `tool_call`,
-`function_call`) is a call unless `tool_calls` already names its id. An AI message's
+and blocks: text blocks are joined by newlines; reasoning, thinking and media blocks, and
+the calls and results of tools the provider runs itself (`server_tool_call`,
+`server_tool_use`, `…_tool_result`), carry no transcript text of the agent's own and are
+skipped; a tool-call block (`tool_use`, `tool_call`, `function_call`, …) is a call unless
+`tool_calls` already names its id. An AI message's
 `tool_calls` become its calls (`args` as compact JSON, keys in the order received) and its
 `invalid_tool_calls` too, their arguments kept raw. A tool message answers
 `tool_call_id`; `status: "error"` makes it a failed call; a list of text blocks is its text
@@ -64,12 +66,20 @@ SKIPPED = frozenset(
         "video",
         "file",
         "text-plain",
+        # The calls and results of tools the provider runs itself (web search, code execution…).
+        "server_tool_call",
+        "server_tool_call_chunk",
+        "server_tool_result",
+        "server_tool_use",
+        "mcp_tool_use",
     }
 )
 # Tool-call blocks, with the key each keeps its arguments under and its id under.
 CALL_BLOCKS = {
     "tool_use": ("input", "id"),
     "tool_call": ("args", "id"),
+    "tool_call_chunk": ("args", "id"),
+    "invalid_tool_call": ("args", "id"),
     "function_call": ("arguments", "call_id"),
 }
 
@@ -181,7 +191,7 @@ def _content(content: Any, path: str, problems: Problems) -> tuple[str, list[dic
             problems.add(f"{path}[{j}]", "must be a string or a content block object")
             continue
         kind = block.get("type")
-        if kind in SKIPPED:
+        if kind in SKIPPED or (isinstance(kind, str) and kind.endswith("_tool_result")):
             continue
         if kind == "text":
             if isinstance(block.get("text"), str):

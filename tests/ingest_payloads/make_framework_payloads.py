@@ -79,6 +79,30 @@ def langchain_messages(payload: dict[str, Any], *, anthropic_blocks: bool) -> li
     return out
 
 
+def langchain_variants() -> list[Any]:
+    """Messages as newer providers write them: an AI message in LangChain's own content
+    blocks (reasoning, text, a tool_call block beside `tool_calls`), a streamed chunk, a
+    tool's list result, and a chat message naming its role."""
+    from langchain_core.messages import AIMessage, AIMessageChunk, ChatMessage, HumanMessage, ToolMessage
+
+    call = {"name": "find_order", "args": {"order": "A-7"}, "id": "call_1"}
+    return [
+        HumanMessage("Where is order A-7?"),
+        AIMessage(
+            content=[
+                {"type": "reasoning", "reasoning": "Look the order up."},
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_call", **call},
+            ],
+            tool_calls=[call],
+            output_version="v1",
+        ),
+        ToolMessage(content=[{"order": "A-7", "state": "shipped", "parcels": 2}], tool_call_id="call_1"),
+        AIMessageChunk(content="Order A-7 has shipped "),
+        ChatMessage(role="assistant", content="in 3 parcels."),
+    ]
+
+
 def langchain_files() -> dict[str, dict[str, Any]]:
     from langchain_core.load import dumpd
     from langchain_core.messages import messages_to_dict
@@ -103,6 +127,19 @@ def langchain_files() -> dict[str, dict[str, Any]]:
         files["langchain"][key] = {**header, "messages": [m.model_dump() for m in plain]}
         files["langchain_dict"][key] = {**header, "messages": messages_to_dict(plain)}
         files["langchain_dumpd"][key] = {**header, "messages": [dumpd(m) for m in blocks]}
+    variants = langchain_variants()
+    files["langchain"]["variants"] = {
+        "external_id": "lc-variants",
+        "messages": [m.model_dump() for m in variants],
+    }
+    files["langchain_dict"]["variants"] = {
+        "external_id": "lc-variants",
+        "messages": messages_to_dict(variants),
+    }
+    files["langchain_dumpd"]["variants"] = {
+        "external_id": "lc-variants",
+        "messages": [dumpd(m) for m in variants],
+    }
     return files
 
 
@@ -166,6 +203,44 @@ def pydantic_ai_run(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def pydantic_ai_retried() -> dict[str, Any]:
+    """A run with instructions and a system prompt whose tool asks for a retry once
+    (ModelRetry) before it succeeds: the retried call answered by a tool-return part."""
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    calls = iter(["call_1", "call_2"])
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        call_id = next(calls, None)
+        if call_id is None:
+            return ModelResponse(parts=[TextPart("Order A-7 is cancelled.")], model_name="gpt-5-mini")
+        return ModelResponse(
+            parts=[
+                TextPart("Cancelling it."),
+                ToolCallPart("cancel_order", {"order": "A-7"}, tool_call_id=call_id),
+            ],
+            model_name="gpt-5-mini",
+        )
+
+    agent = Agent(
+        FunctionModel(model), instructions="Answer from the order system only.", system_prompt="Be brief."
+    )
+    tries: list[str] = []
+
+    @agent.tool_plain
+    def cancel_order(order: str) -> dict[str, Any]:
+        """Cancel an order."""
+        tries.append(order)
+        if len(tries) == 1:
+            raise ModelRetry("the order service is busy; try again")
+        return {"order": order, "state": "cancelled"}
+
+    result = agent.run_sync("Please cancel order A-7.")
+    return {"external_id": "pai-retried", "messages": json.loads(result.all_messages_json())}
+
+
 def pydantic_ai_file() -> dict[str, Any]:
     out: dict[str, Any] = {
         "_made_with": f"pydantic-ai-slim {version('pydantic-ai-slim')}: result.all_messages(), "
@@ -173,6 +248,7 @@ def pydantic_ai_file() -> dict[str, Any]:
     }
     for key, payload in openai_payloads().items():
         out[key] = pydantic_ai_run(payload)
+    out["retried"] = pydantic_ai_retried()
     return out
 
 
