@@ -101,6 +101,15 @@ def _invalid(exc: InvalidFilter) -> Response:
     return _refused(status.HTTP_400_BAD_REQUEST, "The filters are not valid.", exc.field, str(exc))
 
 
+def _unreadable(request: Request) -> Response | None:
+    """A 400 for a parameter holding U+0000: no stored value holds one, and PostgreSQL cannot
+    compare with one (nor keep it in the audit event's JSON)."""
+    for key, value in request.query_params.items():
+        if "\x00" in key + value:
+            return _invalid(InvalidFilter(key.replace("\x00", ""), "remove the U+0000 character from it."))
+    return None
+
+
 def _project(request: Request) -> Project | Response:
     """The project a request reads: its key's, or the one a signed-in member names."""
     asked = str(request.query_params.get("project", "")).strip()
@@ -169,6 +178,8 @@ def _audited(request: Request, project: Project, verb: str, target: Any, after: 
 
 
 def _findings(request: Request, kind: str) -> HttpResponse | StreamingHttpResponse | Response:
+    if refusal := _unreadable(request):
+        return refusal
     project = _project(request)
     if isinstance(project, Response):
         return project
@@ -275,6 +286,8 @@ def _report_scope(request: Request, project: Project) -> figures.Period | Conver
 @permission_classes([needs_scope("read")])
 @_answers_by_path
 def report_pdf(request: Request) -> HttpResponse | Response:
+    if refusal := _unreadable(request):
+        return refusal
     project = _project(request)
     if isinstance(project, Response):
         return project

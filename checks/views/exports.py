@@ -44,11 +44,20 @@ def _page(
     return render(request, "checks/exports.html", context, status=status)
 
 
+def _selection(data: Any) -> FindingFilter:
+    """The filter a query or form asks for; InvalidFilter names a field it cannot read, or one
+    holding U+0000, which no stored value holds and PostgreSQL cannot compare with."""
+    for key, value in data.items():
+        if "\x00" in key + value:
+            raise InvalidFilter(key.replace("\x00", ""), "remove the U+0000 character from it.")
+    return FindingFilter.parse(data)
+
+
 @login_required
 def exports_page(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
     try:
-        filters = FindingFilter.parse(request.GET)
+        filters = _selection(request.GET)
     except InvalidFilter as exc:
         # The form keeps what could be read, so the one field named can be put right.
         shown = FindingFilter.parse(request.GET, strict=False)
@@ -71,7 +80,7 @@ def export_file(request: HttpRequest, slug: str) -> HttpResponse | StreamingHttp
             f"kind: use one of {', '.join(exports.FORMATS)}", status=400, content_type="text/plain"
         )
     try:
-        filters = FindingFilter.parse(request.GET)
+        filters = _selection(request.GET)
     except InvalidFilter as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain")
     fmt = exports.FORMATS[kind]
@@ -105,7 +114,7 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
             request, project, membership, error="kind: choose one of the listed exports.", status=400
         )
     try:
-        filters: dict[str, Any] = FindingFilter.parse(request.POST).as_dict()
+        filters: dict[str, Any] = _selection(request.POST).as_dict()
         if kind == "pdf":
             figures.period_from(request.POST)
     except InvalidFilter as exc:
