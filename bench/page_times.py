@@ -12,7 +12,8 @@ milliseconds, the SQL queries it made, and the time they took.
 The pages: the triage queue unfiltered and with each filter and a combination, at the
 first page, 10 pages in and 2,000 pages in (keyset cursors taken from the same ordering);
 a turn page whose tool result has 500 rows (the largest in the project); the
-conversation page; the overview. Goals (issue 10): the queue's p95 under 100 ms at a
+conversation page; the overview; the conversations list (first page, with open flags, a text
+search) and the audit log. Goals (issue 10): the queue's p95 under 100 ms at a
 million turns, the turn page's under 100 ms.
 
 With ``--explain``, every distinct query of every page is run again under
@@ -101,6 +102,10 @@ def pages(project: Any, reviewer: Any) -> list[tuple[str, str]]:
         ("turn: 500-row result", reverse("turn", args=[project.slug, turn_id])),
         ("conversation", reverse("conversation", args=[project.slug, conversation_id])),
         ("overview", reverse("overview", args=[project.slug])),
+        ("conversations: first page", reverse("conversations", args=[project.slug])),
+        ("conversations: with open flags", f"{reverse('conversations', args=[project.slug])}?flags=yes"),
+        ("conversations: text search", f"{reverse('conversations', args=[project.slug])}?q=reference"),
+        ("audit log", reverse("audit-log", args=[project.slug])),
     ]
 
 

@@ -154,3 +154,27 @@ def test_model_output_in_a_title_is_escaped(client: Any, bob: Any, ingest: Any) 
 def test_an_outsider_gets_404(client: Any, olga: Any, three: Any) -> None:
     client.force_login(olga)
     assert client.get(URL).status_code == 404
+
+
+def test_a_search_matching_many_finds_the_same_as_one_matching_few(
+    client: Any, bob: Any, three: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past MATCHES_LOOKED_UP the ids are no longer looked up first, and the answer is the same."""
+    client.force_login(bob)
+    few = listed(client.get(URL, {"q": "conv-"}))
+    monkeypatch.setattr(page, "MATCHES_LOOKED_UP", 1)
+    assert listed(client.get(URL, {"q": "conv-"})) == few == ["conv-quiet", "conv-sencha"]
+    assert listed(client.get(URL, {"q": "Sench"})) == ["conv-sencha"]
+
+
+def test_a_page_makes_as_many_queries_with_many_rows_as_with_few(
+    client: Any, bob: Any, ingest: Any, django_assert_max_num_queries: Any
+) -> None:
+    ingest(payload("01", "conv-first"))
+    client.force_login(bob)
+    with django_assert_max_num_queries(12) as few:
+        client.get(URL, {"q": "conv"})
+    for n in range(6):
+        ingest(payload("01" if n % 2 else "02", f"conv-more-{n}"))
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        assert len(listed(client.get(URL, {"q": "conv"}))) == 7

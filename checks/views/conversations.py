@@ -77,7 +77,7 @@ class ConversationFilter:
             flagged = Exists(Finding.objects.open().flags().filter(conversation=OuterRef("pk")))
             rows = rows.filter(flagged if self.flags == "yes" else ~flagged)
         if self.q:
-            rows = rows.filter(_matching(self.q))
+            rows = rows.filter(_matching(project, self.q))
         return rows
 
 
@@ -85,16 +85,42 @@ def _day_start(day: str) -> datetime:
     return timezone.make_aware(datetime.combine(date.fromisoformat(day), time.min))
 
 
-def _matching(text: str) -> Q:
+# A search matching at most this many conversations hands the page their ids, which the
+# database looks up by key; one matching more is left as subqueries, and the page walks the
+# newest conversations, where that many matches are soon found.
+MATCHES_LOOKED_UP = 5_000
+
+
+def _matching(project: Any, text: str) -> Q:
     """Conversations whose external id starts with ``text`` (as typed: ids are exact), or one
-    of whose answers has a word starting with each of its words."""
-    # A range, not LIKE: the unique (project, external_id) index answers a range in every
-    # database, where SQLite's LIKE ignores case and so reads every row.
-    by_id = Q(external_id__gte=text, external_id__lt=text + LAST_CHAR)
+    of whose answers has a word starting with each of its words, each found through its own
+    index: the unique (project, external_id) and the answers' full-text index."""
+    # A range, not LIKE: the unique index answers a range in every database, where SQLite's
+    # LIKE ignores case and so reads every row.
+    sides: list[QuerySet[Any, int]] = [
+        Conversation.objects.filter(
+            project=project, external_id__gte=text, external_id__lt=text + LAST_CHAR
+        ).values_list("id", flat=True)
+    ]
     turn_ids = search.turns_with_words(text)
-    if turn_ids is None:
-        return by_id
-    return by_id | Q(pk__in=Turn.objects.filter(pk__in=turn_ids).values("conversation_id"))
+    if turn_ids is not None:
+        sides.append(
+            Turn.objects.filter(project=project, pk__in=turn_ids).values_list("conversation_id", flat=True)
+        )
+    found: set[int] = set()
+    for side in sides:
+        ids = list(side.order_by()[: MATCHES_LOOKED_UP + 1])
+        found.update(ids)
+        if len(ids) > MATCHES_LOOKED_UP or len(found) > MATCHES_LOOKED_UP:
+            return _any_of(sides)
+    return Q(pk__in=sorted(found))
+
+
+def _any_of(sides: list[QuerySet[Any, int]]) -> Q:
+    match = Q(pk__in=sides[0])
+    for side in sides[1:]:
+        match |= Q(pk__in=side)
+    return match
 
 
 # What a row shows: the document and the metadata are large JSON the list never reads.
