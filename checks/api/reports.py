@@ -48,6 +48,7 @@ FILTER_DESCRIPTIONS = {
     "until": "The last day a finding was raised, YYYY-MM-DD, included (alias `to`).",
     "q": "Words of the answer, each the start of a word in it.",
     "conversation": "A conversation's number.",
+    "disputed": "`yes`: the findings whose reviewers disagree, until a third reviewer settles them.",
 }
 PROJECT = OpenApiParameter(
     "project",
