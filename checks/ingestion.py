@@ -20,8 +20,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from . import checking, suite
-from .ingest import UnknownFormat, otel, resolve_format, to_native
+from . import checking, joining, response_chains, suite
+from .ingest import UnknownFormat, Unreadable, otel, pieces, resolve_format, to_native
 from .models import (
     CheckRun,
     Conversation,
@@ -51,6 +51,13 @@ class InvalidPayload(IngestError):
 class ConversationConflict(IngestError):
     status_code = 409
     detail = "The conversation conflicts."
+
+
+class Unattached(IngestError):
+    """A tool run exported alone whose call no stored conversation holds (yet)."""
+
+    status_code = 422
+    detail = "The tool run answers no stored call."
 
 
 class TooLarge(IngestError):
@@ -114,6 +121,8 @@ def to_document(payload: Any, *, format: str | None = "native") -> dict[str, Any
         data = to_native(payload, format)
     except UnknownFormat as exc:
         raise InvalidPayload([{"path": "format", "message": str(exc)}]) from exc
+    except Unreadable as exc:  # a part the format's reader does not understand, by its path
+        raise InvalidPayload(exc.errors) from exc
     if over := over_limits(data):
         raise TooLarge(over)
     try:
@@ -169,6 +178,7 @@ def ingest_conversation(
 
     With ``enqueue`` false the run is created but not sent to the workers: the caller sends
     many at once (see ``ingest_many``)."""
+    payload, format = response_chains.joined(project=project, payload=payload, format=format)
     document = to_document(payload, format=format)
     return _ingest_document(
         project=project,
@@ -189,10 +199,13 @@ def _ingest_document(
     stored_format: str,
     enqueue: bool,
     export: RawExport | None = None,
+    merged: bool = False,
 ) -> IngestResult:
     """Stores a canonical document beside ``existing``, the conversation stored (and locked)
     under its external_id, if any. ``stored_format`` is recorded with the payload: what the
-    sender sent, which for an OTLP export is not the native shape stored here."""
+    sender sent, which for an OTLP export is not the native shape stored here. A ``merged``
+    document was built on the stored one (``pieces.merge_with_stored``): its header is the
+    stored header with notes added, so only its turns are judged."""
     digest = content_hash(document)
     external_id = document["external_id"]
     if existing is None:
@@ -213,29 +226,66 @@ def _ingest_document(
 
     if existing.content_hash == digest:
         return IngestResult("unchanged", existing, None)
-    stored_turns = existing.document["turns"]
-    if not _extends(existing.document, document):
+    same_header = merged or _same_header(existing.document, document)
+    first = pieces.first_changed_turn(existing.document, document) if same_header else None
+    if first is None:
+        where = pieces.first_difference(existing.document, document)
+        if where == "$":
+            where = "its header (title, agent, started_at, metadata, system)"
         raise ConversationConflict(
             [
                 {
-                    "path": "$.turns" if _same_header(existing.document, document) else "$",
+                    "path": "$.turns" if same_header else "$",
                     "message": (
-                        f"conversation {external_id!r} is already stored with different content; "
-                        "resend it unchanged, or send its stored turns unchanged followed by new ones, "
-                        "or use a new external_id"
+                        f"conversation {external_id!r} is already stored with different content "
+                        f"(from {where} on); resend it unchanged, or send its stored messages unchanged "
+                        "followed by new ones (in its last turn or in new turns), or use a new external_id"
                     ),
                 }
             ]
         )
-    existing.document = document
-    existing.content_hash = digest
-    existing.updated_at = timezone.now()
-    existing.save(update_fields=["document", "content_hash", "updated_at"])
-    _store_turns(existing, document["turns"][len(stored_turns) :], first_index=len(stored_turns))
-    Payload.objects.create(
-        project=project, conversation=existing, body=body, export=export, format=stored_format
+    return _store_again(
+        existing,
+        document,
+        digest,
+        first,
+        body=body,
+        stored_format=stored_format,
+        export=export,
+        enqueue=enqueue,
     )
-    return IngestResult("appended", existing, checking.schedule_run(existing, enqueue))
+
+
+def _store_again(
+    conversation: Conversation,
+    document: dict[str, Any],
+    digest: str,
+    first: int,
+    *,
+    body: str,
+    stored_format: str,
+    export: RawExport | None,
+    enqueue: bool,
+) -> IngestResult:
+    """Stores a changed document over the stored one from turn ``first`` on: that turn's
+    rows and those after it are written again (the Turn rows kept, so the findings on them
+    and the decisions on those stay), further turns added. The whole conversation is then
+    checked again; a finding that still holds keeps its fingerprint, and so its decisions."""
+    conversation.document = document
+    conversation.content_hash = digest
+    conversation.messages_hash = pieces.messages_digest(pieces.messages_of(document))
+    conversation.metadata = document["metadata"]
+    conversation.updated_at = timezone.now()
+    conversation.save(update_fields=["document", "content_hash", "messages_hash", "metadata", "updated_at"])
+    _store_turns(conversation, document["turns"][first:], first_index=first)
+    Payload.objects.create(
+        project=conversation.project,
+        conversation=conversation,
+        body=body,
+        export=export,
+        format=stored_format,
+    )
+    return IngestResult("appended", conversation, checking.schedule_run(conversation, enqueue))
 
 
 def _format_name(payload: Any, format: str | None) -> str:
@@ -258,16 +308,6 @@ def _same_header(old: dict[str, Any], new: dict[str, Any]) -> bool:
     return _header(old) == _header(new)
 
 
-def _extends(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """True when the new document is the stored one with more turns after it."""
-    old_turns, new_turns = old["turns"], new["turns"]
-    return (
-        _same_header(old, new)
-        and len(new_turns) > len(old_turns)
-        and new_turns[: len(old_turns)] == old_turns
-    )
-
-
 def _create_conversation(project: Project, document: dict[str, Any], digest: str) -> Conversation:
     started = document.get("started_at")
     return Conversation.objects.create(
@@ -282,31 +322,37 @@ def _create_conversation(project: Project, document: dict[str, Any], digest: str
         receipts_complete=document["receipts_complete"],
         document=document,
         content_hash=digest,
+        messages_hash=pieces.messages_digest(pieces.messages_of(document)),
     )
 
 
 def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int) -> None:
-    """Writes turns, messages and tool calls in a few bulk inserts, whatever their number."""
+    """Writes turns, messages and tool calls in a few bulk inserts and updates, whatever
+    their number. A turn already stored at an index keeps its row (and the findings on it);
+    its messages and tool calls are written anew."""
     if not turns:
         return
     # Parse the whole document so handles and derived receipts number as the suite numbers them.
     parsed = native.from_canonical(conversation.document).turns[first_index:]
     project = conversation.project
     now = timezone.now()
-    rows = Turn.objects.bulk_create(
-        [
-            Turn(
-                project=project,
-                conversation=conversation,
-                index=turn.index,
-                answer=turn.answer,
-                answer_seq=turn.answer_index,
-                tools_offered=list(turn.tools_offered) if turn.tools_offered is not None else None,
-                created_at=now,
-            )
-            for turn in parsed
-        ]
-    )
+    stored = {
+        row.index: row for row in Turn.objects.filter(conversation=conversation, index__gte=first_index)
+    }
+    if stored:
+        Message.objects.filter(turn__in=list(stored.values())).delete()
+        ToolCall.objects.filter(turn__in=list(stored.values())).delete()
+    rows: list[Turn] = []
+    for turn in parsed:
+        row = stored.get(turn.index) or Turn(
+            project=project, conversation=conversation, index=turn.index, created_at=now
+        )
+        row.answer = turn.answer
+        row.answer_seq = turn.answer_index
+        row.tools_offered = list(turn.tools_offered) if turn.tools_offered is not None else None
+        rows.append(row)
+    Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
+    Turn.objects.bulk_create([row for row in rows if not row.pk])
     messages: list[Message] = []
     calls: list[ToolCall] = []
     for row, turn in zip(rows, parsed, strict=True):
@@ -421,7 +467,8 @@ def _store_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -
 
 @dataclass(frozen=True)
 class ExportResult:
-    """What became of an OTLP export: each conversation it carried, and those it could not build."""
+    """What became of an OTLP export: each conversation it carried (and each tool run it
+    attached), and the conversations it could not build."""
 
     items: list[ItemResult]
     skipped: list[dict[str, str]]
@@ -429,32 +476,130 @@ class ExportResult:
 
 @transaction.atomic
 def ingest_export(
-    *, project: Project, body: bytes, content_type: str, content_encoding: str, reading: otel.Reading
+    *,
+    project: Project,
+    body: bytes,
+    content_type: str,
+    content_encoding: str,
+    reading: otel.Reading,
+    tool_results: dict[str, list[pieces.ToolResult]] | None = None,
 ) -> ExportResult:
     """Stores the conversations of one OTLP export. Exports of one conversation arrive over
-    time, each with the spans seen since: each is read as an extension of what is stored."""
+    time, each with the spans seen since: each is read as an extension of what is stored,
+    under its own name, a name joined to a conversation before, or (each model call its own
+    trace) the conversation its messages continue (``joining``). ``tool_results`` are the
+    tool runs of conversations the reader could not build (``pieces.lone_tool_results``):
+    each is put beside the stored call it answers, or refused."""
     export = RawExport.objects.create(
         project=project, body=body, content_type=content_type[:100], content_encoding=content_encoding[:20]
     )
+    tool_results = tool_results or {}
 
     def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult]:
-        def store() -> IngestResult:
-            document = to_document(conversation)
-            stored = _locked_conversation(project, document["external_id"])
-            if stored is not None:
-                document = to_document(otel.merge_with_stored(stored.document, document))
-            # Validated and looked up once: ingest_conversation would do both again.
-            return _ingest_document(
-                project=project,
-                document=document,
-                existing=stored,
-                body="",
-                stored_format="otlp",
-                enqueue=False,
-                export=export,
-            )
+        return lambda: _store_piece(project, to_document(conversation), export)
 
-        return store
+    def attach(result: pieces.ToolResult) -> Callable[[], IngestResult]:
+        return lambda: _attach_tool_result(project, result, export)
 
-    items = _store_each([(_sender_id(c), attempt(c)) for c in reading.conversations])
-    return ExportResult(items, reading.skipped)
+    attempts = [(_sender_id(c), attempt(c)) for c in reading.conversations]
+    attempts += [(result.name, attach(result)) for results in tool_results.values() for result in results]
+    items = _store_each(attempts)
+    skipped = [s for s in reading.skipped if s["external_id"] not in tool_results]
+    return ExportResult(items, skipped)
+
+
+def _store_piece(project: Project, document: dict[str, Any], export: RawExport) -> IngestResult:
+    """One conversation of an export, stored where it belongs (see ``ingest_export``)."""
+    name = document["external_id"]
+    stored = _locked_conversation(project, name)
+    joined_by = None
+    if stored is None:
+        stored = joining.by_alias(project, name)
+    if stored is None:
+        found = joining.continued(project, document)
+        stored, joined_by = found.conversation, "its input begins with this conversation's messages"
+        if found.fitting > 1:
+            # Templated agents open alike: which one this call continues cannot be told.
+            document = {
+                **document,
+                "metadata": {
+                    **document["metadata"],
+                    "not_joined": f"its input begins with the messages of {found.fitting} or more stored "
+                    "conversations; stored apart",
+                },
+            }
+    merged = pieces.merge_with_stored(stored.document, document) if stored is not None else document
+    if joined_by and merged is document:
+        stored = None  # its messages continue the stored ones, but not turn by turn: kept apart
+    if stored is None:
+        return _ingest_document(
+            project=project,
+            document=document,
+            existing=None,
+            body="",
+            stored_format="otlp",
+            enqueue=False,
+            export=export,
+        )
+    if merged is stored.document:
+        return IngestResult("unchanged", stored, None)
+    if joined_by:
+        merged = joining.noted(merged, trace=name, by=joined_by)
+        joining.remember(stored, name)
+    # Validated again (and held to the limits) as a whole; ingest_conversation would also
+    # look the conversation up again.
+    return _ingest_document(
+        project=project,
+        document=to_document(merged),
+        existing=stored,
+        body="",
+        stored_format="otlp",
+        enqueue=False,
+        export=export,
+        merged=merged is not document,
+    )
+
+
+def _attach_tool_result(project: Project, result: pieces.ToolResult, export: RawExport) -> IngestResult:
+    """A tool run exported with no model call beside it, put beside the stored call it
+    answers: in the conversation of its own name (or one it was joined to), else the one
+    conversation that holds a call of its id; refused (Unattached) when there is none."""
+    stored = _locked_conversation(project, result.name) or joining.by_alias(project, result.name)
+    joined = stored is None
+    fitting = 1
+    if stored is None and result.call_id:
+        found = joining.holding_call(project, result.call_id, result.agent)
+        stored, fitting = found.conversation, found.fitting
+    attached = pieces.attach_tool_result(stored.document, result) if stored is not None else None
+    if stored is None or attached is None:
+        raise Unattached([{"path": "$", "message": _unattached_reason(result, fitting)}])
+    document, first = attached
+    if joined:
+        document = joining.noted(document, trace=result.name, by=f"it ran call {result.call_id}")
+        joining.remember(stored, result.name)
+    document = to_document(document)
+    digest = content_hash(document)
+    if digest == stored.content_hash:
+        return IngestResult("unchanged", stored, None)
+    return _store_again(
+        stored, document, digest, first, body="", stored_format="otlp", export=export, enqueue=False
+    )
+
+
+def _unattached_reason(result: pieces.ToolResult, fitting: int) -> str:
+    tool = f"a tool span (execute_tool{', ' + result.tool if result.tool else ''})"
+    if not result.call_id:
+        return (
+            f"{tool} with no chat span in its trace and no gen_ai.tool.call.id: nothing says which "
+            "conversation it belongs to; export it in the trace of the model call that asked for it"
+        )
+    if fitting > 1:
+        return (
+            f"{tool} with no chat span in its trace: {fitting} or more stored conversations hold a call "
+            f"{result.call_id!r}, so which one it answers cannot be told"
+        )
+    return (
+        f"{tool} with no chat span in its trace, and no conversation stored within "
+        f"RECEIPTS_OTLP_JOIN_WINDOW_SECONDS holds a call {result.call_id!r}; send the chat span that "
+        "asked for it (gen_ai.input.messages / gen_ai.output.messages), then the tool span"
+    )

@@ -179,6 +179,11 @@ class Conversation(models.Model):
     # The canonical native form the suite reads; payloads as received are kept in Payload.
     document = models.JSONField()
     content_hash = models.CharField(max_length=64)
+    # A digest of the document's messages in order (ingest.pieces.messages_digest): a model
+    # call whose input begins with exactly these messages continues this conversation, and
+    # is found by it without reading any document (joining.py). Empty for conversations
+    # stored before it was kept: they are never continued that way.
+    messages_hash = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -191,6 +196,7 @@ class Conversation(models.Model):
             # The queue's agent and model lists walk these (facets.py).
             models.Index(fields=["project", "agent_name"], name="conversation_project_agent"),
             models.Index(fields=["project", "agent_model"], name="conversation_project_model"),
+            models.Index(fields=["project", "messages_hash"], name="conversation_project_messages"),
         ]
 
     def __str__(self) -> str:
@@ -198,6 +204,25 @@ class Conversation(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("conversation", args=[self.project.slug, self.pk])
+
+
+class ConversationAlias(models.Model):
+    """Another external id a conversation answers to: the trace of a model call (or a tool
+    run) that was joined to it. A later export of that trace goes straight to it."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="aliases")
+    external_id = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "external_id"], name="one_alias_per_project")
+        ]
+        indexes = [models.Index(fields=["project", "created_at"], name="alias_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.external_id} → {self.conversation_id}"
 
 
 class RawExport(models.Model):
@@ -303,10 +328,35 @@ class ToolCall(models.Model):
         indexes = [
             models.Index(fields=["project", "created_at"], name="toolcall_project_time"),
             models.Index(fields=["turn", "call_id"], name="toolcall_turn_call"),
+            # A tool run exported on its own finds the conversation whose call it answers.
+            models.Index(fields=["project", "call_id"], name="toolcall_project_call"),
         ]
 
     def __str__(self) -> str:
         return f"{self.tool} ({self.call_id})"
+
+
+class Refusal(models.Model):
+    """Something an API key sent that gave no conversation, and why: what an integrator
+    reads when their traces are missing. The payload's shape is kept (its content type,
+    keys, span and attribute names), never its content. A project keeps the newest
+    RECEIPTS_REFUSALS_KEPT (refusals.py prunes the rest)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="refusals")
+    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    endpoint = models.CharField(max_length=100)
+    status_code = models.PositiveSmallIntegerField()  # 200 for an OTLP partial success
+    rejected = models.PositiveIntegerField(default=1)  # spans, items or conversations refused
+    reason = models.TextField()
+    shape = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="refusal_project_time")]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint} refused ({self.status_code})"
 
 
 class RunStatus(models.TextChoices):

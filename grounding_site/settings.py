@@ -207,6 +207,13 @@ RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = int(
     os.environ.get("RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES", str(RECEIPTS_BULK_MAX_BYTES))
 )
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
+# Each model call its own trace: a call whose input begins with exactly the messages of a
+# conversation of the same agent stored or extended within this many seconds continues it,
+# and a tool run exported alone joins the conversation holding its call (ingestion.py).
+RECEIPTS_OTLP_JOIN_WINDOW_SECONDS = int(os.environ.get("RECEIPTS_OTLP_JOIN_WINDOW_SECONDS", "3600"))
+# How many refusals (what an API key sent that gave no conversation, and why) each project
+# keeps for its Refusals page; older ones are pruned as new ones come.
+RECEIPTS_REFUSALS_KEPT = int(os.environ.get("RECEIPTS_REFUSALS_KEPT", "200"))
 # What one conversation may hold, whichever way it comes (a POST, bulk, OTLP, /check): its
 # turns, its messages, and how deep the JSON of a tool call's arguments or of a tool result
 # nests (arrays and objects, the outermost is 1). Past any of them it is refused with 413

@@ -42,6 +42,9 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
         2,
         (
             "checks.ingestion",
+            "checks.response_chains",
+            "checks.joining",
+            "checks.refusals",
             "checks.checking",
             "checks.review",
             "checks.administration",

@@ -2,7 +2,10 @@
 
 What the OpenTelemetry exporters send by default; GenAI spans become conversations (see
 checks/ingest/otel.py), each stored or refused on its own. The answer is the OTLP export
-response in the request's encoding, with a partial success naming what was not taken.
+response in the request's encoding, with a partial success naming what was not taken and
+counting its spans: nothing is answered as a plain success with nothing stored. Whatever is
+refused is also kept for the project's Refusals page (checks/refusals.py), with the
+export's shape, since exporters log a partial success at most.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ from rest_framework.decorators import api_view, permission_classes, renderer_cla
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import ingestion
-from ..ingest import otel
+from .. import ingestion, refusals
+from ..ingest import otel, pieces
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .permissions import needs_scope
-from .views import ERROR_SHAPE, _key_required, _too_large
+from .views import ERROR_SHAPE, _key_required, _too_large, declared_length, key_of, refused
 
 PROTOBUF = "application/x-protobuf"
 # The setting behind each of otel.Limits, as otel.TooLarge names it.
@@ -83,42 +86,61 @@ def traces(request: Request) -> Response | HttpResponse:
     project = project_of(request)
     if project is None:
         return _key_required()
-    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
-        return refusal
     content_type = request.META.get("CONTENT_TYPE", "")
     encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
+    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
+        shape = {"content_type": content_type, "content_encoding": encoding, "size": declared_length(request)}
+        return refused(request, project, refusal, refusals.otlp_shape(None, **shape))
     body = request.body
+    shape = {"content_type": content_type, "content_encoding": encoding, "size": len(body)}
     try:
-        reading = otel.read(otel.decode_request(body, content_type, encoding, limits=limits()))
+        decoded = otel.decode_request(body, content_type, encoding, limits=limits())
     except otel.TooLarge as exc:
         setting = LIMIT_SETTINGS[exc.what]
-        return error_response(
-            TOO_LARGE,
-            f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
-            "or raise the limit.",
-            [{"path": "$", "message": f"{exc.message} ({setting})"}],
+        return refused(
+            request,
+            project,
+            error_response(
+                TOO_LARGE,
+                f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
+                "or raise the limit.",
+                [{"path": "$", "message": f"{exc.message} ({setting})"}],
+            ),
+            refusals.otlp_shape(None, **shape),
         )
     except otel.BadOtlp as exc:
         message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
-        return error_response(
-            status.HTTP_400_BAD_REQUEST,
-            "The body is not an OTLP trace export.",
-            [{"path": "$", "message": message}],
+        return refused(
+            request,
+            project,
+            error_response(
+                status.HTTP_400_BAD_REQUEST,
+                "The body is not an OTLP trace export.",
+                [{"path": "$", "message": message}],
+            ),
+            refusals.otlp_shape(None, **shape),
         )
+    reading = otel.read(decoded)
     result = ingestion.ingest_export(
-        project=project, body=body, content_type=content_type, content_encoding=encoding, reading=reading
+        project=project,
+        body=body,
+        content_type=content_type,
+        content_encoding=encoding,
+        reading=reading,
+        tool_results=pieces.lone_tool_results(decoded, [s["external_id"] for s in reading.skipped]),
     )
-    refused = [item for item in result.items if item.status in ("conflict", "invalid")]
-    message = "; ".join(
-        f"{item.external_id}: {item.status}: {item.errors[0]['message']}"
-        for item in refused[:10]
-        if item.errors
-    )
-    if result.skipped:
-        message = "; ".join(
-            filter(None, [message, *(f"{s['external_id']}: {s['reason']}" for s in result.skipped)])
+    # Written once the export's own transaction is over, whatever it kept.
+    rejected, message = what_was_refused(result, reading, decoded)
+    if rejected:
+        refusals.record(
+            project=project,
+            api_key=key_of(request),
+            endpoint=request.path,
+            status_code=200,
+            reason=message,
+            rejected=rejected,
+            shape=refusals.otlp_shape(decoded, **shape),
         )
-    rejected = len(refused) + len(result.skipped)
 
     if content_type.split(";")[0].strip().lower() == PROTOBUF:
         answer = ExportTraceServiceResponse()
@@ -130,3 +152,42 @@ def traces(request: Request) -> Response | HttpResponse:
     if rejected:
         data["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message[:2000]}
     return Response(data)
+
+
+def what_was_refused(
+    result: ingestion.ExportResult, reading: otel.Reading, request: dict[str, Any]
+) -> tuple[int, str]:
+    """How many spans of an export gave nothing, and a message that says why, for the
+    partial success: each refused conversation (its spans) and tool run (its span), each
+    conversation that could not be built, and, when nothing at all was taken, every other
+    span, named by what it is (no chat span with messages, no tool span)."""
+    counts: dict[str, int] = {}
+    for span in otel.spans_of(request):
+        given = span.attributes.get("gen_ai.conversation.id")
+        for name in {span.trace_id, given if isinstance(given, str) else ""} - {""}:
+            counts[name] = counts.get(name, 0) + 1
+    built = len(reading.conversations)
+    rejected, reasons = 0, []
+    for item in result.items:
+        if item.status not in ("conflict", "invalid"):
+            continue
+        rejected += 1 if item.index >= built else max(1, counts.get(item.external_id or "", 0))
+        reason = item.errors[0]["message"] if item.errors else item.status
+        reasons.append(f"{item.external_id}: {item.status}: {reason}")
+    for skipped in result.skipped:
+        rejected += max(1, counts.get(skipped["external_id"], 0))
+        reasons.append(f"{skipped['external_id']}: {skipped['reason']}")
+    taken = any(item.status not in ("conflict", "invalid") for item in result.items)
+    rest = reading.spans - rejected
+    if not taken and rest > 0:
+        names = ", ".join(sorted({span.name for span in otel.spans_of(request)})[:10])
+        reasons.append(
+            f"{rest} span(s) gave no conversation: none is a chat span carrying its messages "
+            "(gen_ai.input.messages / gen_ai.output.messages, or a convention the README lists) "
+            f"nor a tool span (execute_tool) of a stored conversation; span names: {names}"
+        )
+        rejected += rest
+    message = "; ".join(reasons[:10])
+    if len(reasons) > 10:
+        message += f"; and {len(reasons) - 10} more"
+    return min(rejected, max(reading.spans, 1)), message

@@ -19,7 +19,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import checking, ingestion, suite
+from .. import checking, ingestion, refusals, suite
 from ..filters import FindingFilter, InvalidFilter
 from ..ingest.json_input import JsonRefused
 from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus, Turn
@@ -112,13 +112,15 @@ def _create_conversation(request: Request) -> Response:
         return _key_required()
     payload, refusal = _read_json(request, settings.RECEIPTS_MAX_BODY_BYTES)
     if refusal:
-        return refusal
+        return refused(request, project, refusal, _json_shape(request))
     try:
         result = ingestion.ingest_conversation(
             project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
         )
     except ingestion.IngestError as exc:
-        return error_response(exc.status_code, exc.detail, exc.errors)
+        # The ingestion's transaction has rolled back; the refusal is kept outside it.
+        response = error_response(exc.status_code, exc.detail, exc.errors)
+        return refused(request, project, response, _json_shape(request, payload))
     # Answered from what ingestion holds, as visible_conversations would have read it back:
     # reading it again (with its document) was a fifth of the request.
     conversation: Any = result.conversation  # given the attributes the serializer reads
@@ -134,6 +136,40 @@ def _create_conversation(request: Request) -> Response:
     if code == status.HTTP_201_CREATED:
         response["Location"] = data["url"]
     return response
+
+
+def key_of(request: Request) -> ApiKey | None:
+    """The API key a request came with, if it came with one."""
+    return request.auth if isinstance(request.auth, ApiKey) else None
+
+
+def refused(request: Request, project: Project, response: Response, shape: dict[str, Any]) -> Response:
+    """Answers a refusal, and keeps its reason and the payload's shape for the project's
+    Refusals page. Called once the ingestion that refused has rolled back, so it is kept."""
+    data = response.data if isinstance(response.data, dict) else {}
+    refusals.record(
+        project=project,
+        api_key=key_of(request),
+        endpoint=request.path,
+        status_code=response.status_code,
+        reason=refusals.reason_of(str(data.get("detail", "")), data.get("errors")),
+        shape=shape,
+    )
+    return response
+
+
+def declared_length(request: Request) -> int:
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    return int(length) if length.isascii() and length.isdigit() else 0
+
+
+def _json_shape(request: Request, payload: Any = None) -> dict[str, Any]:
+    return refusals.json_shape(
+        payload,
+        content_type=request.META.get("CONTENT_TYPE", ""),
+        size=declared_length(request),
+        format=request.query_params.get("format"),
+    )
 
 
 def _key_required() -> Response:
@@ -287,11 +323,25 @@ def conversations_bulk(request: Request) -> Response:
     if project is None:
         return _key_required()
     if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
-        return refusal
+        return refused(request, project, refusal, _json_shape(request))
     items, refusal = _bulk_items(request, settings.RECEIPTS_BULK_MAX_ITEMS)
     if refusal:
-        return refusal
+        return refused(request, project, refusal, _json_shape(request))
     results = ingestion.ingest_many(project=project, items=items, format=_format(request))
+    if failed := [r for r in results if r.status in ("conflict", "invalid")]:
+        refusals.record(
+            project=project,
+            api_key=key_of(request),
+            endpoint=request.path,
+            status_code=status.HTTP_207_MULTI_STATUS,
+            rejected=len(failed),
+            reason=f"{len(failed)} of {len(results)} items refused: "
+            + "; ".join(
+                f"item {r.index} ({r.external_id}): {r.status}: {refusals.reason_of('', r.errors[:3])}"
+                for r in failed[:10]
+            ),
+            shape=_json_shape(request, [payload for payload, _ in items]),
+        )
     out = []
     for result in results:
         entry: dict[str, Any] = {
@@ -423,9 +473,10 @@ def check(request: Request) -> Response:
                 project=project, payload=payload, body=request.body.decode("utf-8"), format=_format(request)
             )
         except ingestion.IngestError as exc:
-            return error_response(
+            response = error_response(
                 exc.status_code, "The conversation conflicts with the stored one.", exc.errors
             )
+            return refused(request, project, response, _json_shape(request, payload))
         report["stored"] = {"id": result.conversation.pk, "status": result.status}
     return Response(report)
 
