@@ -501,11 +501,26 @@ def ingest_export(
     def attach(result: pieces.ToolResult) -> Callable[[], IngestResult]:
         return lambda: _attach_tool_result(project, result, export)
 
+    # A tool run whose chat span came without its messages goes to the conversation of its
+    # own name when one is stored (its content came as log records); else the reader's
+    # reason for that name stands, and nothing is tried by call id.
+    attached = {
+        name: results
+        for name, results in tool_results.items()
+        if all(r.alone for r in results) or _stored_under(project, name)
+    }
     attempts = [(_sender_id(c), attempt(c)) for c in reading.conversations]
-    attempts += [(result.name, attach(result)) for results in tool_results.values() for result in results]
+    attempts += [(result.name, attach(result)) for results in attached.values() for result in results]
     items = _store_each(attempts)
-    skipped = [s for s in reading.skipped if s["external_id"] not in tool_results]
+    skipped = [s for s in reading.skipped if s["external_id"] not in attached]
     return ExportResult(items, skipped)
+
+
+def _stored_under(project: Project, name: str) -> bool:
+    return (
+        Conversation.objects.filter(project=project, external_id=name).exists()
+        or joining.by_alias(project, name) is not None
+    )
 
 
 def _store_piece(project: Project, document: dict[str, Any], export: RawExport) -> IngestResult:
@@ -567,7 +582,7 @@ def _attach_tool_result(project: Project, result: pieces.ToolResult, export: Raw
     stored = _locked_conversation(project, result.name) or joining.by_alias(project, result.name)
     joined = stored is None
     fitting = 1
-    if stored is None and result.call_id:
+    if stored is None and result.call_id and result.alone:
         found = joining.holding_call(project, result.call_id, result.agent)
         stored, fitting = found.conversation, found.fitting
     attached = pieces.attach_tool_result(stored.document, result) if stored is not None else None

@@ -395,3 +395,17 @@ def test_spans_with_no_genai_content_are_refused_not_answered_as_success(send: C
     assert partial["rejectedSpans"] == "2" and partial["errorMessage"]
     assert not Conversation.objects.exists()
     assert Refusal.objects.get().shape["attribute_keys"] == ["http.request.method", "http.route"]
+
+
+def test_a_tool_span_beside_a_chat_span_without_content_awaits_its_logs_and_is_not_refused(
+    send: Callable[..., Any],
+) -> None:
+    trace = trace_id()
+    chat = chat_span(trace, 1000, [USER], CALL)
+    chat["attributes"] = [a for a in chat["attributes"] if not a["key"].endswith("messages")]
+
+    partial = send(otlp(chat, tool_span(trace, 1500)))
+
+    # Its content comes as log records (/v1/logs): a warning, nothing counted as refused.
+    assert partial["rejectedSpans"] == "0" and "/v1/logs" in partial["errorMessage"]
+    assert not Refusal.objects.exists() and not Conversation.objects.exists()

@@ -144,12 +144,12 @@ def traces(request: Request) -> Response | HttpResponse:
 
     if content_type.split(";")[0].strip().lower() == PROTOBUF:
         answer = ExportTraceServiceResponse()
-        if rejected:
+        if message:
             answer.partial_success.rejected_spans = rejected
             answer.partial_success.error_message = message[:2000]
         return HttpResponse(answer.SerializeToString(), content_type=PROTOBUF)
     data: dict[str, Any] = {}
-    if rejected:
+    if message:  # with nothing rejected, a warning (OTLP's partial success with 0 rejected)
         data["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message[:2000]}
     return Response(data)
 
@@ -160,14 +160,16 @@ def what_was_refused(
     """How many spans of an export gave nothing, and a message that says why, for the
     partial success: each refused conversation (its spans) and tool run (its span), each
     conversation that could not be built, and, when nothing at all was taken, every other
-    span, named by what it is (no chat span with messages, no tool span)."""
+    span, named by what it is (no chat span with messages, no tool span). Spans whose
+    content is awaited as log records are no failure of the sender: the message says where
+    their content is read from, and they are not counted."""
     counts: dict[str, int] = {}
     for span in otel.spans_of(request):
         given = span.attributes.get("gen_ai.conversation.id")
         for name in {span.trace_id, given if isinstance(given, str) else ""} - {""}:
             counts[name] = counts.get(name, 0) + 1
     built = len(reading.conversations)
-    rejected, reasons = 0, []
+    rejected, awaited, reasons = 0, 0, []
     for item in result.items:
         if item.status not in ("conflict", "invalid"):
             continue
@@ -175,9 +177,13 @@ def what_was_refused(
         reason = item.errors[0]["message"] if item.errors else item.status
         reasons.append(f"{item.external_id}: {item.status}: {reason}")
     for skipped in result.skipped:
-        rejected += max(1, counts.get(skipped["external_id"], 0))
+        spans = max(1, counts.get(skipped["external_id"], 0))
+        if skipped.get("awaiting"):
+            awaited += spans
+        else:
+            rejected += spans
         reasons.append(f"{skipped['external_id']}: {skipped['reason']}")
-    taken = any(item.status not in ("conflict", "invalid") for item in result.items)
+    taken = awaited or any(item.status not in ("conflict", "invalid") for item in result.items)
     rest = reading.spans - rejected
     if not taken and rest > 0:
         names = ", ".join(sorted({span.name for span in otel.spans_of(request)})[:10])

@@ -255,6 +255,9 @@ class ToolResult:
     error: bool
     at: str | None
     agent: str  # gen_ai.agent.name, else the resource's service.name
+    # No chat span came beside it. One that came without its messages (content recorded in
+    # log records, or not at all) leaves the tool run to the conversation of its own name.
+    alone: bool = True
 
 
 def lone_tool_results(request: dict[str, Any], names: Iterable[str]) -> dict[str, list[ToolResult]]:
@@ -271,13 +274,16 @@ def lone_tool_results(request: dict[str, Any], names: Iterable[str]) -> dict[str
         given = span.attributes.get("gen_ai.conversation.id")
         if isinstance(given, str) and given:
             by_trace.setdefault(span.trace_id, given)
+
+    def name_of(span: otel.Span) -> str:
+        given = span.attributes.get("gen_ai.conversation.id")
+        return given if isinstance(given, str) and given else by_trace.get(span.trace_id, span.trace_id)
+
+    chatted = {name_of(span) for span in spans if span.operation in otel.CHAT_OPERATIONS}
     out: dict[str, list[ToolResult]] = {}
     for span in sorted(spans, key=lambda s: (s.start, s.order)):
-        if span.operation != "execute_tool":
-            continue
-        given = span.attributes.get("gen_ai.conversation.id")
-        name = given if isinstance(given, str) and given else by_trace.get(span.trace_id, span.trace_id)
-        if name not in wanted:
+        name = name_of(span)
+        if span.operation != "execute_tool" or name not in wanted:
             continue
         call_id, tool = span.attributes.get("gen_ai.tool.call.id"), span.attributes.get("gen_ai.tool.name")
         result = span.attributes.get("gen_ai.tool.call.result")
@@ -291,6 +297,7 @@ def lone_tool_results(request: dict[str, Any], names: Iterable[str]) -> dict[str
                 error=span.error,
                 at=otel.iso(span.start) if span.start > 0 else None,
                 agent=agent if isinstance(agent, str) else "",
+                alone=name not in chatted,
             )
         )
     return out
