@@ -530,7 +530,7 @@ def _store_piece(project: Project, document: dict[str, Any], export: RawExport) 
     joined_by = None
     if stored is None:
         stored = joining.by_alias(project, name)
-    if stored is None:
+    if stored is None and joining.named_by_trace(name):
         found = joining.continued(project, document)
         stored, joined_by = found.conversation, "its input begins with this conversation's messages"
         if found.fitting > 1:
@@ -582,12 +582,12 @@ def _attach_tool_result(project: Project, result: pieces.ToolResult, export: Raw
     stored = _locked_conversation(project, result.name) or joining.by_alias(project, result.name)
     joined = stored is None
     fitting = 1
-    if stored is None and result.call_id and result.alone:
+    if stored is None and result.call_id and result.alone and joining.named_by_trace(result.name):
         found = joining.holding_call(project, result.call_id, result.agent)
         stored, fitting = found.conversation, found.fitting
     attached = pieces.attach_tool_result(stored.document, result) if stored is not None else None
     if stored is None or attached is None:
-        raise Unattached([{"path": "$", "message": _unattached_reason(result, fitting)}])
+        raise Unattached([{"path": "$", "message": _unattached_reason(result, fitting, stored)}])
     document, first = attached
     if joined:
         document = joining.noted(document, trace=result.name, by=f"it ran call {result.call_id}")
@@ -601,20 +601,31 @@ def _attach_tool_result(project: Project, result: pieces.ToolResult, export: Raw
     )
 
 
-def _unattached_reason(result: pieces.ToolResult, fitting: int) -> str:
-    tool = f"a tool span (execute_tool{', ' + result.tool if result.tool else ''})"
+def _unattached_reason(result: pieces.ToolResult, fitting: int, stored: Conversation | None) -> str:
+    tool = (
+        f"a tool span (execute_tool{', ' + result.tool if result.tool else ''}) with no chat span beside it"
+    )
+    if stored is not None:
+        return (
+            f"{tool}: conversation {stored.external_id!r} holds no call {result.call_id!r} for it to answer"
+        )
     if not result.call_id:
         return (
-            f"{tool} with no chat span in its trace and no gen_ai.tool.call.id: nothing says which "
-            "conversation it belongs to; export it in the trace of the model call that asked for it"
+            f"{tool} and no gen_ai.tool.call.id: nothing says which conversation it belongs to; "
+            "export it in the trace of the model call that asked for it"
+        )
+    if not joining.named_by_trace(result.name):
+        return (
+            f"{tool}: its conversation {result.name!r} is not stored; send the chat span that asked for "
+            f"call {result.call_id!r} first"
         )
     if fitting > 1:
         return (
-            f"{tool} with no chat span in its trace: {fitting} or more stored conversations hold a call "
-            f"{result.call_id!r}, so which one it answers cannot be told"
+            f"{tool}: {fitting} or more stored conversations hold a call {result.call_id!r}, so which "
+            "one it answers cannot be told"
         )
     return (
-        f"{tool} with no chat span in its trace, and no conversation stored within "
-        f"RECEIPTS_OTLP_JOIN_WINDOW_SECONDS holds a call {result.call_id!r}; send the chat span that "
-        "asked for it (gen_ai.input.messages / gen_ai.output.messages), then the tool span"
+        f"{tool}, and no conversation stored or extended within RECEIPTS_OTLP_JOIN_WINDOW_SECONDS holds "
+        f"a call {result.call_id!r}; send the chat span that asked for it (gen_ai.input.messages / "
+        "gen_ai.output.messages) first"
     )

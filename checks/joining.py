@@ -17,6 +17,7 @@ Nothing here writes a conversation: ingestion stores the piece once it knows whe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,6 +41,16 @@ class Found:
 
     conversation: Conversation | None
     fitting: int
+
+
+TRACE_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def named_by_trace(name: str) -> bool:
+    """True when a piece is named by its trace (a W3C trace id), not by a conversation id
+    the sender gave (gen_ai.conversation.id, session.id): only such a piece may belong to a
+    conversation of another name. A sender that names its conversations is taken at its word."""
+    return TRACE_ID.fullmatch(name) is not None
 
 
 def window_start() -> datetime:

@@ -409,3 +409,14 @@ def test_a_tool_span_beside_a_chat_span_without_content_awaits_its_logs_and_is_n
     # Its content comes as log records (/v1/logs): a warning, nothing counted as refused.
     assert partial["rejectedSpans"] == "0" and "/v1/logs" in partial["errorMessage"]
     assert not Refusal.objects.exists() and not Conversation.objects.exists()
+
+
+def test_a_conversation_the_sender_named_is_taken_at_its_word(send: Callable[..., Any]) -> None:
+    send(otlp(chat_span(trace_id(), 1000, [USER], CALL)))
+    named = chat_span(trace_id(), 2000, [USER, CALL, RESULT], ANSWER)
+    named["attributes"].append(attribute("gen_ai.conversation.id", "session-b"))
+
+    assert send(otlp(named)) == {}
+
+    assert Conversation.objects.count() == 2
+    assert "joined" not in Conversation.objects.get(external_id="session-b").document["metadata"]
