@@ -140,6 +140,10 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "member-remove": {"POST": page("admin")},
     "history": {"GET": page()},
     "agreement": {"GET": page()},
+    # Every conversation, and the project's whole audit log: any member reads them.
+    "conversations": {"GET": page()},
+    "audit-log": {"GET": page()},
+    "audit-verify": {"GET": page()},
     "double-review": {"POST": page("admin")},
     "overview": {"GET": page()},
     "project-report": {"GET": page()},
