@@ -72,9 +72,13 @@ class ProtobufRenderer(renderers.BaseRenderer):
         "An ExportTraceServiceRequest as protobuf (`application/x-protobuf`) or JSON "
         "(`application/json`), optionally gzip-encoded. GenAI spans (`chat` and `execute_tool`) "
         "are grouped into conversations by `gen_ai.conversation.id` (else the trace id); a later "
-        "export of one conversation extends it. Answers the OTLP export response, with a partial "
-        "success for what was not taken. An export over a limit (spans, events, attributes, its "
-        "size once decompressed: see the README's configuration) is refused whole with a 413."
+        "export of one conversation extends it, its last turn too. A model call in a trace of its "
+        "own joins the one stored conversation its input begins with (same agent, within "
+        "RECEIPTS_OTLP_JOIN_WINDOW_SECONDS), and a lone `execute_tool` span the conversation "
+        "holding its call. Answers the OTLP export response, with a partial success counting the "
+        "spans not taken and saying why (also listed on the project's Refusals page). An export "
+        "over a limit (spans, events, attributes, its size once decompressed: see the README's "
+        "configuration) is refused whole with a 413."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
