@@ -136,10 +136,12 @@ function openRow() {
   if (link) link.click();
 }
 
-// Back in the queue from a turn ("↑ queue" ends in #row-<turn>): the keys go on from that row,
-// or, when the turn has left the filter (just decided), from the row that took its place.
-if (location.hash.startsWith("#row-") && document.querySelector("[data-row]")) {
-  focusItem(document.getElementById(location.hash.slice(1)) || document.querySelector("[data-row]"));
+// Back in the queue from a turn ("↑ queue" ends in #row-<turn>): the keys go on from that row.
+// When the turn has left the filter (just decided), the list starts with the row after it,
+// which j takes as the first.
+if (location.hash.startsWith("#row-")) {
+  const row = document.getElementById(location.hash.slice(1));
+  if (row && row.matches("[data-row]")) focusItem(row);
 }
 
 document.addEventListener("keydown", (event) => {

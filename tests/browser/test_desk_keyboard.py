@@ -114,9 +114,11 @@ def test_a_reviewer_works_the_examples_by_keyboard_and_a_second_approves(
     expect(card.locator(".status")).to_have_text("Confirmed")
     expect(page.locator(f"#finding-{unsupported.pk}.current")).to_have_count(1)  # focus stays visible
 
-    # Back to the queue (u); the confirmed turn is gone from the open findings.
+    # Back to the queue (u), filtered as it was when the turn was opened; then all of it: the
+    # confirmed turn is gone from the open findings.
     with page.expect_navigation():
         page.keyboard.press("u")
+    page.goto(f"{live_server.url}/p/acme/")
     expect(page.locator("#results tbody tr[data-row]")).to_have_count(2)
     page.keyboard.press("j")
     expect(page.locator("tr[data-row].current")).to_contain_text(count.title)
