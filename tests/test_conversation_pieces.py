@@ -20,7 +20,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from checks import review
+from checks.ingest import pieces
 from checks.models import CheckRun, Conversation, ConversationAlias, Finding, Message, Payload, Refusal, Turn
+from checks.suite import conversation
 
 pytestmark = pytest.mark.django_db
 
@@ -420,3 +422,56 @@ def test_a_conversation_the_sender_named_is_taken_at_its_word(send: Callable[...
 
     assert Conversation.objects.count() == 2
     assert "joined" not in Conversation.objects.get(external_id="session-b").document["metadata"]
+
+
+# --- the merge of an export with what is stored, as plain data ----------------------------------
+
+
+def canonical_of(*turns: list[dict[str, Any]], receipts: list[Any] | None = None) -> dict[str, Any]:
+    document = {"external_id": "t", "turns": [{"messages": messages} for messages in turns]}
+    if receipts is not None:
+        document["turns"][-1]["receipts"] = receipts
+    return conversation.canonical(document)
+
+
+def test_a_merge_keeps_the_stored_receipts_and_fills_in_those_named_only() -> None:
+    span_receipt = {
+        "call_id": "call_1",
+        "tool": "get_order",
+        "ok": False,
+        "outcome": "error",
+        "at": "2026-12-03T10:00:00Z",
+    }
+    stored = canonical_of([USER, CALL, RESULT], receipts=[span_receipt])
+    # The next export's chat span repeats the history; its own tool span is not in it.
+    later = canonical_of([USER, CALL, RESULT, ANSWER], receipts=[{"call_id": "call_1", "tool": "get_order"}])
+
+    merged = pieces.merge_with_stored(stored, later)
+
+    assert merged["turns"][0]["messages"] == [
+        *stored["turns"][0]["messages"],
+        later["turns"][0]["messages"][-1],
+    ]
+    assert merged["turns"][0]["receipts"] == [span_receipt]
+    assert pieces.first_changed_turn(stored, merged) == 0
+    assert pieces.merge_with_stored(merged, stored) is merged  # an earlier export arriving late
+
+
+def test_a_merge_that_would_grow_an_earlier_turn_is_left_to_the_resending_rule() -> None:
+    second = [{"role": "user", "content": "And the other one?"}, ANSWER]
+    stored = canonical_of([USER, CALL], second)
+    grown_earlier = canonical_of([USER, CALL, RESULT], second)
+
+    assert pieces.merge_with_stored(stored, grown_earlier) is grown_earlier
+    assert pieces.first_changed_turn(stored, grown_earlier) is None
+
+
+def test_an_earlier_export_arriving_late_changes_nothing(send: Callable[..., Any]) -> None:
+    trace = trace_id()
+    first = otlp(chat_span(trace, 1000, [USER], CALL))
+    send(otlp(chat_span(trace, 2000, [USER, CALL, RESULT], ANSWER)))
+
+    assert send(first) == {}
+
+    assert_stored_whole(Conversation.objects.get())
+    assert CheckRun.objects.filter(kind="checks").count() == 1

@@ -148,11 +148,15 @@ def merge_with_stored(stored: dict[str, Any], document: dict[str, Any]) -> dict[
     if not old:
         return document
     old_messages, new_messages = messages_of(stored), messages_of(document)
-    if len(new_messages) <= len(old_messages) and _same_messages(old_messages, new_messages):
+    if len(new_messages) <= len(old_messages) and _same_messages(
+        old_messages[: len(new_messages)], new_messages
+    ):
         return stored
     count = len(old)
     if len(new) < count or not all(
-        _same_messages(old[i]["messages"], new[i]["messages"]) for i in range(count)
+        _same_messages(old[i]["messages"], new[i]["messages"])
+        and (i == count - 1 or len(old[i]["messages"]) == len(new[i]["messages"]))
+        for i in range(count)
     ):
         return document
     merged = dict(stored)
