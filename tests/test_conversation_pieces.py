@@ -475,3 +475,16 @@ def test_an_earlier_export_arriving_late_changes_nothing(send: Callable[..., Any
 
     assert_stored_whole(Conversation.objects.get())
     assert CheckRun.objects.filter(kind="checks").count() == 1
+
+
+def test_a_chat_transcript_posted_after_each_model_call_grows_one_turn(
+    post_conversation: Callable[..., Any],
+) -> None:
+    for sent, status in (
+        ([USER, CALL], "created"),
+        ([USER, CALL, RESULT], "appended"),
+        ([USER, CALL, RESULT, ANSWER], "appended"),
+    ):
+        response = post_conversation({"external_id": "chat-9", "messages": sent}, query="?format=openai")
+        assert response.json()["status"] == status
+    assert_stored_whole(Conversation.objects.get())
