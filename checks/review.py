@@ -1,6 +1,7 @@
-"""The reviewer's workflows: decisions (blind double review included), bulk actions,
-assignment, holds, corrections with four eyes, comments, saved views, and the agreement and
-precision that decisions measure.
+"""The reviewer's workflows: decisions (blind double review included, and the third
+reviewer's decision that settles a dispute), bulk actions and their undo, assignment, holds,
+corrections with four eyes, comments, saved views, and the agreement and precision that
+decisions measure.
 
 Each is keyword-only and runs in one transaction; every change is written to the audit
 log. Refusals raise ``ReviewError`` with a sentence a reviewer can act on; the pages show
@@ -327,17 +328,18 @@ def undo_batch(*, project: Project, batch: str, actor: Any, seconds: int) -> Und
         )
     if any(e.actor_id != actor.pk for e in events):
         raise NotAllowed(f"Only {events[0].actor_name}, who made this bulk change, can undo it.")
-    ids = [e.object_id for e in events]
+    # Assignments made since, to tell one reassigned meanwhile: the project's few minutes of
+    # events again, not a list of ids (a large batch would pass the database's bind limit).
     later: dict[str, list[AuditEvent]] = {}
     for e in AuditEvent.objects.filter(
         project=project,
         created_at__gte=events[0].created_at,
         id__gt=events[0].id,
         object_type="finding",
-        object_id__in=ids,
-    ).select_related("actor"):
+        verb__in=["finding.assigned", ASSIGNMENT_UNDONE],
+    ):
         later.setdefault(e.object_id, []).append(e)
-    findings = Finding.objects.select_for_update(of=("self",)).in_bulk([int(i) for i in ids])
+    findings = Finding.objects.select_for_update(of=("self",)).in_bulk([int(e.object_id) for e in events])
     restored, refused = 0, []
     for event in events:
         finding = findings.get(int(event.object_id))

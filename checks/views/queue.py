@@ -312,7 +312,6 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
         )
         if request.POST.get("preview"):
             return _preview(request, project, query, findings, action, reason, assignee, turn_ids)
-        batch = review.new_batch()
         if action in Verdict.values:
             result = review.bulk_decide(
                 findings=findings, reviewer=request.user, verdict=action, reason=reason
@@ -324,6 +323,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
             said = f"{_findings(result.done)} assigned to " + (assignee.username if assignee else "nobody")
             batch = result.batch
         else:
+            batch = review.new_batch()
             given = review.assign_round_robin(
                 project=project, findings=findings, actor=request.user, batch=batch
             )
@@ -413,8 +413,9 @@ UNDO_KEY = "bulk_undo"
 
 
 def _offer_undo(request: HttpRequest, project: Project, batch: str, said: str) -> None:
-    until = timezone.now() + timedelta(seconds=settings.RECEIPTS_BULK_UNDO_SECONDS)
-    kept = [o for o in request.session.get(UNDO_KEY, []) if o["until"] > timezone.now().isoformat()]
+    now = timezone.now()
+    until = now + timedelta(seconds=settings.RECEIPTS_BULK_UNDO_SECONDS)
+    kept = [o for o in request.session.get(UNDO_KEY, []) if datetime.fromisoformat(o["until"]) > now]
     offer = {"project": project.slug, "batch": batch, "said": said, "until": until.isoformat()}
     request.session[UNDO_KEY] = [offer, *kept][:10]
 
