@@ -122,3 +122,8 @@ def test_blind_double_review_hides_another_reviewers_verdict(
     assert "<code>finding.dismissed</code>" not in html and "The user supplied it" not in html
     client.force_login(bob)
     assert "<code>finding.dismissed</code>" in client.get(URL).content.decode()
+
+
+def test_a_nul_character_in_a_filter_is_dropped_not_a_500(client: Any, alice: Any, decided: Finding) -> None:
+    client.force_login(alice)
+    assert event_ids(client.get(URL, {"actor": "bob\x00", "kind": "finding.confirmed\x00"}))

@@ -178,3 +178,12 @@ def test_a_page_makes_as_many_queries_with_many_rows_as_with_few(
         ingest(payload("01" if n % 2 else "02", f"conv-more-{n}"))
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert len(listed(client.get(URL, {"q": "conv"}))) == 7
+
+
+def test_a_nul_character_in_a_filter_is_dropped_not_a_500(client: Any, bob: Any, three: Any) -> None:
+    """PostgreSQL refuses any query carrying NUL; no external id or name holds one."""
+    client.force_login(bob)
+    assert listed(client.get(URL, {"q": "conv-\x00", "model": "example-9b\x00"})) == [
+        "conv-quiet",
+        "conv-sencha",
+    ]

@@ -21,6 +21,7 @@ from ..filters import is_row_id
 from ..models import AuditEvent, Correction, Decision, Finding, Project
 from . import history
 from .access import project_for
+from .conversations import text_param
 from .htmx import HtmxHttpRequest
 
 PAGE_SIZE = 100
@@ -30,8 +31,8 @@ MAX_FILTER = 150
 @login_required
 def audit_log(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
-    actor = request.GET.get("actor", "").strip()[:MAX_FILTER]
-    kind = request.GET.get("kind", "").strip()[:MAX_FILTER]
+    actor = text_param(request.GET, "actor", MAX_FILTER)
+    kind = text_param(request.GET, "kind", MAX_FILTER)
     events = AuditEvent.objects.filter(project=project).order_by("-id")
     if actor:
         events = events.filter(actor_name=actor)

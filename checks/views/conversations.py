@@ -33,6 +33,12 @@ FLAGS = {"": "any", "yes": "with open flags", "no": "without open flags"}
 LAST_CHAR = "\U0010ffff"
 
 
+def text_param(data: Any, name: str, limit: int = MAX_SEARCH) -> str:
+    """A text value of the query string, trimmed and cut to ``limit``, without NUL characters:
+    no column holds one, and PostgreSQL refuses a query that carries one."""
+    return str(data.get(name, "") or "").replace("\x00", "").strip()[:limit]
+
+
 @dataclass(frozen=True)
 class ConversationFilter:
     """What the conversations page selects; an empty value selects all."""
@@ -52,9 +58,9 @@ class ConversationFilter:
             raise InvalidFilter("flags", "use yes, no, or leave it empty for any.")
         since, until = read_date(data, "since"), read_date(data, "until")
         return cls(
-            q=str(data.get("q", "") or "").strip()[:MAX_SEARCH],
-            agent=str(data.get("agent", "") or "").strip()[:MAX_SEARCH],
-            model=str(data.get("model", "") or "").strip()[:MAX_SEARCH],
+            q=text_param(data, "q"),
+            agent=text_param(data, "agent"),
+            model=text_param(data, "model"),
             since=since.isoformat() if since else "",
             until=until.isoformat() if until else "",
             flags=flags,
