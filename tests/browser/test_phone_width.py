@@ -130,3 +130,4 @@ def test_at_desktop_width_the_links_show_without_a_menu(
     expect(page.get_by_role("button", name="Menu")).to_be_hidden()
     expect(page.locator(".projectnav").get_by_role("link", name="Audit log")).to_be_visible()
     assert _overflow(page) <= 0
+    _shot(page, "desktop-header.png")
