@@ -28,6 +28,7 @@ WIDGETS = (
     "until",
     "q",
     "conversation",
+    "disputed",
 )
 # Each list offers "all" first: the value of a filter that selects everything.
 STATUSES = [ALL, *CHOICES["status"]]
