@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 
-from checks.models import Conversation, Finding, RawExport
+from checks.ingest import otel
+from checks.models import Conversation, Finding, RawExport, Refusal
 from tests.otlp_json import (
     ORDER,
     ORDER_TEXT,
@@ -171,6 +172,20 @@ def test_message_event_records_become_the_checked_conversation_of_their_trace(
     assert bytes(RawExport.objects.get().body).startswith(b'{"resourceLogs"')  # kept as received
 
 
+def test_bodies_sent_as_json_text_are_read_as_their_fields(
+    client: Any, api_key: str, django_capture_on_commit_callbacks: Any
+) -> None:
+    records = event_records()
+    for rec in records:
+        if "kvlistValue" in rec["body"] and rec.get("eventName") != "gen_ai.user.message":
+            fields = {kv["key"]: otel.any_value(kv["value"]) for kv in rec["body"]["kvlistValue"]["values"]}
+            rec["body"] = {"stringValue": json.dumps(fields)}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client, api_key, "/v1/logs", body(logs(records)), "application/json")
+    assert response.json() == {}
+    assert_stored_loop(Conversation.objects.get())
+
+
 def test_event_only_details_over_gzipped_protobuf_are_stored_and_flagged(
     client: Any, api_key: str, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -230,6 +245,18 @@ def test_records_that_are_no_genai_event_are_counted_as_rejected_with_why(client
     assert partial["rejectedLogRecords"] == "2"
     assert "not a GenAI event joined to a trace" in partial["errorMessage"]
     assert Conversation.objects.count() == 1  # the GenAI records are still taken
+
+
+def test_a_refused_log_export_is_kept_for_the_refusals_page_by_its_shape(client: Any, api_key: str) -> None:
+    plain = [record("", "", 5, "", {"message": "GET /orders 200"}, {"http.route": "/orders"})]
+    post(client, api_key, "/v1/logs", body(logs(plain)), "application/json")
+    post(client, api_key, "/v1/logs", b"{bad json", "application/json")
+    answered, refused = Refusal.objects.order_by("id")
+    assert (answered.endpoint, answered.status_code, answered.rejected) == ("/v1/logs", 200, 1)
+    assert "not a GenAI event joined to a trace" in answered.reason
+    assert answered.shape["log_records"] == 1 and answered.shape["attribute_keys"] == ["http.route"]
+    assert "GET /orders" not in json.dumps(answered.shape)  # the shape, never the content
+    assert refused.status_code == 400 and "not an OTLP logs export" in refused.reason
 
 
 def test_records_with_no_content_are_refused_with_a_reason_and_nothing_stored(

@@ -23,8 +23,9 @@ from rest_framework.decorators import api_view, permission_classes, renderer_cla
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import ingestion
+from .. import ingestion, refusals
 from ..ingest import otel, otel_logs
+from ..models import ApiKey, Project
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .otlp import LIMIT_SETTINGS, PROTOBUF, ProtobufRenderer, limits
@@ -62,22 +63,33 @@ def logs(request: Request) -> Response | HttpResponse:
     content_type = request.META.get("CONTENT_TYPE", "")
     encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
     body = request.body
+    shape = {"content_type": content_type, "content_encoding": encoding, "size": len(body)}
     try:
         decoded = otel.decode_request(body, content_type, encoding, limits=limits(), signal=otel_logs.LOGS)
     except otel.TooLarge as exc:
         setting = LIMIT_SETTINGS[exc.what]
-        return error_response(
-            TOO_LARGE,
-            f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
-            "or raise the limit.",
-            [{"path": "$", "message": f"{exc.message} ({setting})"}],
+        return _refused(
+            request,
+            project,
+            error_response(
+                TOO_LARGE,
+                f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
+                "or raise the limit.",
+                [{"path": "$", "message": f"{exc.message} ({setting})"}],
+            ),
+            logs_shape(None, **shape),
         )
     except otel.BadOtlp as exc:
         message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
-        return error_response(
-            status.HTTP_400_BAD_REQUEST,
-            "The body is not an OTLP logs export.",
-            [{"path": "$", "message": message}],
+        return _refused(
+            request,
+            project,
+            error_response(
+                status.HTTP_400_BAD_REQUEST,
+                "The body is not an OTLP logs export.",
+                [{"path": "$", "message": message}],
+            ),
+            logs_shape(None, **shape),
         )
     reading = otel_logs.read(decoded)
     result = ingestion.ingest_export(
@@ -88,6 +100,17 @@ def logs(request: Request) -> Response | HttpResponse:
         reading=reading.reading,
     )
     rejected, message = what_was_refused(result, reading)
+    if rejected:
+        # Kept for the project's Refusals page: exporters log a partial success at most.
+        refusals.record(
+            project=project,
+            api_key=_key_of(request),
+            endpoint=request.path,
+            status_code=200,
+            reason=message,
+            rejected=rejected,
+            shape=logs_shape(decoded, **shape),
+        )
 
     if content_type.split(";")[0].strip().lower() == PROTOBUF:
         answer = ExportLogsServiceResponse()
@@ -121,3 +144,45 @@ def what_was_refused(result: ingestion.ExportResult, reading: otel_logs.LogReadi
     if len(reasons) > MAX_REASONS:
         message += f"; and {len(reasons) - MAX_REASONS} more"
     return min(rejected, max(reading.records, 1)), message
+
+
+def logs_shape(
+    request: dict[str, Any] | None, *, content_type: str, content_encoding: str, size: int
+) -> dict[str, Any]:
+    """The shape of a log export, as ``refusals.otlp_shape`` gives a trace export's: its
+    scopes, event names and attribute keys, and whether its records name a trace, never a
+    value."""
+    shape = refusals.otlp_shape(None, content_type=content_type, content_encoding=content_encoding, size=size)
+    if request is None:
+        return shape
+    scopes = [
+        sl["scope"].get("name")
+        for rl in otel._items(request, "resourceLogs", "resource_logs")
+        for sl in otel._items(rl, "scopeLogs", "scope_logs")
+        if isinstance(sl.get("scope"), dict)
+    ]
+    read = otel_logs.records_of(request)
+    shape["log_records"] = len(read)
+    shape["scopes"] = refusals._names(scopes)
+    shape["event_names"] = refusals._names(r.event.name for r in read)
+    shape["attribute_keys"] = refusals._names(key for r in read for key in r.event.attributes)
+    shape["with_trace_id"] = sum(1 for r in read if r.trace_id.strip("0"))
+    return shape
+
+
+def _key_of(request: Request) -> ApiKey | None:
+    return request.auth if isinstance(request.auth, ApiKey) else None
+
+
+def _refused(request: Request, project: Project, response: Response, shape: dict[str, Any]) -> Response:
+    """Keeps a refused export's reason and shape for the project, and answers the refusal."""
+    data = response.data or {}
+    refusals.record(
+        project=project,
+        api_key=_key_of(request),
+        endpoint=request.path,
+        status_code=response.status_code,
+        reason=refusals.reason_of(data.get("detail", ""), data.get("errors")),
+        shape=shape,
+    )
+    return response

@@ -47,6 +47,10 @@ DETAIL_KEYS = (
 )
 
 
+# What a message event says, in its body or (Strands) its attributes.
+FIELDS = frozenset({"content", "message", "role", "id", "tool_call_id", "tool_calls", "index"})
+
+
 @dataclass(frozen=True)
 class Event:
     """A span event or a log record: its name, attributes and (for a log record) body."""
@@ -101,10 +105,14 @@ def _fields(event: Event) -> dict[str, Any]:
     """The event's fields: its body's keys (a body that is text is the content), then its
     attributes for what the body does not say."""
     body = event.body
+    if isinstance(body, str):
+        decoded = json_value(body)  # some SDKs send the body as JSON text
+        if isinstance(decoded, dict) and FIELDS & set(decoded):
+            body = decoded
     fields: dict[str, Any] = dict(body) if isinstance(body, dict) else {}
     if isinstance(body, str) and body:
         fields["content"] = body
-    for key in ("content", "message", "role", "id", "tool_call_id", "tool_calls", "index"):
+    for key in FIELDS:
         if key not in fields and key in event.attributes:
             fields[key] = event.attributes[key]
     return fields
