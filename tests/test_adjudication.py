@@ -143,3 +143,20 @@ def test_the_agreement_page_lists_each_disagreement_and_how_it_stands(
     html = client.get("/p/acme/agreement").content.decode()
     row = html[html.index(f'data-disagreed="{waiting.pk}"') :]
     assert "alice: confirmed · bob: dismissed" in row[: row.index("</tr>")]
+
+
+def test_the_turn_page_says_whose_decision_settles_a_dispute(
+    client: Any, alice: Any, bob: Any, carol: Any, flags: list[Finding]
+) -> None:
+    finding = flags[0]
+    review.record_decision(finding=finding, reviewer=alice, verdict="confirmed")
+    review.record_decision(finding=finding, reviewer=bob, verdict="dismissed", reason="Other")
+    url = finding.turn.get_absolute_url()
+    client.force_login(bob)
+    html = client.get(url).content.decode()
+    assert f'data-disputed="{finding.pk}"' in html and "alice and bob split on it" in html
+    assert "You are one of them, so a third reviewer" in html
+    client.force_login(carol)
+    assert "Your decision settles it." in client.get(url).content.decode()
+    review.record_decision(finding=finding, reviewer=carol, verdict="dismissed", reason="Other")
+    assert "data-disputed" not in client.get(url).content.decode()

@@ -108,6 +108,7 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             tuple(current.tools_offered) if current.tools_offered is not None else None
         ),
         **_queue_context(request, project, current),
+        "disputes": _disputes(findings, request.user),
         "dismiss_reasons": DISMISS_REASONS,
         "reviewers": review.reviewers_of(project),
         "hold_seconds": review.HOLD_SECONDS,
@@ -326,6 +327,21 @@ def _queue_context(request: HttpRequest, project: Project, current: Turn) -> dic
         "queue_filters": queue.describe(filters) if query else [],
         "queue_url": queue.queue_return_url(project, query, near["previous"], current),
     }
+
+
+def _disputes(findings: list[Finding], user: Any) -> list[dict[str, Any]]:
+    """The turn's disputed findings, each with who disagree and whether ``user`` is one of
+    them (then it is a third reviewer's to settle). Read from the prefetched decisions."""
+    out = []
+    for finding in findings:
+        votes: dict[Any, str] = {}
+        for decision in sorted(finding.decisions.all(), key=lambda d: (d.created_at, d.pk)):
+            votes[decision.reviewer] = decision.verdict
+        split = review.disputants({reviewer.pk: verdict for reviewer, verdict in votes.items()})
+        if split:
+            names = sorted(r.username for r in votes)
+            out.append({"finding": finding, "names": names, "mine": user.pk in split})
+    return out
 
 
 def _finding_for(request: HttpRequest, slug: str, pk: int) -> tuple[Project, Membership, Finding]:
