@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import anthropic, bedrock, langchain, native, openai, pydantic_ai, responses
-from .common import Unreadable
+from .common import Unreadable, name_of
 
 Adapter = Callable[[Any], Any]
 
@@ -95,7 +95,7 @@ def _first_foreign_path(payload: dict[str, Any], detected: str) -> str | None:
         content = message.get("content") if isinstance(message, dict) else None
         for j, block in enumerate(content if isinstance(content, list) else []):
             if isinstance(block, dict) and (
-                block.get("type") in ANTHROPIC_BLOCKS
+                name_of(block.get("type")) in ANTHROPIC_BLOCKS
                 if detected == "anthropic"
                 else ("type" not in block and bedrock.BLOCKS.intersection(block))
             ):
@@ -169,7 +169,7 @@ def _is_anthropic(payload: dict[str, Any], messages: list[Any]) -> bool:
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list) and any(
-            isinstance(block, dict) and block.get("type") in ANTHROPIC_BLOCKS for block in content
+            isinstance(block, dict) and name_of(block.get("type")) in ANTHROPIC_BLOCKS for block in content
         ):
             return True
     return False

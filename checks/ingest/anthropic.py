@@ -29,6 +29,7 @@ from typing import Any
 from .common import (
     Problems,
     header,
+    name_of,
     offered_tool,
     require_assistant,
     result_text,
@@ -105,13 +106,13 @@ def _check_blocks(raw: Any, path: str, problems: Problems) -> None:
     if not isinstance(content, list):
         return
     for j, block in enumerate(content):
-        kind = block.get("type") if isinstance(block, dict) else None
+        kind = name_of(block.get("type")) if isinstance(block, dict) else None
         if kind in READ or kind in SKIPPED or (isinstance(kind, str) and kind.endswith("_tool_result")):
             continue
         problems.add(
             f"{path}.content[{j}]",
-            f"is a content block of type {kind!r}, which this reader does not know: expected text, "
-            "tool_use, tool_result, thinking or media",
+            f"is a content block of type {block.get('type') if isinstance(block, dict) else None!r}, which "
+            "this reader does not know: expected text, tool_use, tool_result, thinking or media",
         )
 
 

@@ -84,6 +84,12 @@ def header(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def name_of(value: Any) -> str | None:
+    """A type or kind as written, when it is text: the readers look names up in sets, and a
+    list or object where a name belongs (untrusted input) cannot be looked up."""
+    return value if isinstance(value, str) else None
+
+
 def native_role(role: Any) -> Any:
     """A message's role as the native format names it: ``developer`` is ``system``; others stay
     (a role that is not text too: validation names it, where a lookup would fail on a list)."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import openai
-from .common import Problems, header, require_assistant, result_text, tool_call, with_turns
+from .common import Problems, header, name_of, require_assistant, result_text, tool_call, with_turns
 
 # The `type` a dump gives each message class (model_dump / messages_to_dict), and the
 # class names `dumpd` writes in its `id`, each as the role it plays.
@@ -133,7 +133,7 @@ def to_message(raw: Any, path: str, problems: Problems) -> Any:
         )
         return raw
     if role == "chat":
-        role = CHAT_ROLES.get(fields.get("role"))  # type: ignore[arg-type]
+        role = CHAT_ROLES.get(name_of(fields.get("role")) or "")
         if role is None:
             problems.add(f"{where}.role", "a chat message's role must be user, assistant or system")
             return raw
@@ -142,8 +142,8 @@ def to_message(raw: Any, path: str, problems: Problems) -> Any:
     text, block_calls = _content(fields.get("content"), f"{where}.content", problems)
     message: dict[str, Any] = {"role": role, "content": text}
     if role == "assistant":
-        calls = _calls(fields)
-        named = {call["id"] for call in calls}
+        calls = _calls(fields, where, problems)
+        named = [call["id"] for call in calls]  # any JSON, so not a set: validation names a bad one
         calls += [call for call in block_calls if call["id"] not in named]
         message["content"] = text or None
         if calls:
@@ -153,13 +153,18 @@ def to_message(raw: Any, path: str, problems: Problems) -> Any:
     return message
 
 
-def _calls(fields: dict[str, Any]) -> list[dict[str, Any]]:
-    calls = [
-        tool_call(call.get("id"), call.get("name"), call.get("args"))
-        for key in ("tool_calls", "invalid_tool_calls")
-        for call in fields.get(key) or []
-        if isinstance(call, dict)
-    ]
+def _calls(fields: dict[str, Any], path: str, problems: Problems) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = []
+    for key in ("tool_calls", "invalid_tool_calls"):
+        listed = fields.get(key) or []
+        if not isinstance(listed, list):
+            problems.add(f"{path}.{key}", 'must be a list of {"name", "args", "id"} objects')
+            continue
+        for j, call in enumerate(listed):
+            if isinstance(call, dict):
+                calls.append(tool_call(call.get("id"), call.get("name"), call.get("args")))
+            else:
+                problems.add(f"{path}.{key}[{j}]", 'must be an object like {"name", "args", "id"}')
     if calls:
         return calls
     # Dumps older than `tool_calls` kept the provider's own calls in additional_kwargs.
@@ -190,7 +195,7 @@ def _content(content: Any, path: str, problems: Problems) -> tuple[str, list[dic
         if not isinstance(block, dict):
             problems.add(f"{path}[{j}]", "must be a string or a content block object")
             continue
-        kind = block.get("type")
+        kind = name_of(block.get("type"))
         if kind in SKIPPED or (isinstance(kind, str) and kind.endswith("_tool_result")):
             continue
         if kind == "text":
@@ -205,8 +210,8 @@ def _content(content: Any, path: str, problems: Problems) -> tuple[str, list[dic
         else:
             problems.add(
                 f"{path}[{j}]",
-                f"is a content block of type {kind!r}, which this reader does not know: expected text, "
-                "a tool call, reasoning or media",
+                f"is a content block of type {block.get('type')!r}, which this reader does not know: "
+                "expected text, a tool call, reasoning or media",
             )
     return "\n".join(texts), calls
 

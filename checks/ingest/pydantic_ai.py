@@ -34,7 +34,16 @@ from __future__ import annotations
 from typing import Any
 
 from . import openai
-from .common import Problems, header, offered_tool, require_assistant, result_text, tool_call, with_turns
+from .common import (
+    Problems,
+    header,
+    name_of,
+    offered_tool,
+    require_assistant,
+    result_text,
+    tool_call,
+    with_turns,
+)
 
 SKIPPED_PARTS = frozenset(
     {
@@ -119,7 +128,7 @@ def _request(parts: list[Any], path: str, problems: Problems) -> list[Any]:
         if not isinstance(part, dict):
             problems.add(where, "must be a part object with a part_kind")
             continue
-        kind = part.get("part_kind")
+        kind = name_of(part.get("part_kind"))
         if kind in SKIPPED_PARTS or kind == "instruction":
             continue  # instructions are the system prompt (see _instructions)
         if kind == "system-prompt":
@@ -137,7 +146,9 @@ def _request(parts: list[Any], path: str, problems: Problems) -> list[Any]:
             else:
                 out.append({"role": "system", "content": result_text(part.get("content"))})
         else:
-            problems.add(where, f"is a request part of kind {kind!r}, which this reader does not know")
+            problems.add(
+                where, f"is a request part of kind {part.get('part_kind')!r}, which this reader does not know"
+            )
     return out
 
 
@@ -148,7 +159,7 @@ def _response(parts: list[Any], path: str, problems: Problems) -> dict[str, Any]
         if not isinstance(part, dict):
             problems.add(f"{path}[{j}]", "must be a part object with a part_kind")
             continue
-        kind = part.get("part_kind")
+        kind = name_of(part.get("part_kind"))
         if kind in SKIPPED_PARTS:
             continue
         if kind == "text":
@@ -163,7 +174,8 @@ def _response(parts: list[Any], path: str, problems: Problems) -> dict[str, Any]
                 texts.append(part["transcript"])
         else:
             problems.add(
-                f"{path}[{j}]", f"is a response part of kind {kind!r}, which this reader does not know"
+                f"{path}[{j}]",
+                f"is a response part of kind {part.get('part_kind')!r}, which this reader does not know",
             )
     message: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) or None}
     if calls:
@@ -196,7 +208,7 @@ def _text(content: Any, path: str, problems: Problems) -> Any:
             and isinstance(item.get("content"), str)
         ):
             texts.append(item["content"])
-        elif not (isinstance(item, dict) and item.get("kind") in MEDIA):
+        elif not (isinstance(item, dict) and name_of(item.get("kind")) in MEDIA):
             kind = item.get("kind") if isinstance(item, dict) else None
             problems.add(f"{path}[{j}]", f"is user content of kind {kind!r}, which this reader does not know")
     return "\n".join(texts)

@@ -99,7 +99,8 @@ def _instructions(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):  # a response echoes instructions as message items
-        return "\n".join(_text(item.get("content")) for item in value if isinstance(item, dict))
+        texts = [_text(item.get("content")) for item in value if isinstance(item, dict)]
+        return "\n".join(text for text in texts if isinstance(text, str))
     return ""
 
 
