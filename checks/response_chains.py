@@ -96,7 +96,13 @@ def continued(stored: Conversation, incoming: dict[str, Any]) -> dict[str, Any]:
     document = stored.document
     messages, tools = _messages_of(incoming)
     turns = [dict(turn) for turn in document["turns"]]
-    first_user = next((i for i, m in enumerate(messages) if m.get("role") == "user"), len(messages))
+    first_user = next(
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"), len(messages)
+    )
+    if not all(isinstance(m, dict) for m in messages):
+        first_user = len(
+            messages
+        )  # all in the last turn, unsplit, for validation to name what is not a message
     if first_user:
         turns[-1]["messages"] = [*turns[-1]["messages"], *messages[:first_user]]
     for group in split_into_turns(messages[first_user:]):
@@ -104,14 +110,15 @@ def continued(stored: Conversation, incoming: dict[str, Any]) -> dict[str, Any]:
     return {**document, "metadata": {**document["metadata"], RESPONSE_IDS: ids}, "turns": turns}
 
 
-def _messages_of(native: dict[str, Any]) -> tuple[list[dict[str, Any]], list[Any] | None]:
-    """The messages of an adapter's native output, flat, and the tools its turns offered."""
+def _messages_of(native: dict[str, Any]) -> tuple[list[Any], list[Any] | None]:
+    """The messages of an adapter's native output, flat, and the tools its turns offered
+    (what is not a message stays, for validation to name)."""
     if isinstance(native.get("turns"), list):
         turns = [t for t in native["turns"] if isinstance(t, dict)]
         tools = turns[0].get("tools_offered") if turns else None
-        return [m for t in turns for m in t.get("messages", []) if isinstance(m, dict)], tools
+        return [m for t in turns for m in t.get("messages", [])], tools
     messages = native.get("messages")
-    return ([m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []), None
+    return (list(messages) if isinstance(messages, list) else [messages]), None
 
 
 def _ids(document: dict[str, Any]) -> list[str]:

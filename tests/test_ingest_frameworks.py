@@ -624,3 +624,13 @@ def test_any_value_anywhere_in_a_framework_payload_is_read_or_refused_by_path(
     except IngestError as exc:
         assert exc.status_code in (400, 413)
         assert all(e["path"] and e["message"] for e in exc.errors)
+
+
+@pytest.mark.django_db
+def test_a_chained_request_holding_what_is_not_an_item_is_a_400(post_conversation: Any) -> None:
+    assert post_conversation(first_response(), query="?format=responses").status_code == 201
+    broken = {**second_response(), "input": [7, *second_response()["input"]]}
+    response = post_conversation(broken, query="?format=responses")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"].startswith("$.turns[0].messages[")
+    assert Conversation.objects.get().metadata["response_ids"] == ["resp_1"]  # nothing half-written
