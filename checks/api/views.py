@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from .. import checking, ingestion, refusals, suite
 from ..filters import FindingFilter, InvalidFilter
+from ..ingest import ADAPTERS, AUTO
 from ..ingest.json_input import JsonRefused
 from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus, Turn
 from . import parsers
@@ -29,6 +30,10 @@ from .errors import TOO_LARGE, error_response
 from .idempotency import idempotent
 from .permissions import needs_scope
 from .serializers import ConversationSerializer, FindingSerializer, RunSerializer
+
+# The names `?format=` takes, as the OpenAPI page lists them (README: the formats table).
+OTHER_FORMATS = ", ".join(f"`{name}`" for name in ADAPTERS if name != "native")
+FORMATS = f"`native` (the default), {OTHER_FORMATS} or `{AUTO}`"
 
 ERROR_SHAPE = OpenApiResponse(
     description='`{"detail": "…", "errors": [{"path": "$.turns[0]…", "message": "…"}]}`'
@@ -72,9 +77,7 @@ def visible_conversations(request: Request) -> QuerySet[Conversation]:
         "`external_id` with the same content changes nothing (200); a payload whose turns extend the "
         "stored ones appends them (200); any other change is a conflict (409)."
     ),
-    parameters=[
-        OpenApiParameter("format", str, description="Input format; `native` (the default).", required=False)
-    ],
+    parameters=[OpenApiParameter("format", str, description=f"Input format: {FORMATS}.", required=False)],
     request={"application/json": OpenApiTypes.OBJECT},
     responses={
         201: ConversationSerializer,
@@ -311,7 +314,9 @@ def conversation_findings(request: Request, pk: int) -> Response:
         "RECEIPTS_BULK_MAX_ITEMS items. Answers 207 with one result per item: created, unchanged, "
         "appended, conflict or invalid (with its errors). Items are stored or refused one by one."
     ),
-    parameters=[OpenApiParameter("format", str, description="Input format of every item.", required=False)],
+    parameters=[
+        OpenApiParameter("format", str, description=f"Input format of every item: {FORMATS}.", required=False)
+    ],
     request={"application/json": OpenApiTypes.OBJECT, "application/x-ndjson": OpenApiTypes.STR},
     responses={207: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
 )
@@ -428,7 +433,7 @@ def _too_many_items(limit: int) -> Response:
         "out. Nothing is stored unless `store=true`, which needs a key with the `ingest` scope."
     ),
     parameters=[
-        OpenApiParameter("format", str, description="Input format.", required=False),
+        OpenApiParameter("format", str, description=f"Input format: {FORMATS}.", required=False),
         OpenApiParameter("store", bool, description="Also store the conversation and queue its check."),
     ],
     request={"application/json": OpenApiTypes.OBJECT},
