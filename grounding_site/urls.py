@@ -15,6 +15,7 @@ from checks.views import exports as export_views
 from checks.views import history as history_views
 from checks.views import members as member_views
 from checks.views import overview as overview_views
+from checks.views import refusals as refusal_views
 from checks.views import webhooks as webhook_views
 
 # Swagger UI sets inline styles; only its page allows them, and still no inline script.
@@ -32,6 +33,7 @@ urlpatterns = [
     path("p/<slug:slug>/settings", project_settings.project_settings, name="project-settings"),
     path("p/<slug:slug>/keys", keys.keys, name="keys"),
     path("p/<slug:slug>/keys/<int:pk>/revoke", keys.revoke_key, name="revoke-key"),
+    path("p/<slug:slug>/refusals", refusal_views.refusals, name="refusals"),
     path("p/<slug:slug>/conversations/", conversation_views.conversations, name="conversations"),
     path("p/<slug:slug>/conversations/<int:pk>/", turns.conversation, name="conversation"),
     path("p/<slug:slug>/conversations/<int:pk>/run", turns.run_status, name="run-status"),

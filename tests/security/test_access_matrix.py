@@ -118,6 +118,8 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "queue": {"GET": page()},
     "project-settings": {"GET": page("admin"), "POST": page("admin")},
     "keys": {"GET": page("admin"), "POST": page("admin")},
+    # What the project's keys sent that gave no conversation: any member reads it.
+    "refusals": {"GET": page()},
     "revoke-key": {"POST": page("admin")},
     "conversation": {"GET": page()},
     "run-status": {"GET": page()},
