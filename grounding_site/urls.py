@@ -6,7 +6,7 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from checks.api import otlp
+from checks.api import otlp, otlp_logs
 from checks.api import views as api
 from checks.views import audit_log as audit_log_views
 from checks.views import auth, health, keys, project_settings, queue, turns
@@ -94,6 +94,7 @@ urlpatterns = [
     path("api/v1/capability-statement", api.capability_statement, name="api-capability-statement"),
     path("api/v1/stats", api.stats, name="api-stats"),
     path("v1/traces", otlp.traces, name="otlp-traces"),
+    path("v1/logs", otlp_logs.logs, name="otlp-logs"),
     path("api/v1/conversations/<int:pk>", api.conversation_detail, name="api-conversation"),
     path("api/v1/conversations/<int:pk>/findings", api.conversation_findings, name="api-findings"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),

@@ -43,6 +43,8 @@ OPERATIONS = [
     ("POST", "/api/v1/conversations/bulk", "application/json"),
     ("POST", "/api/v1/conversations/bulk", "application/x-ndjson"),
     ("GET", "/api/v1/stats", None),
+    ("POST", "/v1/logs", "application/json"),
+    ("POST", "/v1/logs", "application/x-protobuf"),
     ("POST", "/v1/traces", "application/json"),
     ("POST", "/v1/traces", "application/x-protobuf"),
 ]

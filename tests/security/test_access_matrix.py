@@ -165,6 +165,7 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "api-capability-statement": {"GET": only(api(), outsider=OK_NODATA, **dict.fromkeys(MEMBERS, OK_NODATA))},
     "api-stats": {"GET": api()},
     "otlp-traces": {"POST": api(key_only=True)},
+    "otlp-logs": {"POST": api(key_only=True)},
     "api-conversation": {"GET": api(detail=True)},
     "api-findings": {"GET": api(detail=True)},
     # The schema and its page describe the API, not any project's data: open to all, but a
