@@ -21,6 +21,7 @@ EVERY_MEMBER = {
     "Audit log": "/p/acme/audit",
     "Members": "/p/acme/members",
     "Webhooks": "/p/acme/webhooks",
+    "Refusals": "/p/acme/refusals",
 }
 ADMINS_ONLY = {"API keys": "/p/acme/keys", "Settings": "/p/acme/settings"}
 
