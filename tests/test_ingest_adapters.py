@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from checks.ingest import ADAPTERS, UnknownFormat, detect_format, otel, resolve_format, to_native
+from checks.ingest import ADAPTERS, UnknownFormat, detect_format, otel, pieces, resolve_format, to_native
 from checks.suite import run_suite
 from checks.suite.conversation import InvalidConversation, canonical, parse, validate
 
@@ -659,13 +659,13 @@ def test_a_later_export_extends_the_conversation_an_earlier_one_stored() -> None
         otel.conversations_from_spans(export(semconv_spans(record, slice(2, 4), slice(1, 2))))[0]
     )
     assert [t["messages"] for t in later["turns"][:1]] == [t["messages"] for t in first["turns"]]
-    merged = canonical(otel.merge_with_stored(first, later))
+    merged = canonical(pieces.merge_with_stored(first, later))
     assert merged["turns"][:1] == first["turns"]
     assert merged == whole
-    assert otel.merge_with_stored(whole, first) == whole  # an earlier export arriving late adds nothing
+    assert pieces.merge_with_stored(whole, first) == whole  # an earlier export arriving late adds nothing
     other = copy.deepcopy(later)
     other["turns"][0]["messages"][0]["content"] = "Something else entirely."
-    assert otel.merge_with_stored(first, other) is other  # not an extension: left to the resending rule
+    assert pieces.merge_with_stored(first, other) is other  # not an extension: left to the resending rule
 
 
 def test_the_workload_generators_export_reads_the_same_as_protobuf_and_as_json() -> None:

@@ -39,8 +39,7 @@ How spans become a conversation:
   ``gen_ai.tool.definitions`` when recorded, and ``started_at`` the earliest span start.
 
 Exporters send each span once, so the spans of one conversation may arrive in several
-requests. ``merge_with_stored`` keeps what an earlier export stored (its header and its
-turns, receipts included) and adds the turns a later export brings.
+requests; ``checks.ingest.pieces`` reads a later export as an extension of what is stored.
 """
 
 from __future__ import annotations
@@ -1071,24 +1070,3 @@ def iso(nanos: int) -> str | None:
         return None  # a time no calendar date can hold
     spec = "microseconds" if moment.microsecond else "seconds"
     return moment.isoformat(timespec=spec).replace("+00:00", "Z")
-
-
-# --- exports of one conversation over several requests -------------------------------------
-
-
-def merge_with_stored(stored: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
-    """A later export's document, read as an extension of the stored one where it can be.
-
-    Both are canonical native documents. When the stored turns' messages are the first
-    turns' messages of the new export, the result is the stored document (header and turns,
-    with the receipts of spans that came earlier) followed by the export's further turns;
-    when the export brings no further turn, the stored document itself (nothing new). Any
-    other export is returned as it is, for the resending rule to judge.
-    """
-    old, new = stored.get("turns") or [], document.get("turns") or []
-    shared = min(len(old), len(new))
-    if any(old[i]["messages"] != new[i]["messages"] for i in range(shared)):
-        return document
-    merged = dict(stored)
-    merged["turns"] = list(old) + list(new[len(old) :])
-    return merged
