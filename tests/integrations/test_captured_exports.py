@@ -23,9 +23,6 @@ pytestmark = pytest.mark.django_db
 
 CAPTURES = Path(__file__).resolve().parents[1] / "otel_captures"
 CAPTURED = sorted(p.parent.name for p in CAPTURES.glob("*/meta.json"))
-# For now only: the route of POST /v1/logs has not landed with its reader yet.
-LOGS_PENDING = pytest.mark.xfail(strict=False, reason="POST /v1/logs is not routed yet")
-CASES = [pytest.param(n, marks=LOGS_PENDING) if n.endswith("events") else n for n in CAPTURED]
 
 
 def meta_of(name: str) -> dict[str, Any]:
@@ -73,7 +70,7 @@ def test_the_captures_cover_the_libraries_the_issue_names() -> None:
     assert {e["path"] for e in meta_of("openai-v2-events")["exports"]} == {"/v1/traces", "/v1/logs"}
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CAPTURED)
 def test_a_replayed_capture_is_one_whole_conversation_with_its_wrong_figure_flagged(
     name: str, client: Any, api_key: str, project: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -83,7 +80,7 @@ def test_a_replayed_capture_is_one_whole_conversation_with_its_wrong_figure_flag
     assert_wrong_figure_flagged(conversation)
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CAPTURED)
 def test_a_replay_sent_twice_changes_nothing(
     name: str, client: Any, api_key: str, project: Any, django_capture_on_commit_callbacks: Any
 ) -> None:

@@ -27,9 +27,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 LIVE = sorted(name for name, scenario in SCENARIOS.items() if not scenario.own_venv)
-# For now only: the route of POST /v1/logs has not landed with its reader yet.
-LOGS_PENDING = pytest.mark.xfail(strict=False, reason="POST /v1/logs is not routed yet")
-CASES = [pytest.param(n, marks=LOGS_PENDING) if SCENARIOS[n].logs else n for n in LIVE]
 # A generous bound on one loop's process (imports, two model calls, exports), so a hang
 # fails the test instead of holding the suite.
 LOOP_TIMEOUT_S = 180
@@ -44,7 +41,7 @@ def run_loop(name: str, model_url: str, otlp_url: str, api_key: str) -> dict[str
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", LIVE)
 def test_a_library_run_live_is_one_whole_conversation_with_its_wrong_figure_flagged(
     name: str, live_server: Any, api_key: str, project: Any
 ) -> None:
