@@ -12,7 +12,8 @@ class Mark:
     end: int
     kind: str  # a CSS modifier: flagged, info, grounded, evidence
     label: str  # explained on hover and focus
-    anchor: str = ""  # the id of the finding it belongs to, for links
+    anchor: str = ""  # the ids of what it belongs to (a finding, a grounded value), space-separated
+    ref: str = ""  # an id for the span itself, where a page draws it once and links lead to it
 
 
 @dataclass(frozen=True)
