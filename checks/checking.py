@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import search, suite, webhooks
+from . import models_daily, search, suite, webhooks
 from .models import (
     CheckRun,
     Conversation,
@@ -246,6 +246,7 @@ def _mirror_contradiction(run: CheckRun, item: dict[str, Any]) -> None:
     )
     _fill_finding(finding, mirror, run, now)
     finding.save()
+    models_daily.mark_turns(run.project_id, [turn])  # the overview counts its day again
 
 
 # No savepoint: its one caller already holds a transaction, and a failure here undoes all of it.
@@ -288,6 +289,7 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
     if scope is not None:
         gone = gone.filter(checker__in=scope)
     gone.exclude(fingerprint__in=list(reported)).update(withdrawn_at=now, updated_at=now)
+    models_daily.mark_turns(run.project_id, turns.values())  # the overview counts their days again
     run.status = RunStatus.DONE
     run.suite_version = report["suite_version"]
     run.summary = {key: report[key] for key in ("provenance", "turns", "judge") if key in report}

@@ -796,3 +796,6 @@ class SiteEvent(ChainedEvent):
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["created_at"], name="site_event_time")]
+
+
+from .models_daily import DailyFigure, DirtyDay  # noqa: E402, F401  (the overview's figures per day)

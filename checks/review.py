@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from . import audit, filters, webhooks
+from . import audit, filters, models_daily, webhooks
 from .filters import FindingFilter
 from .models import (
     AuditEvent,
@@ -187,6 +187,7 @@ def record_decision(
     if locked.held_by_id == reviewer.pk:  # decided: no longer theirs to hold
         locked.held_by, locked.held_until = None, None
     locked.save(update_fields=["status", "updated_at", "held_by", "held_until"])
+    models_daily.mark_findings(Finding.objects.filter(pk=locked.pk))  # the overview counts its day again
     after: dict[str, Any] = {"status": locked.status, "reason": decision.reason, "decision": decision.pk}
     if locked.project.double_review:
         after["blind"] = True
@@ -379,6 +380,7 @@ def _undo_decision(project: Project, finding: Finding, event: AuditEvent, actor:
     finding.status = status
     finding.updated_at = timezone.now()
     finding.save(update_fields=["status", "updated_at"])
+    models_daily.mark_findings(Finding.objects.filter(pk=finding.pk))  # the overview counts its day again
     audit.record(
         project=project,
         actor=actor,

@@ -28,6 +28,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
         1,
         (
             "checks.models",
+            "checks.models_daily",
             "checks.audit",
             "checks.filters",
             "checks.search",

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
-from django.db.models.functions import TruncDate
+from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from .. import review
@@ -18,13 +17,14 @@ from ..models import (
     Conversation,
     Correction,
     CorrectionState,
-    Decision,
     Finding,
     FindingStatus,
     Project,
     Severity,
     Turn,
 )
+from ..models_daily import FigureKind
+from . import daily
 from .charts import bar_chart, hours, line_chart, percent, precision_chart, rate_bars, status_chart
 
 DEFAULT_DAYS = 30
@@ -111,93 +111,87 @@ def _turns(project: Project, period: Period | None) -> QuerySet[Turn]:
 
 
 def _rate_series(
-    project: Project, period: Period, dimension: str, limit: int = TOP_SERIES
+    rollup: daily.Rollup, dimension: str, limit: int = TOP_SERIES
 ) -> dict[str, dict[date, tuple[int, int]]]:
-    """Per value of ``dimension`` (a finding field, or the turn's agent or model) and per day:
-    (turns flagged, turns checked). Checker and code rates are over all turns of the day."""
-    turns_by_day = dict(
-        _turns(project, period)
-        .annotate(day=TruncDate("created_at"))
-        .values_list("day")
-        .annotate(n=Count("id"))
-        .values_list("day", "n")
-    )
-    out: dict[str, dict[date, tuple[int, int]]] = {}
+    """Per value of ``dimension`` (checker, code, agent or model) and per day: (turns flagged,
+    turns checked), for the ``limit`` values with the most. Checker and code rates are over
+    all turns of the day; an agent's or a model's over its own turns."""
+    turns_by_day: dict[date, int] = defaultdict(int)
+    for r in rollup.of(FigureKind.TURNS):
+        turns_by_day[r.day] += r.turns
+    out: dict[str, dict[date, tuple[int, int]]] = defaultdict(dict)
+    totals: dict[str, int] = defaultdict(int)
     if dimension in ("checker", "code"):
-        rows = (
-            flags_of(project, period)
-            .annotate(day=TruncDate("turn__created_at"))
-            .values_list(dimension, "day")
-            .annotate(n=Count("turn", distinct=True))
-        )
-        totals: dict[str, int] = defaultdict(int)
-        for name, _day, n in rows:
-            totals[name] += n
+        rows = rollup.of(FigureKind.CHECKER if dimension == "checker" else FigureKind.CODE)
+        for r in rows:
+            totals[r.name] += r.flagged
         keep = sorted(totals, key=lambda k: (-totals[k], k))[:limit]
-        for name, day, n in rows:
-            if name in keep:
-                out.setdefault(name, {})[day] = (n, turns_by_day.get(day, 0))
+        for r in rows:
+            if r.name in keep:
+                out[r.name][r.day] = (r.flagged, turns_by_day.get(r.day, 0))
         for name in keep:
             for day, of in turns_by_day.items():
                 out[name].setdefault(day, (0, of))
         return {name: out[name] for name in keep}
-    field_name = {"agent": "conversation__agent_name", "model": "conversation__agent_model"}[dimension]
-    flagged = Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))
-    turn_rows = (
-        _turns(project, period)
-        .annotate(day=TruncDate("created_at"), flagged=flagged)
-        .values_list(field_name, "day")
-        .annotate(n=Count("id"), f=Count("id", filter=Q(flagged=True)))
-    )
-    totals = defaultdict(int)
-    for name, _, n, _f in turn_rows:
-        totals[_agent(name)] += n
+    column = {"agent": "agent_name", "model": "agent_model"}[dimension]
+    counts: dict[tuple[str, date], list[int]] = defaultdict(lambda: [0, 0])
+    for r in rollup.of(FigureKind.TURNS):
+        name = _agent(getattr(r, column))
+        totals[name] += r.turns
+        counts[name, r.day][0] += r.flagged
+        counts[name, r.day][1] += r.turns
     keep = sorted(totals, key=lambda k: (-totals[k], k))[:limit]
-    for name, day, n, f in turn_rows:
-        if _agent(name) in keep:
-            out.setdefault(_agent(name), {})[day] = (f, n)
-    return {name: out[name] for name in keep}
+    for (name, day), (f, n) in counts.items():
+        if name in keep:
+            out[name][day] = (f, n)
+    return {name: dict(sorted(out[name].items())) for name in keep}
 
 
-def _by_dimension(project: Project, period: Period | None, field_name: str) -> list[dict[str, Any]]:
-    flagged = Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))
-    rows = (
-        _turns(project, period)
-        .annotate(flagged=flagged)
-        .values_list(field_name)
-        .annotate(n=Count("id"), f=Count("id", filter=Q(flagged=True)))
-    )
+def _by_dimension(rollup: daily.Rollup, column: str) -> list[dict[str, Any]]:
+    """Turns, flagged turns and their rate per agent (``agent_name``) or model (``agent_model``)."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rollup.of(FigureKind.TURNS):
+        counts[getattr(r, column)][0] += r.turns
+        counts[getattr(r, column)][1] += r.flagged
     out = [
-        {"name": _agent(name), "turns": n, "flagged": f, "rate": f / n if n else None} for name, n, f in rows
+        {"name": _agent(name), "turns": n, "flagged": f, "rate": f / n if n else None}
+        for name, (n, f) in counts.items()
     ]
     return sorted(out, key=lambda r: (-(r["rate"] or 0), -r["turns"], r["name"]))
 
 
-def _status_by_checker(project: Project, period: Period | None) -> list[dict[str, Any]]:
-    return status_rows(flags_of(project, period))
+def _status_by_checker(rollup: daily.Rollup) -> list[dict[str, Any]]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rollup.of(FigureKind.FLAGS):
+        counts[r.name][r.status] += r.findings
+    return [
+        _status_row(checker, c[FindingStatus.OPEN], c[FindingStatus.CONFIRMED], c[FindingStatus.DISMISSED])
+        for checker, c in sorted(counts.items())
+    ]
 
 
-def _review_speed(project: Project, period: Period | None) -> list[dict[str, Any]]:
+def _status_row(checker: str, open_: int, confirmed: int, dismissed: int) -> dict[str, Any]:
+    return {
+        "checker": checker,
+        "open": open_,
+        "confirmed": confirmed,
+        "dismissed": dismissed,
+        "decided": confirmed + dismissed,
+        "total": open_ + confirmed + dismissed,
+        "precision": review.precision_of(confirmed, dismissed),
+    }
+
+
+def _review_speed(rollup: daily.Rollup) -> list[dict[str, Any]]:
     """Per agent: how long its flags wait for a first decision, and the oldest still open."""
-    flags = flags_of(project, period)
-    first: dict[int, datetime] = {}
-    for finding_id, at in (
-        Decision.objects.filter(finding__in=flags)
-        .order_by("created_at")
-        .values_list("finding_id", "created_at")
-    ):
-        first.setdefault(finding_id, at)
     waits: dict[str, list[float]] = defaultdict(list)
     oldest_open: dict[str, datetime] = {}
+    for r in rollup.of(FigureKind.WAITS):
+        name = _agent(r.agent_name)
+        waits[name].extend(r.waits)
+        if r.oldest_open is not None:
+            oldest_open[name] = min(oldest_open.get(name, r.oldest_open), r.oldest_open)
     now = timezone.now()
-    for pk, agent, created, status in flags.values_list(
-        "pk", "conversation__agent_name", "created_at", "status"
-    ):
-        name = _agent(agent)
-        if pk in first:
-            waits[name].append((first[pk] - created).total_seconds() / 3600)
-        elif status == FindingStatus.OPEN:
-            oldest_open[name] = min(oldest_open.get(name, now), created)
     rows = []
     for name in set(waits) | set(oldest_open):
         rows.append(
@@ -225,40 +219,81 @@ class Overview:
 
 
 def summary_figures(
-    project: Project, period: Period | None, conversation: Conversation | None = None
+    project: Project,
+    period: Period | None,
+    conversation: Conversation | None = None,
+    rollup: daily.Rollup | None = None,
 ) -> dict[str, Any]:
-    turns = _turns(project, period)
+    """The headline figures of the project over the period (from the figures kept per day),
+    of one conversation, or of all time (both counted from the rows)."""
+    if period is not None and conversation is None:
+        rollup = rollup or daily.read(project, period.since, period.until)
+        status: Counter[str] = Counter()
+        for r in rollup.of(FigureKind.FLAGS):
+            status[r.status] += r.findings
+        turns = rollup.of(FigureKind.TURNS)
+        start, end = daily.day_bounds(period.since, period.until)
+        return _summary(
+            conversations=_turns(project, period).values("conversation").distinct().count(),
+            turns=sum(r.turns for r in turns),
+            flagged=sum(r.flagged for r in turns),
+            status=status,
+            # Approved corrections are few: read from them outward, not from the period's flags.
+            approved=Correction.objects.filter(
+                project=project,
+                state=CorrectionState.APPROVED,
+                finding__withdrawn_at__isnull=True,
+                finding__severity=Severity.FLAG,
+                finding__turn__created_at__gte=start,
+                finding__turn__created_at__lt=end,
+            ).count(),
+        )
+    turn_rows = _turns(project, period)
     flags = flags_of(project, period, conversation)
     if conversation is not None:
-        turns = turns.filter(conversation=conversation)
-    n_turns = turns.count()
-    flagged = turns.filter(Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))).count()
-    status = dict(flags.values_list("status").annotate(n=Count("id")).values_list("status", "n").order_by())
-    confirmed, dismissed = status.get("confirmed", 0), status.get("dismissed", 0)
+        turn_rows = turn_rows.filter(conversation=conversation)
+    current_flag = Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))
+    return _summary(
+        conversations=turn_rows.values("conversation").distinct().count(),
+        turns=turn_rows.count(),
+        flagged=turn_rows.filter(current_flag).count(),
+        status=Counter(
+            dict(flags.values_list("status").annotate(n=Count("id")).values_list("status", "n").order_by())
+        ),
+        approved=Correction.objects.filter(finding__in=flags, state=CorrectionState.APPROVED).count(),
+    )
+
+
+def _summary(
+    *, conversations: int, turns: int, flagged: int, status: Counter[str], approved: int
+) -> dict[str, Any]:
+    confirmed, dismissed = status[FindingStatus.CONFIRMED], status[FindingStatus.DISMISSED]
     precision = review.precision_of(confirmed, dismissed)
+    rate = flagged / turns if turns else None
     return {
-        "conversations": turns.values("conversation").distinct().count(),
-        "turns": n_turns,
+        "conversations": conversations,
+        "turns": turns,
         "flagged_turns": flagged,
-        "flag_rate": flagged / n_turns if n_turns else None,
-        "flag_rate_text": percent(flagged / n_turns if n_turns else None),
+        "flag_rate": rate,
+        "flag_rate_text": percent(rate),
         "flags": sum(status.values()),
-        "open": status.get("open", 0),
+        "open": status[FindingStatus.OPEN],
         "confirmed": confirmed,
         "dismissed": dismissed,
         "precision": precision,
         "precision_text": percent(precision),
-        "approved_corrections": Correction.objects.filter(
-            finding__in=flags, state=CorrectionState.APPROVED
-        ).count(),
+        "approved_corrections": approved,
     }
 
 
 def overview(project: Project, period: Period) -> Overview:
-    by_checker = _status_by_checker(project, period)
-    by_agent = _by_dimension(project, period, "conversation__agent_name")
-    by_model = _by_dimension(project, period, "conversation__agent_model")
-    speed = _review_speed(project, period)
+    """The overview of a period, read from the figures kept per day (counted again first for
+    any day something changed since)."""
+    rollup = daily.read(project, period.since, period.until)
+    by_checker = _status_by_checker(rollup)
+    by_agent = _by_dimension(rollup, "agent_name")
+    by_model = _by_dimension(rollup, "agent_model")
+    speed = _review_speed(rollup)
     days = period.days
     charts: dict[str, Any] = {}
     for dimension, title in [
@@ -268,10 +303,10 @@ def overview(project: Project, period: Period) -> Overview:
         ("model", "Flag rate by model"),
     ]:
         charts[f"{dimension}_over_time"] = line_chart(
-            f"{title}, per day (turns flagged ÷ turns checked)",
+            f"{title} (turns flagged ÷ turns checked)",
             f"rate-{dimension}",
             days,
-            _rate_series(project, period, dimension),
+            _rate_series(rollup, dimension),
         )
     charts["status"] = status_chart(by_checker)
     charts["precision"] = precision_chart(by_checker)
@@ -287,7 +322,8 @@ def overview(project: Project, period: Period) -> Overview:
             for r in speed
         ],
     )
-    return Overview(period, summary_figures(project, period), by_checker, by_agent, by_model, speed, charts)
+    figures = summary_figures(project, period, rollup=rollup)
+    return Overview(period, figures, by_checker, by_agent, by_model, speed, charts)
 
 
 def status_rows(flags: QuerySet[Finding]) -> list[dict[str, Any]]:
