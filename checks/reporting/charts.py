@@ -74,7 +74,8 @@ class LineChart:
     columns: list[ColumnBar] = field(default_factory=list)  # instead of lines, for one point
     x_labels: list[tuple[float, str]] = field(default_factory=list)
     y_lines: list[tuple[float, str]] = field(default_factory=list)
-    plot: tuple[int, int, int, int] = (52, 20, WIDTH - 16, 220)  # left, top, right, bottom
+    # left, top, right, bottom: room on the right for the last label and a value beside a point
+    plot: tuple[int, int, int, int] = (52, 28, WIDTH - 48, 220)
     unit: str = "day"
     # the numbers: header and rows
     table_head: list[str] = field(default_factory=list)
