@@ -12,9 +12,14 @@ milliseconds, the SQL queries it made, and the time they took.
 The pages: the triage queue unfiltered and with each filter and a combination, at the
 first page, 10 pages in and 2,000 pages in (keyset cursors taken from the same ordering);
 a turn page whose tool result has 500 rows (the largest in the project); the
-conversation page; the overview; the conversations list (first page, with open flags, a text
-search) and the audit log. Goals (issue 10): the queue's p95 under 100 ms at a
-million turns, the turn page's under 100 ms.
+conversation page; the overview (30 days, a year, and 30 days with today's figures to count
+again first, as while conversations keep arriving); the conversations list (first page, with
+open flags, a text search) and the audit log. Goals (issue 10): the queue's p95 under 100 ms
+at a million turns, the turn page's under 100 ms; (issue 20) the overview well under a second.
+
+The overview reads the figures kept per day (``checks/reporting/daily.py``). ``generate.py``
+writes its findings in SQL, around the app, so the first run here counts every day's figures
+from the findings (``rebuild_daily_figures``, timed and printed) when the project has none.
 
 With ``--explain``, every distinct query of every page is run again under
 ``EXPLAIN (ANALYZE, BUFFERS)`` and any sequential scan of a table over 10,000 rows is
@@ -30,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +108,11 @@ def pages(project: Any, reviewer: Any) -> list[tuple[str, str]]:
         ("turn: 500-row result", reverse("turn", args=[project.slug, turn_id])),
         ("conversation", reverse("conversation", args=[project.slug, conversation_id])),
         ("overview", reverse("overview", args=[project.slug])),
+        (
+            "overview: a year",
+            f"{reverse('overview', args=[project.slug])}?since={today - timedelta(days=364)}",
+        ),
+        (RECOUNT, reverse("overview", args=[project.slug])),
         ("conversations: first page", reverse("conversations", args=[project.slug])),
         ("conversations: with open flags", f"{reverse('conversations', args=[project.slug])}?flags=yes"),
         ("conversations: text search", f"{reverse('conversations', args=[project.slug])}?q=reference"),
@@ -109,19 +120,30 @@ def pages(project: Any, reviewer: Any) -> list[tuple[str, str]]:
     ]
 
 
-def measure(client: Any, url: str, repeat: int) -> tuple[list[float], list[dict[str, str]], bytes]:
+# The overview with today's figures marked to be counted again before each request, as a
+# check run or a decision marks them while the project is in use.
+RECOUNT = "overview: today counted again"
+
+
+def measure(
+    client: Any, url: str, repeat: int, before: Callable[[], None] = lambda: None
+) -> tuple[list[float], list[dict[str, str]], bytes]:
+    """``before`` runs ahead of each request, untimed."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     for _ in range(2):
+        before()
         client.get(url)
     samples = []
     for _ in range(repeat):
+        before()
         started = time.perf_counter()
         response = client.get(url)
         samples.append(time.perf_counter() - started)
         if response.status_code != 200:
             raise SystemExit(f"{url} answered {response.status_code}")
+    before()
     with CaptureQueriesContext(connection) as captured:
         response = client.get(url)
     return samples, list(captured.captured_queries), response.content
@@ -175,10 +197,26 @@ def main() -> None:
 
     from django.contrib.auth import get_user_model
     from django.test import Client
+    from django.utils import timezone
 
-    from checks.models import Finding, Project, Turn
+    from checks.models import DailyFigure, Finding, Project, Turn
+    from checks.models_daily import mark_days
+    from checks.reporting import daily
 
     project = Project.objects.get(slug="scale")
+    if not DailyFigure.objects.filter(project=project).exists():
+        started = time.perf_counter()
+        days = daily.rebuild(project)
+        print(
+            f"figures per day counted from the findings: {days} days in {time.perf_counter() - started:.1f} s"
+        )
+
+    def mark_today() -> None:
+        mark_days(project.pk, [timezone.localdate()])
+
+    def no_op() -> None:
+        pass
+
     reviewer = get_user_model().objects.get(username="rev-ana")
     client = Client()
     client.force_login(reviewer)
@@ -200,7 +238,9 @@ def main() -> None:
         previous = url
         if args.only and args.only not in name:
             continue
-        samples, queries, _ = measure(client, url, args.repeat)
+        samples, queries, _ = measure(
+            client, url, args.repeat, before=mark_today if name == RECOUNT else no_op
+        )
         sql_ms = sum(float(q["time"]) for q in queries) * 1000
         print(
             f"{name:32} {ms(samples, 50):8.1f} {ms(samples, 95):8.1f} {len(queries):8} {sql_ms:8.1f}",

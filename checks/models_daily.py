@@ -29,6 +29,7 @@ class FigureKind(models.TextChoices):
     CHECKER = "checker", "Turns flagged by a checker"
     CODE = "code", "Turns flagged with a code"
     WAITS = "waits", "Flags' waits for a first decision, and the oldest undecided, per agent"
+    CONVERSATIONS = "convs", "The conversations with a turn that day"
 
 
 class DailyFigure(models.Model):
@@ -47,6 +48,9 @@ class DailyFigure(models.Model):
     # still open and undecided.
     waits = models.JSONField(default=list, blank=True)
     oldest_open = models.DateTimeField(null=True, blank=True)
+    # CONVERSATIONS: their ids, as a conversation may have turns on several days and a period
+    # counts it once (a few hundred a day; a year's ids are still read in milliseconds).
+    conversation_ids = models.JSONField(default=list, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["project", "day"], name="daily_figure_project_day")]

@@ -23,8 +23,11 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from ..filters import FindingFilter
-from ..models import Finding, FindingStatus, Project, Severity, Turn
+from ..models import Conversation, Finding, FindingStatus, Project, Severity, Turn
 from ..models_daily import DailyFigure, DirtyDay, FigureKind, mark_days
+
+# Conversation ids asked for at once, under SQLite's limit of bound parameters.
+ID_BATCH = 900
 
 
 def day_bounds(since: date, until: date) -> tuple[datetime, datetime]:
@@ -52,15 +55,28 @@ def count_day(project: Project, day: date) -> list[DailyFigure]:
     def row(kind: FigureKind, **values: object) -> None:
         out.append(DailyFigure(project=project, day=day, kind=kind, **values))
 
+    # The day's turns per conversation, then those conversations' agents and models: a join
+    # would have PostgreSQL read every conversation of the project to group a day's turns.
     flagged = Exists(Finding.objects.current().flags().filter(turn=OuterRef("pk")))
-    for agent, model, n, f in (
-        Turn.objects.filter(project=project, created_at__gte=start, created_at__lt=end)
+    per_conversation = {
+        pk: (n, f)
+        for pk, n, f in Turn.objects.filter(project=project, created_at__gte=start, created_at__lt=end)
         .annotate(flagged=flagged)
         .order_by()
-        .values_list("conversation__agent_name", "conversation__agent_model")
+        .values_list("conversation_id")
         .annotate(n=Count("id"), f=Count("id", filter=Q(flagged=True)))
-    ):
+    }
+    per_agent: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    ids = sorted(per_conversation)
+    for chunk in range(0, len(ids), ID_BATCH):
+        for pk, agent, model in Conversation.objects.filter(pk__in=ids[chunk : chunk + ID_BATCH]).values_list(
+            "pk", "agent_name", "agent_model"
+        ):
+            per_agent[agent, model][0] += per_conversation[pk][0]
+            per_agent[agent, model][1] += per_conversation[pk][1]
+    for (agent, model), (n, f) in sorted(per_agent.items()):
         row(FigureKind.TURNS, agent_name=agent, agent_model=model, turns=n, flagged=f)
+    row(FigureKind.CONVERSATIONS, conversation_ids=ids)
     # The day's flags in one read (a few thousand rows at most), counted here: one query
     # instead of one per figure, each of which would join the day's turns again.
     by_status: Counter[tuple[str, str]] = Counter()

@@ -234,7 +234,7 @@ def summary_figures(
         turns = rollup.of(FigureKind.TURNS)
         start, end = daily.day_bounds(period.since, period.until)
         return _summary(
-            conversations=_turns(project, period).values("conversation").distinct().count(),
+            conversations=len({pk for r in rollup.of(FigureKind.CONVERSATIONS) for pk in r.conversation_ids}),
             turns=sum(r.turns for r in turns),
             flagged=sum(r.flagged for r in turns),
             status=status,
