@@ -95,8 +95,8 @@ def count_day(project: Project, day: date) -> list[DailyFigure]:
             oldest[agent] = min(oldest.get(agent, raised), raised)
     for (checker, status), n in sorted(by_status.items()):
         row(FigureKind.FLAGS, name=checker, status=status, findings=n)
-    for (kind, name), ids in sorted(turns_of.items()):
-        row(kind, name=name, flagged=len(ids))
+    for (kind, name), turn_ids in sorted(turns_of.items()):
+        row(kind, name=name, flagged=len(turn_ids))
     for agent in sorted(set(waits) | set(oldest)):
         row(
             FigureKind.WAITS,
