@@ -19,6 +19,7 @@ from checks import checking, ingestion, review
 from checks.models import (
     CheckRun,
     Conversation,
+    Correction,
     DailyFigure,
     Decision,
     DirtyDay,
@@ -72,6 +73,9 @@ def spread(project: Any, bob: Any, alice: Any) -> Any:
     review.record_decision(finding=flags[1], reviewer=bob, verdict="dismissed")
     review.record_decision(finding=flags[2], reviewer=alice, verdict="confirmed")
     review.record_decision(finding=flags[-1], reviewer=bob, verdict="dismissed")
+    # A correction bob proposed and alice approved, on a flag of today.
+    review.record_decision(finding=flags[3], reviewer=bob, verdict="correction")
+    review.approve_correction(correction=Correction.objects.get(finding=flags[3]), approver=alice)
     return project
 
 
@@ -147,6 +151,9 @@ def direct(project: Any, period: figures.Period) -> dict[str, Any]:
             "confirmed": confirmed,
             "dismissed": dismissed,
             "precision": confirmed / (confirmed + dismissed) if confirmed + dismissed else None,
+            "approved_corrections": Correction.objects.filter(
+                finding__in=[f.pk for f in flags], state="approved"
+            ).count(),
         },
         "by_checker": {c: (s["open"], s["confirmed"], s["dismissed"]) for c, s in by_checker.items()},
         "by_agent": {_agent(n): (v[0], v[1]) for n, v in per["agent"].items()},
@@ -214,6 +221,7 @@ def test_the_figures_kept_per_day_equal_those_counted_from_the_findings(spread: 
     # period that holds it.
     forty = timezone.localdate() - timedelta(days=40)
     assert list(DirtyDay.objects.values_list("day", flat=True)) == [forty]
+    assert figures.overview(spread, figures.period_from({})).figures["approved_corrections"] == 1
     rows = DailyFigure.objects.filter(project=spread).count()
     assert_overview_is_right(spread)
     assert DailyFigure.objects.filter(project=spread).count() == rows  # nothing counted twice
