@@ -7,6 +7,7 @@ from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from checks.api import otlp, otlp_logs
+from checks.api import reports as api_reports
 from checks.api import views as api
 from checks.views import audit_log as audit_log_views
 from checks.views import auth, health, keys, project_settings, queue, turns
@@ -97,6 +98,9 @@ urlpatterns = [
     path("v1/logs", otlp_logs.logs, name="otlp-logs"),
     path("api/v1/conversations/<int:pk>", api.conversation_detail, name="api-conversation"),
     path("api/v1/conversations/<int:pk>/findings", api.conversation_findings, name="api-findings"),
+    path("api/v1/findings.csv", api_reports.findings_csv, name="api-findings-csv"),
+    path("api/v1/findings.jsonl", api_reports.findings_jsonl, name="api-findings-jsonl"),
+    path("api/v1/report.pdf", api_reports.report_pdf, name="api-report-pdf"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs", docs_view, name="api-docs"),
     # The admin's sign-in page, through the same limiter as the site's (before admin.site.urls,

@@ -168,6 +168,10 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "otlp-logs": {"POST": api(key_only=True)},
     "api-conversation": {"GET": api(detail=True)},
     "api-findings": {"GET": api(detail=True)},
+    # A project's findings and report: a key's own project; a member names one (400 unnamed).
+    "api-findings-csv": {"GET": api()},
+    "api-findings-jsonl": {"GET": api()},
+    "api-report-pdf": {"GET": api()},
     # The schema and its page describe the API, not any project's data: open to all, but a
     # key that is sent must be a valid one.
     "api-schema": {"GET": only(public(), key_revoked=DENIED_401, key_expired=DENIED_401)},
