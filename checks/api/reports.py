@@ -105,8 +105,8 @@ def _invalid(exc: InvalidFilter) -> Response:
 def _unreadable(request: Request) -> Response | None:
     """A 400 for a parameter holding U+0000: no stored value holds one, and PostgreSQL cannot
     compare with one (nor keep it in the audit event's JSON)."""
-    for key, value in request.query_params.items():
-        if "\x00" in key + value:
+    for key, values in request.query_params.lists():
+        if "\x00" in key or any("\x00" in value for value in values):
             return _invalid(InvalidFilter(key.replace("\x00", ""), "remove the U+0000 character from it."))
     return None
 
