@@ -74,6 +74,9 @@ def _given(data: Any, name: str) -> tuple[str, str]:
 
 def _checked(name: str, key: str, value: str) -> str:
     """The value as the filter keeps it; InvalidFilter (naming ``key``) when it cannot be read."""
+    if "\x00" in value:
+        # No stored value holds U+0000, and PostgreSQL can neither compare with it nor keep it.
+        raise InvalidFilter(key, "remove the U+0000 character from it.")
     if name in CHOICES:
         if value in (ALL, "any"):
             return ALL

@@ -305,3 +305,15 @@ def test_the_overview_and_the_report_read_the_same_dates(
     assert _export_ids(client, f"severity=flag&since={today}") == set(
         Finding.objects.current().flags().exclude(conversation=checked["05"]).values_list("pk", flat=True)
     )
+
+
+def test_a_value_holding_nul_is_named_or_dropped_before_any_query(client: Any, alice: Any) -> None:
+    """PostgreSQL can neither compare with U+0000 nor keep it in an audit event: the strict
+    reading names the field, and the queue, which reads leniently, shows what it would
+    without that filter rather than fail."""
+    with pytest.raises(InvalidFilter, match=r"^agent: remove the U\+0000 character") as raised:
+        FindingFilter.parse({"agent": "help\x00desk"})
+    assert raised.value.field == "agent"
+    assert FindingFilter.parse({"q": "a\x00b", "status": "open"}, strict=False).q == ""
+    client.force_login(alice)
+    assert client.get("/p/acme/", {"q": "vpn\x00"}).status_code == 200
