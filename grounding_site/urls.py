@@ -10,7 +10,7 @@ from checks.api import otlp, otlp_logs
 from checks.api import reports as api_reports
 from checks.api import views as api
 from checks.views import audit_log as audit_log_views
-from checks.views import auth, health, keys, project_settings, queue, turns
+from checks.views import auth, health, keys, project_settings, queue, results, turns
 from checks.views import conversations as conversation_views
 from checks.views import exports as export_views
 from checks.views import history as history_views
@@ -57,6 +57,7 @@ urlpatterns = [
         name="reject-correction",
     ),
     path("p/<slug:slug>/turns/<int:pk>/hold", turns.hold, name="turn-hold"),
+    path("p/<slug:slug>/turns/<int:pk>/results/<int:seq>", results.result_part, name="result-part"),
     path("p/<slug:slug>/bulk", queue.bulk, name="bulk"),
     path("p/<slug:slug>/progress", queue.queue_progress, name="queue-progress"),
     path("p/<slug:slug>/views", queue.save_view, name="save-view"),

@@ -35,6 +35,7 @@ from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
 from .htmx import HtmxHttpRequest
 from .queue import DISMISS_REASONS
+from .results import earlier_messages, evidence_tree, spans_by_result, with_trees
 
 
 @login_required
@@ -89,16 +90,22 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     provenance = [
         p for p in (done.summary.get("provenance", []) if done else []) if p.get("turn") == current.index
     ]
+    grounded = [_grounded(i, item, calls) for i, item in enumerate(provenance)]
+    earlier = list(
+        Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related("messages")
+    )
+    spans = spans_by_result(cards, grounded)  # drawn again where each result stands
     context: dict[str, Any] = {
         "project": project,
         "membership": membership,
         "conversation": convo,
         "turn": current,
-        "earlier": Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related(
-            "messages"
+        "earlier": earlier,
+        "earlier_messages": earlier_messages(project.slug, earlier, spans),
+        "messages": with_trees(
+            project.slug, [_message_view(m, current, findings, provenance) for m in messages], spans
         ),
-        "messages": [_message_view(m, current, findings, provenance) for m in messages],
-        "grounded": [_grounded(i, item, calls) for i, item in enumerate(provenance)],
+        "grounded": grounded,
         "negative_summary": _turn_summary(done, current.index).get("negative_claims"),
         "judge": _judge_exchanges(judged, current.index),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
@@ -249,17 +256,13 @@ def _card(
     evidence = []
     for position, item in enumerate(finding.evidence):
         call = _call(calls, item, finding.turn.index, finding.value)
-        text = call.result if call else ""
-        marks = []
-        if call and item.get("start") is not None and item.get("end") is not None:
-            marks.append(Mark(item["start"], item["end"], "evidence", f"Span {item['start']}–{item['end']}"))
         evidence.append(
             {
                 "item": item,
                 "call": call,
                 "role": _evidence_role(finding, call) or _record_role(finding, position),
                 "receipt": json.dumps(call.receipt, indent=2) if call and call.receipt else "",
-                "pieces": pieces(text, marks),
+                "tree": evidence_tree(finding.project.slug, call, item, f"finding-{finding.pk}"),
             }
         )
     decisions = list(finding.decisions.all())

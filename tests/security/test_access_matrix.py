@@ -132,6 +132,8 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "approve-correction": {"POST": page("reviewer")},
     "reject-correction": {"POST": page("reviewer")},
     "turn-hold": {"POST": page("reviewer")},
+    # A part of a tool result, fetched as the turn page opens it: any member reads it.
+    "result-part": {"GET": page()},
     "bulk": {"POST": page("reviewer")},
     "queue-progress": {"GET": page("reviewer")},
     "save-view": {"POST": page()},
@@ -321,6 +323,7 @@ def world(
         "turn": turn.pk,
         "turn-audit": turn.pk,
         "turn-hold": turn.pk,
+        "result-part": reviewed.turn_id,  # a turn with a tool result
         "decide": reviewed.pk,
         "save-correction": reviewed.pk,
         "comment": reviewed.pk,
@@ -348,6 +351,8 @@ def world(
                 values[param] = "finding"
             elif param == "object_id":
                 values[param] = str(finding.pk)
+            elif param == "seq":  # the tool message of the turn "result-part" names
+                values[param] = reviewed.turn.messages.get(role="tool").seq
             else:
                 raise AssertionError(f"{route.name}: no object known for the path parameter {param!r}")
         return values
