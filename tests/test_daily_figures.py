@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import defaultdict
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import pytest
@@ -48,13 +48,21 @@ SPREAD = [
 ]
 
 
+def _moment_of(day: date) -> datetime:
+    """A moment on ``day`` (local), no later than now: noon, or now for today before noon. A
+    fixed offset from now (an hour back) falls on the day before when the tests run just after
+    midnight."""
+    noon = timezone.make_aware(datetime.combine(day, time(12)))
+    return min(noon, timezone.now())
+
+
 def _store(project: Any, example: str, days_ago: int, agent: str, model: str) -> Conversation:
     """Stores a conversation whose turns arrived ``days_ago`` days back, then checks it as a
     worker would: the findings are written by the real path, which marks their days."""
     payload = {**load_example(example), "agent": {"name": agent, "model": model}}
     payload["external_id"] = f"{payload['external_id']}-{days_ago}"
     result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    arrived = timezone.now() - timedelta(days=days_ago, hours=1)
+    arrived = _moment_of(timezone.localdate() - timedelta(days=days_ago))
     Turn.objects.filter(conversation=result.conversation).update(created_at=arrived)
     checking.check_runs(run_ids=[result.run.pk])
     assert CheckRun.objects.get(pk=result.run.pk).status == RunStatus.DONE
