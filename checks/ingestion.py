@@ -74,7 +74,8 @@ class IngestResult:
     run: CheckRun | None
 
 
-_UNSTORABLE_TEXT = re.compile("[\x00\ud800-\udfff]")
+# What a database cannot keep in text or JSON: U+0000 and unpaired surrogates.
+UNSTORABLE_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 MAX_UNSTORABLE_REPORTED = 20
@@ -89,14 +90,14 @@ def unstorable_values(payload: Any) -> list[dict[str, str]]:
     while stack and len(errors) < MAX_UNSTORABLE_REPORTED:
         path, value = stack.pop()
         if isinstance(value, str):
-            if _UNSTORABLE_TEXT.search(value):
+            if UNSTORABLE_TEXT.search(value):
                 errors.append({"path": path, "message": "holds U+0000 or an unpaired surrogate; remove it"})
         elif isinstance(value, float):
             if not math.isfinite(value):
                 errors.append({"path": path, "message": "must be a finite number (not NaN or Infinity)"})
         elif isinstance(value, dict):
             for key, item in value.items():
-                if isinstance(key, str) and _UNSTORABLE_TEXT.search(key):
+                if isinstance(key, str) and UNSTORABLE_TEXT.search(key):
                     errors.append(
                         {"path": f"{path}.{key!r}", "message": "a key holds U+0000 or an unpaired surrogate"}
                     )

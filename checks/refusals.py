@@ -6,6 +6,10 @@ size, its top-level keys, the span names and attribute keys of an OTLP export), 
 content, which may be large or sensitive. Each project keeps the newest
 RECEIPTS_REFUSALS_KEPT; older ones are pruned as new ones come.
 
+Names and reasons come from the refused request, which may hold what no database keeps
+(U+0000, an unpaired surrogate: often the very reason it was refused); each such character
+is kept as U+FFFD, so the refusal is stored whatever it quotes.
+
 A refusal is written after the ingestion it reports on has rolled back (or committed what
 it could), so it is kept whatever became of the rest of the request.
 """
@@ -18,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q
 
+from .ingestion import UNSTORABLE_TEXT
 from .models import ApiKey, Project, Refusal
 
 MAX_REASON = 4000
@@ -39,10 +44,10 @@ def record(
     refusal = Refusal.objects.create(
         project=project,
         api_key=api_key,
-        endpoint=endpoint[:100],
+        endpoint=_storable(endpoint[:100]),
         status_code=status_code,
         rejected=max(0, rejected),
-        reason=reason[:MAX_REASON],
+        reason=_storable(reason[:MAX_REASON]),
         shape=shape,
     )
     prune(project)
@@ -78,7 +83,7 @@ def _names(values: Iterable[Any]) -> list[str]:
     out: set[str] = set()
     for value in values:
         if isinstance(value, str) and value:
-            out.add(value[:200])
+            out.add(_storable(value[:200]))
             if len(out) >= MAX_NAMES:
                 break
     return sorted(out)
@@ -86,9 +91,9 @@ def _names(values: Iterable[Any]) -> list[str]:
 
 def json_shape(payload: Any, *, content_type: str, size: int, format: str | None = None) -> dict[str, Any]:
     """The shape of a JSON body: its type, and its keys (or its items' keys), never its values."""
-    shape: dict[str, Any] = {"content_type": content_type[:100], "bytes": size}
+    shape: dict[str, Any] = {"content_type": _storable(content_type[:100]), "bytes": size}
     if format:
-        shape["format"] = format[:50]
+        shape["format"] = _storable(format[:50])
     if isinstance(payload, dict):
         shape["json"] = "object"
         shape["keys"] = _names(payload)
@@ -114,8 +119,8 @@ def otlp_shape(
     instrumentation scopes, span names, span attribute keys and span event names, never a
     value. Read straight from the request, so it shows what came whatever a reader made of it."""
     shape: dict[str, Any] = {
-        "content_type": content_type[:100],
-        "content_encoding": content_encoding[:20],
+        "content_type": _storable(content_type[:100]),
+        "content_encoding": _storable(content_encoding[:20]),
         "bytes": size,
     }
     if request is None:
@@ -135,6 +140,11 @@ def otlp_shape(
     shape["event_names"] = _names(event.get("name") for event in events)
     shape["event_attribute_keys"] = _names(key for event in events for key in _keys(event.get("attributes")))
     return shape
+
+
+def _storable(text: str) -> str:
+    """The text with each character a database cannot keep replaced by U+FFFD."""
+    return UNSTORABLE_TEXT.sub("\ufffd", text)
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:

@@ -94,6 +94,20 @@ def test_a_rest_refusal_is_kept_though_its_ingestion_rolled_back(client: Any, ap
     assert "$.turns[0].messages[0].role" in page(client, vic).content.decode()
 
 
+def test_a_refused_key_no_database_keeps_is_stored_in_its_place(client: Any, api_key: str, vic: Any) -> None:
+    """A key holding U+0000 (or an unpaired surrogate) is refused for it; the refusal quotes the
+    shape all the same, with the character replaced, where PostgreSQL refused to store it."""
+    body = '{"external_id": "x2", "a\\u0000b": 1, "\\ud853x": 2, "messages": []}'
+
+    response = post(client, api_key, "/api/v1/conversations", body.encode(), **{"Idempotency-Key": "k-2"})
+
+    assert response.status_code == 400
+    refusal = Refusal.objects.get()
+    assert "U+0000 or an unpaired surrogate" in refusal.reason
+    assert "a\ufffdb" in refusal.shape["keys"] and "\ufffdx" in refusal.shape["keys"]
+    assert page(client, vic).status_code == 200
+
+
 def test_refused_items_of_a_bulk_request_are_kept_with_their_count(client: Any, api_key: str) -> None:
     good = {"external_id": "ok", "messages": [{"role": "user", "content": "hi"}]}
     bad = {"external_id": "bad", "messages": "not a list"}
