@@ -295,6 +295,6 @@ def test_filter_lists_hold_each_value_of_the_project_once(
     context = client.get("/p/acme/").context
     codes = set(Finding.objects.filter(project__slug="acme").values_list("code", flat=True))
     assert len(codes) >= 2
-    assert context["codes"] == sorted(codes)
-    assert context["agents"] == ["alpha-agent", "example-agent", "zeta-agent"]
-    assert context["models"] == ["example-9b", "m-1", "m-2"]  # the empty model is left out
+    assert context["filter_codes"] == sorted(codes)
+    assert context["filter_agents"] == ["alpha-agent", "example-agent", "zeta-agent"]
+    assert context["filter_models"] == ["example-9b", "m-1", "m-2"]  # the empty model is left out

@@ -1,5 +1,5 @@
 """The finding filter's form fields, for any page that asks for a selection of findings
-(the exports page; the queue could draw its own with them too).
+(the queue and the exports page).
 
 ``templates/checks/filter_fields.html`` draws a field for each name of WIDGETS; every other
 name the finding filter reads (``filters.PARAMS``) gets a plain text field under its own

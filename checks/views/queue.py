@@ -19,10 +19,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import facets, review, suite
+from .. import review
 from ..filters import ALL, FindingFilter, is_row_id
 from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
+from .filter_form import filter_fields
 from .htmx import HtmxHttpRequest
 
 PAGE_SIZE = 50
@@ -117,13 +118,8 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "next_cursor": next_cursor,
         "counts": {status: counts.get(status, 0) for status in FindingStatus.values},
         "status_links": _status_links(filters, counts),
-        "statuses": STATUSES,
-        "severities": SEVERITIES,
-        # The checkers are the suite's own; the rest are walked along their indexes.
-        "checkers": suite.checker_names(),
-        "codes": facets.distinct_values(project.pk, "code"),
-        "agents": facets.distinct_values(project.pk, "agent"),
-        "models": facets.distinct_values(project.pk, "model"),
+        # The filter form's lists, drawn by the same fields as the exports page's.
+        **filter_fields(project, filters),
         "reviewers": review.reviewers_of(project),
         "saved_views": SavedView.objects.filter(project=project, user_id=membership.user_id),
         "dismiss_reasons": DISMISS_REASONS,
