@@ -319,6 +319,19 @@ def test_a_log_export_over_the_record_limit_is_413_naming_the_setting(
     assert not RawExport.objects.exists()
 
 
+def test_a_log_export_over_the_body_limit_is_413_and_kept_as_refused(
+    client: Any, api_key: str, settings: Any
+) -> None:
+    data = body(logs(event_records()))
+    settings.RECEIPTS_BULK_MAX_BYTES = len(data) - 1
+    response = post(client, api_key, "/v1/logs", data, "application/json")
+    assert response.status_code == 413 and "RECEIPTS_BULK_MAX_BYTES" in response.json()["detail"]
+    refusal = Refusal.objects.get()
+    assert refusal.status_code == 413 and refusal.endpoint == "/v1/logs"
+    assert refusal.shape["bytes"] == len(data)
+    assert not RawExport.objects.exists()
+
+
 def test_logs_need_a_project_key_with_the_ingest_scope(client: Any) -> None:
     response = client.post("/v1/logs", data=body(logs(event_records())), content_type="application/json")
     assert response.status_code in (401, 403)

@@ -10,12 +10,14 @@ export's shape, since exporters log a partial success at most.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
+from google.protobuf.message import Message
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from rest_framework import renderers, status
 from rest_framework.decorators import api_view, permission_classes, renderer_classes
@@ -24,6 +26,7 @@ from rest_framework.response import Response
 
 from .. import ingestion, refusals
 from ..ingest import otel, pieces
+from ..models import Project
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
 from .permissions import needs_scope
@@ -65,6 +68,66 @@ class ProtobufRenderer(renderers.BaseRenderer):
         return data if isinstance(data, bytes) else b""
 
 
+# An export's framing, as the shape functions of checks/refusals.py take it.
+Framing = dict[str, Any]
+
+
+def receive(
+    request: Request,
+    project: Project,
+    *,
+    signal: otel.Signal,
+    shape_of: Callable[..., dict[str, Any]],
+) -> tuple[dict[str, Any], bytes, Framing] | Response:
+    """An export's body decoded to the OTLP/JSON shape, with the body and its framing; or the
+    refusal (413 over a limit, 400 not an export of this signal), kept for the project's
+    Refusals page with the shape ``shape_of`` gives of what could be read."""
+    content_type = request.META.get("CONTENT_TYPE", "")
+    encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
+    framing = {"content_type": content_type, "content_encoding": encoding, "size": declared_length(request)}
+    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
+        return refused(request, project, refusal, shape_of(None, **framing))
+    body = request.body
+    framing["size"] = len(body)
+    try:
+        decoded = otel.decode_request(body, content_type, encoding, limits=limits(), signal=signal)
+        return decoded, body, framing
+    except otel.TooLarge as exc:
+        setting = LIMIT_SETTINGS[exc.what]
+        response = error_response(
+            TOO_LARGE,
+            f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
+            "or raise the limit.",
+            [{"path": "$", "message": f"{exc.message} ({setting})"}],
+        )
+    except otel.BadOtlp as exc:
+        message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
+        response = error_response(
+            status.HTTP_400_BAD_REQUEST,
+            f"The body is not an OTLP {signal.name} export.",
+            [{"path": "$", "message": message}],
+        )
+    return refused(request, project, response, shape_of(None, **framing))
+
+
+def answer(
+    content_type: str, response: Message, rejected: int, message: str, *, counted: tuple[str, str]
+) -> Response | HttpResponse:
+    """The export response in the request's encoding: protobuf, or OTLP/JSON. With anything
+    rejected or said, a partial success with the count (``counted``: its field's protobuf and
+    JSON names) and the message; with nothing rejected, a message is a warning."""
+    protobuf_field, json_field = counted
+    if content_type.split(";")[0].strip().lower() == PROTOBUF:
+        if rejected or message:
+            setattr(response.partial_success, protobuf_field, rejected)  # type: ignore[attr-defined]
+            response.partial_success.error_message = message[:2000]  # type: ignore[attr-defined]
+        return HttpResponse(response.SerializeToString(), content_type=PROTOBUF)
+    data: dict[str, Any] = {}
+    if rejected or message:
+        data["partialSuccess"] = {json_field: str(rejected), "errorMessage": message[:2000]}
+    return Response(data)
+
+
 @extend_schema(
     operation_id="otlp_traces",
     summary="Send OpenTelemetry traces (OTLP/HTTP)",
@@ -90,40 +153,11 @@ def traces(request: Request) -> Response | HttpResponse:
     project = project_of(request)
     if project is None:
         return _key_required()
-    content_type = request.META.get("CONTENT_TYPE", "")
-    encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
-    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
-        shape = {"content_type": content_type, "content_encoding": encoding, "size": declared_length(request)}
-        return refused(request, project, refusal, refusals.otlp_shape(None, **shape))
-    body = request.body
-    shape = {"content_type": content_type, "content_encoding": encoding, "size": len(body)}
-    try:
-        decoded = otel.decode_request(body, content_type, encoding, limits=limits())
-    except otel.TooLarge as exc:
-        setting = LIMIT_SETTINGS[exc.what]
-        return refused(
-            request,
-            project,
-            error_response(
-                TOO_LARGE,
-                f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
-                "or raise the limit.",
-                [{"path": "$", "message": f"{exc.message} ({setting})"}],
-            ),
-            refusals.otlp_shape(None, **shape),
-        )
-    except otel.BadOtlp as exc:
-        message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
-        return refused(
-            request,
-            project,
-            error_response(
-                status.HTTP_400_BAD_REQUEST,
-                "The body is not an OTLP trace export.",
-                [{"path": "$", "message": message}],
-            ),
-            refusals.otlp_shape(None, **shape),
-        )
+    received = receive(request, project, signal=otel.TRACES, shape_of=refusals.otlp_shape)
+    if isinstance(received, Response):
+        return received
+    decoded, body, shape = received
+    content_type, encoding = shape["content_type"], shape["content_encoding"]
     reading = otel.read(decoded)
     result = ingestion.ingest_export(
         project=project,
@@ -146,16 +180,8 @@ def traces(request: Request) -> Response | HttpResponse:
             shape=refusals.otlp_shape(decoded, **shape),
         )
 
-    if content_type.split(";")[0].strip().lower() == PROTOBUF:
-        answer = ExportTraceServiceResponse()
-        if message:
-            answer.partial_success.rejected_spans = rejected
-            answer.partial_success.error_message = message[:2000]
-        return HttpResponse(answer.SerializeToString(), content_type=PROTOBUF)
-    data: dict[str, Any] = {}
-    if message:  # with nothing rejected, a warning (OTLP's partial success with 0 rejected)
-        data["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message[:2000]}
-    return Response(data)
+    counted = ("rejected_spans", "rejectedSpans")
+    return answer(content_type, ExportTraceServiceResponse(), rejected, message, counted=counted)
 
 
 def what_was_refused(

@@ -13,24 +13,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
-from rest_framework import renderers, status
+from rest_framework import renderers
 from rest_framework.decorators import api_view, permission_classes, renderer_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import ingestion, refusals
 from ..ingest import otel, otel_logs
-from ..models import ApiKey, Project
 from .auth import project_of
-from .errors import TOO_LARGE, error_response
-from .otlp import LIMIT_SETTINGS, PROTOBUF, ProtobufRenderer, limits
+from .otlp import ProtobufRenderer, answer, receive
 from .permissions import needs_scope
-from .views import ERROR_SHAPE, _key_required, _too_large
+from .views import ERROR_SHAPE, _key_required, key_of
 
 MAX_REASONS = 10
 
@@ -58,39 +55,11 @@ def logs(request: Request) -> Response | HttpResponse:
     project = project_of(request)
     if project is None:
         return _key_required()
-    if refusal := _too_large(request, settings.RECEIPTS_BULK_MAX_BYTES):
-        return refusal
-    content_type = request.META.get("CONTENT_TYPE", "")
-    encoding = request.META.get("HTTP_CONTENT_ENCODING", "")
-    body = request.body
-    shape = {"content_type": content_type, "content_encoding": encoding, "size": len(body)}
-    try:
-        decoded = otel.decode_request(body, content_type, encoding, limits=limits(), signal=otel_logs.LOGS)
-    except otel.TooLarge as exc:
-        setting = LIMIT_SETTINGS[exc.what]
-        return _refused(
-            request,
-            project,
-            error_response(
-                TOO_LARGE,
-                f"The export is over a limit: {setting} is {exc.limit}; send it in several exports, "
-                "or raise the limit.",
-                [{"path": "$", "message": f"{exc.message} ({setting})"}],
-            ),
-            logs_shape(None, **shape),
-        )
-    except otel.BadOtlp as exc:
-        message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
-        return _refused(
-            request,
-            project,
-            error_response(
-                status.HTTP_400_BAD_REQUEST,
-                "The body is not an OTLP logs export.",
-                [{"path": "$", "message": message}],
-            ),
-            logs_shape(None, **shape),
-        )
+    received = receive(request, project, signal=otel_logs.LOGS, shape_of=logs_shape)
+    if isinstance(received, Response):
+        return received
+    decoded, body, shape = received
+    content_type, encoding = shape["content_type"], shape["content_encoding"]
     reading = otel_logs.read(decoded)
     result = ingestion.ingest_export(
         project=project,
@@ -104,7 +73,7 @@ def logs(request: Request) -> Response | HttpResponse:
         # Kept for the project's Refusals page: exporters log a partial success at most.
         refusals.record(
             project=project,
-            api_key=_key_of(request),
+            api_key=key_of(request),
             endpoint=request.path,
             status_code=200,
             reason=message,
@@ -112,16 +81,8 @@ def logs(request: Request) -> Response | HttpResponse:
             shape=logs_shape(decoded, **shape),
         )
 
-    if content_type.split(";")[0].strip().lower() == PROTOBUF:
-        answer = ExportLogsServiceResponse()
-        if rejected:
-            answer.partial_success.rejected_log_records = rejected
-            answer.partial_success.error_message = message[:2000]
-        return HttpResponse(answer.SerializeToString(), content_type=PROTOBUF)
-    data: dict[str, Any] = {}
-    if rejected:
-        data["partialSuccess"] = {"rejectedLogRecords": str(rejected), "errorMessage": message[:2000]}
-    return Response(data)
+    counted = ("rejected_log_records", "rejectedLogRecords")
+    return answer(content_type, ExportLogsServiceResponse(), rejected, message, counted=counted)
 
 
 def what_was_refused(result: ingestion.ExportResult, reading: otel_logs.LogReading) -> tuple[int, str]:
@@ -168,21 +129,3 @@ def logs_shape(
     shape["attribute_keys"] = refusals._names(key for r in read for key in r.event.attributes)
     shape["with_trace_id"] = sum(1 for r in read if r.trace_id.strip("0"))
     return shape
-
-
-def _key_of(request: Request) -> ApiKey | None:
-    return request.auth if isinstance(request.auth, ApiKey) else None
-
-
-def _refused(request: Request, project: Project, response: Response, shape: dict[str, Any]) -> Response:
-    """Keeps a refused export's reason and shape for the project, and answers the refusal."""
-    data = response.data or {}
-    refusals.record(
-        project=project,
-        api_key=_key_of(request),
-        endpoint=request.path,
-        status_code=response.status_code,
-        reason=refusals.reason_of(data.get("detail", ""), data.get("errors")),
-        shape=shape,
-    )
-    return response

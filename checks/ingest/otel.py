@@ -506,13 +506,15 @@ def _list(obj: dict[str, Any], camel: str, snake: str, path: str) -> list[Any]:
 
 
 class Signal(NamedTuple):
-    """How to decode one signal's export once its body is inflated: protobuf and JSON."""
+    """How to decode one signal's export once its body is inflated: protobuf and JSON; its
+    name says which export a refusal expected ("trace", "logs")."""
 
+    name: str
     protobuf: Callable[[bytes, Limits], dict[str, Any]]
     json: Callable[[bytes, Limits], dict[str, Any]]
 
 
-TRACES = Signal(_decode_protobuf, _decode_json)
+TRACES = Signal("trace", _decode_protobuf, _decode_json)
 
 
 # --- spans ---------------------------------------------------------------------------------

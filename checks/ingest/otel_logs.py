@@ -118,7 +118,7 @@ def count_json(request: dict[str, Any], limits: otel.Limits) -> list[int]:
     return counter.counts
 
 
-LOGS = otel.Signal(_decode_protobuf, _decode_json)
+LOGS = otel.Signal("logs", _decode_protobuf, _decode_json)
 
 
 # --- records into calls --------------------------------------------------------------------
