@@ -6,7 +6,6 @@ which its author could not. Screenshots of the queue and the turn page go to tes
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -15,34 +14,13 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from checks import checking, ingestion
-from checks.models import AuditEvent, CheckRun, Correction, Decision, Finding, RunStatus, Turn
+from checks.models import AuditEvent, Correction, Decision, Finding, Turn
+from tests.browser.desk import ingest_and_check, sign_in
 from tests.conftest import load_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path(settings.BASE_DIR) / "test-results"
-
-
-def _ingest_and_check(project: Any, name: str) -> Any:
-    payload = load_example(name)
-    result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    checking.check_runs(run_ids=[result.run.pk])
-    assert CheckRun.objects.get(pk=result.run.pk).status == RunStatus.DONE
-    return result.conversation
-
-
-def _sign_in_by_keyboard(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/login/")
-    # The username field takes the focus as the page loads: wait for it before typing, or a
-    # loaded machine types the name into nothing.
-    expect(page.locator("input[name=username]")).to_be_focused()
-    page.keyboard.type(user.username)
-    page.keyboard.press("Tab")
-    page.keyboard.type("password")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
-    assert page.locator(".topbar .who").inner_text().startswith(user.username)
 
 
 def _focused(page: Any) -> str:
@@ -64,15 +42,15 @@ def _shot(page: Any, name: str) -> None:
 def test_a_reviewer_works_the_examples_by_keyboard_and_a_second_approves(
     page: Any, browser: Any, live_server: Any, project: Any, alice: Any, bob: Any
 ) -> None:
-    saved = _ingest_and_check(project, "03")  # nothing flagged; mem-0412 grounded
-    sencha = _ingest_and_check(project, "01")  # an action no tool ran
-    count = _ingest_and_check(project, "05")  # a misstated count
-    invented = _ingest_and_check(project, "09")  # fc1/3 grounded, 0xef0101 held by no result
+    saved = ingest_and_check(project, load_example("03"))  # nothing flagged; mem-0412 grounded
+    sencha = ingest_and_check(project, load_example("01"))  # an action no tool ran
+    count = ingest_and_check(project, load_example("05"))  # a misstated count
+    invented = ingest_and_check(project, load_example("09"))  # fc1/3 grounded, 0xef0101 held by no result
     unsupported = Finding.objects.get(conversation=invented, code="unsupported_value")
     miscount = Finding.objects.get(conversation=count, severity="flag")
     unsaved = Finding.objects.get(conversation=sencha, severity="flag")
 
-    _sign_in_by_keyboard(page, live_server, bob)
+    sign_in(page, live_server, bob, by_keyboard=True)
 
     # A grounded value: its span in the tool result is marked, with the JSON path.
     page.goto(f"{live_server.url}{Turn.objects.get(conversation=saved).get_absolute_url()}")
@@ -171,7 +149,7 @@ def test_a_reviewer_works_the_examples_by_keyboard_and_a_second_approves(
     other = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         second = other.new_page()
-        _sign_in_by_keyboard(second, live_server, alice)
+        sign_in(second, live_server, alice, by_keyboard=True)
         second.goto(f"{live_server.url}{unsaved.turn.get_absolute_url()}")
         second.keyboard.press("j")
         with second.expect_response(re.compile(r"/corrections/\d+/approve$")):
@@ -194,8 +172,8 @@ def test_a_reviewer_works_the_examples_by_keyboard_and_a_second_approves(
 def test_the_keys_panel_opens_with_a_question_mark(
     page: Any, live_server: Any, project: Any, bob: Any
 ) -> None:
-    _ingest_and_check(project, "01")
-    _sign_in_by_keyboard(page, live_server, bob)
+    ingest_and_check(project, load_example("01"))
+    sign_in(page, live_server, bob, by_keyboard=True)
     page.goto(f"{live_server.url}/p/acme/")
     page.keyboard.press("?")
     expect(page.locator("dialog#keys")).to_be_visible()

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from checks import checking, ingestion
 from checks.models import AuditEvent, CheckRun, Decision, Finding, FindingStatus, RunStatus, Turn
+from tests.browser.desk import sign_in
 from tests.conftest import load_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -46,16 +47,6 @@ def shifts(project: Any) -> dict[str, list[Turn]]:
     return turns
 
 
-def _sign_in(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/login/")
-    expect(page.locator("input[name=username]")).to_be_focused()
-    page.keyboard.type(user.username)
-    page.keyboard.press("Tab")
-    page.keyboard.type("password")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
-
-
 def _shot(page: Any, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / name), full_page=True)
@@ -80,7 +71,7 @@ def test_an_auditor_works_a_filtered_queue_by_keyboard_and_never_leaves_it(
     page: Any, live_server: Any, bob: Any, shifts: dict[str, list[Turn]]
 ) -> None:
     nights = [t.pk for t in reversed(shifts[NIGHT])]  # the queue's order: newest first
-    _sign_in(page, live_server, bob)
+    sign_in(page, live_server, bob, by_keyboard=True)
     page.goto(f"{live_server.url}/p/acme/?agent={NIGHT}")
     expect(page.locator("#results tr[data-row]")).to_have_count(len(nights))
     _shot(page, "filtered-queue.png")
@@ -140,7 +131,7 @@ def test_a_bulk_action_shows_its_count_asks_once_and_can_be_undone(
     nights = Finding.objects.filter(severity="flag", conversation__agent_name=NIGHT)
     others = Finding.objects.exclude(pk__in=nights)
     assert nights.count() == 3
-    _sign_in(page, live_server, bob)
+    sign_in(page, live_server, bob, by_keyboard=True)
     page.goto(f"{live_server.url}/p/acme/?agent={NIGHT}")
     page.locator("#bulk input[name=scope][value=all]").check()
     with page.expect_navigation():

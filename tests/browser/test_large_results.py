@@ -19,8 +19,8 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from checks import checking, ingestion
-from checks.models import CheckRun, Finding, RunStatus, Turn
+from checks.models import Finding, Turn
+from tests.browser.desk import ingest_and_check, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -62,22 +62,6 @@ def _conversation(external_id: str, rows: list[dict[str, Any]], picked: int) -> 
     }
 
 
-def _ingest_and_check(project: Any, payload: dict[str, Any]) -> Any:
-    result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    checking.check_runs(run_ids=[result.run.pk])
-    assert CheckRun.objects.get(pk=result.run.pk).status == RunStatus.DONE
-    return result.conversation
-
-
-def _sign_in(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill("password")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Sign in").click()
-    assert page.locator(".topbar .who").inner_text().startswith(user.username)
-
-
 def _shot(page: Any, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / name))
@@ -100,11 +84,11 @@ def test_a_large_result_reads_folded_and_its_spans_are_found(
     payload = _conversation(name, rows, picked)
     size = len(payload["messages"][2]["content"])
     assert size > (4_500_000 if count > 500 else 40_000)
-    conversation = _ingest_and_check(project, payload)
+    conversation = ingest_and_check(project, payload)
     turn = Turn.objects.get(conversation=conversation)
     computed = Finding.objects.get(turn=turn, code="computed_value")
 
-    _sign_in(page, live_server, bob)
+    sign_in(page, live_server, bob)
     response = page.goto(f"{live_server.url}{turn.get_absolute_url()}")
     assert response.status == 200
     assert len(response.body()) < 400_000, "the result was drawn whole"

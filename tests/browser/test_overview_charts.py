@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from checks import checking, ingestion
 from checks.models import CheckRun, RunStatus, Turn
+from tests.browser.desk import sign_in
 from tests.conftest import load_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -45,14 +46,6 @@ def _store(project: Any, example: str, days_ago: int, agent: str) -> None:
     )
     checking.check_runs(run_ids=[result.run.pk])
     assert CheckRun.objects.get(pk=result.run.pk).status == RunStatus.DONE
-
-
-def _sign_in(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill("password")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Sign in").click()
 
 
 # Per chart: the width of its SVG and of its card's content box (the card less its padding).
@@ -87,7 +80,7 @@ def test_charts_fill_their_cards_from_one_day_to_a_year(
     # restore.
     call_command("rebuild_daily_figures")
     SHOTS.mkdir(exist_ok=True)
-    _sign_in(page, live_server, vic)
+    sign_in(page, live_server, vic)
     today = timezone.localdate()
 
     # One day: each series a column with its rate written above it.

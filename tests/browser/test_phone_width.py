@@ -4,7 +4,6 @@ and the queue's rows are cards. Screenshots go to test-results/."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,9 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from checks import checking, ingestion
-from checks.models import CheckRun, Finding, RunStatus
+from checks.models import Finding
 from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.desk import ingest_and_check, sign_in
 from tests.conftest import load_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -39,23 +38,6 @@ def phone(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def _ingest_and_check(project: Any, name: str, **changes: Any) -> Any:
-    payload = {**load_example(name), **changes}
-    result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    checking.check_runs(run_ids=[result.run.pk])
-    assert CheckRun.objects.get(pk=result.run.pk).status == RunStatus.DONE
-    return result.conversation
-
-
-def _sign_in(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill("password")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Sign in").click()
-    assert "/login/" not in page.url
-
-
 def _overflow(page: Any) -> int:
     """How many pixels the page is wider than the screen (0 when it fits)."""
     return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
@@ -69,13 +51,13 @@ def _shot(page: Any, name: str) -> None:
 def test_every_page_fits_a_phone_and_the_menu_opens(
     phone: Any, live_server: Any, project: Any, alice: Any
 ) -> None:
-    flagged = _ingest_and_check(project, "09", title=LONG_TITLE)
-    _ingest_and_check(project, "12")
-    _ingest_and_check(project, "10")
+    flagged = ingest_and_check(project, {**load_example("09"), "title": LONG_TITLE})
+    ingest_and_check(project, load_example("12"))
+    ingest_and_check(project, load_example("10"))
     finding = Finding.objects.filter(conversation=flagged, severity="flag").first()
     assert finding is not None
     page = phone
-    _sign_in(page, live_server, alice)
+    sign_in(page, live_server, alice)
 
     # The queue: its rows are cards, nothing sticks out.
     page.goto(f"{live_server.url}/p/acme/")
@@ -125,7 +107,7 @@ def test_every_page_fits_a_phone_and_the_menu_opens(
 def test_at_desktop_width_the_links_show_without_a_menu(
     page: Any, live_server: Any, project: Any, alice: Any
 ) -> None:
-    _sign_in(page, live_server, alice)
+    sign_in(page, live_server, alice)
     page.goto(f"{live_server.url}/p/acme/")
     expect(page.get_by_role("button", name="Menu")).to_be_hidden()
     expect(page.locator(".projectnav").get_by_role("link", name="Audit log")).to_be_visible()

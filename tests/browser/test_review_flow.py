@@ -12,33 +12,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from checks import checking, ingestion
-from checks.models import AuditEvent, CheckRun, Decision, Finding, FindingStatus, RunStatus, Turn
+from checks.models import AuditEvent, Decision, Finding, FindingStatus, Turn
+from tests.browser.desk import ingest_and_check, sign_in
 from tests.conftest import load_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 HOSTILE_IMG = '<img src=x onerror="window.__pwned=1">'
 HOSTILE_SCRIPT = "<script>window.__pwned=1</script>"
-
-
-def _ingest_and_check(project: Any, payload: dict[str, Any]) -> Any:
-    """Stores a conversation and runs its check here and now, as a worker would."""
-    result = ingestion.ingest_conversation(project=project, payload=payload, body=json.dumps(payload))
-    checking.check_runs(run_ids=[result.run.pk])  # a no-op if the eager task already ran it
-    run = CheckRun.objects.get(pk=result.run.pk)
-    assert run.status == RunStatus.DONE, run.error
-    return result.conversation
-
-
-def _sign_in(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill("password")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Sign in").click()
-    assert "/login/" not in page.url, page.locator("p.error").all_inner_texts()
-    assert page.locator(".topbar .who").inner_text().startswith(user.username)
 
 
 def _mark_document(page: Any) -> None:
@@ -75,11 +56,11 @@ def _our_errors(page: Any, live_server: Any) -> list[str]:
 def test_a_reviewer_triages_and_decides_in_place(
     page: Any, live_server: Any, project: Any, bob: Any, button: str, verdict: str, reason: str, shown: str
 ) -> None:
-    conversation = _ingest_and_check(project, load_example("01"))
+    conversation = ingest_and_check(project, load_example("01"))
     finding = Finding.objects.get(conversation=conversation)
     assert finding.severity == "flag" and finding.status == FindingStatus.OPEN
 
-    _sign_in(page, live_server, bob)
+    sign_in(page, live_server, bob)
     page.goto(f"{live_server.url}/p/acme/")
     assert page.locator("h1").inner_text() == "Triage"
     row = page.locator("#results tr", has_text=conversation.title)
@@ -159,12 +140,12 @@ def test_hostile_model_output_renders_as_text(page: Any, live_server: Any, proje
             },
         ],
     }
-    conversation = _ingest_and_check(project, payload)
+    conversation = ingest_and_check(project, payload)
     lookup = Turn.objects.get(conversation=conversation, index=0)
     flagged = Turn.objects.get(conversation=conversation, index=1)
     assert Finding.objects.filter(turn=flagged, severity="flag").exists()
 
-    _sign_in(page, live_server, bob)
+    sign_in(page, live_server, bob)
     pages = (
         lookup.get_absolute_url(),
         flagged.get_absolute_url(),
@@ -183,7 +164,7 @@ def test_hostile_model_output_renders_as_text(page: Any, live_server: Any, proje
         assert HOSTILE_SCRIPT in page.locator("main").inner_text(), url
 
     page.goto(f"{live_server.url}{lookup.get_absolute_url()}")
-    tool = page.locator(".msg.role-tool .text").inner_text()
+    tool = page.locator(".msg.role-tool [data-result]").inner_text()  # a folded result tree
     assert HOSTILE_IMG in tool and HOSTILE_SCRIPT in tool
     answer = page.locator(".msg.answer .text").inner_text()
     assert HOSTILE_IMG in answer and HOSTILE_SCRIPT in answer
@@ -201,10 +182,10 @@ def test_hostile_model_output_renders_as_text(page: Any, live_server: Any, proje
 
 
 def test_the_queue_filters_by_checker_in_place(page: Any, live_server: Any, project: Any, bob: Any) -> None:
-    sencha = _ingest_and_check(project, load_example("01"))  # action_claims
-    count = _ingest_and_check(project, load_example("05"))  # tool_receipts
+    sencha = ingest_and_check(project, load_example("01"))  # action_claims
+    count = ingest_and_check(project, load_example("05"))  # tool_receipts
 
-    _sign_in(page, live_server, bob)
+    sign_in(page, live_server, bob)
     page.goto(f"{live_server.url}/p/acme/")
     results = page.locator("#results").first
     assert sencha.title in results.inner_text() and count.title in results.inner_text()
@@ -235,8 +216,8 @@ def test_the_queue_filters_by_checker_in_place(page: Any, live_server: Any, proj
 def test_the_reviewers_progress_loads_when_its_panel_opens(
     page: Any, live_server: Any, project: Any, bob: Any
 ) -> None:
-    _ingest_and_check(project, load_example("01"))
-    _sign_in(page, live_server, bob)
+    ingest_and_check(project, load_example("01"))
+    sign_in(page, live_server, bob)
     page.goto(f"{live_server.url}/p/acme/")
     panel = page.locator("details.progress")
     with page.expect_response(re.compile(r"/p/acme/progress$")) as loaded:
@@ -251,9 +232,9 @@ def test_the_reviewers_progress_loads_when_its_panel_opens(
 def test_filtering_keeps_a_single_results_container(
     page: Any, live_server: Any, project: Any, bob: Any
 ) -> None:
-    _ingest_and_check(project, load_example("01"))
-    _ingest_and_check(project, load_example("05"))
-    _sign_in(page, live_server, bob)
+    ingest_and_check(project, load_example("01"))
+    ingest_and_check(project, load_example("05"))
+    sign_in(page, live_server, bob)
     page.goto(f"{live_server.url}/p/acme/")
     assert page.locator("#results").count() == 1
     with page.expect_response(re.compile(r"checker=tool_receipts")):
