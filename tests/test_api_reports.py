@@ -237,6 +237,9 @@ def test_the_schema_documents_each_report_with_every_filter(client: Any) -> None
         "until",
         "conversation",
     }
+    # A conversation's findings take the same filters, and say so.
+    findings = schema["paths"]["/api/v1/conversations/{id}/findings"]["get"]
+    assert {p["name"] for p in findings["parameters"] if p["in"] == "query"} == set(PARAMS)
 
 
 @pytest.mark.pdf

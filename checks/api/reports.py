@@ -32,24 +32,9 @@ from ..models import ApiKey, Conversation, Project
 from ..reporting import exports, figures, pdf
 from .auth import project_of
 from .errors import error_response
+from .filter_params import FILTERS
 from .permissions import needs_scope
 
-# What each filter selects, for the schema; a filter added to FindingFilter.PARAMS without a
-# line here is still documented (and read), under the general description.
-FILTER_DESCRIPTIONS = {
-    "status": "open, confirmed, dismissed, or all (the default).",
-    "severity": "flag, info, or all (the default).",
-    "checker": "A checker's name.",
-    "code": "A finding code.",
-    "agent": "The agent of the finding's conversation.",
-    "model": "The model of the finding's conversation.",
-    "assignee": "`none` (nobody) or a member's username. (`mine` needs a signed-in member.)",
-    "since": "The first day a finding was raised, YYYY-MM-DD, included (alias `from`).",
-    "until": "The last day a finding was raised, YYYY-MM-DD, included (alias `to`).",
-    "q": "Words of the answer, each the start of a word in it.",
-    "conversation": "A conversation's number.",
-    "disputed": "`yes`: the findings whose reviewers disagree, until a third reviewer settles them.",
-}
 PROJECT = OpenApiParameter(
     "project",
     str,
@@ -58,10 +43,6 @@ PROJECT = OpenApiParameter(
         "left out; a signed-in member must give it."
     ),
 )
-FILTERS = [
-    OpenApiParameter(name, str, description=FILTER_DESCRIPTIONS.get(name, "One of the queue's filters."))
-    for name in PARAMS
-]
 # What the report takes of the filters: a period, or one conversation.
 REPORT_PARAMS = ("since", "until", "conversation")
 ERROR_SHAPE = OpenApiResponse(

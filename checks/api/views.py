@@ -27,6 +27,7 @@ from ..models import ApiKey, CheckRun, Conversation, Project, RunStatus, Turn
 from . import parsers
 from .auth import project_of
 from .errors import TOO_LARGE, error_response
+from .filter_params import FILTERS
 from .idempotency import idempotent
 from .permissions import needs_scope
 from .serializers import ConversationSerializer, FindingSerializer, RunSerializer
@@ -247,27 +248,13 @@ def conversation_detail(request: Request, pk: int) -> Response:
     return Response(ConversationSerializer(conversation, context={"request": request}).data)
 
 
-FINDING_FILTERS = [
-    OpenApiParameter("status", str, description="open, confirmed, dismissed, or all (the default)."),
-    OpenApiParameter("severity", str, description="flag, info, or all (the default)."),
-    OpenApiParameter("checker", str, description="A checker's name."),
-    OpenApiParameter("code", str, description="A finding code."),
-    OpenApiParameter("agent", str, description="The conversation's agent name."),
-    OpenApiParameter("model", str, description="The conversation's model."),
-    OpenApiParameter("assignee", str, description="`mine`, `none`, or a member's username."),
-    OpenApiParameter("since", str, description="First day a finding was raised, YYYY-MM-DD (alias `from`)."),
-    OpenApiParameter("until", str, description="Last day a finding was raised, YYYY-MM-DD (alias `to`)."),
-    OpenApiParameter("q", str, description="Words of the answer, each the start of a word in it."),
-]
-
-
 @extend_schema(
     summary="The findings of a conversation",
     description=(
         "In the CONTRACT.md §2 shape, with each finding's review status and page URL; the "
         "queue's filters select among them."
     ),
-    parameters=FINDING_FILTERS,
+    parameters=FILTERS,
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 404: ERROR_SHAPE},
 )
 @api_view(["GET"])
