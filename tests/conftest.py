@@ -17,6 +17,7 @@ import pytest
 from django.conf import settings
 
 from checks.suite import judge as judge_module
+from tests.live_server import OneRequestAtATime, shares_one_connection
 from tests.suite.test_judge import JudgeServer, running_judge
 
 EXAMPLES = Path(settings.BASE_DIR) / "demo"
@@ -24,6 +25,19 @@ EXAMPLES = Path(settings.BASE_DIR) / "demo"
 # project chose may not reach unless the operator allows it; a test of that refusal sets
 # the allow-list back to empty.
 LOOPBACK = "127.0.0.1/32"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _live_server_in_turn() -> Iterator[None]:
+    """On SQLite, the live server takes one request at a time (tests/live_server.py)."""
+    from django.test.testcases import LiveServerThread
+
+    if not shares_one_connection():
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LiveServerThread, "server_class", OneRequestAtATime)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -40,3 +40,10 @@ def sign_in(page: Any, live_server: Any, user: Any, *, by_keyboard: bool = False
             page.get_by_role("button", name="Sign in").click()
     assert "/login/" not in page.url, page.locator("p.error").all_inner_texts()
     assert page.locator(".topbar .who").inner_text().startswith(user.username)
+
+
+def settle(page: Any) -> None:
+    """Waits until the page's own requests are over (a turn page posts its hold as it loads),
+    so the test's next query of the database does not meet the server's write on SQLite,
+    whose one in-memory connection the live server and the test share."""
+    page.wait_for_load_state("networkidle")

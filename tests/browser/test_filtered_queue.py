@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from checks import checking, ingestion
 from checks.models import AuditEvent, CheckRun, Decision, Finding, FindingStatus, RunStatus, Turn
-from tests.browser.desk import sign_in
+from tests.browser.desk import settle, sign_in
 from tests.conftest import load_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -64,6 +64,7 @@ def _turn_here(page: Any) -> Turn:
 def _press_and_land(page: Any, key: str) -> Turn:
     with page.expect_navigation():
         page.keyboard.press(key)
+    settle(page)
     return _turn_here(page)
 
 

@@ -17,12 +17,9 @@ import argparse
 import json
 import os
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-import requests
 
 from tests.integrations.model_server import MODEL, QUESTION, TOOL_NAME, get_order
 
@@ -169,26 +166,6 @@ class Telemetry:
             self.logger_provider.shutdown()
 
 
-class OneAtATime(requests.Session):
-    """An HTTP session whose requests wait on a lock the run's exporters share.
-
-    The batch processors export from threads of their own, so a run's spans and log records
-    can be sent at the same moment. Under the test suite's live server on in-memory SQLite,
-    every request thread shares one database connection (Django's LiveServerThread does so
-    for an in-memory database), and two requests at once read each other's rows: a log
-    export was answered 401 for a key that existed. A real deployment gives each request its
-    own connection; only the sending is serialised here, never what is sent.
-    """
-
-    def __init__(self, lock: threading.Lock) -> None:
-        super().__init__()
-        self.lock = lock
-
-    def request(self, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
-        with self.lock:
-            return super().request(*args, **kwargs)
-
-
 def telemetry(scenario: Scenario, otlp_url: str, api_key: str) -> Telemetry:
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
@@ -198,10 +175,7 @@ def telemetry(scenario: Scenario, otlp_url: str, api_key: str) -> Telemetry:
     headers = {"Authorization": f"Bearer {api_key}"}
     resource = Resource.create({"service.name": SERVICE})
     tracer_provider = TracerProvider(resource=resource)
-    sending = threading.Lock()
-    span_exporter = OTLPSpanExporter(
-        endpoint=f"{otlp_url}/v1/traces", headers=headers, session=OneAtATime(sending)
-    )
+    span_exporter = OTLPSpanExporter(endpoint=f"{otlp_url}/v1/traces", headers=headers)
     processor = SimpleSpanProcessor if scenario.per_span_export else BatchSpanProcessor
     tracer_provider.add_span_processor(processor(span_exporter))
     logger_provider = None
@@ -211,9 +185,7 @@ def telemetry(scenario: Scenario, otlp_url: str, api_key: str) -> Telemetry:
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 
         logger_provider = LoggerProvider(resource=resource)
-        log_exporter = OTLPLogExporter(
-            endpoint=f"{otlp_url}/v1/logs", headers=headers, session=OneAtATime(sending)
-        )
+        log_exporter = OTLPLogExporter(endpoint=f"{otlp_url}/v1/logs", headers=headers)
         logger_provider.add_log_record_processor(BatchLogRecordProcessor(log_exporter))
     return Telemetry(tracer_provider, logger_provider)
 
