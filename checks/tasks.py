@@ -4,7 +4,14 @@ Each task lives beside the workflow it runs; this module only names them in one 
 """
 
 from .checking import check_runs_task, sweep_pending_runs
+from .reporting.daily import refresh_marked_days
 from .reporting.jobs import run_export_task
 from .webhooks import deliver_webhook_task
 
-__all__ = ["check_runs_task", "deliver_webhook_task", "run_export_task", "sweep_pending_runs"]
+__all__ = [
+    "check_runs_task",
+    "deliver_webhook_task",
+    "refresh_marked_days",
+    "run_export_task",
+    "sweep_pending_runs",
+]

@@ -315,6 +315,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "checks.tasks.sweep_pending_runs",
         "schedule": float(os.environ.get("RECEIPTS_SWEEP_SECONDS", "30")),
     },
+    # The overview's figures of the days something changed, counted before anyone asks.
+    "refresh-daily-figures": {
+        "task": "checks.tasks.refresh_daily_figures",
+        "schedule": float(os.environ.get("RECEIPTS_DAILY_FIGURES_SECONDS", "300")),
+    },
 }
 
 # A run still pending (or claimed but unfinished) after this many seconds is enqueued again.

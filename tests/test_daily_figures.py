@@ -312,3 +312,23 @@ def test_a_refresh_counts_each_marked_day_once(spread: Any) -> None:
     assert_overview_is_right(
         spread, figures.Period(timezone.localdate() - timedelta(days=60), timezone.localdate())
     )
+
+
+def test_the_scheduled_task_counts_every_projects_marked_days(spread: Any, other_project: Any) -> None:
+    from django.conf import settings
+
+    from checks import tasks
+
+    schedule = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert "checks.tasks.refresh_daily_figures" in schedule
+    payload = load_example("01")
+    result = ingestion.ingest_conversation(project=other_project, payload=payload, body=json.dumps(payload))
+    checking.check_runs(run_ids=[result.run.pk])
+    marked = set(DirtyDay.objects.values_list("project_id", "day"))
+    assert {project for project, _ in marked} == {spread.pk, other_project.pk}
+
+    assert tasks.refresh_marked_days.delay().get() == len(marked)  # as the worker runs it
+
+    assert not DirtyDay.objects.exists()
+    assert marked <= set(DailyFigure.objects.values_list("project_id", "day"))
+    assert_overview_is_right(spread)  # with nothing left for the overview to count

@@ -4,7 +4,9 @@ The overview reads a few hundred ``DailyFigure`` rows for a period instead of ag
 every turn and finding of it. A day is counted again, from that day's turns and flags alone
 (their (project, created_at) indexes), when something marked it dirty
 (``checks.models_daily``): ``refresh`` does so for the marked days before the overview
-reads, and ``rebuild`` counts every day anew (the ``rebuild_daily_figures`` command).
+reads, the worker's schedule does so for every project (``refresh_marked_days``, every
+RECEIPTS_DAILY_FIGURES_SECONDS) so the overview seldom finds a day left to count, and
+``rebuild`` counts every day anew (the ``rebuild_daily_figures`` command).
 
 Counting takes the day's mark first, in the transaction that writes its figures: a writer
 marking the day meanwhile waits for that transaction and its mark stays for the next
@@ -17,6 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
+from celery import shared_task
 from django.db import transaction
 from django.db.models import Count, Exists, Min, OuterRef, Q, QuerySet
 from django.db.models.functions import TruncDate
@@ -128,6 +131,14 @@ def refresh(project: Project, since: date | None = None, until: date | None = No
     if until is not None:
         marked = marked.filter(day__lte=until)
     return sum(recount(project, day) for day in marked.order_by("day").values_list("day", flat=True))
+
+
+@shared_task(name="checks.tasks.refresh_daily_figures")
+def refresh_marked_days() -> int:
+    """Counts again every project's marked days; returns how many. A day a writer marks
+    meanwhile keeps its mark for the next run (see ``recount``)."""
+    projects = Project.objects.filter(pk__in=DirtyDay.objects.values("project_id")).order_by("pk")
+    return sum(refresh(project) for project in projects)
 
 
 def rebuild(project: Project) -> int:
