@@ -8,7 +8,7 @@ RECEIPTS_REFUSALS_KEPT; older ones are pruned as new ones come.
 
 Names and reasons come from the refused request, which may hold what no database keeps
 (U+0000, an unpaired surrogate: often the very reason it was refused); each such character
-is kept as U+FFFD, so the refusal is stored whatever it quotes.
+is kept as U+FFFD as the refusal is stored, so it is stored whatever it quotes.
 
 A refusal is written after the ingestion it reports on has rolled back (or committed what
 it could), so it is kept whatever became of the rest of the request.
@@ -48,7 +48,7 @@ def record(
         status_code=status_code,
         rejected=max(0, rejected),
         reason=_storable(reason[:MAX_REASON]),
-        shape=shape,
+        shape=_storable(shape),
     )
     prune(project)
     return refusal
@@ -83,7 +83,7 @@ def _names(values: Iterable[Any]) -> list[str]:
     out: set[str] = set()
     for value in values:
         if isinstance(value, str) and value:
-            out.add(_storable(value[:200]))
+            out.add(value[:200])
             if len(out) >= MAX_NAMES:
                 break
     return sorted(out)
@@ -91,9 +91,9 @@ def _names(values: Iterable[Any]) -> list[str]:
 
 def json_shape(payload: Any, *, content_type: str, size: int, format: str | None = None) -> dict[str, Any]:
     """The shape of a JSON body: its type, and its keys (or its items' keys), never its values."""
-    shape: dict[str, Any] = {"content_type": _storable(content_type[:100]), "bytes": size}
+    shape: dict[str, Any] = {"content_type": content_type[:100], "bytes": size}
     if format:
-        shape["format"] = _storable(format[:50])
+        shape["format"] = format[:50]
     if isinstance(payload, dict):
         shape["json"] = "object"
         shape["keys"] = _names(payload)
@@ -119,8 +119,8 @@ def otlp_shape(
     instrumentation scopes, span names, span attribute keys and span event names, never a
     value. Read straight from the request, so it shows what came whatever a reader made of it."""
     shape: dict[str, Any] = {
-        "content_type": _storable(content_type[:100]),
-        "content_encoding": _storable(content_encoding[:20]),
+        "content_type": content_type[:100],
+        "content_encoding": content_encoding[:20],
         "bytes": size,
     }
     if request is None:
@@ -142,9 +142,16 @@ def otlp_shape(
     return shape
 
 
-def _storable(text: str) -> str:
-    """The text with each character a database cannot keep replaced by U+FFFD."""
-    return UNSTORABLE_TEXT.sub("\ufffd", text)
+def _storable(value: Any) -> Any:
+    """The value (text, or a shape's lists and objects) with each character a database cannot
+    keep replaced by U+FFFD, keys included."""
+    if isinstance(value, str):
+        return UNSTORABLE_TEXT.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    if isinstance(value, dict):
+        return {_storable(str(key)): _storable(item) for key, item in value.items()}
+    return value
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:

@@ -47,9 +47,14 @@ def _offered(values: list[str], current: str) -> list[str]:
     return values if not current or current in values else [*values, current]
 
 
-def filter_fields(project: Project, filters: FindingFilter) -> dict[str, Any]:
-    """What the template needs beside ``filters``: the values each list offers."""
-    reviewers = [user.get_username() for user in review.reviewers_of(project)]
+def filter_fields(
+    project: Project, filters: FindingFilter, reviewers: list[Any] | None = None
+) -> dict[str, Any]:
+    """What the template needs beside ``filters``: the values each list offers. ``reviewers``:
+    the project's, when the page has them already (``review.reviewers_of``)."""
+    if reviewers is None:
+        reviewers = review.reviewers_of(project)
+    names = [user.get_username() for user in reviewers]
     special = ("mine", "none")
     return {
         "filters": filters,
@@ -60,6 +65,6 @@ def filter_fields(project: Project, filters: FindingFilter) -> dict[str, Any]:
         "filter_codes": _offered(facets.distinct_values(project.pk, "code"), filters.code),
         "filter_agents": _offered(facets.distinct_values(project.pk, "agent"), filters.agent),
         "filter_models": _offered(facets.distinct_values(project.pk, "model"), filters.model),
-        "filter_assignees": _offered(reviewers, "" if filters.assignee in special else filters.assignee),
+        "filter_assignees": _offered(names, "" if filters.assignee in special else filters.assignee),
         "filter_others": other_filters(filters),
     }

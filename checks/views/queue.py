@@ -109,6 +109,7 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
     counts = status_counts(replace(filters, status=ALL).findings(project, user=request.user))
     query = filter_query(filters)
+    reviewers = review.reviewers_of(project)  # for the assignee filter and the bulk assignment
     context: dict[str, Any] = {
         "project": project,
         "membership": membership,
@@ -119,8 +120,8 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "counts": {status: counts.get(status, 0) for status in FindingStatus.values},
         "status_links": _status_links(filters, counts),
         # The filter form's lists, drawn by the same fields as the exports page's.
-        **filter_fields(project, filters),
-        "reviewers": review.reviewers_of(project),
+        **filter_fields(project, filters, reviewers),
+        "reviewers": reviewers,
         "saved_views": SavedView.objects.filter(project=project, user_id=membership.user_id),
         "dismiss_reasons": DISMISS_REASONS,
         # Came back from a turn part-way down: the rows start there, and the top is a link away.
