@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from checks import checking, ingestion, review
+from checks import checking, ingestion, review, tasks
 from checks.models import (
     CheckRun,
     Conversation,
@@ -314,16 +314,12 @@ def test_a_refresh_counts_each_marked_day_once(spread: Any) -> None:
     )
 
 
-def test_the_scheduled_task_counts_every_projects_marked_days(spread: Any, other_project: Any) -> None:
-    from django.conf import settings
-
-    from checks import tasks
-
+def test_the_scheduled_task_counts_every_projects_marked_days(
+    spread: Any, other_project: Any, settings: Any
+) -> None:
     schedule = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert "checks.tasks.refresh_daily_figures" in schedule
-    payload = load_example("01")
-    result = ingestion.ingest_conversation(project=other_project, payload=payload, body=json.dumps(payload))
-    checking.check_runs(run_ids=[result.run.pk])
+    _store(other_project, "01", 0, "billing", "m-large")
     marked = set(DirtyDay.objects.values_list("project_id", "day"))
     assert {project for project, _ in marked} == {spread.pk, other_project.pk}
 
