@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import deadline
 from .action_claims import capability_statement
 from .conversation import InvalidConversation, parse
+from .deadline import DeadlinePassed
 from .options import Options, OptionsError, parse_options
 from .outbound import Allow
 from .registry import CHECKERS, checker_names
@@ -19,6 +21,7 @@ SUITE_VERSION = "1.0.0"
 
 __all__ = [
     "SUITE_VERSION",
+    "DeadlinePassed",
     "InvalidConversation",
     "Options",
     "OptionsError",
@@ -39,6 +42,7 @@ def run_suite(
     tokens_left_today: int | None = None,
     judge_key: str | None = None,
     outbound_allow: Allow | None = None,
+    seconds: float | None = None,
 ) -> dict[str, Any]:
     """Judge one conversation; the CONTRACT §2 output object.
 
@@ -49,11 +53,27 @@ def run_suite(
     exchanges with its judge model are reported under ``judge`` when it asked one. So are
     ``judge_key``, the project's own key for the judge its options name (the site's judge
     uses the site's key), and ``outbound_allow``, the addresses besides public ones that
-    judge may reach (None: ``RECEIPTS_OUTBOUND_ALLOW`` from the environment).
+    judge may reach (None: ``RECEIPTS_OUTBOUND_ALLOW`` from the environment). ``seconds``
+    limits the run's time (None: no limit); the checkers observe it (``deadline``).
 
-    Raises InvalidConversation for a payload that is not a conversation and OptionsError
-    for options that cannot be used; whatever the checkers find is never an error.
+    Raises InvalidConversation for a payload that is not a conversation, OptionsError for
+    options that cannot be used and DeadlinePassed for a run past its ``seconds``; whatever
+    the checkers find is never an error.
     """
+    with deadline.within(seconds):
+        return _run(data, options, only, skip, neighbours, tokens_left_today, judge_key, outbound_allow)
+
+
+def _run(
+    data: dict[str, Any] | Conversation,
+    options: dict[str, Any] | Options | None,
+    only: set[str] | None,
+    skip: set[str] | None,
+    neighbours: list[dict[str, Any]] | None,
+    tokens_left_today: int | None,
+    judge_key: str | None,
+    outbound_allow: Allow | None,
+) -> dict[str, Any]:
     conversation = data if isinstance(data, Conversation) else parse(data)
     opts = parse_options(options)
     selected = _selected(only, skip)
@@ -75,6 +95,7 @@ def run_suite(
     for checker in CHECKERS:
         if checker.name not in selected:
             continue
+        deadline.check()
         report = checker.check(conversation, opts, context)
         findings.extend(report.findings)
         provenance.extend(report.provenance)

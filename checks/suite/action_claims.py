@@ -39,6 +39,7 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
+from . import deadline
 from .options import Options
 from .text import (
     APOSTROPHE,
@@ -253,6 +254,7 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
     claims: list[ActionClaim] = []
     taken_until = -1
     for start, end, verb in _raw_matches(prepared):
+        deadline.check()
         if start < taken_until:
             continue  # overlaps a claim already kept ("I've successfully saved")
         sentence = sentence_at(parts, start)
@@ -642,6 +644,7 @@ class ActionClaims:
         earlier: set[_Shape] = set()
         kinds: set[str] | None = None
         for turn in conversation.turns:
+            deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
             if kinds is None and turn.tool_calls and claims:
                 kinds = known_kinds(list(conversation.turns))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import deadline
 from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
 from .options import Options
 from .shown import Grown, Texts
@@ -180,6 +181,7 @@ class ArgumentsChecker:
                 if message.text:
                     seen.absorb_prose(message.text)
                 for call in message.tool_calls:
+                    deadline.check()
                     findings.extend(self._judge_call(turn, call, options, seen, index.sources, at))
         return CheckerReport(findings)
 

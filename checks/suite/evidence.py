@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
+from . import deadline
 from .arithmetic import (
     MAX_POOL,
     Computed,
@@ -390,6 +391,7 @@ class EvidenceChecker:
             if source.turn < 0:
                 state.absorb(source)
         for turn in conversation.turns:
+            deadline.check()
             later: list[Source] = []
             read: list[Source] = []  # this turn's tool results before its answer
             for source in index.by_turn[turn.index]:
@@ -432,6 +434,7 @@ class EvidenceChecker:
         unread: list[Candidate] = []
         grounded_turns: list[int] = []
         for i, candidate in enumerate(reading.candidates):
+            deadline.check()
             if candidate.value in seen:
                 continue
             seen.add(candidate.value)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from . import tool_receipts
+from . import deadline, tool_receipts
 from .options import Options
 from .record import Call, Record, after, same_batch
 from .text import name_tokens, prepare, sentence_at, sentences
@@ -675,6 +675,7 @@ class NegativeClaims:
         findings: list[Finding] = []
         record: Record | None = None
         for turn in conversation.turns:
+            deadline.check()
             absences = tool_receipts.prose_absences(conversation, turn)
             if not turn.negative_claims and not absences:
                 continue

@@ -2,11 +2,19 @@
 
 Every helper keeps character offsets intact (replacements are one character for one), so a
 span found in the prepared text is a span of the answer as written.
+
+Reading an answer costs time in proportion to its length, whatever it holds: the checkers
+weigh each claim against its sentence, so a sentence is at most ``MAX_SENTENCE`` characters
+long. A run of text with no sentence end past that is read as several sentences, cut at a
+space. Written sentences are far shorter (under 300 characters in the real traffic read so
+far), so the cut changes nothing a person writes, and a claim repeated without end can no
+longer make each of its repetitions reread everything before it.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 # Typographic apostrophes a model may write for "I've"; each is one character, like "'".
@@ -82,8 +90,12 @@ class Sentence:
         return self.text.rstrip(" \t\n*_\"')").endswith("?")
 
 
+# The longest stretch read as one sentence (see the module's docstring).
+MAX_SENTENCE = 1000
+
+
 def sentences(text: str) -> list[Sentence]:
-    """Split into sentences (and list items / paragraphs), keeping offsets."""
+    """Split into sentences (and list items / paragraphs), keeping offsets, in text order."""
     out: list[Sentence] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
@@ -95,6 +107,16 @@ def sentences(text: str) -> list[Sentence]:
 
 
 def _add_sentence(out: list[Sentence], text: str, start: int, end: int) -> None:
+    while end - start > MAX_SENTENCE:
+        # Cut at the last space of the allowed stretch, so no word is split (a stretch with
+        # no space in its second half is cut where the limit falls).
+        cut = text.rfind(" ", start + MAX_SENTENCE // 2, start + MAX_SENTENCE) + 1 or start + MAX_SENTENCE
+        _add_one(out, text, start, cut)
+        start = cut
+    _add_one(out, text, start, end)
+
+
+def _add_one(out: list[Sentence], text: str, start: int, end: int) -> None:
     chunk = text[start:end]
     stripped = chunk.lstrip()
     if stripped.strip():
@@ -103,9 +125,10 @@ def _add_sentence(out: list[Sentence], text: str, start: int, end: int) -> None:
 
 
 def sentence_at(sentences_: list[Sentence], offset: int) -> Sentence | None:
-    for sentence in sentences_:
-        if sentence.start <= offset < sentence.end:
-            return sentence
+    """The sentence holding ``offset``, in a list in text order (as ``sentences`` gives)."""
+    at = bisect_right(sentences_, offset, key=lambda sentence: sentence.start) - 1
+    if at >= 0 and offset < sentences_[at].end:
+        return sentences_[at]
     return None
 
 

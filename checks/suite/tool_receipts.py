@@ -79,6 +79,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
+from . import deadline
 from .options import Options
 from .text import (
     APOSTROPHE,
@@ -395,6 +396,7 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
     reads: list[_ListRead] | None = None
     found: list[_TextClaim] = []
     for kind, match, stated in _candidates(text):
+        deadline.check()
         sentence = sentence_at(parts, match.start())
         if sentence is None or sentence.is_question or _NOT_A_REPORT.search(sentence.text):
             continue
@@ -440,17 +442,16 @@ def _without_overlaps(found: list[_TextClaim]) -> list[_TextClaim]:
     they are two claims, so only counts and absences exclude each other.
     """
     kept: list[_TextClaim] = []
-    for item in found:
-        if item.claim.kind != "invoked" and any(
-            other.claim.kind != "invoked" and _overlap(other.claim, item.claim) for other in kept
-        ):
-            continue
+    # In answer order, a claim overlaps one kept before it exactly when it starts before the
+    # furthest end of those: one comparison each, however many claims the answer holds.
+    reach = -1
+    for item in sorted(found, key=lambda item: item.claim.start or 0):
+        if item.claim.kind != "invoked":
+            if (item.claim.start or 0) < reach:
+                continue
+            reach = max(reach, item.claim.end or 0)
         kept.append(item)
     return kept
-
-
-def _overlap(a: ToolClaim, b: ToolClaim) -> bool:
-    return (a.start or 0) < (b.end or 0) and (b.start or 0) < (a.end or 0)
 
 
 def _claim_from(
@@ -1158,5 +1159,6 @@ class ToolReceipts:
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
         for turn in conversation.turns:
+            deadline.check()
             findings.extend(check_turn(conversation, turn))
         return CheckerReport(findings)

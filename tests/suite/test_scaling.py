@@ -1,10 +1,13 @@
-"""The suite's work grows with a conversation's length, not with its square.
+"""The suite's work grows with a conversation's length, not with its square, and with an
+answer's length, not with its square.
 
 Each checker walks the turns once and asks what came before from indexes it grows as it
 goes (``shown``, ``record``, the receipts' history); a checker that walked back through every
 earlier turn at each turn made a 40,000-turn conversation hold a worker for over twenty
 minutes. Work is counted in function calls, which do not depend on the machine's load: the
-same block of turns repeated four times as often must cost four times as much.
+same block of turns repeated four times as often must cost four times as much, and so must
+an answer that says the same claim four times as often (``bench/input_limits.py`` shows the
+time).
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from __future__ import annotations
 import cProfile
 from typing import Any
 
+import pytest
 from suite_helpers import build_turn
 
 from checks.suite import run_suite
+from checks.suite.text import MAX_SENTENCE, sentence_at, sentences
 
 ORDERS = [{"order_id": f"ORD-{i:04d}", "status": "open", "total": 100 + i} for i in range(3)]
 
@@ -65,3 +70,61 @@ def _calls(repeats: int) -> int:
 def test_four_times_the_turns_cost_four_times_the_work() -> None:
     small, large = _calls(40), _calls(160)
     assert large / small < 4.4, f"{small} calls for 120 turns, {large} for 480 ({large / small:.1f}x)"
+
+
+# Answers that repeat one claim without end: a report of an action, a stated absence, a
+# count, a state, with and without sentence ends between them. Each of them once made every
+# claim reread the sentence before it, or every claim kept before it.
+REPEATED = [
+    "I've saved ",
+    "no results ",
+    "I've saved it. ",
+    "No results were found. ",
+    "I found 3 orders ",
+    "There are no matching records ",
+    "the search returned 5 results ",
+    "I searched everything and nothing matched ",
+]
+
+
+def _answer_calls(answer: str) -> int:
+    data = {
+        "external_id": "long-answer",
+        "turns": [
+            build_turn(
+                answer,
+                calls=[{"tool": "search_orders", "args": {"q": "open"}, "result": {"orders": ORDERS}}],
+                user="Find my orders and save them.",
+            )
+        ],
+    }
+    profile = cProfile.Profile()
+    profile.enable()
+    run_suite(data)
+    profile.disable()
+    return sum(entry.callcount for entry in profile.getstats())
+
+
+@pytest.mark.parametrize("phrase", REPEATED)
+def test_four_times_the_answer_costs_four_times_the_work(phrase: str) -> None:
+    small, large = (
+        _answer_calls(phrase * (4000 // len(phrase))),
+        _answer_calls(phrase * (16000 // len(phrase))),
+    )
+    assert large / small < 4.4, (
+        f"{small} calls for 4,000 characters, {large} for 16,000 ({large / small:.1f}x)"
+    )
+
+
+def test_no_sentence_is_read_longer_than_the_limit() -> None:
+    """Work inside a sentence is bounded by its length, and so per claim: a run of text with
+    no sentence end is read in pieces, cut at spaces, none lost."""
+    text = ("word " * 700) + "end. " + ("x" * 2500) + " tail"
+    parts = sentences(text)
+    assert all(len(part.text) <= MAX_SENTENCE for part in parts)
+    assert all(text[part.start : part.end] == part.text for part in parts)
+    # Cut at a space where there is one: every word stays whole.
+    assert all(part.text.rstrip().endswith("word") for part in parts[:3])
+    assert "".join(text[part.start : part.end] for part in parts).replace(" ", "") == text.replace(" ", "")
+    for offset in (0, 1999, 3500, len(text) - 1):
+        assert sentence_at(parts, offset) == next(p for p in parts if p.start <= offset < p.end)

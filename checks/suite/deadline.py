@@ -1,0 +1,51 @@
+"""A time limit that the checkers observe themselves.
+
+A caller that cannot stop a check from outside (a web server's request thread, which no
+timer signal reaches) gives ``run_suite`` a number of seconds. Each checker calls ``check``
+where its work grows with the conversation: once a turn, and once for each claim it reads
+out of an answer or each value it weighs. Past the limit ``check`` raises
+``DeadlinePassed``, and the run ends there: the caller answers with that, never with a list
+of findings that looks complete and is not.
+
+The limit is held in a context variable, so runs in different threads (or a run inside a
+run's caller) each keep their own, and a run given no limit costs one lookup a call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+# (when the running block's limit passes, on the monotonic clock; the limit as given)
+_LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("suite_deadline", default=None)
+
+
+class DeadlinePassed(BaseException):
+    """The run went past its time limit. Not an Exception: a checker that keeps the rest of
+    the suite going past its own failure (``except Exception``) must not swallow it."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the check took longer than {seconds:g} s")
+        self.seconds = seconds
+
+
+@contextmanager
+def within(seconds: float | None) -> Iterator[None]:
+    """Runs the block with a limit of ``seconds`` (None or 0 or less: no limit)."""
+    if seconds is None or seconds <= 0:
+        yield
+        return
+    token = _LIMIT.set((time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def check() -> None:
+    """Raises DeadlinePassed once the running block's limit has passed."""
+    limit = _LIMIT.get()
+    if limit is not None and time.monotonic() > limit[0]:
+        raise DeadlinePassed(limit[1])
