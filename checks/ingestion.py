@@ -137,8 +137,9 @@ MAX_TOO_DEEP_REPORTED = 20
 
 def over_limits(data: Any) -> list[dict[str, str]]:
     """How a conversation in the native shape goes past the limits on what one may hold
-    (RECEIPTS_MAX_TURNS, RECEIPTS_MAX_MESSAGES, RECEIPTS_MAX_TOOL_JSON_DEPTH), each error
-    naming the limit and its setting; empty when it is within all of them."""
+    (RECEIPTS_MAX_TURNS, RECEIPTS_MAX_MESSAGES, RECEIPTS_MAX_TOOL_JSON_DEPTH,
+    RECEIPTS_MAX_ANSWER_BYTES), each error naming the limit and its setting; empty when it is
+    within all of them."""
     errors: list[dict[str, str]] = []
     where = "$.turns" if isinstance(data, dict) and "turns" in data else "$.messages"
     turns, messages = native.size_of(data)
@@ -161,6 +162,15 @@ def over_limits(data: Any) -> list[dict[str, str]]:
                 "path": path,
                 "message": f"nests arrays and objects more than {depth} levels deep, the limit "
                 "(RECEIPTS_MAX_TOOL_JSON_DEPTH)",
+            }
+        )
+    longest = settings.RECEIPTS_MAX_ANSWER_BYTES
+    for path, size in native.answers_longer_than(data, longest)[:MAX_TOO_DEEP_REPORTED]:
+        errors.append(
+            {
+                "path": path,
+                "message": f"is {size} bytes of text, more than the limit of {longest} bytes for one "
+                "assistant message (RECEIPTS_MAX_ANSWER_BYTES); send a shorter answer, or raise the limit",
             }
         )
     return errors

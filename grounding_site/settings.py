@@ -222,6 +222,9 @@ RECEIPTS_REFUSALS_KEPT = int(os.environ.get("RECEIPTS_REFUSALS_KEPT", "200"))
 RECEIPTS_MAX_TURNS = int(os.environ.get("RECEIPTS_MAX_TURNS", "2000"))
 RECEIPTS_MAX_MESSAGES = int(os.environ.get("RECEIPTS_MAX_MESSAGES", "20000"))
 RECEIPTS_MAX_TOOL_JSON_DEPTH = int(os.environ.get("RECEIPTS_MAX_TOOL_JSON_DEPTH", "64"))
+# And how long the text of one assistant message (a turn's answer, or what the model says
+# between its calls) may be, in bytes of UTF-8: the checkers read every answer claim by claim.
+RECEIPTS_MAX_ANSWER_BYTES = int(os.environ.get("RECEIPTS_MAX_ANSWER_BYTES", str(128 * 1024)))
 # Requests per API key (or signed-in user), as DRF rates: "1200/min", "50/s".
 RECEIPTS_API_RATE = os.environ.get("RECEIPTS_API_RATE", "1200/min")
 # How long the queue offers to undo a bulk action, in seconds.
@@ -330,6 +333,9 @@ RECEIPTS_CHECK_BATCH = int(os.environ.get("RECEIPTS_CHECK_BATCH", "50"))
 # failed (0: no limit). Keep it under RECEIPTS_RUN_STALE_SECONDS, or a check still running
 # is taken to be lost and started again beside itself.
 RECEIPTS_CHECK_SECONDS = float(os.environ.get("RECEIPTS_CHECK_SECONDS", "60"))
+# How long POST /api/v1/check may spend checking, in the web process (0: no limit). The
+# checkers observe it themselves; past it the request is answered 503 with the reason.
+RECEIPTS_INLINE_CHECK_SECONDS = float(os.environ.get("RECEIPTS_INLINE_CHECK_SECONDS", "10"))
 
 # Requests to URLs a project chose (its judge_url, its webhooks) never reach loopback,
 # private, link-local, multicast, reserved or cloud metadata addresses, except those listed

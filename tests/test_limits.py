@@ -1,8 +1,10 @@
-"""What one conversation may hold: its turns, its messages, and how deep its tool JSON nests.
+"""What one conversation may hold: its turns, its messages, how deep its tool JSON nests and
+how long an assistant's text is; and how long the inline check may take.
 
 Past a limit it is refused with 413 and an error that names the limit and its setting, by
 every way in (a POST, bulk, /check), and nothing of it is stored. Within the limits, however
-deep the tool JSON (an operator may raise the limit), its check completes.
+deep the tool JSON (an operator may raise the limit), its check completes. The inline check
+stops at its time limit with a 503 that says why, and gives no findings.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def test_arguments_sent_as_an_object_count_as_their_json(post_conversation: Any,
 
 
 def test_the_inline_check_refuses_what_ingestion_refuses(post_conversation: Any, settings: Any) -> None:
-    """For /check the limits are the guard: the check runs in the web process, unlimited in time."""
+    """For /check the limits are a guard: the check runs in the web process."""
     settings.RECEIPTS_MAX_TURNS = 3
     response = post_conversation(_conversation(4), path="/api/v1/check", query="?store=true")
     _refused(response, "RECEIPTS_MAX_TURNS")
@@ -145,3 +147,60 @@ def test_tool_json_nested_deep_but_within_a_raised_limit_is_checked(
     assert response.status_code == 201, response.content
     run = CheckRun.objects.get(conversation_id=response.json()["id"], kind="checks")
     assert (run.status, run.error) == (RunStatus.DONE, "")
+
+
+def _answered(answer: str) -> dict[str, Any]:
+    payload = _conversation(1)
+    payload["turns"][0]["messages"][-1]["content"] = answer
+    return payload
+
+
+def test_an_answer_longer_than_the_limit_is_refused(post_conversation: Any, settings: Any) -> None:
+    """An answer is read claim by claim; its length bounds what its check costs."""
+    assert settings.RECEIPTS_MAX_ANSWER_BYTES == 128 * 1024  # the documented default
+    settings.RECEIPTS_MAX_ANSWER_BYTES = 100
+    # Counted in bytes of UTF-8: 50 characters of two bytes each are within the limit.
+    assert post_conversation(_answered("\u00e9" * 50)).status_code == 201
+    Conversation.objects.all().delete()
+    Payload.objects.all().delete()
+    CheckRun.objects.all().delete()
+    [error] = _refused(post_conversation(_answered("\u00e9" * 51)), "RECEIPTS_MAX_ANSWER_BYTES")
+    assert error["path"] == "$.turns[0].messages[3].content"
+    assert "102 bytes" in error["message"] and "limit of 100 bytes" in error["message"]
+
+
+def test_text_between_calls_counts_as_an_answer_does(post_conversation: Any, settings: Any) -> None:
+    settings.RECEIPTS_MAX_ANSWER_BYTES = 100
+    payload = _conversation(1)
+    payload["turns"][0]["messages"][1]["content"] = [{"type": "text", "text": "x" * 101}]
+    [error] = _refused(post_conversation(payload, path="/api/v1/check"), "RECEIPTS_MAX_ANSWER_BYTES")
+    assert error["path"] == "$.turns[0].messages[1].content"
+
+
+def test_the_inline_check_stops_at_its_time_limit(post_conversation: Any, settings: Any) -> None:
+    """An answer of many claims took minutes in the web process; the checkers now observe a
+    deadline and the request ends with a 503 that names it, storing nothing."""
+    settings.RECEIPTS_INLINE_CHECK_SECONDS = 0.001
+    payload = _answered("I've saved " * 3000)
+    response = post_conversation(payload, path="/api/v1/check", query="?store=true")
+    assert response.status_code == 503, response.content
+    body = response.json()
+    assert "RECEIPTS_INLINE_CHECK_SECONDS" in body["detail"]
+    assert "no findings" in body["detail"]
+    assert "findings" not in body
+    assert not Conversation.objects.exists()
+    # With time enough the same conversation is checked and stored.
+    settings.RECEIPTS_INLINE_CHECK_SECONDS = 0
+    response = post_conversation(payload, path="/api/v1/check", query="?store=true")
+    assert response.status_code == 200
+    assert response.json()["stored"]["status"] == "created"
+
+
+def test_a_stored_check_past_its_time_limit_is_recorded_as_failed(
+    post_conversation: Any, settings: Any
+) -> None:
+    settings.RECEIPTS_CHECK_SECONDS = 0.001
+    response = post_conversation(_answered("I've saved " * 3000))
+    run = CheckRun.objects.get(conversation_id=response.json()["id"], kind="checks")
+    assert run.status == RunStatus.FAILED
+    assert "RECEIPTS_CHECK_SECONDS" in run.error

@@ -424,7 +424,13 @@ def _too_many_items(limit: int) -> Response:
         OpenApiParameter("store", bool, description="Also store the conversation and queue its check."),
     ],
     request={"application/json": OpenApiTypes.OBJECT},
-    responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 403: ERROR_SHAPE, 413: ERROR_SHAPE},
+    responses={
+        200: OpenApiTypes.OBJECT,
+        400: ERROR_SHAPE,
+        403: ERROR_SHAPE,
+        413: ERROR_SHAPE,
+        503: ERROR_SHAPE,
+    },
 )
 @api_view(["POST"])
 @permission_classes([needs_scope("check")])
@@ -450,7 +456,9 @@ def check(request: Request) -> Response:
         # The web process never waits on a judge model: its questions belong to a worker,
         # which alone holds the project's judge key and the outbound allow-list.
         skip = {checking.JUDGE} if checking.judge_configured(options) else None
-        report = suite.run_suite(document, options, skip=skip)
+        report = suite.run_suite(document, options, skip=skip, seconds=settings.RECEIPTS_INLINE_CHECK_SECONDS)
+    except suite.DeadlinePassed as exc:
+        return _check_too_long(exc.seconds)
     except ingestion.IngestError as exc:
         return error_response(exc.status_code, exc.detail, exc.errors)
     except suite.OptionsError as exc:
@@ -471,6 +479,23 @@ def check(request: Request) -> Response:
             return refused(request, project, response, _json_shape(request, payload))
         report["stored"] = {"id": result.conversation.pk, "status": result.status}
     return Response(report)
+
+
+def _check_too_long(seconds: float) -> Response:
+    """The inline check's answer past its time limit: no findings, since a partial list would
+    read as a complete one, and the way to a check that is not limited by a request."""
+    return error_response(
+        status.HTTP_503_SERVICE_UNAVAILABLE,
+        f"The check took longer than {seconds:g} s, the limit for an inline check "
+        "(RECEIPTS_INLINE_CHECK_SECONDS), and was stopped; no findings are given.",
+        [
+            {
+                "path": "",
+                "message": "store the conversation (POST /api/v1/conversations) and read its findings once "
+                "a worker has checked it, or send a shorter conversation",
+            }
+        ],
+    )
 
 
 @extend_schema(

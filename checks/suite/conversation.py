@@ -360,6 +360,21 @@ def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
     return found
 
 
+def answers_longer_than(data: Any, max_bytes: int) -> list[tuple[str, int]]:
+    """The assistant messages of a native payload whose text is more than ``max_bytes`` bytes
+    of UTF-8, each with its path and its size."""
+    found: list[tuple[str, int]] = []
+    for path, message in _messages_with_paths(data):
+        content = message.get("content")
+        if message.get("role") != "assistant" or not isinstance(content, (str, list)):
+            continue
+        text = content_text(content)
+        # A character is at most 4 bytes: only a text that could be too long is encoded.
+        if len(text) * 4 > max_bytes and (size := len(text.encode("utf-8", "surrogatepass"))) > max_bytes:
+            found.append((f"{path}.content", size))
+    return found
+
+
 def _messages_with_paths(data: Any) -> list[tuple[str, dict[str, Any]]]:
     """Every message of a native payload that is an object, with its JSON path."""
     if not isinstance(data, dict):
