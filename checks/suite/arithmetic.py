@@ -31,18 +31,22 @@ And what the sentence says the figure is must fit: a figure said to be for N peo
 passengers", "for all three travellers") is explained only by a derivation that multiplies
 by N. Every operand is an amount the answer or the conversation holds, never a number found
 in passing; every search is bounded (``MAX_*``), which can only leave more figures flagged.
+A figure is weighed against the amounts the answer states near it, at most ``MAX_POOL``
+before it and as many after, so that each figure costs the same however many the answer
+states: an answer of thousands of amounts is read in time that grows with its length.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
 from .evidence_index import Source, join_path
-from .text import NUMBER_WORDS, Sentence, parse_number, sentence_at
+from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
 
 MAX_RUN = 8
@@ -98,6 +102,7 @@ class Stated:
     text: str
     known: bool  # grounded in the conversation, or explained here
     evidence: tuple[Evidence, ...] = ()
+    total: bool = False  # labelled a total on its line (``labelled_total``)
 
     def operand(self) -> Operand:
         return Operand(self.value, f"{self.text} (stated)", self.evidence, self.start, self.end)
@@ -136,7 +141,13 @@ class Context:
     earlier: list[Operand] = field(default_factory=list)  # earlier answers' known amounts, the user's
     counts: list[Operand] = field(default_factory=list)  # counts the user wrote or a list holds
     records: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
-    names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
+    names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record, in order
+
+    def named_between(self, start: int, end: int) -> list[str]:
+        """The records the answer names from ``start`` up to ``end``, in answer order."""
+        first = bisect_left(self.names, start, key=lambda name: name[0])
+        last = bisect_left(self.names, end, key=lambda name: name[0])
+        return [name for _, name in self.names[first:last]]
 
 
 def _show(value: float) -> str:
@@ -259,10 +270,13 @@ def explain_amount(
     index: int, stated: list[Stated], answer: str, sentences: list[Sentence], context: Context
 ) -> Computed | None:
     """The first documented derivation that gives ``stated[index]``, or None."""
+    # The amounts near the figure (the module's docstring), and the figure's place among them.
+    low = max(0, index - MAX_POOL)
+    stated, index = stated[low : index + MAX_POOL + 1], index - low
     figure = stated[index]
     sentence = sentence_at(sentences, figure.start)
     said = sentence.text if sentence else ""
-    label = _label(answer, figure) + " " + said
+    label = _label(answer, figure.start) + " " + said
     people = _people_count(said)
 
     found = _written(figure, answer)
@@ -334,13 +348,19 @@ def _written(figure: Stated, answer: str) -> Computed | None:
     return None
 
 
-def _label(answer: str, amount: Stated) -> str:
-    """The words before an amount on its line: "Total Price:" for "- Total Price: $207"."""
-    return answer[answer.rfind("\n", 0, amount.start) + 1 : amount.start]
+def _label(answer: str, start: int) -> str:
+    """The words before an amount on its line: "Total Price:" for "- Total Price: $207".
+
+    Read no further back than a sentence is (``text.MAX_SENTENCE``), so that an answer of one
+    long line costs each of its amounts the same, not the whole line before it.
+    """
+    begin = max(0, start - MAX_SENTENCE)
+    return answer[answer.rfind("\n", begin, start) + 1 or begin : start]
 
 
-def _is_total(answer: str, amount: Stated) -> bool:
-    return bool(_TOTAL_WORDS.search(_label(answer, amount)))
+def labelled_total(answer: str, start: int) -> bool:
+    """Whether the amount at ``start`` is labelled a total on its line; read once an amount."""
+    return bool(_TOTAL_WORDS.search(_label(answer, start)))
 
 
 def _run_starts(index: int, stated: list[Stated], answer: str) -> list[int]:
@@ -353,7 +373,7 @@ def _run_starts(index: int, stated: list[Stated], answer: str) -> list[int]:
             starts.append(0)
             break
         previous = stated[start - 1]
-        if _is_total(answer, previous):
+        if previous.total:
             starts.append(start)
             break
         if _BREAK.search(answer, previous.end, stated[start].start):
@@ -368,7 +388,7 @@ def _listed_total(index: int, stated: list[Stated], answer: str) -> Computed | N
         if len(run) >= 2 and all(s.known for s in run) and _same(sum(s.value for s in run), figure.value):
             return _made("sum", " + ".join(s.text for s in run), [s.operand() for s in run])
     # A total of the totals listed before it ("certificates $1,000, gift cards $327: $1,327").
-    totals = [s for s in stated[:index] if s.known and _is_total(answer, s)]
+    totals = [s for s in stated[:index] if s.known and s.total]
     for k in range(2, min(len(totals), MAX_RUN) + 1):
         run = totals[-k:]
         if _same(sum(s.value for s in run), figure.value):
@@ -381,7 +401,7 @@ def _total_less(index: int, stated: list[Stated], answer: str) -> Computed | Non
     figure = stated[index]
     for t in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
         total = stated[t]
-        if not total.known or not _is_total(answer, total):
+        if not total.known or not total.total:
             continue
         between = stated[t + 1 : index]
         if between and all(s.known for s in between):
@@ -420,8 +440,9 @@ def _difference(index: int, stated: list[Stated], context: Context) -> Computed 
 def _boundaries(index: int, stated: list[Stated], answer: str) -> list[int]:
     """Offsets where the list that a total at ``index`` closes may begin, nearest first."""
     figure = stated[index]
-    out = [m.end() for m in _BREAK.finditer(answer, 0, figure.start)]
-    out += [s.end for s in stated[:index] if _is_total(answer, s)]
+    # Breaks are looked for no further back than the amounts weighed (``explain_amount``).
+    out = [m.end() for m in _BREAK.finditer(answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)]
+    out += [s.end for s in stated[:index] if s.total]
     nearest = sorted({0, *out}, reverse=True)
     return nearest[:MAX_RUN]
 
@@ -434,7 +455,7 @@ def _named_sums(
     figure = stated[index]
     sentence_end = sentence.end if sentence else figure.end
     for start in _boundaries(index, stated, answer):
-        named = list(dict.fromkeys(n for at, n in context.names if start <= at < sentence_end))
+        named = list(dict.fromkeys(context.named_between(start, sentence_end)))
         records = [context.records[n] for n in named if n in context.records]
         if len(records) < 2 or len(records) > MAX_RUN:
             continue

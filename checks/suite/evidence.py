@@ -37,6 +37,7 @@ from .arithmetic import (
     Operand,
     Stated,
     explain_amount,
+    labelled_total,
     money_leaves,
     named_records,
     shifted_date,
@@ -353,7 +354,7 @@ class _State:
         counts = dict(self.counts)
         for count in self.tools.list_counts():
             counts.setdefault(int(count.value), count)
-        names = [(c.start, c.value) for c in candidates if c.shape == "identifier"]
+        names = sorted((c.start, c.value) for c in candidates if c.shape == "identifier")
         records: dict[str, NamedRecord] = {}
         wanted = {value for _, value in names}
         for source in self.tools.newest(MAX_SOURCES):
@@ -544,16 +545,28 @@ class EvidenceChecker:
             return out
         context = state.context_for(turn_sources, candidates)
         sentences_ = sentences(turn.answer)
+        place: dict[str, int] = {}  # each value's first place among the amounts
+        for i, c in enumerate(amounts):
+            place.setdefault(c.value, i)
+        totals = {c.start for c in amounts if labelled_total(turn.answer, c.start)}
         for _ in range(3):
             stated = [
-                Stated(c.number or 0.0, c.start, c.end, c.text, c.value in known, known.get(c.value, ()))
+                Stated(
+                    c.number or 0.0,
+                    c.start,
+                    c.end,
+                    c.text,
+                    c.value in known,
+                    known.get(c.value, ()),
+                    c.start in totals,
+                )
                 for c in amounts
             ]
             progress = False
             for candidate in pending:
                 if candidate.value in out:
                     continue
-                index = next(i for i, c in enumerate(amounts) if c.value == candidate.value)
+                index = place[candidate.value]
                 computed: Derivation | Computed | None = (
                     explain_amount(index, stated, turn.answer, sentences_, context)
                     or explain(

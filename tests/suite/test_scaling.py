@@ -105,14 +105,37 @@ def _answer_calls(answer: str) -> int:
     return sum(entry.callcount for entry in profile.getstats())
 
 
+# And answers that state different values without end, each one to weigh on its own.
+DISTINCT = {
+    "amounts": lambda i: f"${i}.{i % 100:02d} ",
+    "amounts in sentences": lambda i: f"The fee is ${i}.50 and the total is ${2 * i + 1}. ",
+    "counts": lambda i: f"I found {i} orders. ",
+}
+
+
+def _distinct(name: str, length: int) -> str:
+    parts: list[str] = []
+    while sum(map(len, parts)) < length:
+        parts.append(DISTINCT[name](len(parts)))
+    return "".join(parts)
+
+
 @pytest.mark.parametrize("phrase", REPEATED)
 def test_four_times_the_answer_costs_four_times_the_work(phrase: str) -> None:
     small, large = (
-        _answer_calls(phrase * (4000 // len(phrase))),
-        _answer_calls(phrase * (16000 // len(phrase))),
+        _answer_calls(phrase * (8000 // len(phrase))),
+        _answer_calls(phrase * (32000 // len(phrase))),
     )
     assert large / small < 4.4, (
-        f"{small} calls for 4,000 characters, {large} for 16,000 ({large / small:.1f}x)"
+        f"{small} calls for 8,000 characters, {large} for 32,000 ({large / small:.1f}x)"
+    )
+
+
+@pytest.mark.parametrize("name", DISTINCT)
+def test_four_times_as_many_values_cost_four_times_the_work(name: str) -> None:
+    small, large = _answer_calls(_distinct(name, 8000)), _answer_calls(_distinct(name, 32000))
+    assert large / small < 4.4, (
+        f"{small} calls for 8,000 characters, {large} for 32,000 ({large / small:.1f}x)"
     )
 
 
