@@ -17,7 +17,12 @@ The cases:
 - ``otlp-json``: the same as OTLP/JSON (``{}`` a span), gzipped;
 - ``otlp-attributes``: one span holding ``--spans`` empty attributes, protobuf, gzipped;
 - ``otlp-groups``: ``--spans`` empty scope groups of spans (no span at all), protobuf, gzipped;
-- ``bulk-jsonl``: ``--bulk-mb`` MB of ``{}`` lines to the bulk endpoint (JSON Lines).
+- ``bulk-jsonl``: ``--bulk-mb`` MB of ``{}`` lines to the bulk endpoint (JSON Lines);
+- ``check-saved`` and ``check-no-results``: ``POST /api/v1/check`` of one turn (a search and
+  its rows) whose answer repeats ``"I've saved "`` or ``"no results "`` to a quarter, a half
+  and the whole of ``RECEIPTS_MAX_ANSWER_BYTES`` (1x, 2x, 4x: the time should double with
+  each), then one byte over it (a 413). The inline check's time limit is lifted for them, so
+  the time shown is the checkers' own.
 """
 
 from __future__ import annotations
@@ -34,7 +39,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("otlp-protobuf", "otlp-json", "otlp-attributes", "otlp-groups", "bulk-jsonl")
+CASES = (
+    "otlp-protobuf",
+    "otlp-json",
+    "otlp-attributes",
+    "otlp-groups",
+    "bulk-jsonl",
+    "check-saved",
+    "check-no-results",
+)
+# The phrase each inline check case repeats.
+PHRASES = {"check-saved": "I've saved ", "check-no-results": "no results "}
 
 
 def varint(n: int) -> bytes:
@@ -83,6 +98,45 @@ def body_of(case: str, spans: int, bulk_mb: int) -> tuple[str, bytes, str, dict[
     raise SystemExit(f"no case {case!r}")
 
 
+def checked_turn(answer: str) -> dict[str, Any]:
+    """One turn: a search, its rows, and the answer."""
+    rows = [{"id": f"R-{i}", "title": f"row {i}"} for i in range(5)]
+    return {
+        "external_id": "long-answer",
+        "turns": [
+            {
+                "messages": [
+                    {"role": "user", "content": "Find the rows and save them."},
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "search_rows", "arguments": "{}"},
+                            }
+                        ],
+                    },
+                    {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"rows": rows})},
+                    {"role": "assistant", "content": answer},
+                ]
+            }
+        ],
+    }
+
+
+def check_bodies(case: str, limit: int) -> list[tuple[str, bytes]]:
+    """The inline check case's bodies: the answer at 1x, 2x and 4x, then over the limit."""
+    phrase = PHRASES[case]
+    sizes = [("1x", limit // 4), ("2x", limit // 2), ("4x", limit)]
+    bodies = [
+        (label, json.dumps(checked_turn(phrase * (size // len(phrase)))).encode()) for label, size in sizes
+    ]
+    over = phrase * (limit // len(phrase)) + "x" * (limit % len(phrase) + 1)
+    return bodies + [("over", json.dumps(checked_turn(over)).encode())]
+
+
 def vm(name: str) -> int:
     """A line of /proc/self/status in kB."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -108,15 +162,31 @@ def child(case: str, spans: int, bulk_mb: int) -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from checks.models import ApiKey, Conversation, Project
+    from checks.models import ApiKey, Project
 
     call_command("migrate", verbosity=0, interactive=False)
     project = Project.objects.create(name="Bench", slug="bench")
     _, secret = ApiKey.issue(project=project, name="bench")
-    path, body, content_type, headers = body_of(case, spans, bulk_mb)
     client = Client()
     # The first request imports the URLconf and every view: not what the body costs.
     client.get("/api/v1/stats", headers={"Authorization": f"Bearer {secret}"})
+    if case in PHRASES:
+        from django.conf import settings
+
+        settings.RECEIPTS_INLINE_CHECK_SECONDS = 0
+        for label, body in check_bodies(case, settings.RECEIPTS_MAX_ANSWER_BYTES):
+            post(client, secret, f"{case} {label}", "/api/v1/check", body, "application/json", {})
+        return
+    path, body, content_type, headers = body_of(case, spans, bulk_mb)
+    post(client, secret, case, path, body, content_type, headers)
+
+
+def post(
+    client: Any, secret: str, case: str, path: str, body: bytes, content_type: str, headers: dict[str, str]
+) -> None:
+    """POSTs one body and prints its answer, time and memory."""
+    from checks.models import Conversation
+
     Path("/proc/self/clear_refs").write_text("5")  # VmHWM starts again from VmRSS
     before = vm("VmRSS")
     started = time.perf_counter()
@@ -131,7 +201,7 @@ def child(case: str, spans: int, bulk_mb: int) -> None:
     except ValueError:
         said = f"{len(response.content)} bytes"
     print(
-        f"{case:16} body {len(body):>10,} B  {response.status_code}  {seconds:7.2f} s  "
+        f"{case:20} body {len(body):>10,} B  {response.status_code}  {seconds:7.2f} s  "
         f"peak RSS {peak / 1024:8.1f} MB (+{(peak - before) / 1024:.1f} MB)  "
         f"stored {Conversation.objects.count()}  {said}",
         flush=True,
