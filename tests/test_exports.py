@@ -184,6 +184,30 @@ def test_the_corrections_dataset_holds_approved_corrections_in_both_shapes(
     assert plain["finding"]["code"] == "count_misstatement"
 
 
+def test_the_corrections_dataset_leaves_out_a_correction_under_blind_review(
+    client: Any, project: Any, vic: Any, alice: Any, bob: Any, ingest: Any
+) -> None:
+    """A bulk decision undone after its author approved a correction leaves the finding open
+    with bob's verdict alone: the approved correction says bob confirmed, so no export shows it
+    to whom has not decided it."""
+    project.double_review = True
+    project.save()
+    ingest("05")
+    count = Finding.objects.get(code="count_misstatement")
+    review.record_decision(finding=count, reviewer=bob, verdict="correction")
+    done = review.bulk_decide(
+        findings=Finding.objects.filter(pk=count.pk), reviewer=alice, verdict="confirmed"
+    )
+    review.approve_correction(correction=Correction.objects.get(), approver=alice)
+    review.undo_batch(project=project, batch=done.batch, actor=alice, seconds=300)
+    assert Finding.objects.get(pk=count.pk).status == "open"
+    client.force_login(vic)
+    for kind in ("corrections-chat", "corrections-plain"):
+        assert _body(client.get(URL, {"kind": kind})) == "", kind
+    client.force_login(bob)
+    assert _body(client.get(URL, {"kind": "corrections-plain"})).count("\n") == 1
+
+
 def test_an_export_job_is_its_starters_alone(
     client: Any,
     alice: Any,

@@ -442,7 +442,12 @@ def plain_record(correction: Correction, calls: StoredCalls) -> dict[str, Any]:
 
 
 def dataset_lines(project: Project, selection: FindingFilter, shape: str, user: Any = None) -> Iterator[str]:
-    for batch in _batches(approved_corrections(project, selection, user)):
+    """The approved corrections ``user`` may see, one JSON line each. One under blind review
+    (a bulk decision undone after the approval leaves its finding so) is left out: it says
+    its author confirmed."""
+    for fetched in _batches(approved_corrections(project, selection, user)):
+        prefetch_related_objects(fetched, "finding__decisions")  # what blind_review reads
+        batch = [c for c in fetched if blind_review.may_see_correction(c, user, project)]
         calls = stored_calls([c.finding for c in batch]) if shape == "plain" else {}
         if shape == "chat":  # each example replays its turn: two queries a batch, not per line
             prefetch_related_objects(
