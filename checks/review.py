@@ -21,10 +21,11 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
-from . import audit, filters, models_daily, webhooks
+from . import audit, blind_review, filters, models_daily, webhooks
+from .blind_review import DECISION_UNDONE
 from .filters import FindingFilter
 from .models import (
     AuditEvent,
@@ -62,6 +63,19 @@ class FindingHeld(ReviewError):
 
 class NotAllowed(ReviewError):
     status_code = 403
+
+
+class Hidden(ReviewError):
+    """What blind double review hides from the one asking, refused as if it did not exist."""
+
+    status_code = 404
+
+
+# One refusal whether or not another reviewer's correction waits, so it tells of none.
+BLIND_PROPOSAL = (
+    "Under blind double review a correction is proposed as you decide: choose Needs correction, "
+    "then edit it once you have decided."
+)
 
 
 def holder(finding: Finding, *, now: datetime | None = None) -> Any:
@@ -212,44 +226,7 @@ def record_decision(
     return decision
 
 
-def votes_hidden_from(finding: Finding, user: Any, project: Project | None = None) -> bool:
-    """Under blind double review, nothing shows a reviewer another's decision on an open
-    finding until they have decided it themselves; that holds for the third reviewer who
-    settles a disagreement too. A settled finding's decisions are its record, shown to all.
-
-    Reads the finding's decisions, so callers showing many prefetch them; ``project``
-    saves a query when the caller has it."""
-    if not (project or finding.project).double_review or finding.status != FindingStatus.OPEN:
-        return False
-    return not any(d.reviewer_id == user.pk for d in finding.decisions.all())
-
-
-DECISION_VERBS = [f"finding.{verdict}" for verdict in Verdict.values]
-# An undone decision's event names the verdict it took back, so blind review hides it too.
-DECISION_UNDONE = "finding.decision_undone"
 ASSIGNMENT_UNDONE = "finding.assignment_undone"
-
-
-def hidden_events(project: Project, findings: Iterable[Finding], user: Any) -> Q:
-    """The audit events that would show ``user`` a decision still hidden from them: other
-    reviewers' verdicts on those findings, and the corrections others proposed on them (a
-    proposal says its author confirmed). Exclude these from any log a reviewer reads.
-
-    The findings' decisions and corrections should be prefetched."""
-    hidden = [f for f in findings if votes_hidden_from(f, user, project)]
-    nothing = Q(pk__in=[])
-    if not hidden:
-        return nothing
-    verdicts = Q(
-        object_type="finding",
-        object_id__in=[str(f.pk) for f in hidden],
-        verb__in=[*DECISION_VERBS, DECISION_UNDONE],
-    )
-    proposals = Q(
-        object_type="correction",
-        object_id__in=[str(c.pk) for f in hidden for c in f.corrections.all() if c.author_id != user.pk],
-    )
-    return (verdicts | proposals) & ~Q(actor_id=user.pk)
 
 
 @dataclass(frozen=True)
@@ -520,6 +497,9 @@ def propose_correction(*, finding: Finding, author: Any, text: str) -> Correctio
     """Starts the correction of a finding from the given text, or the suite's proposal."""
     locked = Finding.objects.select_for_update(of=("self",)).select_related("project").get(pk=finding.pk)
     _check_hold(locked, author)
+    # A proposal says its author confirmed, which blind review keeps from the other reviewer.
+    if blind_review.hidden_from(locked, author):
+        raise ReviewError(BLIND_PROPOSAL)
     if Correction.objects.filter(finding=locked, state=CorrectionState.PROPOSED).exists():
         raise ReviewError("This finding already has a correction waiting for approval; edit that one.")
     correction = Correction.objects.create(
@@ -543,6 +523,8 @@ def edit_correction(*, correction: Correction, editor: Any, text: str) -> Correc
     locked = (
         Correction.objects.select_for_update(of=("self",)).select_related("project").get(pk=correction.pk)
     )
+    if locked.author_id != editor.pk and blind_review.hidden_from(locked.finding, editor, locked.project):
+        raise ReviewError(BLIND_PROPOSAL)  # naming its author would tell of it
     if locked.state != CorrectionState.PROPOSED:
         raise ReviewError(f"This correction was {locked.state} and can no longer change; propose a new one.")
     if locked.author_id != editor.pk:
@@ -568,7 +550,8 @@ def edit_correction(*, correction: Correction, editor: Any, text: str) -> Correc
 
 @transaction.atomic
 def save_correction(*, finding: Finding, user: Any, text: str) -> Correction:
-    """Proposes a correction, or edits the one the user is waiting on."""
+    """Proposes a correction, or edits the one the user is waiting on. Under blind double
+    review a reviewer who has not decided the finding does neither (``BLIND_PROPOSAL``)."""
     waiting = Correction.objects.filter(finding=finding, state=CorrectionState.PROPOSED).first()
     if waiting is None:
         return propose_correction(finding=finding, author=user, text=text)
@@ -579,6 +562,8 @@ def _decide_correction(correction: Correction, approver: Any, state: str, note: 
     locked = (
         Correction.objects.select_for_update(of=("self",)).select_related("project").get(pk=correction.pk)
     )
+    if not blind_review.may_see_correction(locked, approver, locked.project):
+        raise Hidden("No such correction.")  # approving one unseen would be deciding blind
     if locked.state != CorrectionState.PROPOSED:
         raise ReviewError(f"This correction was already {locked.state}.")
     if locked.author_id == approver.pk:
@@ -694,19 +679,16 @@ def delete_view(*, view: SavedView, user: Any) -> None:
 
 @dataclass(frozen=True)
 class Disagreed:
-    """A finding whose first two reviewers disagreed, as kappa counts it, and where it stands."""
+    """A finding whose first two reviewers disagreed, as kappa counts it, and where it stands.
+
+    Two reviewers have decided it, so it is past blind review (``blind_review``): its
+    verdicts are every member's to read, the third reviewer's who settles it first of all."""
 
     finding: Finding
     first: tuple[str, str]  # (reviewer's name, latest verdict)
     second: tuple[str, str]
-    voters: list[int]  # who decided it: under blind review they alone see the verdicts
     disputed: bool  # still split evenly: waits for a third reviewer
     settled_by: list[tuple[str, str]]  # the reviewers after the first two, and their verdicts
-
-    @property
-    def blind(self) -> bool:
-        """Whether the verdicts are hidden from those who have not decided it."""
-        return self.finding.project.double_review and self.finding.status == FindingStatus.OPEN
 
 
 @dataclass(frozen=True)
@@ -766,7 +748,6 @@ def agreement(project: Project) -> Agreement:
             finding=findings[f],
             first=(names[order[f][0]], votes[f][order[f][0]]),
             second=(names[order[f][1]], votes[f][order[f][1]]),
-            voters=order[f],
             disputed=bool(disputants(votes[f])),
             settled_by=[(names[r], votes[f][r]) for r in order[f][2:]],
         )

@@ -129,8 +129,9 @@ def test_the_agreement_page_lists_each_disagreement_and_how_it_stands(
     html = response.content.decode()
     row = html[html.index(f'data-disagreed="{waiting.pk}"') :]
     row = row[: row.index("</tr>")]
-    # carol has not decided the waiting one: she sees who disagreed, not how.
-    assert "alice and bob" in row and "verdicts hidden until you decide" in row and "confirmed" not in row
+    # carol has not decided the waiting one, but a dispute is past blind review: she, who
+    # may settle it, sees how the two decided.
+    assert "alice: confirmed · bob: dismissed" in row
     assert "waits for a third reviewer" in row
     settled_row = html[html.index(f'data-disagreed="{settled.pk}"') :]
     settled_row = settled_row[: settled_row.index("</tr>")]

@@ -176,18 +176,19 @@ def test_a_member_signed_in_names_the_project(client: Any, bob: Any, olga: Any, 
     _refusal(client.get(JSONL, {"project": "acme"}), 404)
 
 
-def test_under_blind_review_a_key_sees_no_verdict_on_an_open_finding(
+def test_under_blind_review_a_key_sees_no_verdict_nor_correction_on_an_open_finding(
     client: Any, project: Any, reader: str, ingest: Any, bob: Any
 ) -> None:
     project.double_review = True
     project.save(update_fields=["double_review"])
     ingest("05")
     finding = Finding.objects.get(code="count_misstatement")
-    review.record_decision(finding=finding, reviewer=bob, verdict="dismissed", reason="secret reason")
+    review.record_decision(finding=finding, reviewer=bob, verdict="correction", reason="secret reason")
     assert Finding.objects.get(pk=finding.pk).status == "open"  # one of two reviews
     body = _body(client.get(JSONL, headers=bearer(reader)))
     record = next(json.loads(line) for line in body.splitlines() if json.loads(line)["id"] == finding.pk)
-    assert record["decisions"] == [] and "secret reason" not in body
+    # bob's proposed correction says he confirmed: hidden with his verdict.
+    assert (record["decisions"], record["corrections"]) == ([], []) and "secret reason" not in body
 
 
 def test_what_the_client_accepts_does_not_change_the_answer(client: Any, reader: str, checked: Any) -> None:

@@ -147,7 +147,9 @@ def test_an_export_download_is_audited(client: Any, vic: Any, project: Any) -> N
 def test_a_background_exports_download_is_audited(
     client: Any, vic: Any, project: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    job = ExportJob.objects.create(project=project, kind="csv", status="done", filename="acme.csv")
+    job = ExportJob.objects.create(
+        project=project, requested_by=vic, kind="csv", status="done", filename="acme.csv"
+    )
     made = tmp_path / "acme.csv"
     made.write_text("finding_id\n")
     monkeypatch.setattr(jobs, "job_file", lambda j: made if j.pk == job.pk else None)

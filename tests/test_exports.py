@@ -184,6 +184,58 @@ def test_the_corrections_dataset_holds_approved_corrections_in_both_shapes(
     assert plain["finding"]["code"] == "count_misstatement"
 
 
+def test_the_corrections_dataset_leaves_out_a_correction_under_blind_review(
+    client: Any, project: Any, vic: Any, alice: Any, bob: Any, ingest: Any
+) -> None:
+    """A bulk decision undone after its author approved a correction leaves the finding open
+    with bob's verdict alone: the approved correction says bob confirmed, so no export shows it
+    to whom has not decided it."""
+    project.double_review = True
+    project.save()
+    ingest("05")
+    count = Finding.objects.get(code="count_misstatement")
+    review.record_decision(finding=count, reviewer=bob, verdict="correction")
+    done = review.bulk_decide(
+        findings=Finding.objects.filter(pk=count.pk), reviewer=alice, verdict="confirmed"
+    )
+    review.approve_correction(correction=Correction.objects.get(), approver=alice)
+    review.undo_batch(project=project, batch=done.batch, actor=alice, seconds=300)
+    assert Finding.objects.get(pk=count.pk).status == "open"
+    client.force_login(vic)
+    for kind in ("corrections-chat", "corrections-plain"):
+        assert _body(client.get(URL, {"kind": kind})) == "", kind
+    client.force_login(bob)
+    assert _body(client.get(URL, {"kind": "corrections-plain"})).count("\n") == 1
+
+
+def test_an_export_job_is_its_starters_alone(
+    client: Any,
+    alice: Any,
+    bob: Any,
+    vic: Any,
+    reviewed: dict[str, Any],
+    settings: Any,
+    tmp_path: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """A job's file holds what its starter may see (under blind review, their own verdicts), so
+    nobody else lists it, follows its progress or downloads it: not an admin, not a viewer."""
+    settings.RECEIPTS_EXPORT_INLINE_MAX = 1
+    settings.VAR_DIR = tmp_path
+    client.force_login(bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/p/acme/exports/jobs", {"kind": "jsonl"})
+    job = ExportJob.objects.get()
+    assert client.get(f"/p/acme/exports/jobs/{job.pk}/file").status_code == 200
+    assert [j.pk for j in client.get("/p/acme/exports").context["jobs"]] == [job.pk]
+    for other in (alice, vic):
+        client.force_login(other)
+        assert client.get(f"/p/acme/exports/jobs/{job.pk}/file").status_code == 404
+        assert client.get(f"/p/acme/exports/jobs/{job.pk}").status_code == 404
+        page = client.get("/p/acme/exports")
+        assert list(page.context["jobs"]) == [] and job.filename not in page.content.decode()
+
+
 def test_a_large_export_runs_in_the_background_with_progress_and_a_download(
     client: Any,
     vic: Any,
@@ -219,7 +271,9 @@ def test_a_large_export_runs_in_the_background_with_progress_and_a_download(
 
 
 def test_a_running_job_keeps_polling(client: Any, vic: Any, project: Any) -> None:
-    job = ExportJob.objects.create(project=project, kind="csv", status="running", progress=5, total=20)
+    job = ExportJob.objects.create(
+        project=project, requested_by=vic, kind="csv", status="running", progress=5, total=20
+    )
     client.force_login(vic)
     polled = client.get(f"/p/acme/exports/jobs/{job.pk}", headers={"HX-Request": "true"})
     assert polled.status_code == 200 and b'value="25"' in polled.content and b"every 1s" in polled.content

@@ -124,8 +124,10 @@ def _project(request: Request) -> Project | Response:
 
 
 def _reader(request: Request) -> Any:
-    """Whose reading decides what an export shows: the signed-in member, or for a key nobody,
-    so that under blind double review a key sees no reviewer's verdict on an open finding."""
+    """Whose reading decides what an export shows: the signed-in member, who sees what their
+    pages show; for a key nobody. A key is no reviewer and never decides, so on a finding
+    under blind double review (``blind_review``) it sees no reviewer's verdict, reason or
+    proposed correction until two reviewers have decided it."""
     return AnonymousUser() if isinstance(request.auth, ApiKey) else request.user
 
 
@@ -183,7 +185,10 @@ def _findings(request: Request, kind: str) -> HttpResponse | StreamingHttpRespon
 FINDINGS_DESCRIPTION = (
     "The project's current findings that the filters select, with their decisions and "
     "corrections, streamed. The filters are the queue's, under the same names; a value that "
-    "cannot be read is a 400 naming the parameter."
+    "cannot be read is a 400 naming the parameter. Under blind double review, a key sees no "
+    "reviewer's verdict, reason or proposed correction on an open finding fewer than two "
+    "reviewers have decided (a key is no reviewer); a signed-in member sees what the pages "
+    "show them."
 )
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from django.db.models import Model, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
-from .. import review
+from .. import blind_review
 from ..evidence_calls import StoredCalls, evidence_call, stored_calls
 from ..filters import ALL, FindingFilter
 from ..models import (
@@ -96,14 +96,12 @@ def _evidence(finding: Finding, calls: StoredCalls) -> list[dict[str, Any]]:
 def finding_record(
     finding: Finding, calls: StoredCalls, project: Project, base_url: str = "", user: Any = None
 ) -> dict[str, Any]:
-    """A finding with where it stands, what it rests on, and what reviewers did about it.
-
-    Under blind double review a reviewer's export holds only their own decision on a finding
-    until two have decided it, as the turn page does."""
+    """A finding with where it stands, what it rests on, and what reviewers did about it, as
+    ``user`` may see it (``blind_review``): under blind double review no other reviewer's
+    verdict, reason or correction until they have decided it, as on the turn page; for
+    nobody (an API key), none at all while the finding is blind."""
     convo, turn = finding.conversation, finding.turn
-    decisions = list(finding.decisions.all())
-    if user is not None and review.votes_hidden_from(finding, user, project):
-        decisions = [d for d in decisions if d.reviewer_id == user.pk]
+    seen = blind_review.seen_by(finding, user, project)
     claim = None
     if finding.claim_text or finding.claim_start is not None:
         claim = {"text": finding.claim_text, "start": finding.claim_start, "end": finding.claim_end}
@@ -144,7 +142,7 @@ def finding_record(
                 "reason": d.reason,
                 "at": _iso(d.created_at),
             }
-            for d in decisions
+            for d in seen.decisions
         ],
         "corrections": [
             {
@@ -156,7 +154,7 @@ def finding_record(
                 "created_at": _iso(c.created_at),
                 "decided_at": _iso(c.decided_at),
             }
-            for c in finding.corrections.all()
+            for c in seen.corrections
         ],
     }
 
@@ -444,7 +442,12 @@ def plain_record(correction: Correction, calls: StoredCalls) -> dict[str, Any]:
 
 
 def dataset_lines(project: Project, selection: FindingFilter, shape: str, user: Any = None) -> Iterator[str]:
-    for batch in _batches(approved_corrections(project, selection, user)):
+    """The approved corrections ``user`` may see, one JSON line each. One under blind review
+    (a bulk decision undone after the approval leaves its finding so) is left out: it says
+    its author confirmed."""
+    for fetched in _batches(approved_corrections(project, selection, user)):
+        prefetch_related_objects(fetched, "finding__decisions")  # what blind_review reads
+        batch = [c for c in fetched if blind_review.may_see_correction(c, user, project)]
         calls = stored_calls([c.finding for c in batch]) if shape == "plain" else {}
         if shape == "chat":  # each example replays its turn: two queries a batch, not per line
             prefetch_related_objects(

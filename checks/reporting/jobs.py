@@ -1,7 +1,8 @@
 """Export jobs: an export too large to stream on a page is written to a file by a worker.
 
 A job records who asked for which export with which filters; the task at the end of this
-module writes the file under ``var/exports`` and the exports page offers it once done.
+module writes the file under ``var/exports`` and the exports page offers it, once done, to
+whoever asked for it and nobody else (``jobs_of``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from ..filters import FindingFilter
@@ -34,6 +36,17 @@ def exports_dir() -> Path:
     path = Path(settings.VAR_DIR) / "exports"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def jobs_of(project: Project, user: Any) -> QuerySet[ExportJob]:
+    """The export jobs ``user`` started in the project, newest first.
+
+    A job belongs to its starter alone: its file holds what they may see (under blind double
+    review, their own verdicts and corrections on a finding and no other reviewer's), so no
+    other member, admin or viewer, lists it, follows its progress or downloads it."""
+    if getattr(user, "pk", None) is None:
+        return ExportJob.objects.none()
+    return ExportJob.objects.filter(project=project, requested_by=user)
 
 
 def start_job(*, project: Project, user: Any, kind: str, filters: dict[str, Any]) -> ExportJob:

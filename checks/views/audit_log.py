@@ -16,7 +16,7 @@ from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import render
 
-from .. import audit, review
+from .. import audit, blind_review
 from ..filters import is_row_id
 from ..models import AuditEvent, Correction, Decision, Finding, Project
 from . import history
@@ -124,7 +124,7 @@ def head_state(project: Project) -> dict[str, Any]:
 
 def _visible(project: Project, events: list[AuditEvent], user: Any) -> list[AuditEvent]:
     """The events less those blind double review still hides from ``user``: the same rule as
-    a turn's log and an object's history (review.hidden_events)."""
+    a turn's log and an object's history (blind_review.hidden_events)."""
     if not project.double_review:
         return events
     finding_ids = {int(e.object_id) for e in events if e.object_type == "finding" and is_row_id(e.object_id)}
@@ -139,7 +139,7 @@ def _visible(project: Project, events: list[AuditEvent], user: Any) -> list[Audi
     )
     hidden = set(
         AuditEvent.objects.filter(pk__in=[e.pk for e in events])
-        .filter(review.hidden_events(project, findings, user))
+        .filter(blind_review.hidden_events(project, findings, user))
         .values_list("pk", flat=True)
     )
     return [e for e in events if e.pk not in hidden]

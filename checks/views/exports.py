@@ -1,5 +1,6 @@
 """Exports of a project's findings and corrections: streamed when small, made in the
-background with a progress bar when large. Any member may export what they may read."""
+background with a progress bar when large. Any member may export what they may read; a
+background export is its starter's alone, as its file holds what they may read."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _page(
         "project": project,
         "membership": membership,
         "formats": exports.FORMATS.values(),
-        "jobs": ExportJob.objects.filter(project=project).select_related("requested_by")[:20],
+        "jobs": jobs.jobs_of(project, request.user)[:20],
         "limit": jobs.inline_limit(),
         "error": "",
         "large": None,
@@ -130,7 +131,7 @@ def start_export(request: HttpRequest, slug: str) -> HttpResponse:
 def export_job(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     """A background export's progress; polled by htmx until it is finished (286 stops it)."""
     project, membership = project_for(request, slug)
-    job = get_object_or_404(ExportJob.objects.filter(project=project), pk=pk)
+    job = get_object_or_404(jobs.jobs_of(project, request.user), pk=pk)
     context = {"project": project, "membership": membership, "job": job, "percent": _percent(job)}
     if request.htmx:
         response = render(request, "checks/export_job.html#progress", context)
@@ -149,7 +150,7 @@ def _percent(job: ExportJob) -> int:
 @login_required
 def export_job_file(request: HttpRequest, slug: str, pk: int) -> FileResponse:
     project, _ = project_for(request, slug)
-    job = get_object_or_404(ExportJob.objects.filter(project=project), pk=pk)
+    job = get_object_or_404(jobs.jobs_of(project, request.user), pk=pk)
     path = jobs.job_file(job)
     if path is None:
         raise Http404("This export is not ready, or its file is gone.")

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import administration, audit, review
+from .. import administration, audit, blind_review, review
 from ..filters import is_row_id
 from ..models import ApiKey, AuditEvent, Comment, Correction, Finding, Membership, Project, SavedView
 from .access import project_for, require_admin
@@ -42,7 +42,7 @@ def history(request: HttpRequest, slug: str, kind: str, object_id: str) -> HttpR
     owner = _finding_of_correction(project, object_id) if kind == "correction" else finding
     if owner is not None:
         findings = Finding.objects.filter(pk=owner.pk).prefetch_related("decisions", "corrections")
-        logged = logged.exclude(review.hidden_events(project, findings, request.user))
+        logged = logged.exclude(blind_review.hidden_events(project, findings, request.user))
     events = list(logged.order_by("id").select_related("actor"))
     if not events and finding is None and not _exists(project, kind, object_id):
         raise Http404("Nothing in the audit log for this object.")

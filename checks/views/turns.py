@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import review, suite
+from .. import blind_review, review, suite
 from ..evidence_calls import call_for, grouped
 from ..models import (
     AuditEvent,
@@ -148,7 +148,7 @@ def _audit_events(project: Project, findings: list[Finding], user: Any) -> Any:
             | Q(object_type="correction", object_id__in=corrections)
             | Q(object_type="comment", object_id__in=comments)
         )
-        .exclude(review.hidden_events(project, findings, user))
+        .exclude(blind_review.hidden_events(project, findings, user))
         .select_related("actor")[:50]
     )
 
@@ -265,9 +265,8 @@ def _card(
                 "tree": evidence_tree(finding.project.slug, call, item, f"finding-{finding.pk}"),
             }
         )
-    decisions = list(finding.decisions.all())
-    blind = review.votes_hidden_from(finding, user)
-    corrections = list(finding.corrections.all())
+    seen = blind_review.seen_by(finding, user, finding.project)
+    corrections = seen.corrections
     waiting = next((c for c in corrections if c.state == CorrectionState.PROPOSED), None)
     shown = waiting or (corrections[0] if corrections else None)
     draft = shown.text if shown else finding.correction
@@ -276,15 +275,16 @@ def _card(
         "finding": finding,
         "evidence": evidence,
         "derivation": (finding.details or {}).get("derivation"),
-        "decisions": [d for d in decisions if d.reviewer_id == user.pk] if blind else decisions,
-        "hidden_decisions": sum(d.reviewer_id != user.pk for d in decisions) if blind else 0,
-        "blind": blind,
+        "decisions": seen.decisions,
+        "hidden_decisions": seen.hidden,
+        "blind": seen.blind,
         "corrections": corrections,
         "correction": shown,
         "waiting": waiting,
         "draft": draft,
         "diff": review.diff(finding.turn.answer, draft) if draft else [],
-        "may_edit": membership.can_review and (waiting is None or waiting.author_id == user.pk),
+        # Under blind review a correction is proposed by deciding (review.BLIND_PROPOSAL).
+        "may_edit": membership.can_review and (waiting.author_id == user.pk if waiting else not seen.blind),
         "may_approve": membership.can_review and waiting is not None and waiting.author_id != user.pk,
         "is_author": waiting is not None and waiting.author_id == user.pk,
         "comments": list(finding.comments.all()),

@@ -155,8 +155,9 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "exports": {"GET": page()},
     "export-file": {"GET": page()},
     "export-start": {"POST": page()},
-    "export-job": {"GET": page()},
-    "export-job-file": {"GET": page()},
+    # A background export is its starter's alone (alice's here): other members get a 404.
+    "export-job": {"GET": only(page(), viewer=DENIED_404, reviewer=DENIED_404)},
+    "export-job-file": {"GET": only(page(), viewer=DENIED_404, reviewer=DENIED_404)},
     "webhooks": {"GET": page(), "POST": page("admin")},
     "webhook-toggle": {"POST": page("admin")},
     "webhook-redeliver": {"POST": page("admin")},
