@@ -17,9 +17,15 @@ README:
   judge's scope (and not marked unsure) that some flag matches, over all such errors. A
   conversation the suite refuses misses all its errors and counts in no other figure.
 
-    .venv/bin/python bench/real_traffic.py                 # ../shared/corpora/airline-dev
-    .venv/bin/python bench/real_traffic.py -v              # and every false flag and missed error
-    .venv/bin/python bench/real_traffic.py --corpus DIR --json
+Each corpus is split by task into a development part, whose flags and misses are read while
+working, and a validation part, which is only counted: a rule that lifts the development
+part and not the validation part fits one agent's phrasing. The split is fixed: a
+conversation's task is the first number in its ``external_id`` (``tau-airline-10-3-160`` is
+task 10, ``grok-retail-7-0`` task 7); even tasks develop, odd tasks validate.
+
+    .venv/bin/python bench/real_traffic.py             # both shared corpora, both parts
+    .venv/bin/python bench/real_traffic.py -v          # and the development parts' false flags and misses
+    .venv/bin/python bench/real_traffic.py --corpus DIR [--corpus DIR] --json
 """
 
 from __future__ import annotations
@@ -38,7 +44,10 @@ sys.path.insert(0, str(ROOT))
 
 from checks.suite import InvalidConversation, run_suite  # noqa: E402
 
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "airline-dev"
+SHARED = ROOT.parent / "shared" / "corpora"
+DEFAULT_CORPORA = [SHARED / "airline-dev", SHARED / "retail-dev"]
+PARTS = ("development", "validation")
+_TASK = re.compile(r"\d+")
 _DROPPED = str.maketrans("", "", "$,\"'`*\u2018\u2019\u201c\u201d")
 _SPLIT = re.compile(r"[\s()\[\]{}]+")
 
@@ -132,6 +141,19 @@ def load(corpus: Path) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, A
     return conversations, errors
 
 
+def part_of(external_id: str) -> str:
+    """The part a conversation belongs to, by its task (the module's docstring)."""
+    task = _TASK.search(external_id)
+    return "validation" if task and int(task.group()) % 2 else "development"
+
+
+def split(conversations: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    parts: dict[str, list[dict[str, Any]]] = {part: [] for part in PARTS}
+    for conversation in conversations:
+        parts[part_of(conversation["external_id"])].append(conversation)
+    return parts
+
+
 def counts_for_recall(error: dict[str, Any]) -> bool:
     return error["checker_scope"] != "judge" and not error.get("unsure")
 
@@ -186,6 +208,18 @@ def _percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
+def counts(result: Score) -> str:
+    """One part's figures by counts: right flags of flags, false-flag turns, errors caught."""
+    figures = result.as_dict()
+    return (
+        f"{figures['matched_flags']} right of {figures['flags']} flags "
+        f"({figures['flags'] - figures['matched_flags']} false, on {figures['false_flag_turns']} of "
+        f"{figures['checked_turns']} turns); {figures['errors_caught']} of {figures['errors_in_scope']} "
+        f"errors caught; {figures['conversations']} conversations"
+        + (f", {figures['refused']} refused" if figures["refused"] else "")
+    )
+
+
 def report(result: Score, corpus: Path, verbose: bool) -> str:
     figures = result.as_dict()
     lines = [
@@ -228,16 +262,33 @@ def report(result: Score, corpus: Path, verbose: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder with the two JSONL files")
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every false flag and missed error")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        action="append",
+        help="a folder with the two JSONL files (repeatable; default: both shared corpora)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="list the development parts' false flags and misses"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
-    conversations, errors = load(args.corpus)
-    result = score(conversations, errors)
+    out: dict[str, dict[str, Any]] = {}
+    text: list[str] = []
+    for corpus in args.corpus or DEFAULT_CORPORA:
+        conversations, errors = load(corpus)
+        results = {part: score(chosen, errors) for part, chosen in split(conversations).items()}
+        out[corpus.name] = {part: result.as_dict() for part, result in results.items()}
+        text.append(f"{corpus.name}:")
+        text.extend(f"  {part:<12} {counts(result)}" for part, result in results.items())
+        if args.verbose:
+            text.append("")
+            text.append(report(results["development"], corpus, verbose=True))
+            text.append("")
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2))
+        print(json.dumps(out, indent=2))
     else:
-        print(report(result, args.corpus, args.verbose))
+        print("\n".join(text))
         print(f"\n(.venv/bin/python bench/real_traffic.py{' -v' if args.verbose else ''})")
     return 0
 
