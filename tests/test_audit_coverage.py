@@ -3,6 +3,7 @@ exports and report downloads, webhook redeliveries, and signing in and out."""
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,65 @@ def test_a_sign_in_to_the_admin_is_audited(client: Any, db: Any) -> None:
     assert client.post("/admin/login/", {"username": "root", "password": "password"}).status_code == 302
     event = SiteEvent.objects.get()
     assert (event.verb, event.after["path"]) == ("user.signed_in", "/admin/login/")
+
+
+# --- management commands --------------------------------------------------------------------
+
+
+def _site_and_project_events(project: Any) -> tuple[int, int]:
+    return SiteEvent.objects.count(), AuditEvent.objects.filter(project=project).count()
+
+
+def test_load_demo_making_someone_admin_of_an_existing_project_is_audited_once(
+    project: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    zoe = get_user_model().objects.create_user("zoe", password="password")
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", "--project", project.name, "--username", "zoe", stdout=StringIO())
+    membership = Membership.objects.get(project=project, user=zoe)
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.object_id, event.after) == (
+        "member.added",
+        str(membership.pk),
+        {"user": "zoe", "role": "admin"},
+    )
+    assert event.actor_name.startswith("manage.py load_demo (")
+    assert not SiteEvent.objects.exists()  # neither the project nor the account was made
+
+    # `make run` runs it every time: nothing changed, nothing written.
+    before = _site_and_project_events(project)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", "--project", project.name, "--username", "zoe", stdout=StringIO())
+    assert _site_and_project_events(project) == before
+    assert audit.verify(project).ok and audit.verify(None).ok
+
+
+def test_load_demo_audits_the_project_and_account_it_makes_and_nothing_the_second_time(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=StringIO())
+    demo = Membership.objects.select_related("project", "user").get()
+    assert (demo.project.name, demo.user.username, demo.role) == ("demo", "reviewer", "admin")
+    assert _verbs() == ["project.created", "user.created"]
+    assert _verbs(demo.project) == ["member.added"]
+    assert "receipts-demo" not in json.dumps(list(SiteEvent.objects.values("after")))
+    before = _site_and_project_events(demo.project)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=StringIO())
+    assert _site_and_project_events(demo.project) == before
+
+
+def test_load_demo_leaves_an_existing_members_role_and_the_log_alone(project: Any, vic: Any) -> None:
+    call_command("load_demo", "--project", project.name, "--username", vic.username, stdout=StringIO())
+    assert Membership.objects.get(project=project, user=vic).role == "viewer"
+    assert not AuditEvent.objects.filter(project=project).exists()
+
+
+def test_a_project_the_ingest_command_makes_is_audited(tmp_path: Path, db: Any) -> None:
+    conversation = {"external_id": "c1", "turns": [{"messages": [{"role": "user", "content": "hi"}]}]}
+    (tmp_path / "c1.json").write_text(json.dumps(conversation))
+    call_command("ingest", "--project", "Fresh", str(tmp_path), stdout=StringIO(), stderr=StringIO())
+    event = SiteEvent.objects.get()
+    assert (event.verb, event.after) == ("project.created", {"name": "Fresh", "slug": "fresh"})
+    assert event.actor_name.startswith("manage.py ingest (")
