@@ -20,7 +20,7 @@ from django.db import models, transaction
 from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 
-from . import audit
+from . import audit, superusers
 from .models import ApiKey, AuditEvent, Membership, Project, SiteEvent
 
 
@@ -194,6 +194,11 @@ admin.site.unregister(Group)
 
 @admin.register(User)
 class AuditedUserAdmin(AuditedAdmin, UserAdmin):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        # Audited here, with who is signed in, so not again as a superuser made elsewhere.
+        with superusers.audited_by_caller():
+            super().save_model(request, obj, form, change)
+
     def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
         with transaction.atomic():
             user = self.get_object(request, unquote(id))

@@ -30,6 +30,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
             "checks.models",
             "checks.models_daily",
             "checks.audit",
+            "checks.superusers",
             "checks.filters",
             "checks.search",
             "checks.facets",
