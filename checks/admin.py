@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
@@ -20,7 +20,7 @@ from django.db import models, transaction
 from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 
-from . import audit, superusers
+from . import administration, audit, superusers
 from .models import ApiKey, AuditEvent, Membership, Project, SiteEvent
 
 
@@ -99,6 +99,12 @@ def _members(project: Project) -> dict[int, Membership]:
     return {m.pk: m for m in Membership.objects.filter(project=project).select_related("user")}
 
 
+JUDGE_KEY_CLEARED = (
+    "The judge URL changed, so the project's judge key was cleared: it was entered for the judge "
+    "before. Enter the key for the new judge on the project's Settings page."
+)
+
+
 @admin.register(Project)
 class ProjectAdmin(AuditedAdmin):
     list_display = ["name", "slug", "created_at"]
@@ -109,6 +115,16 @@ class ProjectAdmin(AuditedAdmin):
 
     def audit_chain(self, obj: Any, *, adding: bool = False, deleting: bool = False) -> Project | None:
         return None if adding or deleting else obj
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        """Saved and audited as any object here; then, as the settings page does, a judge URL
+        changed clears the judge key entered for the old one."""
+        stored = Project.objects.filter(pk=obj.pk).values_list("options", flat=True).first()
+        super().save_model(request, obj, form, change)
+        if not change:
+            return  # a project made here has no key yet
+        if administration.forget_judge_key_if_moved(project=obj, actor=request.user, before=stored):
+            self.message_user(request, JUDGE_KEY_CLEARED, messages.WARNING)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         """Members added, changed or removed in the inline, each as the members page writes it."""

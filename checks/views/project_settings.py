@@ -24,6 +24,12 @@ EXAMPLE = {
 }
 
 
+JUDGE_KEY_CLEARED = (
+    "The judge URL changed, so the project's judge key was cleared: it was entered for the judge "
+    "before. Enter the key for the new judge under Judge key."
+)
+
+
 @login_required
 def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = project_for(request, slug)
@@ -37,7 +43,7 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
         text = request.POST.get("options", "")
         try:
             options: Any = json_input.loads(text or "{}", max_depth=settings.RECEIPTS_JSON_MAX_DEPTH)
-            administration.update_project_options(project=project, user=request.user, options=options)
+            saved = administration.update_project_options(project=project, user=request.user, options=options)
         except json.JSONDecodeError as exc:
             error, status = (
                 f"options: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
@@ -53,6 +59,8 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.success(request, f"Options saved; {count} conversations queued for a new check.")
             else:
                 messages.success(request, "Options saved; they apply to the next check of each conversation.")
+            if saved.judge_key_cleared:
+                messages.warning(request, JUDGE_KEY_CLEARED)
             return redirect("project-settings", project.slug)
     context = {
         "project": project,
