@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_user_model
@@ -99,6 +100,44 @@ def _members(project: Project) -> dict[int, Membership]:
     return {m.pk: m for m in Membership.objects.filter(project=project).select_related("user")}
 
 
+class OptionsField(forms.JSONField):
+    """A project's checker options, read and checked as its settings page reads and checks
+    them (``administration``): no option the suite refuses, no judge URL this site may not
+    call, and JSON that cannot cost more to read than its size."""
+
+    def to_python(self, value: Any) -> Any:
+        if self.disabled or not isinstance(value, str):
+            return super().to_python(value)
+        try:
+            return administration.options_from_text(value)
+        except administration.InvalidOptions as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from exc
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        # What the form shows back when refused, read as safely as when cleaned.
+        if self.disabled or not isinstance(data, str):
+            return super().bound_data(data, initial)
+        try:
+            return administration.options_from_text(data)
+        except administration.InvalidOptions:
+            return forms.fields.InvalidJSONInput(data)
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        try:
+            administration.validate_options(value)
+        except administration.InvalidOptions as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from exc
+
+
+class ProjectForm(forms.ModelForm):
+    options = OptionsField(required=False, help_text=Project._meta.get_field("options").help_text)
+
+    class Meta:
+        model = Project
+        fields = ["name", "slug", "options", "double_review"]
+
+
 JUDGE_KEY_CLEARED = (
     "The judge URL changed, so the project's judge key was cleared: it was entered for the judge "
     "before. Enter the key for the new judge on the project's Settings page."
@@ -107,6 +146,7 @@ JUDGE_KEY_CLEARED = (
 
 @admin.register(Project)
 class ProjectAdmin(AuditedAdmin):
+    form = ProjectForm
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -115,6 +155,20 @@ class ProjectAdmin(AuditedAdmin):
 
     def audit_chain(self, obj: Any, *, adding: bool = False, deleting: bool = False) -> Project | None:
         return None if adding or deleting else obj
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: Any = None,
+    ) -> HttpResponse:
+        response = super().changeform_view(request, object_id, form_url, extra_context)
+        # Refused options answer 400, as on the settings page, not the admin's usual 200.
+        context = getattr(response, "context_data", None) or {}
+        if request.method == "POST" and context.get("errors"):
+            response.status_code = 400
+        return response
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         """Saved and audited as any object here; then, as the settings page does, a judge URL

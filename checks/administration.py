@@ -8,16 +8,19 @@ log, whether a page, the API or a command asked for it. Refusals raise ``AdminEr
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from . import audit, suite, webhooks
+from .ingest import json_input
 from .models import ApiKey, Finding, FindingStatus, Membership, Project, Role, Scope, Webhook
 from .suite import judge, outbound
 
@@ -28,6 +31,19 @@ class AdminError(ValueError):
 
 class InvalidOptions(ValueError):
     """Checker options the suite refuses; the message names the option and the fix."""
+
+
+def options_from_text(text: str) -> Any:
+    """The JSON an admin typed as a project's options (empty for none), or InvalidOptions
+    saying what keeps it from being read."""
+    try:
+        return json_input.loads(text.strip() or "{}", max_depth=settings.RECEIPTS_JSON_MAX_DEPTH)
+    except json.JSONDecodeError as exc:
+        raise InvalidOptions(
+            f"options: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from exc
+    except json_input.JsonRefused as exc:  # a number too long, nesting too deep
+        raise InvalidOptions(f"options: not JSON this server reads ({exc.message})") from exc
 
 
 def validate_options(options: Any) -> None:
