@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
@@ -20,7 +21,7 @@ from django.db import models, transaction
 from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 
-from . import audit
+from . import administration, audit, superusers
 from .models import ApiKey, AuditEvent, Membership, Project, SiteEvent
 
 
@@ -99,8 +100,53 @@ def _members(project: Project) -> dict[int, Membership]:
     return {m.pk: m for m in Membership.objects.filter(project=project).select_related("user")}
 
 
+class OptionsField(forms.JSONField):
+    """A project's checker options, read and checked as its settings page reads and checks
+    them (``administration``): no option the suite refuses, no judge URL this site may not
+    call, and JSON that cannot cost more to read than its size."""
+
+    def to_python(self, value: Any) -> Any:
+        if self.disabled or not isinstance(value, str):
+            return super().to_python(value)
+        try:
+            return administration.options_from_text(value)
+        except administration.InvalidOptions as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from exc
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        # What the form shows back when refused, read as safely as when cleaned.
+        if self.disabled or not isinstance(data, str):
+            return super().bound_data(data, initial)
+        try:
+            return administration.options_from_text(data)
+        except administration.InvalidOptions:
+            return forms.fields.InvalidJSONInput(data)
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        try:
+            administration.validate_options(value)
+        except administration.InvalidOptions as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from exc
+
+
+class ProjectForm(forms.ModelForm):
+    options = OptionsField(required=False, help_text=Project._meta.get_field("options").help_text)
+
+    class Meta:
+        model = Project
+        fields = ["name", "slug", "options", "double_review"]
+
+
+JUDGE_KEY_CLEARED = (
+    "The judge URL changed, so the project's judge key was cleared: it was entered for the judge "
+    "before. Enter the key for the new judge on the project's Settings page."
+)
+
+
 @admin.register(Project)
 class ProjectAdmin(AuditedAdmin):
+    form = ProjectForm
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -109,6 +155,30 @@ class ProjectAdmin(AuditedAdmin):
 
     def audit_chain(self, obj: Any, *, adding: bool = False, deleting: bool = False) -> Project | None:
         return None if adding or deleting else obj
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: Any = None,
+    ) -> HttpResponse:
+        response = super().changeform_view(request, object_id, form_url, extra_context)
+        # Refused options answer 400, as on the settings page, not the admin's usual 200.
+        context = getattr(response, "context_data", None) or {}
+        if request.method == "POST" and context.get("errors"):
+            response.status_code = 400
+        return response
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        """Saved and audited as any object here; then, as the settings page does, a judge URL
+        changed clears the judge key entered for the old one."""
+        stored = Project.objects.filter(pk=obj.pk).values_list("options", flat=True).first()
+        super().save_model(request, obj, form, change)
+        if not change:
+            return  # a project made here has no key yet
+        if administration.forget_judge_key_if_moved(project=obj, actor=request.user, before=stored):
+            self.message_user(request, JUDGE_KEY_CLEARED, messages.WARNING)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         """Members added, changed or removed in the inline, each as the members page writes it."""
@@ -194,6 +264,11 @@ admin.site.unregister(Group)
 
 @admin.register(User)
 class AuditedUserAdmin(AuditedAdmin, UserAdmin):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        # Audited here, with who is signed in, so not again as a superuser made elsewhere.
+        with superusers.audited_by_caller():
+            super().save_model(request, obj, form, change)
+
     def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
         with transaction.atomic():
             user = self.get_object(request, unquote(id))

@@ -8,15 +8,19 @@ log, whether a page, the API or a command asked for it. Refusals raise ``AdminEr
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from . import audit, suite, webhooks
+from .ingest import json_input
 from .models import ApiKey, Finding, FindingStatus, Membership, Project, Role, Scope, Webhook
 from .suite import judge, outbound
 
@@ -29,9 +33,23 @@ class InvalidOptions(ValueError):
     """Checker options the suite refuses; the message names the option and the fix."""
 
 
-@transaction.atomic
-def update_project_options(*, project: Project, user: Any, options: Any) -> Project:
-    """Validates and stores a project's checker options; the change is audited."""
+def options_from_text(text: str) -> Any:
+    """The JSON an admin typed as a project's options (empty for none), or InvalidOptions
+    saying what keeps it from being read."""
+    try:
+        return json_input.loads(text.strip() or "{}", max_depth=settings.RECEIPTS_JSON_MAX_DEPTH)
+    except json.JSONDecodeError as exc:
+        raise InvalidOptions(
+            f"options: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from exc
+    except json_input.JsonRefused as exc:  # a number too long, nesting too deep
+        raise InvalidOptions(f"options: not JSON this server reads ({exc.message})") from exc
+
+
+def validate_options(options: Any) -> None:
+    """InvalidOptions naming the option and the fix, unless the suite takes these checker
+    options and the judge URL they name (if any) is one this site may call. Wherever options
+    are saved asks this: the settings page and the Django admin."""
     if not isinstance(options, dict):
         raise InvalidOptions('options: must be a JSON object, such as {"evidence": {"min_digits": 4}}')
     try:
@@ -46,18 +64,80 @@ def update_project_options(*, project: Project, user: Any, options: Any) -> Proj
             outbound.check_url(url, webhooks.outbound_allow(), unresolved_ok=True)
         except outbound.Refused as exc:
             raise InvalidOptions(f"entailment.judge_url: {exc.reason}") from exc
-    before = project.options
-    project.options = options
-    project.save(update_fields=["options"])
+
+
+@dataclass(frozen=True)
+class OptionsSaved:
+    project: Project
+    judge_key_cleared: bool  # the judge URL changed, so the key entered for the old one is gone
+
+
+@transaction.atomic
+def update_project_options(*, project: Project, user: Any, options: Any) -> OptionsSaved:
+    """Validates and stores a project's checker options; the change is audited. A change of
+    the judge URL clears the project's judge key (``forget_judge_key_if_moved``)."""
+    validate_options(options)
+    locked = Project.objects.select_for_update().get(pk=project.pk)
+    before = locked.options
+    locked.options = project.options = options
+    locked.save(update_fields=["options"])
     audit.record(
-        project=project,
+        project=locked,
         actor=user,
         verb="project.options_changed",
-        target=project,
+        target=locked,
         before={"options": before},
         after={"options": options},
     )
-    return project
+    cleared = forget_judge_key_if_moved(project=locked, actor=user, before=before)
+    project.judge_api_key = locked.judge_api_key
+    return OptionsSaved(project, cleared)
+
+
+def judge_destination(options: Any) -> str | None:
+    """Where these options send the judge's questions with the project's key: the judge URL
+    they name, unless it is the site's own. Options the suite refuses (stored before they
+    were checked) are read as they stand."""
+    try:
+        return judge.project_url(
+            suite.parse_options(options if isinstance(options, dict) else None).entailment
+        )
+    except suite.OptionsError:
+        section = options.get("entailment")
+        url = section.get("judge_url") if isinstance(section, dict) else None
+        return url if isinstance(url, str) and url else None
+
+
+@transaction.atomic
+def forget_judge_key_if_moved(*, project: Project, actor: Any, before: Any) -> bool:
+    """Clears the project's judge key when its options, as stored now, send the judge's
+    questions somewhere other than ``before`` did; True when a key was cleared.
+
+    A key is entered for one judge. Were it kept, anyone who may change the URL could have
+    it sent to a listener of their own and read it there, which the key's being write-only
+    is meant to prevent: it must be entered again for the new judge, as a webhook's secret
+    is bound to its URL. Audited as ``project.judge_key_cleared``, saying why."""
+    locked = Project.objects.select_for_update().get(pk=project.pk)
+    old, new = judge_destination(before), judge_destination(locked.options)
+    if not locked.judge_api_key or _same_url(old, new):
+        return False
+    locked.judge_api_key = project.judge_api_key = ""
+    locked.save(update_fields=["judge_api_key"])
+    audit.record(
+        project=locked,
+        actor=actor,
+        verb="project.judge_key_cleared",
+        target=locked,
+        before={"judge_key_set": True, "judge_url": old},
+        after={"judge_key_set": False, "judge_url": new, "because": "the judge URL changed"},
+    )
+    return True
+
+
+def _same_url(a: str | None, b: str | None) -> bool:
+    # A trailing slash names the same judge; anything else, even a host's case, counts as a
+    # change: clearing a key that could have stayed costs retyping it, not its leak.
+    return (a or "").rstrip("/") == (b or "").rstrip("/") and (a is None) == (b is None)
 
 
 JUDGE_KEY_LIMIT = 500

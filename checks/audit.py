@@ -15,6 +15,7 @@ Two things keep the chains honest against someone who can write the database:
 from __future__ import annotations
 
 import fcntl
+import getpass
 import hmac
 import json
 import logging
@@ -48,6 +49,19 @@ class System:
 
     username: str
     is_authenticated: bool = False
+
+
+def login_name() -> str:
+    """The system user this process runs as."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name and no passwd entry, as in some containers
+        return "unknown"
+
+
+def command_actor(command: str) -> System:
+    """A management command as an actor: the command, and the system user who ran it."""
+    return System(username=f"manage.py {command} ({login_name()})")
 
 
 def keys() -> list[bytes]:

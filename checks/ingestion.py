@@ -116,8 +116,20 @@ def content_hash(document: dict[str, Any]) -> str:
 def to_document(payload: Any, *, format: str | None = "native") -> dict[str, Any]:
     """The canonical native form of a payload, or InvalidPayload listing every problem
     (TooLarge for a conversation over the size limits, ``over_limits``)."""
+    _refuse_unstorable(payload)
+    return _read(payload, format)
+
+
+def _refuse_unstorable(payload: Any) -> None:
+    """InvalidPayload naming each value of the payload a database cannot hold. Called before
+    anything is looked up by a name the payload carries (its external_id, a Responses
+    chain's previous_response_id): a query cannot even carry such a name."""
     if unstorable := unstorable_values(payload):
         raise InvalidPayload(unstorable)
+
+
+def _read(payload: Any, format: str | None) -> dict[str, Any]:
+    """``to_document`` for a payload whose values are known to be storable."""
     try:
         data = to_native(payload, format)
     except UnknownFormat as exc:
@@ -189,8 +201,10 @@ def ingest_conversation(
 
     With ``enqueue`` false the run is created but not sent to the workers: the caller sends
     many at once (see ``ingest_many``)."""
+    _refuse_unstorable(payload)
+    # A chained request becomes the stored document with the request's (checked) messages.
     payload, format = response_chains.joined(project=project, payload=payload, format=format)
-    document = to_document(payload, format=format)
+    document = _read(payload, format)
     return _ingest_document(
         project=project,
         document=document,
@@ -452,8 +466,11 @@ def ingest_many(
 
 
 def _sender_id(payload: Any) -> str | None:
+    """The name the sender gave an item, to answer with its result. What no database can keep
+    (U+0000, an unpaired surrogate, which the answer could not even encode as UTF-8) reads
+    as U+FFFD, as on the Refusals page; the item's errors say what it was."""
     external_id = payload.get("external_id") if isinstance(payload, dict) else None
-    return external_id if isinstance(external_id, str) else None
+    return UNSTORABLE_TEXT.sub("\ufffd", external_id) if isinstance(external_id, str) else None
 
 
 def _store_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -> list[ItemResult]:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.db import transaction
 from django.utils.text import slugify
 
+from . import audit
 from .models import Project
 
 
-def get_or_create_project(name: str) -> tuple[Project, bool]:
+@transaction.atomic
+def get_or_create_project(name: str, *, actor: Any) -> tuple[Project, bool]:
+    """The project of that name, made (and the making written to the site's audit chain, as
+    the Django admin writes it) when there is none."""
     project = Project.objects.filter(name=name).first()
     if project:
         return project, False
@@ -16,4 +23,13 @@ def get_or_create_project(name: str) -> tuple[Project, bool]:
     while Project.objects.filter(slug=slug).exists():
         n += 1
         slug = f"{base}-{n}"
-    return Project.objects.create(name=name, slug=slug), True
+    project = Project.objects.create(name=name, slug=slug)
+    # The site's chain: a project's own would keep it from ever being deleted (checks.admin).
+    audit.record(
+        project=None,
+        actor=actor,
+        verb="project.created",
+        target=project,
+        after={"name": project.name, "slug": project.slug},
+    )
+    return project, True

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -368,6 +370,64 @@ def test_values_no_database_can_store_are_a_400_by_path(
     response = post_conversation(None, raw=raw.encode())
     assert response.status_code == 400
     assert [e["path"] for e in response.json()["errors"]] == [path]
+    assert Conversation.objects.count() == 0
+
+
+RESPONSES_BODY = '"input": "hi", "output": [{"type": "message", "role": "assistant", "content": "ok"}]'
+MESSAGES_BODY = '"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]'
+
+
+@pytest.mark.parametrize("text", ["\\ud800", "a\\u0000b"], ids=["surrogate", "nul"])
+@pytest.mark.parametrize(
+    ("fmt", "fields", "path"),
+    [
+        ("responses", '"external_id": "{}"', "$.external_id"),
+        ("responses", '"external_id": "r", "previous_response_id": "{}"', "$.previous_response_id"),
+        ("responses", '"id": "{}", "object": "response"', "$.id"),
+        ("openai", '"external_id": "{}"', "$.external_id"),
+        ("anthropic", '"external_id": "{}"', "$.external_id"),
+        ("native", '"external_id": "{}"', "$.external_id"),
+    ],
+)
+def test_a_name_no_database_can_store_is_a_400_by_path_in_every_format(
+    post_conversation: Any, fmt: str, fields: str, path: str, text: str
+) -> None:
+    """A Responses chain looked its names up (external_id, previous_response_id, a response's
+    id) before the payload was checked for what a database cannot hold: the lookup failed
+    (a 500) on an unpaired surrogate, and on U+0000 on PostgreSQL. Every format is checked
+    before any lookup, one request or many."""
+    body = MESSAGES_BODY if fmt != "responses" else RESPONSES_BODY
+    raw = "{" + fields.format(text) + ", " + body + "}"
+    response = post_conversation(None, raw=raw.encode(), query=f"?format={fmt}")
+    assert response.status_code == 400, response.content
+    assert [e["path"] for e in response.json()["errors"]] == [path]
+    bulk = post_conversation(
+        None, raw=("[" + raw + "]").encode(), query=f"?format={fmt}", path="/api/v1/conversations/bulk"
+    )
+    assert bulk.status_code in (200, 207), bulk.content
+    [item] = bulk.json()["items"]
+    assert (item["status"], [e["path"] for e in item["errors"]]) == ("invalid", [path])
+    if path == "$.external_id":  # answered with what it can carry
+        assert item["external_id"] == {"\\ud800": "\ufffd", "a\\u0000b": "a\ufffdb"}[text]
+    assert Conversation.objects.count() == 0
+
+
+def test_an_otlp_conversation_id_no_database_can_store_is_answered_not_a_500(
+    client: Any, api_key: str
+) -> None:
+    """The same class in an OTLP export: the export's answer named the conversation it
+    refused by its id, which the answer could not encode."""
+    export = (Path(__file__).parent / "ingest_payloads" / "peer_ingest.otlp.json").read_text()
+    named = re.sub(r'("gen_ai.conversation.id","value":\{"stringValue":")[^"]*"', r'\1\\ud800"', export)
+    assert named != export
+    headers = {"Authorization": f"Bearer {api_key}"}
+    response = client.post(
+        "/v1/traces", data=named.encode(), content_type="application/json", headers=headers
+    )
+    assert response.status_code == 200
+    message = response.json()["partialSuccess"]["errorMessage"]
+    # Named as U+FFFD, whichever step (the reader or ingestion) refuses it.
+    assert message.startswith("\ufffd: ") and "U+0000 or an unpaired surrogate" in message
     assert Conversation.objects.count() == 0
 
 

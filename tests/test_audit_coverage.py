@@ -3,6 +3,7 @@ exports and report downloads, webhook redeliveries, and signing in and out."""
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -208,5 +209,132 @@ def test_signing_in_failing_to_and_signing_out_are_audited_on_the_site_chain(cli
 def test_a_sign_in_to_the_admin_is_audited(client: Any, db: Any) -> None:
     get_user_model().objects.create_superuser("root", password="password")
     assert client.post("/admin/login/", {"username": "root", "password": "password"}).status_code == 302
-    event = SiteEvent.objects.get()
+    made, event = SiteEvent.objects.order_by("id")  # made a superuser, by this test's process
+    assert made.verb == "user.created"
     assert (event.verb, event.after["path"]) == ("user.signed_in", "/admin/login/")
+
+
+# --- management commands --------------------------------------------------------------------
+
+
+def _site_and_project_events(project: Any) -> tuple[int, int]:
+    return SiteEvent.objects.count(), AuditEvent.objects.filter(project=project).count()
+
+
+def test_load_demo_making_someone_admin_of_an_existing_project_is_audited_once(
+    project: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    zoe = get_user_model().objects.create_user("zoe", password="password")
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", "--project", project.name, "--username", "zoe", stdout=StringIO())
+    membership = Membership.objects.get(project=project, user=zoe)
+    event = AuditEvent.objects.get(project=project)
+    assert (event.verb, event.object_id, event.after) == (
+        "member.added",
+        str(membership.pk),
+        {"user": "zoe", "role": "admin"},
+    )
+    assert event.actor_name.startswith("manage.py load_demo (")
+    assert not SiteEvent.objects.exists()  # neither the project nor the account was made
+
+    # `make run` runs it every time: nothing changed, nothing written.
+    before = _site_and_project_events(project)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", "--project", project.name, "--username", "zoe", stdout=StringIO())
+    assert _site_and_project_events(project) == before
+    assert audit.verify(project).ok and audit.verify(None).ok
+
+
+def test_load_demo_audits_the_project_and_account_it_makes_and_nothing_the_second_time(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=StringIO())
+    demo = Membership.objects.select_related("project", "user").get()
+    assert (demo.project.name, demo.user.username, demo.role) == ("demo", "reviewer", "admin")
+    assert _verbs() == ["project.created", "user.created"]
+    assert _verbs(demo.project) == ["member.added"]
+    assert "receipts-demo" not in json.dumps(list(SiteEvent.objects.values("after")))
+    before = _site_and_project_events(demo.project)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=StringIO())
+    assert _site_and_project_events(demo.project) == before
+
+
+def test_load_demo_leaves_an_existing_members_role_and_the_log_alone(project: Any, vic: Any) -> None:
+    call_command("load_demo", "--project", project.name, "--username", vic.username, stdout=StringIO())
+    assert Membership.objects.get(project=project, user=vic).role == "viewer"
+    assert not AuditEvent.objects.filter(project=project).exists()
+
+
+def test_createsuperuser_is_audited_on_the_site_chain(monkeypatch: Any, db: Any) -> None:
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "violet-harbour-kettle-91")
+    monkeypatch.setattr("sys.argv", ["manage.py", "createsuperuser", "--noinput"])
+    call_command(
+        "createsuperuser", "--noinput", "--username", "root", "--email", "r@example.com", stdout=StringIO()
+    )
+    event = SiteEvent.objects.get()
+    root = get_user_model().objects.get(username="root")
+    assert (event.verb, event.object_id) == ("user.created", str(root.pk))
+    assert event.actor_name.startswith("manage.py createsuperuser (")
+    assert event.after == {"username": "root", "is_superuser": True, "is_staff": True}
+    assert audit.verify(None).ok
+
+
+def test_a_superuser_made_or_unmade_in_a_shell_or_a_fixture_is_audited(
+    monkeypatch: Any, db: Any, tmp_path: Path
+) -> None:
+    zoe = get_user_model().objects.create_user("zoe", password="password")
+    ada = get_user_model().objects.create_user("ada", password="password")
+    monkeypatch.setattr("sys.argv", ["manage.py", "shell"])
+    call_command("shell", "-c", "from django.contrib.auth.models import User; "
+                 "u = User.objects.get(username='zoe'); u.is_superuser = True; u.save()")  # fmt: skip
+    made = SiteEvent.objects.get()
+    assert (made.verb, made.object_id, made.actor_name.split(" (")[0]) == (
+        "user.changed",
+        str(zoe.pk),
+        "manage.py shell",
+    )
+    assert (made.before, made.after) == (
+        {"username": "zoe", "is_superuser": False},
+        {"username": "zoe", "is_superuser": True},
+    )
+    zoe.refresh_from_db()
+    zoe.is_superuser = False
+    zoe.save()
+    assert SiteEvent.objects.order_by("-id").first().after == {"username": "zoe", "is_superuser": False}
+
+    fixture = tmp_path / "users.json"
+    fields = {"username": "ada", "password": ada.password, "is_superuser": True, "is_staff": True}
+    fixture.write_text(json.dumps([{"model": "auth.user", "pk": ada.pk, "fields": fields}]))
+    monkeypatch.setattr("sys.argv", ["manage.py", "loaddata", str(fixture)])
+    call_command("loaddata", str(fixture), stdout=StringIO())
+    loaded = SiteEvent.objects.order_by("-id").first()
+    assert (loaded.verb, loaded.object_id, loaded.after["is_superuser"]) == (
+        "user.changed",
+        str(ada.pk),
+        True,
+    )
+    assert loaded.actor_name.startswith("manage.py loaddata (")
+    assert SiteEvent.objects.count() == 3
+    assert audit.verify(None).ok
+
+
+def test_signing_in_and_saving_a_user_unchanged_write_no_superuser_event(client: Any, db: Any) -> None:
+    root = get_user_model().objects.create_superuser("root", password="password")
+    before = SiteEvent.objects.count()  # its making, by this test's process
+    root.first_name = "Ro"
+    root.save()
+    assert client.post("/login/", {"username": "root", "password": "password"}).status_code == 302
+    assert list(SiteEvent.objects.order_by("id").values_list("verb", flat=True)[before:]) == [
+        "user.signed_in"
+    ]
+
+
+def test_a_project_the_ingest_command_makes_is_audited(tmp_path: Path, db: Any) -> None:
+    conversation = {"external_id": "c1", "turns": [{"messages": [{"role": "user", "content": "hi"}]}]}
+    (tmp_path / "c1.json").write_text(json.dumps(conversation))
+    call_command("ingest", "--project", "Fresh", str(tmp_path), stdout=StringIO(), stderr=StringIO())
+    event = SiteEvent.objects.get()
+    assert (event.verb, event.after) == ("project.created", {"name": "Fresh", "slug": "fresh"})
+    assert event.actor_name.startswith("manage.py ingest (")

@@ -79,6 +79,21 @@ def test_every_formula_start_is_neutralized() -> None:
     assert exports.neutralize(None) == ""
 
 
+def test_a_formula_after_any_run_of_invisible_characters_is_neutralized() -> None:
+    """Spaces other than the ASCII one (U+2003 em space, U+00A0), zero-width and other format
+    characters (U+200B, U+FEFF, U+200E, U+2060), line and paragraph separators, and controls
+    show as nothing before a formula sign: a run of any of them, in any order, is skipped."""
+    invisible = ["\u2003", "\u200b", "\ufeff", "\u200e", "\u2060", "\u2028", "\u2029", "\u00a0", "\u202f",
+                 "\u3000", "\x0b", "\x0c", "\x1f", "\x85", "\t", "\r", "\n", " "]  # fmt: skip
+    runs = [*invisible, "\u2003\u200b", "\u200b \u2003\t", "".join(invisible), "\u200b" * 50]
+    for run in runs:
+        for sign in ["=", "+", "-", "@", "＝", "﹢"]:
+            cell = f'{run}{sign}HYPERLINK("http://x.example")'
+            assert exports.neutralize(cell) == "'" + cell, (run, sign)
+    for plain in ["\u2003plain", "\u200bplain = 1", "\u200b", "\u2003"]:
+        assert exports.neutralize(plain) == plain
+
+
 def test_the_jsonl_reparses_to_the_same_findings(client: Any, vic: Any, reviewed: dict[str, Any]) -> None:
     client.force_login(vic)
     lines = _body(client.get(URL, {"kind": "jsonl"})).splitlines()

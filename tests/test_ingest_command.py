@@ -24,14 +24,18 @@ def _run(*args: str) -> tuple[str, str]:
 
 
 def test_it_ingests_a_folder_of_examples(tmp_path: Path, django_capture_on_commit_callbacks: Any) -> None:
+    # A folder of its own: the audit chains' heads are written under tmp_path (conftest), and
+    # making the project writes the site chain's.
+    folder = tmp_path / "examples"
+    folder.mkdir()
     for path in EXAMPLES.glob("0*.json"):
-        shutil.copy(path, tmp_path)
+        shutil.copy(path, folder)
     with django_capture_on_commit_callbacks(execute=True):
-        out, err = _run("--project", "Imported", str(tmp_path))
+        out, err = _run("--project", "Imported", str(folder))
     assert "9 conversations from 9 files into 'Imported': 9 created." in out
     assert "9/9" in err  # the progress bar's last state
     assert Conversation.objects.filter(project__name="Imported").count() == 9
-    again, _ = _run("--project", "Imported", str(tmp_path))
+    again, _ = _run("--project", "Imported", str(folder))
     assert "9 unchanged" in again
 
 

@@ -149,3 +149,103 @@ def test_the_migration_takes_api_key_env_out_of_stored_options(project: Project)
 def test_the_key_is_in_no_form_and_its_migration_is_in_step() -> None:
     assert not Project._meta.get_field("judge_api_key").editable
     call_command("makemigrations", "checks", "--check", "--dry-run", verbosity=0)
+
+
+# --- a key is entered for one judge ---------------------------------------------------------
+
+
+def _options(url: str) -> dict[str, Any]:
+    return {"entailment": {"judge_url": url, "model": "m", "timeout_s": 1}}
+
+
+def test_pointing_the_judge_url_elsewhere_on_the_settings_page_clears_the_key(
+    client: Any, project: Project, alice: Any, ingest: Any, judge_server: JudgeServer
+) -> None:
+    """An admin could otherwise read the key another entered by pointing judge_url at a
+    listener of their own: the key goes with the URL it was entered for."""
+    administration.update_project_options(
+        project=project, user=alice, options=_options("http://judge.example/v1")
+    )
+    administration.set_judge_key(project=project, actor=alice, key=PROJECT_KEY)
+    client.force_login(alice)
+    response = client.post(SETTINGS, {"options": json.dumps(_options(judge_server.url))}, follow=True)
+    page = response.content.decode()
+    assert "judge URL changed, so the project&#x27;s judge key was cleared" in page
+    assert "No key is set for this project" in page
+    project.refresh_from_db()
+    assert project.judge_api_key == ""
+    cleared = AuditEvent.objects.filter(project=project).order_by("id").last()
+    assert (cleared.verb, cleared.before, cleared.after) == (
+        "project.judge_key_cleared",
+        {"judge_key_set": True, "judge_url": "http://judge.example/v1"},
+        {"judge_key_set": False, "judge_url": judge_server.url, "because": "the judge URL changed"},
+    )
+    ingest(status_conversation("moved", "Billing is healthy."))
+    assert _authorizations(judge_server) == [None]  # the listener never sees the key
+
+
+@pytest.mark.parametrize(
+    ("after", "cleared"),
+    [
+        ({"entailment": {"judge_url": "http://judge.example/v1/", "model": "other"}}, False),
+        ({"entailment": {"judge_url": "http://judge.example/v1"}, "evidence": {"min_digits": 5}}, False),
+        ({"entailment": {"judge_url": "http://judge.example:8080/v1"}}, True),
+        ({"entailment": {"judge_url": "http://JUDGE.example/v1"}}, True),
+        ({}, True),  # the key would go nowhere: it is not kept for a URL set later
+    ],
+)
+def test_only_a_change_of_where_the_judge_is_clears_the_key(
+    project: Project, alice: Any, after: dict[str, Any], cleared: bool
+) -> None:
+    administration.update_project_options(
+        project=project, user=alice, options=_options("http://judge.example/v1")
+    )
+    administration.set_judge_key(project=project, actor=alice, key=PROJECT_KEY)
+    saved = administration.update_project_options(project=project, user=alice, options=after)
+    project.refresh_from_db()
+    assert (saved.judge_key_cleared, project.judge_api_key == "") == (cleared, cleared)
+
+
+def test_a_key_set_before_any_judge_url_does_not_go_to_the_first_one_set(
+    project: Project, alice: Any
+) -> None:
+    administration.set_judge_key(project=project, actor=alice, key=PROJECT_KEY)
+    assert administration.update_project_options(
+        project=project, user=alice, options=_options("http://judge.example/v1")
+    ).judge_key_cleared
+    project.refresh_from_db()
+    assert project.judge_api_key == ""
+
+
+def test_pointing_the_judge_url_elsewhere_in_the_django_admin_clears_the_key(
+    client: Any, project: Project, alice: Any
+) -> None:
+    administration.update_project_options(
+        project=project, user=alice, options=_options("http://judge.example/v1")
+    )
+    administration.set_judge_key(project=project, actor=alice, key=PROJECT_KEY)
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    client.force_login(alice)
+    url = f"/admin/checks/project/{project.pk}/change/"
+    form = {
+        "name": project.name,
+        "slug": project.slug,
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+        "memberships-MIN_NUM_FORMS": "0",
+        "memberships-MAX_NUM_FORMS": "1000",
+    }
+    # Another option changed, the judge where it was: the key stays.
+    kept = {**_options("http://judge.example/v1"), "evidence": {"min_digits": 5}}
+    assert client.post(url, {**form, "options": json.dumps(kept)}).status_code == 302
+    project.refresh_from_db()
+    assert project.judge_api_key == PROJECT_KEY
+    response = client.post(
+        url, {**form, "options": json.dumps(_options("http://listener.example/v1"))}, follow=True
+    )
+    assert "judge URL changed, so the project&#x27;s judge key was cleared" in response.content.decode()
+    project.refresh_from_db()
+    assert project.judge_api_key == "" and project.options == _options("http://listener.example/v1")
+    verbs = list(AuditEvent.objects.filter(project=project).order_by("id").values_list("verb", flat=True))
+    assert verbs[-2:] == ["project.changed", "project.judge_key_cleared"]

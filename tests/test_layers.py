@@ -35,6 +35,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
             "checks.search",
             "checks.facets",
             "checks.projects",
+            "checks.superusers",
             "checks.evidence_calls",
             "checks.rendering",
             "checks.migrations",

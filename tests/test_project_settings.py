@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from checks.models import AuditEvent, CheckRun, Project
 
@@ -77,3 +78,72 @@ def test_reviewers_and_viewers_cannot_change_options(client: Any, bob: Any, vic:
 def test_an_outsider_gets_404(client: Any, olga: Any, project: Project) -> None:
     client.force_login(olga)
     assert client.get(URL).status_code == 404
+
+
+# --- the same options in the Django admin -------------------------------------------------------
+
+
+def _admin_form(project: Project, options: str) -> dict[str, str]:
+    return {
+        "name": project.name,
+        "slug": project.slug,
+        "options": options,
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+        "memberships-MIN_NUM_FORMS": "0",
+        "memberships-MAX_NUM_FORMS": "1000",
+    }
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"entailment": {"judge_url": "http://127.0.0.1:9/v1", "model": "m"}}, "entailment.judge_url"),
+        (
+            {"entailment": {"judge_url": "http://x.example/v1", "api_key_env": "RECEIPTS_JUDGE_API_KEY"}},
+            "api_key_env",
+        ),
+        ({"evidenze": {}}, "evidenze"),
+        ({"evidence": {"min_digits": 0}}, "min_digits"),
+        ([1, 2], "must be a JSON object"),
+        ("{not json", "not valid JSON"),
+        ("[" * 5000 + "]" * 5000, "nested too deeply"),
+        ('{"evidence": {"min_digits": ' + "9" * 5000 + "}}", "digits"),
+    ],
+)
+def test_the_admin_refuses_options_the_settings_page_refuses(
+    client: Any, project: Project, settings: Any, options: Any, named: str
+) -> None:
+    """The admin saved options unchecked: a judge on loopback, a key read from the site's
+    environment, a misspelt section; now it asks the settings page's own checks."""
+    settings.RECEIPTS_OUTBOUND_ALLOW = []  # no exception for loopback, as in production
+    root = get_user_model().objects.create_superuser("root", password="password")
+    client.force_login(root)
+    before = AuditEvent.objects.count()
+    text = options if isinstance(options, str) else json.dumps(options)
+    response = client.post(f"/admin/checks/project/{project.pk}/change/", _admin_form(project, text))
+    assert response.status_code == 400
+    errors = response.context["adminform"].form.errors["options"]
+    assert any(named in e for e in errors), errors
+    project.refresh_from_db()
+    assert project.options == {} and AuditEvent.objects.count() == before
+
+
+def test_the_admin_saves_options_the_settings_page_takes(client: Any, project: Project) -> None:
+    root = get_user_model().objects.create_superuser("root", password="password")
+    client.force_login(root)
+    options = {"evidence": {"min_digits": 5, "posture": "guard"}}
+    url = f"/admin/checks/project/{project.pk}/change/"
+    assert client.post(url, _admin_form(project, json.dumps(options))).status_code == 302
+    project.refresh_from_db()
+    assert project.options == options
+    assert client.post(url, _admin_form(project, "")).status_code == 302  # empty: no options
+    project.refresh_from_db()
+    assert project.options == {}
+    # A project added there is checked the same way.
+    add = "/admin/checks/project/add/"
+    assert client.get(add).status_code == 200
+    refused = client.post(add, {**_admin_form(project, '{"evidenze": {}}'), "name": "New", "slug": "new"})
+    assert refused.status_code == 400 and not Project.objects.filter(slug="new").exists()
+    assert client.post(add, {**_admin_form(project, ""), "name": "New", "slug": "new"}).status_code == 302
+    assert Project.objects.get(slug="new").options == {}

@@ -278,6 +278,33 @@ def test_a_part_asked_for_wrongly_is_refused_with_the_field(client: Any, alice: 
 
 
 @pytestmark_db
+def test_a_number_in_digits_other_than_ascii_is_refused_with_the_field(
+    client: Any, alice: Any, ingest: Any
+) -> None:
+    """int() and str.isdigit() take Arabic-Indic, fullwidth and superscript digits (and
+    int() then fails on a superscript): a part's numbers are ASCII digits or a 400."""
+    conversation = ingest(_orders_conversation(ROWS))
+    client.force_login(alice)
+    turn = Turn.objects.get(conversation=conversation)
+    url = f"/p/acme/turns/{turn.pk}/results/{turn.messages.get(role='tool').seq}"
+    cases = {
+        "at": {"at": "\u0660"},
+        "depth": {"at": "0", "depth": "\uff13"},
+        "from": {"at": "0", "from": "\u00b2", "to": "200"},
+        "to": {"at": "0", "from": "100", "to": "\u0662\u0660\u0660"},
+        "text": {"text": "\uff10-\uff15"},
+        "marks": {"at": "0", "view": "table", "marks": "\u0661-\u0665"},
+    }
+    answers = {field: client.get(url, query) for field, query in cases.items()}
+    assert {field: r.status_code for field, r in answers.items()} == dict.fromkeys(cases, 400)
+    for field, response in answers.items():
+        assert response.content.decode().startswith(f"{field}:"), (field, response.content)
+    # More digits than int() converts (4,300) are a 400 too, not its ValueError.
+    assert client.get(url, {"at": "0", "to": "9" * 5000}).content.decode().startswith("to:")
+    assert client.get(url, {"at": "0", "from": "100", "to": "200"}).status_code == 200
+
+
+@pytestmark_db
 def test_an_outsider_cannot_read_a_part(client: Any, olga: Any, vic: Any, ingest: Any) -> None:
     conversation = ingest(_orders_conversation(ROWS))
     turn = Turn.objects.get(conversation=conversation)

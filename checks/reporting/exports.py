@@ -215,15 +215,30 @@ CSV_COLUMNS = [
 ]
 
 
+# What a reader cannot see before a formula sign: spaces of every width, line and paragraph
+# separators, format characters (U+200B, U+FEFF, direction marks) and controls.
+INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cf", "Cc"})
+
+
+def _shown_from(text: str) -> int:
+    """Where the first character a reader would see stands: past the leading invisible run."""
+    at = 0
+    while at < len(text) and (text[at].isspace() or unicodedata.category(text[at]) in INVISIBLE):
+        at += 1
+    return at
+
+
 def neutralize(value: Any) -> str:
     """A cell as text that a spreadsheet shows and never evaluates.
 
     Spreadsheets skip leading blanks and line breaks before a formula and read full-width
-    signs (＝, ＋, －, ＠) as their ASCII forms, so the first character that is not
-    whitespace is compared in its compatibility form (NFKC)."""
+    signs (＝, ＋, －, ＠) as their ASCII forms, so the first character past any run of
+    invisible ones (``INVISIBLE``, not only ASCII blanks: an em space or a zero-width space
+    hides a formula as well) is compared in its compatibility form (NFKC)."""
     text = "" if value is None else str(value)
-    first = text.lstrip(" \t\r\n\u3000\xa0")[:1]
-    if text.startswith(FORMULA_STARTS) or unicodedata.normalize("NFKC", first).startswith(FORMULA_STARTS):
+    at = _shown_from(text)
+    first = unicodedata.normalize("NFKC", text[at : at + 1])
+    if text.startswith(FORMULA_STARTS) or first.startswith(FORMULA_STARTS):
         return "'" + text
     return text
 

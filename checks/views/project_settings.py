@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from .. import administration, checking
-from ..ingest import json_input
 from ..models import Finding, Project
 from .access import project_for, require_admin
 
@@ -22,6 +20,12 @@ EXAMPLE = {
     "arguments": {"arguments_from": {"backup_status": ["fleet_report"]}},
     "negative_claims": {"unestablished": "fallback"},
 }
+
+
+JUDGE_KEY_CLEARED = (
+    "The judge URL changed, so the project's judge key was cleared: it was entered for the judge "
+    "before. Enter the key for the new judge under Judge key."
+)
 
 
 @login_required
@@ -36,15 +40,8 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         text = request.POST.get("options", "")
         try:
-            options: Any = json_input.loads(text or "{}", max_depth=settings.RECEIPTS_JSON_MAX_DEPTH)
-            administration.update_project_options(project=project, user=request.user, options=options)
-        except json.JSONDecodeError as exc:
-            error, status = (
-                f"options: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-                400,
-            )
-        except json_input.JsonRefused as exc:  # a number too long, nesting too deep
-            error, status = f"options: not JSON this server reads ({exc.message})", 400
+            options = administration.options_from_text(text)
+            saved = administration.update_project_options(project=project, user=request.user, options=options)
         except administration.InvalidOptions as exc:
             error, status = str(exc), 400
         else:
@@ -53,6 +50,8 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.success(request, f"Options saved; {count} conversations queued for a new check.")
             else:
                 messages.success(request, "Options saved; they apply to the next check of each conversation.")
+            if saved.judge_key_cleared:
+                messages.warning(request, JUDGE_KEY_CLEARED)
             return redirect("project-settings", project.slug)
     context = {
         "project": project,

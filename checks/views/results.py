@@ -147,7 +147,10 @@ def earlier_messages(slug: str, turns: Iterable[Any], spans: dict[Place, list[Ma
 
 # --- the parts fetched as a reader opens them ---------------------------------------------
 
-_RANGE = re.compile(r"(\d{1,9})-(\d{1,9})")
+# ASCII digits only: \d, str.isdigit and int() also take Arabic-Indic, fullwidth and other
+# digits (and int() then fails on a superscript), which no address of ours is written in.
+_RANGE = re.compile(r"([0-9]{1,9})-([0-9]{1,9})")
+_DIGITS = re.compile(r"[0-9]{1,10}")
 
 
 class _Refused(ValueError):
@@ -160,7 +163,7 @@ def _number(
     raw = request.GET.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not _DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
         raise _Refused(f"{name}: a whole number from {low} to {high}, not {raw[:40]!r}")
     return int(raw)
 

@@ -5,7 +5,6 @@ so each is in the project's audit log, by "manage.py apikey" and the system user
 
 from __future__ import annotations
 
-import getpass
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
@@ -14,14 +13,6 @@ from django.db import transaction
 from ... import administration, audit
 from ...models import ApiKey, Scope
 from ...projects import get_or_create_project
-
-
-def command_actor() -> audit.System:
-    try:
-        who = getpass.getuser()
-    except Exception:  # no login name and no passwd entry, as in some containers
-        who = "unknown"
-    return audit.System(username=f"manage.py apikey ({who})")
 
 
 class Command(BaseCommand):
@@ -36,18 +27,10 @@ class Command(BaseCommand):
         revoke.add_argument("prefix")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        actor = command_actor()
+        actor = audit.command_actor("apikey")
         if options["action"] == "create":
             with transaction.atomic():
-                project, created = get_or_create_project(options["project"])
-                if created:
-                    audit.record(
-                        project=None,
-                        actor=actor,
-                        verb="project.created",
-                        target=project,
-                        after={"name": project.name, "slug": project.slug},
-                    )
+                project, created = get_or_create_project(options["project"], actor=actor)
                 _, secret = administration.create_api_key(
                     project=project, actor=actor, name=options["name"], scopes=list(Scope.values)
                 )

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ... import ingestion
+from ... import audit, ingestion
 from ...projects import get_or_create_project
 
 SUFFIXES = {".json", ".jsonl", ".ndjson"}
@@ -34,7 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", default="native", help="Input format of every conversation.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        project, _ = get_or_create_project(options["project"])
+        project, _ = get_or_create_project(options["project"], actor=audit.command_actor("ingest"))
         files = list(_files(options["paths"]))
         if not files:
             raise CommandError("No .json, .jsonl or .ndjson file found in the paths given.")

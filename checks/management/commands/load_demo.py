@@ -1,4 +1,12 @@
-"""`manage.py load_demo`: the example conversations in a `demo` project, and who can review them."""
+"""`manage.py load_demo`: the example conversations in a `demo` project, and who can review them.
+
+`make run` runs it every time, so a second run changes nothing and writes nothing to the
+audit log. What a run does change is audited as the Django admin or the members page would
+audit it, by "manage.py load_demo" and the system user who ran it: the project made (site
+chain), the account made (site chain), and the account made an admin of the project (the
+project's chain), which it becomes only when it is not a member already: an existing
+member keeps the role they have.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +18,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
 
-from ... import ingestion
+from ... import administration, audit, ingestion
 from ...models import Membership, Role
 from ...projects import get_or_create_project
 
@@ -27,7 +36,8 @@ class Command(BaseCommand):
         parser.add_argument("--password", default=os.environ.get("RECEIPTS_DEMO_PASSWORD", "receipts-demo"))
 
     def handle(self, *args: Any, **options: Any) -> None:
-        project, _ = get_or_create_project(options["project"])
+        actor = audit.command_actor("load_demo")
+        project, _ = get_or_create_project(options["project"], actor=actor)
         counts: dict[str, int] = {}
         for path in sorted(DEMO_DIR.glob("*.json")):
             if path.name == "EXPECTED.json":
@@ -38,11 +48,27 @@ class Command(BaseCommand):
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         self.stdout.write(f"Demo conversations in project {project.name!r}: {summary}.")
 
-        User = get_user_model()
-        user, created = User.objects.get_or_create(username=options["username"])
-        if created:
-            user.set_password(options["password"])
-            user.save()
-        Membership.objects.get_or_create(project=project, user=user, defaults={"role": Role.ADMIN})
+        with transaction.atomic():
+            user, created = _account(actor, options["username"].strip(), options["password"])
+            if not Membership.objects.filter(project=project, user=user).exists():
+                administration.add_member(
+                    project=project, actor=actor, username=user.username, role=Role.ADMIN
+                )
         password = options["password"] if created else "(unchanged since it was created)"
         self.stdout.write(f"Demo reviewer login: username {user.username!r}, password {password!r}")
+
+
+def _account(actor: audit.System, username: str, password: str) -> tuple[Any, bool]:
+    """The demo account, made with the password given (and audited) when there is none."""
+    user, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        user.set_password(password)
+        user.save()
+        audit.record(
+            project=None,
+            actor=actor,
+            verb="user.created",
+            target=user,
+            after={"username": user.username, "password": "(changed)"},
+        )
+    return user, created
