@@ -227,6 +227,21 @@ def test_openllmetry_legacy_attributes_read_as_one_checked_conversation() -> Non
     assert "count_misstatement" in flagged(conversation)
 
 
+@pytest.mark.parametrize("index", ["\u00b2", "\u0663", "1" * 5000])
+def test_a_legacy_index_in_other_digits_is_no_index(client: Any, api_key: str, index: str) -> None:
+    """ "gen_ai.prompt.².content" was read as an index, and int() raised on it: a 500."""
+    spans = legacy_spans()
+    spans[1]["attributes"].append({"key": f"gen_ai.prompt.{index}.content", "value": {"stringValue": "x"}})
+    response = client.post(
+        "/v1/traces",
+        data=body(traces(spans)),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {api_key}"},
+    )
+    assert response.status_code == 200, response.content
+    assert Conversation.objects.get().document["turns"][0]["messages"][-1]["content"] == WRONG_ANSWER
+
+
 def test_a_legacy_export_over_the_endpoint_is_stored_not_refused(client: Any, api_key: str) -> None:
     response = client.post(
         "/v1/traces",

@@ -24,7 +24,9 @@ def indexed(attributes: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
         if not key.startswith(start):
             continue
         index, _, rest = key[len(start) :].partition(".")
-        if not (index.isdigit() and rest) or int(index) > MAX_INDEX:
+        # ASCII digits only: isdigit() also takes "²", which int() refuses, and int() refuses
+        # more than 4,300 digits; neither may stop the export (MAX_INDEX has six digits).
+        if not (index.isascii() and index.isdigit() and len(index) <= 6 and rest) or int(index) > MAX_INDEX:
             continue
         entries.setdefault(int(index), {})[rest] = value
     return [entries[i] for i in sorted(entries)]
