@@ -206,6 +206,9 @@ RECEIPTS_OTLP_MAX_ATTRIBUTES = int(os.environ.get("RECEIPTS_OTLP_MAX_ATTRIBUTES"
 RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = int(
     os.environ.get("RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES", str(RECEIPTS_BULK_MAX_BYTES))
 )
+# A gzipped export is one gzip member as every exporter writes it; several, one after
+# another, are read, up to this many (each costs an inflater of its own); a 413 past it.
+RECEIPTS_OTLP_MAX_GZIP_MEMBERS = int(os.environ.get("RECEIPTS_OTLP_MAX_GZIP_MEMBERS", "1000"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
 # Each model call its own trace: a call whose input begins with exactly the messages of a
 # conversation of the same agent stored or extended within this many seconds continues it,

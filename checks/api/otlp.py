@@ -40,6 +40,7 @@ LIMIT_SETTINGS = {
     "events": "RECEIPTS_OTLP_MAX_EVENTS",
     "attributes": "RECEIPTS_OTLP_MAX_ATTRIBUTES",
     "bytes": "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES",
+    "gzip_members": "RECEIPTS_OTLP_MAX_GZIP_MEMBERS",
     "json_values": "RECEIPTS_JSON_MAX_VALUES",
 }
 
@@ -53,6 +54,7 @@ def limits() -> otel.Limits:
         depth=settings.RECEIPTS_JSON_MAX_DEPTH,
         json_values=settings.RECEIPTS_JSON_MAX_VALUES,
         bytes=settings.RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES,
+        gzip_members=settings.RECEIPTS_OTLP_MAX_GZIP_MEMBERS,
     )
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
 
-from checks.ingest import json_input
+from checks.ingest import json_input, otel
 from checks.models import Conversation, Payload, Project, RawExport
 from tests.conftest import load_example
 
@@ -392,6 +393,55 @@ def test_a_gzip_bomb_is_refused_at_the_decompressed_limit(client: Any, api_key: 
     _refused(
         response, 413, "limit of 1000000 bytes once decompressed", "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES"
     )
+
+
+def test_a_body_of_many_gzip_members_is_refused_by_the_member_limit(client: Any, api_key: str) -> None:
+    """200,000 empty gzip members in a 4 MB body cost 53 s of CPU, and were answered 200."""
+    body = gzip.compress(b"") * 1001  # 20 kB
+    response = client.post(
+        "/v1/traces",
+        data=body,
+        content_type="application/x-protobuf",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Encoding": "gzip"},
+    )
+    _refused(response, 413, "more than 1000 gzip members", "RECEIPTS_OTLP_MAX_GZIP_MEMBERS")
+
+
+def test_an_export_in_a_few_gzip_members_is_read_whole(client: Any, api_key: str) -> None:
+    export = gzip.decompress((PAYLOADS / "peer_ingest.otlp.pb.gz").read_bytes())
+    third = len(export) // 3 + 1
+    body = b"".join(gzip.compress(export[i : i + third]) for i in range(0, len(export), third))
+    response = client.post(
+        "/v1/traces",
+        data=body,
+        content_type="application/x-protobuf",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Encoding": "gzip"},
+    )
+    assert response.status_code == 200, response.content
+    assert Conversation.objects.count() == 2
+
+
+def test_what_follows_each_gzip_member_is_never_copied_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within the member limit, many members still cost the body's length: the inflater is
+    never handed the rest of the body, which it copies back at each member's end."""
+    handed: list[int] = []
+    decompressobj = zlib.decompressobj
+
+    class Inflater:
+        def __init__(self, **kwargs: Any) -> None:
+            self.inflater = decompressobj(**kwargs)
+
+        def decompress(self, data: Any, max_length: int = 0) -> bytes:
+            handed.append(len(data))
+            return self.inflater.decompress(data, max_length)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inflater, name)
+
+    monkeypatch.setattr(otel.zlib, "decompressobj", Inflater)
+    body = gzip.compress(b"\n") * 50_000  # 1 MB
+    assert otel._gunzip(body, None) == b"\n" * 50_000
+    assert max(handed) <= 64 * 1024  # of a body of 1 MB
 
 
 def test_protobuf_nested_deeper_than_the_limit_is_a_400(client: Any, api_key: str) -> None:
