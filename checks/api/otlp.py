@@ -42,6 +42,7 @@ LIMIT_SETTINGS = {
     "bytes": "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES",
     "gzip_members": "RECEIPTS_OTLP_MAX_GZIP_MEMBERS",
     "json_values": "RECEIPTS_JSON_MAX_VALUES",
+    "fields": "RECEIPTS_OTLP_MAX_FIELDS",
 }
 
 
@@ -53,6 +54,7 @@ def limits() -> otel.Limits:
         attributes=settings.RECEIPTS_OTLP_MAX_ATTRIBUTES,
         depth=settings.RECEIPTS_JSON_MAX_DEPTH,
         json_values=settings.RECEIPTS_JSON_MAX_VALUES,
+        fields=settings.RECEIPTS_OTLP_MAX_FIELDS,
         bytes=settings.RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES,
         gzip_members=settings.RECEIPTS_OTLP_MAX_GZIP_MEMBERS,
     )

@@ -96,10 +96,12 @@ class Limits:
 
     ``spans`` counts every span, and holds the resource and scope groups of spans to the
     same number; ``events`` every span event and span link; ``attributes`` every attribute
-    of a resource, scope, span, event or link, and every value inside an attribute's array
-    or key-value list. ``depth`` bounds how deep the export nests (JSON arrays and objects,
-    protobuf messages), ``json_values`` how many values an OTLP/JSON body holds
-    (``json_input.more_values_than``), ``bytes`` the body once decompressed, and
+    of a resource, scope, span, event or link, every value inside an attribute's array or
+    key-value list, and every entity reference of a resource and key it names. ``depth``
+    bounds how deep the export nests (JSON arrays and objects, protobuf messages),
+    ``json_values`` how many values an OTLP/JSON body holds
+    (``json_input.more_values_than``), ``fields`` how many fields of a protobuf export are
+    read to count the rest (known or not), ``bytes`` the body once decompressed, and
     ``gzip_members`` how many gzip members (streams one after another) a gzipped body is.
     """
 
@@ -108,6 +110,7 @@ class Limits:
     attributes: int | None = None
     depth: int = json_input.MAX_DEPTH
     json_values: int | None = None
+    fields: int | None = None
     bytes: int | None = None
     gzip_members: int | None = None
 
@@ -212,6 +215,7 @@ class _Counter:
             sys.maxsize if cap is None else cap
             for cap in (limits.spans, limits.events, limits.attributes, limits.spans)
         ]
+        self.fields = sys.maxsize if limits.fields is None else limits.fields
 
     def add(self, kind: int, n: int = 1) -> None:
         self.counts[kind] += n
@@ -223,13 +227,19 @@ class _Counter:
         what = {"groups": f"resource and scope groups of {self.noun}", "spans": self.noun}.get(name, name)
         raise TooLarge(f"the export holds more than {cap} {what}", name, cap)
 
+    def too_many_fields(self) -> TooLarge:
+        return TooLarge(f"the export holds more than {self.fields} protobuf fields", "fields", self.fields)
+
 
 SPANS, EVENTS, ATTRIBUTES, GROUPS = 0, 1, 2, 3
 NOTHING = -1
 
 # The protobuf messages of an export, as what their length-delimited fields hold: by tag
-# (field number << 3 | 2), what the field counts as and the message inside it. Other
-# fields are skipped. opentelemetry/proto/{collector/trace,trace,resource,common}/v1.
+# (field number << 3 | 2), what the field counts as and the message inside it (None: a
+# string or bytes). Other fields, those of a newer version of the protocol included, are
+# skipped by their length, never looked into. Every repeated field of a message the
+# decoder builds is here: each of its elements becomes an object, so each is counted.
+# opentelemetry/proto/{collector/trace,trace,resource,common}/v1.
 _ANY_VALUE: dict[int, tuple[int, Any]] = {}
 _KEY_VALUE = {2 << 3 | 2: (NOTHING, _ANY_VALUE)}  # KeyValue.value
 _ANY_VALUE.update(
@@ -247,7 +257,9 @@ _SPAN = {
 }
 _SCOPE = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
 _SCOPE_SPANS = {1 << 3 | 2: (NOTHING, _SCOPE), 2 << 3 | 2: (SPANS, _SPAN)}
-_RESOURCE = {1 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
+# EntityRef.id_keys and description_keys: each names an attribute of the resource.
+_ENTITY_REF = {3 << 3 | 2: (ATTRIBUTES, None), 4 << 3 | 2: (ATTRIBUTES, None)}
+_RESOURCE = {1 << 3 | 2: (ATTRIBUTES, _KEY_VALUE), 3 << 3 | 2: (ATTRIBUTES, _ENTITY_REF)}  # entity_refs
 _RESOURCE_SPANS = {1 << 3 | 2: (NOTHING, _RESOURCE), 2 << 3 | 2: (GROUPS, _SCOPE_SPANS)}
 _EXPORT = {1 << 3 | 2: (GROUPS, _RESOURCE_SPANS)}
 
@@ -265,11 +277,14 @@ def count_protobuf(
     Decoding builds an object for every span, event and attribute, empty or not, and an
     empty one is two bytes on the wire: this walk is what keeps a small body from becoming
     gigabytes of them. It reads tags and lengths only, and stops at the first count over.
+    Each field it reads, whatever it holds, counts against ``limits.fields``: a body of
+    millions of fields it skips (26 million empty entity references, or of an unknown field,
+    in 50 kB gzipped) would otherwise cost seconds of this walk alone.
     ``export`` is the message tree of another signal's request (named ``request``).
     """
     counter = _Counter(limits, noun)
     try:
-        _walk(memoryview(body), 0, len(body), export or _EXPORT, counter, 1, limits.depth)
+        _walk(memoryview(body), 0, len(body), export or _EXPORT, counter, 1, limits.depth, counter.fields)
     except IndexError:
         raise BadOtlp(_not_protobuf("it ends in the middle of a field", request)) from None
     except _BadFraming as exc:
@@ -289,10 +304,16 @@ def _walk(
     counter: _Counter,
     depth: int,
     max_depth: int,
-) -> None:
+    fields_left: int,
+) -> int:
+    """Counts the fields of one message (``buf[pos:end]``) and of those inside it that
+    ``message`` names; the fields still allowed after them."""
     if depth > max_depth:
         raise TooDeep(f"the export is nested too deeply: more than {max_depth} levels")
     while pos < end:
+        fields_left -= 1
+        if fields_left < 0:
+            raise counter.too_many_fields()
         tag = buf[pos]
         pos += 1
         if tag & 0x80:
@@ -312,7 +333,7 @@ def _walk(
                 if kind != NOTHING:
                     counter.add(kind)
                 if size and fields:
-                    _walk(buf, pos, stop, fields, counter, depth + 1, max_depth)
+                    fields_left = _walk(buf, pos, stop, fields, counter, depth + 1, max_depth, fields_left)
             pos = stop
         elif wire == 0:
             _, pos = _varint(buf, pos, 0x80)
@@ -324,6 +345,7 @@ def _walk(
             raise _BadFraming(f"wire type {wire} has no place in an export")
     if pos != end:
         raise _BadFraming("a field runs past the end of what holds it")
+    return fields_left
 
 
 def _varint(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
@@ -467,7 +489,7 @@ def count_json(request: dict[str, Any], limits: Limits) -> list[int]:
     resources = _every(request, "resourceSpans", "resource_spans")
     counter.add(GROUPS, len(resources))
     for rs in _dicts(resources):
-        _count_attributes(rs.get("resource"), counter)
+        count_resource(rs.get("resource"), counter)
         scopes = _every(rs, "scopeSpans", "scope_spans") + _every(
             rs, "instrumentationLibrarySpans", "instrumentation_library_spans"
         )
@@ -495,6 +517,19 @@ def _every(obj: dict[str, Any], camel: str, snake: str) -> list[Any]:
 
 def _dicts(items: list[Any]) -> Iterator[dict[str, Any]]:
     return (item for item in items if isinstance(item, dict))
+
+
+def count_resource(resource: Any, counter: _Counter) -> None:
+    """A resource's attributes, and its entity references and the keys they name, as the
+    protobuf walk counts them."""
+    _count_attributes(resource, counter)
+    if not isinstance(resource, dict):
+        return
+    refs = _every(resource, "entityRefs", "entity_refs")
+    counter.add(ATTRIBUTES, len(refs))
+    for ref in _dicts(refs):
+        counter.add(ATTRIBUTES, len(_every(ref, "idKeys", "id_keys")))
+        counter.add(ATTRIBUTES, len(_every(ref, "descriptionKeys", "description_keys")))
 
 
 def _count_attributes(holder: Any, counter: _Counter) -> None:

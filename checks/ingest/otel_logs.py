@@ -105,7 +105,7 @@ def count_json(request: dict[str, Any], limits: otel.Limits) -> list[int]:
     resources = otel._every(request, "resourceLogs", "resource_logs")
     counter.add(otel.GROUPS, len(resources))
     for rl in otel._dicts(resources):
-        otel._count_attributes(rl.get("resource"), counter)
+        otel.count_resource(rl.get("resource"), counter)
         scopes = otel._every(rl, "scopeLogs", "scope_logs")
         counter.add(otel.GROUPS, len(scopes))
         for sl in otel._dicts(scopes):
