@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from checks.models import CheckRun, Conversation, Payload, RawExport
+from checks.models import CheckRun, Conversation, Payload, RawExport, Refusal
+from tests.otlp_json import attributes, body, span, traces
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +115,61 @@ def test_stats_count_received_and_checked(
         _post(client, api_key, (PAYLOADS / "peer_ingest.otlp.json").read_bytes(), "application/json")
     stats = client.get("/api/v1/stats", headers={"Authorization": f"Bearer {api_key}"}).json()
     assert stats == {"conversations": 2, "checked": 2, "runs_pending": 0}
+
+
+SPANS = "$.resourceSpans[0].scopeSpans[0].spans[0]"
+NUMBER = "@number@"  # where the number under test goes, as the JSON text it is sent as
+
+
+def _export_with_number(place: str) -> bytes:
+    chat = span("t", "chat m", 0, 10, {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"})
+    chat["events"] = [{"name": "gen_ai.choice", "timeUnixNano": "1"}]
+    export = traces([chat])
+    if place == "start":
+        chat["startTimeUnixNano"] = NUMBER
+    elif place == "event":
+        chat["events"][0]["timeUnixNano"] = NUMBER
+    elif place == "attribute":
+        chat["attributes"].append({"key": "gen_ai.usage.input_tokens", "value": {"intValue": NUMBER}})
+    else:  # inside an array of a resource attribute
+        resource = export["resourceSpans"][0]["resource"]
+        resource["attributes"] += attributes({"ports": [80]})
+        resource["attributes"][-1]["value"]["arrayValue"]["values"][0]["intValue"] = NUMBER
+    return body(export)
+
+
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN", "1e400"])
+@pytest.mark.parametrize(
+    ("place", "path", "said"),
+    [
+        ("start", f"{SPANS}.startTimeUnixNano", "which is no time"),
+        ("event", f"{SPANS}.events[0].timeUnixNano", "which is no time"),
+        ("attribute", f"{SPANS}.attributes[2].value.intValue", "which is no integer"),
+        (
+            "resource",
+            "$.resourceSpans[0].resource.attributes[1].value.arrayValue.values[0].intValue",
+            "which is no integer",
+        ),
+    ],
+)
+def test_a_time_or_integer_no_integer_holds_is_a_400_naming_it(
+    client: Any, api_key: str, number: str, place: str, path: str, said: str
+) -> None:
+    """JSON reads 1e400 as Infinity, and reading Infinity or NaN as an integer was a 500."""
+    data = _export_with_number(place).replace(f'"{NUMBER}"'.encode(), number.encode())
+    response = _post(client, api_key, data, "application/json")
+    assert response.status_code == 400, response.content
+    message = response.json()["errors"][0]["message"]
+    assert message.startswith(f"{path} is ") and said in message
+    assert "as a string of digits" in message  # the fix
+    assert not RawExport.objects.exists() and not Conversation.objects.exists()
+    refusal = Refusal.objects.get()
+    assert refusal.status_code == 400 and path in refusal.reason
+
+
+def test_a_double_that_is_not_finite_is_still_taken(client: Any, api_key: str) -> None:
+    """A double may be Infinity; nothing reads it as an integer."""
+    chat = span("t", "chat m", 0, 10, {"gen_ai.operation.name": "chat"})
+    chat["attributes"].append({"key": "gen_ai.request.temperature", "value": {"doubleValue": NUMBER}})
+    data = body(traces([chat])).replace(f'"{NUMBER}"'.encode(), b"Infinity")
+    assert _post(client, api_key, data, "application/json").status_code == 200

@@ -343,3 +343,37 @@ def test_the_schema_documents_the_logs_endpoint(client: Any) -> None:
     operation = schema["paths"]["/v1/logs"]["post"]
     assert operation["operationId"] == "otlp_logs"
     assert set(operation["requestBody"]["content"]) == {"application/x-protobuf", "application/json"}
+
+
+RECORDS = "$.resourceLogs[0].scopeLogs[0].logRecords"
+
+
+@pytest.mark.parametrize("number", ["Infinity", "1e400"])
+@pytest.mark.parametrize(
+    ("place", "path", "said"),
+    [
+        ("timeUnixNano", f"{RECORDS}[1].timeUnixNano", "which is no time"),
+        ("observedTimeUnixNano", f"{RECORDS}[1].observedTimeUnixNano", "which is no time"),
+        ("attribute", f"{RECORDS}[1].attributes[1].value.intValue", "which is no integer"),
+        ("body", f"{RECORDS}[1].body.kvlistValue.values[1].value.intValue", "which is no integer"),
+    ],
+)
+def test_a_time_or_integer_no_integer_holds_is_a_400_naming_it(
+    client: Any, api_key: str, number: str, place: str, path: str, said: str
+) -> None:
+    """JSON reads 1e400 as Infinity, and reading Infinity as an integer was a 500."""
+    records = event_records()
+    second = records[1]
+    if place == "attribute":
+        second["attributes"].append({"key": "gen_ai.usage.input_tokens", "value": {"intValue": "@@"}})
+    elif place == "body":
+        second["body"]["kvlistValue"]["values"].append({"key": "tokens", "value": {"intValue": "@@"}})
+    else:
+        second[place] = "@@"
+    data = body(logs(records)).replace(b'"@@"', number.encode())
+    response = post(client, api_key, "/v1/logs", data, "application/json")
+    assert response.status_code == 400, response.content
+    message = response.json()["errors"][0]["message"]
+    assert message.startswith(f"{path} is ") and said in message and "as a string of digits" in message
+    assert not RawExport.objects.exists() and not Conversation.objects.exists()
+    assert Refusal.objects.get().status_code == 400

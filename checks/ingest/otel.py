@@ -47,6 +47,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -451,7 +452,97 @@ def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
             for k, span in enumerate(_list(ss, "spans", "spans", path)):
                 if not isinstance(span, dict):
                     raise BadOtlp(f"{path}.spans[{k}] must be a span object")
+    _check_integers(request)
     return request
+
+
+def _check_integers(request: dict[str, Any]) -> None:
+    """BadOtlp naming the first time or integer attribute value of a trace export that no
+    integer holds (``check_integers``), wherever ``spans_of`` reads one."""
+    for rs_path, rs in each(request, "$", "resourceSpans", "resource_spans"):
+        check_integers(rs.get("resource"), f"{rs_path}.resource")
+        scopes = [
+            ("scopeSpans", "scope_spans"),
+            ("instrumentationLibrarySpans", "instrumentation_library_spans"),
+        ]
+        for camel, snake in scopes:
+            for ss_path, ss in each(rs, rs_path, camel, snake):
+                check_integers(ss.get("scope"), f"{ss_path}.scope")
+                for span_path, span in each(ss, ss_path, "spans", "spans"):
+                    check_integers(span, span_path, SPAN_TIMES)
+                    for key in ("events", "links"):
+                        for event_path, event in each(span, span_path, key, key):
+                            check_integers(event, event_path, EVENT_TIMES)
+
+
+def each(obj: dict[str, Any], path: str, camel: str, snake: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The objects of a list an OTLP/JSON object holds (under either name), with their paths."""
+    key = camel if camel in obj else snake
+    items = obj.get(key)
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                yield f"{path}.{key}[{i}]", item
+
+
+# The times of OTLP/JSON objects, read as integers (``_nanos``), by either name.
+SPAN_TIMES = ("startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano", "end_time_unix_nano")
+EVENT_TIMES = ("timeUnixNano", "time_unix_nano")
+
+
+def check_integers(holder: Any, path: str, times: tuple[str, ...] = ()) -> None:
+    """BadOtlp naming the first of an object's times, or of the integers among its
+    attributes (inside their arrays and key-value lists too) and its body, that is a JSON
+    number no integer holds: NaN, Infinity, or one past a double's range (1e400, which JSON
+    reads as Infinity). Reading one as an integer would raise; anything else is left to the
+    reader, as before."""
+    if not isinstance(holder, dict):
+        return
+    for key in times:
+        if _not_finite(holder.get(key)):
+            raise BadOtlp(
+                f"{path}.{key} is {_shown(holder[key])}, which is no time: send the nanoseconds since "
+                'the epoch as a string of digits, e.g. "1700000000000000000"'
+            )
+    key_values: list[tuple[str, Any]] = [(f"{path}.attributes", holder.get("attributes"))]  # lists
+    values: list[tuple[str, Any]] = [(f"{path}.body", holder["body"])] if "body" in holder else []
+    while key_values or values:
+        if key_values:
+            where, kvs = key_values.pop()
+            if isinstance(kvs, list):
+                values += [
+                    (f"{where}[{i}].value", kv.get("value"))
+                    for i, kv in enumerate(kvs)
+                    if isinstance(kv, dict)
+                ]
+            continue
+        where, value = values.pop()
+        if not isinstance(value, dict):
+            continue
+        for key in ("intValue", "int_value"):
+            if _not_finite(value.get(key)):
+                raise BadOtlp(
+                    f"{where}.{key} is {_shown(value[key])}, which is no integer: send it as a string "
+                    "of digits, or a fraction as doubleValue"
+                )
+        for key in ("arrayValue", "array_value"):
+            array = value.get(key)
+            if isinstance(array, dict) and isinstance(array.get("values"), list):
+                values += [(f"{where}.{key}.values[{i}]", item) for i, item in enumerate(array["values"])]
+        for key in ("kvlistValue", "kvlist_value"):
+            kvlist = value.get(key)
+            if isinstance(kvlist, dict):
+                key_values.append((f"{where}.{key}.values", kvlist.get("values")))
+
+
+def _not_finite(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _shown(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return ("-" if value < 0 else "") + "Infinity (or a number past a double's range, such as 1e400)"
 
 
 def load_json_object(body: bytes, limits: Limits, example: str) -> dict[str, Any]:

@@ -29,6 +29,8 @@ from . import otel, otel_events
 REQUEST = "ExportLogsServiceRequest"
 EVENT_NAMES = sorted([*otel_events.MESSAGE_EVENTS, otel_events.CHOICE, otel_events.DETAILS])
 NOUN = "log records"
+# A record's times, read as integers (``otel._nanos``), by either name.
+RECORD_TIMES = (*otel.EVENT_TIMES, "observedTimeUnixNano", "observed_time_unix_nano")
 
 # The protobuf messages of a log export, as otel's walk counts them (see otel._EXPORT):
 # opentelemetry/proto/{collector/logs,logs}/v1. A record's body is an AnyValue.
@@ -95,6 +97,12 @@ def _decode_json(body: bytes, limits: otel.Limits) -> dict[str, Any]:
             for k, record in enumerate(otel._list(sl, "logRecords", "log_records", path)):
                 if not isinstance(record, dict):
                     raise otel.BadOtlp(f"{path}.logRecords[{k}] must be a log record object")
+    for rl_path, rl in otel.each(request, "$", "resourceLogs", "resource_logs"):
+        otel.check_integers(rl.get("resource"), f"{rl_path}.resource")
+        for sl_path, sl in otel.each(rl, rl_path, "scopeLogs", "scope_logs"):
+            otel.check_integers(sl.get("scope"), f"{sl_path}.scope")
+            for record_path, record in otel.each(sl, sl_path, "logRecords", "log_records"):
+                otel.check_integers(record, record_path, RECORD_TIMES)
     return request
 
 
