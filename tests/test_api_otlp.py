@@ -173,3 +173,43 @@ def test_a_double_that_is_not_finite_is_still_taken(client: Any, api_key: str) -
     chat["attributes"].append({"key": "gen_ai.request.temperature", "value": {"doubleValue": NUMBER}})
     data = body(traces([chat])).replace(f'"{NUMBER}"'.encode(), b"Infinity")
     assert _post(client, api_key, data, "application/json").status_code == 200
+
+
+SURROGATE = "@surrogate@"  # where an unpaired surrogate goes, as JSON writes it: "\\ud800"
+
+
+@pytest.mark.parametrize(
+    ("operation", "named_by"),
+    [
+        ("chat", "gen_ai.conversation.id"),
+        ("execute_tool", "gen_ai.conversation.id"),
+        ("chat", "the trace id"),
+    ],
+)
+def test_a_conversation_name_holding_an_unpaired_surrogate_is_refused_by_the_partial_success(
+    client: Any, api_key: str, operation: str, named_by: str
+) -> None:
+    """Quoting the name in the partial success could not be encoded, a 500; a lone tool span
+    was looked up by it first, a 500 there."""
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Hello?"}]}])
+    attrs = {
+        "gen_ai.operation.name": operation,
+        "gen_ai.input.messages": messages,
+        "gen_ai.tool.call.id": "c1",
+    }
+    one = span("t", operation, 0, 10, attrs)
+    if named_by == "the trace id":
+        one["traceId"] = SURROGATE
+    else:
+        one["attributes"] += attributes({"gen_ai.conversation.id": SURROGATE})
+    data = body(traces([one])).replace(f'"{SURROGATE}"'.encode(), b'"\\ud800"')
+    response = _post(client, api_key, data, "application/json")
+    assert response.status_code == 200, response.content
+    partial = response.json()["partialSuccess"]
+    assert partial["rejectedSpans"] == "1"
+    assert partial["errorMessage"] == (
+        f"\ufffd: its name ({named_by}) holds U+0000 or an unpaired surrogate, which no database "
+        "keeps; send it as valid Unicode text"
+    )
+    assert not Conversation.objects.exists()
+    assert Refusal.objects.get().reason == partial["errorMessage"]

@@ -121,6 +121,9 @@ def answer(
     rejected or said, a partial success with the count (``counted``: its field's protobuf and
     JSON names) and the message; with nothing rejected, a message is a warning."""
     protobuf_field, json_field = counted
+    # Names quoted from the export may hold an unpaired surrogate, which neither encoding can
+    # carry; each is shown as U+FFFD, as on the Refusals page.
+    message = ingestion.UNSTORABLE_TEXT.sub("\ufffd", message)
     if content_type.split(";")[0].strip().lower() == PROTOBUF:
         if rejected or message:
             setattr(response.partial_success, protobuf_field, rejected)  # type: ignore[attr-defined]
@@ -169,7 +172,10 @@ def traces(request: Request) -> Response | HttpResponse:
         content_type=content_type,
         content_encoding=encoding,
         reading=reading,
-        tool_results=pieces.lone_tool_results(decoded, [s["external_id"] for s in reading.skipped]),
+        # A name no query can carry is not looked for: the reader said why it gives nothing.
+        tool_results=pieces.lone_tool_results(
+            decoded, [s["external_id"] for s in reading.skipped if otel.storable(s["external_id"])]
+        ),
     )
     # Written once the export's own transaction is over, whatever it kept.
     rejected, message = what_was_refused(result, reading, decoded)

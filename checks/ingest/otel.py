@@ -48,6 +48,7 @@ import base64
 import binascii
 import json
 import math
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -869,6 +870,9 @@ def read_spans(spans: list[Span]) -> Reading:
     conversations: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     for name, group in group_spans(spans).items():
+        if not storable(name):
+            skipped.append(_unstorable(name, group))
+            continue
         conversation = _conversation(name, group)
         if conversation is None:
             skipped.append(_why_not(name, group))
@@ -891,6 +895,24 @@ def read_spans(spans: list[Span]) -> Reading:
 
 # The chat spans of a trace hold no content: the instrumentation writes it as log records.
 AWAITING_LOGS = "logs"
+
+# What no database keeps in text, as ``checks.ingestion.UNSTORABLE_TEXT``: U+0000 and unpaired
+# surrogates (JSON's "\ud800" reads as one).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(name: str) -> bool:
+    """Whether a conversation's name can be stored, or looked up: a query cannot carry it."""
+    return _UNSTORABLE.search(name) is None
+
+
+def _unstorable(name: str, spans: list[Span]) -> dict[str, str]:
+    given = any(s.attributes.get("gen_ai.conversation.id") == name for s in spans)
+    return {
+        "external_id": name,
+        "reason": f"its name ({'gen_ai.conversation.id' if given else 'the trace id'}) holds U+0000 "
+        "or an unpaired surrogate, which no database keeps; send it as valid Unicode text",
+    }
 
 
 def _why_not(name: str, spans: list[Span]) -> dict[str, str]:
