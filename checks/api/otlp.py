@@ -5,7 +5,8 @@ checks/ingest/otel.py), each stored or refused on its own. The answer is the OTL
 response in the request's encoding, with a partial success naming what was not taken and
 counting its spans: nothing is answered as a plain success with nothing stored. Whatever is
 refused is also kept for the project's Refusals page (checks/refusals.py), with the
-export's shape, since exporters log a partial success at most.
+export's shape, since exporters log a partial success at most. A body that is the other
+signal's export (``otel.WrongSignal``) is refused as such, naming the endpoint it belongs to.
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ def receive(
             "or raise the limit.",
             [{"path": "$", "message": f"{exc.message} ({setting})"}],
         )
+    except otel.WrongSignal as exc:
+        response = error_response(
+            status.HTTP_400_BAD_REQUEST,
+            f"The body is an OTLP {exc.signal} export, not a {signal.name} export: "
+            f"send it to {exc.endpoint}.",
+            [{"path": "$", "message": exc.message}],
+        )
     except otel.BadOtlp as exc:
         message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
         response = error_response(
@@ -148,7 +156,8 @@ def answer(
         "holding its call. Answers the OTLP export response, with a partial success counting the "
         "spans not taken and saying why (also listed on the project's Refusals page). An export "
         "over a limit (spans, events, attributes, its size once decompressed: see the README's "
-        "configuration) is refused whole with a 413."
+        "configuration) is refused whole with a 413; a logs export sent here, with a 400 naming "
+        "`/v1/logs`."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},

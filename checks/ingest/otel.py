@@ -92,6 +92,30 @@ class TooDeep(BadOtlp):
     """The export nests deeper than ``Limits.depth``."""
 
 
+class Endpoint(NamedTuple):
+    """Where the exports of one signal are sent: the path, the top-level field of their
+    OTLP/JSON (camel and snake case), and what their records are called."""
+
+    signal: str
+    path: str
+    field: tuple[str, str]
+    records: str
+
+
+TRACES_ENDPOINT = Endpoint("trace", "/v1/traces", ("resourceSpans", "resource_spans"), "spans")
+LOGS_ENDPOINT = Endpoint("logs", "/v1/logs", ("resourceLogs", "resource_logs"), "log records")
+
+
+class WrongSignal(BadOtlp):
+    """The body is an export of another signal (``signal``: "trace", "logs"), sent to the
+    endpoint of this one; ``endpoint`` is where it belongs."""
+
+    def __init__(self, message: str, signal: str, endpoint: str) -> None:
+        super().__init__(message)
+        self.signal = signal
+        self.endpoint = endpoint
+
+
 @dataclass(frozen=True)
 class Limits:
     """How much one export may hold; None is no limit.
@@ -235,6 +259,7 @@ class _Counter:
 
 SPANS, EVENTS, ATTRIBUTES, GROUPS = 0, 1, 2, 3
 NOTHING = -1
+FOREIGN = -2  # a field of the other signal's message (see _LOG_RECORD_FIELDS)
 
 # The protobuf messages of an export, as what their length-delimited fields hold: by tag
 # (field number << 3 | 2), what the field counts as and the message inside it (None: a
@@ -252,11 +277,33 @@ _ANY_VALUE.update(
 )
 _EVENT = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
 _LINK = {4 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
-_SPAN = {
+_SPAN: dict[int, tuple[int, Any]] = {
     9 << 3 | 2: (ATTRIBUTES, _KEY_VALUE),
     11 << 3 | 2: (EVENTS, _EVENT),
     13 << 3 | 2: (EVENTS, _LINK),
 }
+# A log export and a trace export frame their records alike (field 1 of the request, 2 of
+# each group, 2 of each scope's), so a log export sent here reads as one of spans, and
+# decodes into spans of nothing. What tells a LogRecord from a Span is its fields: those
+# numbers both messages have, but of another wire type in each. A span never holds one, not
+# even a span of a newer OTLP (no message changes the type of a field it has), so a span
+# holding one is a log record: time_unix_nano (1, fixed64), severity_number (2, varint),
+# attributes (6, bytes), dropped_attributes_count (7, varint), flags (8, fixed32), span_id
+# (10, bytes), observed_time_unix_nano (11, fixed64), event_name (12, bytes). Protobuf
+# encoders write fields in number order, so a record shows one before its trace_id (9),
+# which a span's walk would read as an attribute. A record with none of these (only its
+# severity_text, body or trace_id) cannot be told from a span, and is read as one.
+_LOG_RECORD_FIELDS = (
+    1 << 3 | 1,
+    2 << 3 | 0,
+    6 << 3 | 2,
+    7 << 3 | 0,
+    8 << 3 | 5,
+    10 << 3 | 2,
+    11 << 3 | 1,
+    12 << 3 | 2,
+)
+_SPAN.update(dict.fromkeys(_LOG_RECORD_FIELDS, (FOREIGN, None)))
 _SCOPE = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
 _SCOPE_SPANS = {1 << 3 | 2: (NOTHING, _SCOPE), 2 << 3 | 2: (SPANS, _SPAN)}
 # EntityRef.id_keys and description_keys: each names an attribute of the resource.
@@ -272,6 +319,7 @@ def count_protobuf(
     export: dict[int, tuple[int, Any]] | None = None,
     request: str = "ExportTraceServiceRequest",
     noun: str = "spans",
+    foreign: Endpoint = LOGS_ENDPOINT,
 ) -> list[int]:
     """[spans, events, attributes, groups] of a protobuf export, read from its wire format without
     decoding it; TooLarge as soon as one is over its limit, BadOtlp when the framing is bad.
@@ -282,7 +330,8 @@ def count_protobuf(
     Each field it reads, whatever it holds, counts against ``limits.fields``: a body of
     millions of fields it skips (26 million empty entity references, or of an unknown field,
     in 50 kB gzipped) would otherwise cost seconds of this walk alone.
-    ``export`` is the message tree of another signal's request (named ``request``).
+    ``export`` is the message tree of another signal's request (named ``request``), and
+    ``foreign`` the signal whose fields it marks FOREIGN: WrongSignal at the first.
     """
     counter = _Counter(limits, noun)
     try:
@@ -291,11 +340,27 @@ def count_protobuf(
         raise BadOtlp(_not_protobuf("it ends in the middle of a field", request)) from None
     except _BadFraming as exc:
         raise BadOtlp(_not_protobuf(str(exc), request)) from None
+    except _Foreign as exc:
+        raise WrongSignal(
+            f"the body is an OTLP {foreign.signal} export, not an {request}: its {noun} hold field "
+            f"{exc.tag >> 3} with wire type {exc.tag & 7}, as {foreign.records} do; "
+            f"send it to {foreign.path}",
+            foreign.signal,
+            foreign.path,
+        ) from None
     return counter.counts
 
 
 class _BadFraming(Exception):
     """The wire format is broken; the message says where."""
+
+
+class _Foreign(Exception):
+    """A field of the other signal's message, by its tag."""
+
+    def __init__(self, tag: int) -> None:
+        super().__init__(tag)
+        self.tag = tag
 
 
 def _walk(
@@ -320,6 +385,9 @@ def _walk(
         pos += 1
         if tag & 0x80:
             tag, pos = _varint(buf, pos, tag)
+        inside = message.get(tag)
+        if inside is not None and inside[0] == FOREIGN:
+            raise _Foreign(tag)
         wire = tag & 7
         if wire == 2:
             size = buf[pos]
@@ -329,7 +397,6 @@ def _walk(
             stop = pos + size
             if stop > end:
                 raise _BadFraming("a field is longer than what holds it")
-            inside = message.get(tag)
             if inside is not None:
                 kind, fields = inside
                 if kind != NOTHING:
@@ -442,6 +509,7 @@ def _pb_value(value: Any) -> dict[str, Any]:
 def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
     limits = limits or Limits()
     request = load_json_object(body, limits, '{"resourceSpans": […]}')
+    refuse_other_signal(request, LOGS_ENDPOINT, "trace")
     count_json(request, limits)
     for i, rs in enumerate(_list(request, "resourceSpans", "resource_spans", "$")):
         if not isinstance(rs, dict):
@@ -668,6 +736,20 @@ class Signal(NamedTuple):
 
 
 TRACES = Signal("trace", _decode_protobuf, _decode_json)
+
+
+def refuse_other_signal(request: dict[str, Any], other: Endpoint, name: str) -> None:
+    """WrongSignal when an OTLP/JSON body sent as a ``name`` export holds ``other``'s top-level
+    field. An empty export (``{}``) holds neither, and is an empty export of either."""
+    camel, snake = other.field
+    key = camel if request.get(camel) is not None else snake
+    if request.get(key) is not None:
+        raise WrongSignal(
+            f"the body is an OTLP {other.signal} export (it holds {key}), not a {name} export; send it "
+            f"to {other.path}",
+            other.signal,
+            other.path,
+        )
 
 
 # --- spans ---------------------------------------------------------------------------------

@@ -34,10 +34,26 @@ RECORD_TIMES = (*otel.EVENT_TIMES, "observedTimeUnixNano", "observed_time_unix_n
 
 # The protobuf messages of a log export, as otel's walk counts them (see otel._EXPORT):
 # opentelemetry/proto/{collector/logs,logs}/v1. A record's body is an AnyValue.
-_LOG_RECORD = {
+_LOG_RECORD: dict[int, tuple[int, Any]] = {
     5 << 3 | 2: (otel.NOTHING, otel._ANY_VALUE),  # body
     6 << 3 | 2: (otel.ATTRIBUTES, otel._KEY_VALUE),  # attributes
 }
+# A record holding a field of a span is one (see otel._LOG_RECORD_FIELDS for the converse):
+# trace_id (1, bytes), span_id (2, bytes), kind (6, varint), start_time_unix_nano (7,
+# fixed64), end_time_unix_nano (8, fixed64), dropped_attributes_count (10, varint), events
+# (11, bytes), dropped_events_count (12, varint). A span's field 4 (parent_span_id) is not
+# among them: the LogRecord's field 4 is reserved, once a name an early SDK may still write.
+_SPAN_FIELDS = (
+    1 << 3 | 2,
+    2 << 3 | 2,
+    6 << 3 | 0,
+    7 << 3 | 1,
+    8 << 3 | 1,
+    10 << 3 | 0,
+    11 << 3 | 2,
+    12 << 3 | 0,
+)
+_LOG_RECORD.update(dict.fromkeys(_SPAN_FIELDS, (otel.FOREIGN, None)))
 _SCOPE_LOGS = {1 << 3 | 2: (otel.NOTHING, otel._SCOPE), 2 << 3 | 2: (otel.SPANS, _LOG_RECORD)}
 _RESOURCE_LOGS = {1 << 3 | 2: (otel.NOTHING, otel._RESOURCE), 2 << 3 | 2: (otel.GROUPS, _SCOPE_LOGS)}
 _EXPORT = {1 << 3 | 2: (otel.GROUPS, _RESOURCE_LOGS)}
@@ -47,7 +63,7 @@ _EXPORT = {1 << 3 | 2: (otel.GROUPS, _RESOURCE_LOGS)}
 
 
 def _decode_protobuf(body: bytes, limits: otel.Limits) -> dict[str, Any]:
-    otel.count_protobuf(body, limits, _EXPORT, REQUEST, NOUN)
+    otel.count_protobuf(body, limits, _EXPORT, REQUEST, NOUN, otel.TRACES_ENDPOINT)
     try:
         request = ExportLogsServiceRequest.FromString(body)
     except (DecodeError, ValueError) as exc:
@@ -86,6 +102,7 @@ def _pb_record(record: Any) -> dict[str, Any]:
 
 def _decode_json(body: bytes, limits: otel.Limits) -> dict[str, Any]:
     request = otel.load_json_object(body, limits, '{"resourceLogs": […]}')
+    otel.refuse_other_signal(request, otel.TRACES_ENDPOINT, "logs")
     count_json(request, limits)
     for i, rl in enumerate(otel._list(request, "resourceLogs", "resource_logs", "$")):
         if not isinstance(rl, dict):
