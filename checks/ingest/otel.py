@@ -191,7 +191,7 @@ def _gunzip(body: bytes, max_bytes: int | None, max_members: int | None = None) 
 
     A gzip body may be several members one after another (RFC 1952), each counted against
     ``max_members``. Given the whole rest of the body after each member, as it once was, the
-    inflater copied megabytes per member: 200,000 empty members in 4 MB cost 53 s of CPU.
+    inflater copied megabytes per member: 200,000 empty members in 4 MB cost 10 s and more.
     """
     out = bytearray()
     view = memoryview(body)
@@ -526,8 +526,8 @@ def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
 
 
 def _check_integers(request: dict[str, Any]) -> None:
-    """BadOtlp naming the first time or integer attribute value of a trace export that no
-    integer holds (``check_integers``), wherever ``spans_of`` reads one."""
+    """BadOtlp naming a time or integer attribute value of a trace export that no integer
+    holds (``check_integers``), wherever ``spans_of`` reads one."""
     for rs_path, rs in each(request, "$", "resourceSpans", "resource_spans"):
         check_integers(rs.get("resource"), f"{rs_path}.resource")
         scopes = [
@@ -560,11 +560,10 @@ EVENT_TIMES = ("timeUnixNano", "time_unix_nano")
 
 
 def check_integers(holder: Any, path: str, times: tuple[str, ...] = ()) -> None:
-    """BadOtlp naming the first of an object's times, or of the integers among its
-    attributes (inside their arrays and key-value lists too) and its body, that is a JSON
-    number no integer holds: NaN, Infinity, or one past a double's range (1e400, which JSON
-    reads as Infinity). Reading one as an integer would raise; anything else is left to the
-    reader, as before."""
+    """BadOtlp naming a time of an object, or an integer among its attributes (inside their
+    arrays and key-value lists too) and its body, that is a JSON number no integer holds:
+    NaN, Infinity, or one past a double's range (1e400, which JSON reads as Infinity).
+    Reading one as an integer would raise; anything else is left to the reader, as before."""
     if not isinstance(holder, dict):
         return
     for key in times:
