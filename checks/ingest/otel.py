@@ -201,7 +201,8 @@ def _gunzip(body: bytes, max_bytes: int | None, max_members: int | None = None) 
             members += 1
             if max_members is not None and members > max_members:
                 raise TooLarge(
-                    f"the body is more than {max_members} gzip members one after another",
+                    f"the body is more than {max_members} gzip members one after another; "
+                    "compress it whole, as one",
                     "gzip_members",
                     max_members,
                 )
