@@ -204,8 +204,8 @@ RECEIPTS_OTLP_MAX_SPANS = int(os.environ.get("RECEIPTS_OTLP_MAX_SPANS", "10000")
 RECEIPTS_OTLP_MAX_EVENTS = int(os.environ.get("RECEIPTS_OTLP_MAX_EVENTS", "50000"))
 RECEIPTS_OTLP_MAX_ATTRIBUTES = int(os.environ.get("RECEIPTS_OTLP_MAX_ATTRIBUTES", "200000"))
 # Every field of a protobuf export read to count the rest, known or not: the work of that
-# count, bounded whatever the fields are. An export at each of the limits above reads
-# about 1.3 million.
+# count, bounded whatever the fields are. An export at each of the limits above, with every
+# field of its spans, links and attributes set, reads about 1.4 million.
 RECEIPTS_OTLP_MAX_FIELDS = int(os.environ.get("RECEIPTS_OTLP_MAX_FIELDS", "2000000"))
 RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = int(
     os.environ.get("RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES", str(RECEIPTS_BULK_MAX_BYTES))
