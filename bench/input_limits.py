@@ -1,6 +1,7 @@
 """What a small hostile body costs the server: OTLP exports of empty spans, bulk JSON Lines.
 
-    .venv/bin/python bench/input_limits.py [--spans 1000000] [--bulk-mb 50] [--only NAME]
+    .venv/bin/python bench/input_limits.py [--spans 1000000] [--bulk-mb 50] [--flood 26000000]
+        [--members 200000] [--only NAME]
 
 Each case runs in a child process of its own, on a scratch SQLite database in a temporary
 var/ directory (migrated, with one project and its API key), and POSTs its body once through
@@ -23,6 +24,15 @@ The cases:
   and the whole of ``RECEIPTS_MAX_ANSWER_BYTES`` (1x, 2x, 4x: the time should double with
   each), then one byte over it (a 413). The inline check's time limit is lifted for them, so
   the time shown is the checkers' own.
+- ``otlp-entity-refs``: one resource holding ``--flood`` empty entity references, protobuf,
+  gzipped (26 million are 52 MB, about 50 kB gzipped);
+- ``otlp-unknown-fields``: ``--flood`` empty fields of a number no OTLP version has, at
+  the top of the export, protobuf, gzipped (as large);
+- ``otlp-gzip-members``: ``--members`` empty gzip members one after another (20 bytes
+  each: 4 MB for 200,000);
+- ``otlp-at-limits``: a real export as large as the limits allow, to show it is taken:
+  10,000 spans with every field set, 50,000 events, 200,000 attributes of 200-byte
+  values (about 45 MB), protobuf, gzipped.
 """
 
 from __future__ import annotations
@@ -38,12 +48,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
 ROOT = Path(__file__).resolve().parent.parent
 CASES = (
     "otlp-protobuf",
     "otlp-json",
     "otlp-attributes",
     "otlp-groups",
+    "otlp-entity-refs",
+    "otlp-unknown-fields",
+    "otlp-gzip-members",
+    "otlp-at-limits",
     "bulk-jsonl",
     "check-saved",
     "check-no-results",
@@ -77,8 +93,48 @@ def json_export(spans: int) -> bytes:
     return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{}] * spans}]}]}).encode()
 
 
-def body_of(case: str, spans: int, bulk_mb: int) -> tuple[str, bytes, str, dict[str, str]]:
+def export_at_limits() -> bytes:
+    """10,000 spans of 15 attributes and 5 events (of one attribute each): every limit's
+    default exactly, each field of a span set, each attribute value 200 bytes."""
+    kv = field(1, b"gen_ai.prompt") + field(2, field(1, b"x" * 200))
+    event = b"\x09" + b"\x03" * 8 + field(2, b"gen_ai.choice") + field(3, kv)  # time, name, attribute
+    span = (
+        field(1, b"t" * 16)  # trace_id, span_id, trace_state, parent_span_id, name
+        + field(2, b"s" * 8)
+        + field(3, b"k=v")
+        + field(4, b"p" * 8)
+        + field(5, b"chat gpt")
+        + b"\x30\x03"  # kind
+        + b"\x39"
+        + b"\x01" * 8  # start_time_unix_nano
+        + b"\x41"
+        + b"\x02" * 8  # end_time_unix_nano
+        + field(9, kv) * 15
+        + field(11, event) * 5
+        + field(15, field(2, b"ok") + b"\x18\x01")  # status
+        + b"\x85\x01"
+        + b"\x01" * 4  # flags
+    )
+    return field(1, field(2, field(1, field(1, b"bench")) + field(2, span) * 10_000))
+
+
+def body_of(
+    case: str, spans: int, bulk_mb: int, flood: int = 0, members: int = 0
+) -> tuple[str, bytes, str, dict[str, str]]:
     gz = {"Content-Encoding": "gzip"}
+    if case == "otlp-entity-refs":  # ExportTraceServiceRequest{resource_spans{resource{entity_refs…}}}
+        return (
+            "/v1/traces",
+            gzip.compress(field(1, field(1, field(3, b"") * flood))),
+            "application/x-protobuf",
+            gz,
+        )
+    if case == "otlp-unknown-fields":  # field 2 of ExportTraceServiceRequest is no field of it
+        return "/v1/traces", gzip.compress(field(2, b"") * flood), "application/x-protobuf", gz
+    if case == "otlp-gzip-members":
+        return "/v1/traces", gzip.compress(b"") * members, "application/x-protobuf", gz
+    if case == "otlp-at-limits":
+        return "/v1/traces", gzip.compress(export_at_limits()), "application/x-protobuf", gz
     if case == "otlp-protobuf":
         return "/v1/traces", gzip.compress(protobuf_export(spans)), "application/x-protobuf", gz
     if case == "otlp-json":
@@ -145,7 +201,7 @@ def vm(name: str) -> int:
     return 0
 
 
-def child(case: str, spans: int, bulk_mb: int) -> None:
+def child(case: str, spans: int, bulk_mb: int, flood: int, members: int) -> None:
     os.environ.update(
         DJANGO_SETTINGS_MODULE="grounding_site.settings",
         RECEIPTS_API_RATE="1000000/min",
@@ -177,7 +233,7 @@ def child(case: str, spans: int, bulk_mb: int) -> None:
         for label, body in check_bodies(case, settings.RECEIPTS_MAX_ANSWER_BYTES):
             post(client, secret, f"{case} {label}", "/api/v1/check", body, "application/json", {})
         return
-    path, body, content_type, headers = body_of(case, spans, bulk_mb)
+    path, body, content_type, headers = body_of(case, spans, bulk_mb, flood, members)
     post(client, secret, case, path, body, content_type, headers)
 
 
@@ -196,10 +252,14 @@ def post(
     seconds = time.perf_counter() - started
     peak = vm("VmHWM")
     try:
-        errors = response.json().get("errors") or [{}]
-        said = (errors[0].get("message") or response.json().get("detail") or "")[:100]
-    except ValueError:
-        said = f"{len(response.content)} bytes"
+        answer = response.json()
+        errors = answer.get("errors") or [{}]
+        said = (errors[0].get("message") or answer.get("detail") or "")[:100]
+        if "partialSuccess" in answer:  # taken, with what gave no conversation counted
+            said = f"partial success: {answer['partialSuccess'].get('rejectedSpans')} spans rejected"
+    except ValueError:  # a protobuf answer
+        partial = ExportTraceServiceResponse.FromString(response.content).partial_success
+        said = f"partial success: {partial.rejected_spans} spans rejected" if partial.error_message else ""
     print(
         f"{case:20} body {len(body):>10,} B  {response.status_code}  {seconds:7.2f} s  "
         f"peak RSS {peak / 1024:8.1f} MB (+{(peak - before) / 1024:.1f} MB)  "
@@ -214,17 +274,19 @@ def main() -> None:
     )
     parser.add_argument("--spans", type=int, default=1_000_000, help="empty spans (or attributes) per export")
     parser.add_argument("--bulk-mb", type=int, default=50, help="megabytes of {} lines for the bulk case")
+    parser.add_argument("--flood", type=int, default=26_000_000, help="entity references or unknown fields")
+    parser.add_argument("--members", type=int, default=200_000, help="empty gzip members")
     parser.add_argument("--only", choices=CASES, action="append", help="run only this case (repeatable)")
     parser.add_argument("--child", choices=CASES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.spans, args.bulk_mb)
+        child(args.child, args.spans, args.bulk_mb, args.flood, args.members)
         return
-    print(f"$ .venv/bin/python bench/input_limits.py --spans {args.spans} --bulk-mb {args.bulk_mb}")
+    sizes = f"--spans {args.spans} --bulk-mb {args.bulk_mb} --flood {args.flood} --members {args.members}"
+    print(f"$ .venv/bin/python bench/input_limits.py {sizes}")
     for case in args.only or CASES:
         with tempfile.TemporaryDirectory(prefix="receipts-limits-") as var:
-            command = [sys.executable, __file__, "--child", case, "--spans", str(args.spans)]
-            command += ["--bulk-mb", str(args.bulk_mb)]
+            command = [sys.executable, __file__, "--child", case, *sizes.split()]
             subprocess.run(command, check=False, cwd=ROOT, env={**os.environ, "RECEIPTS_VAR_DIR": var})
 
 

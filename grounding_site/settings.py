@@ -203,9 +203,16 @@ RECEIPTS_JSON_MAX_VALUES = int(os.environ.get("RECEIPTS_JSON_MAX_VALUES", "20000
 RECEIPTS_OTLP_MAX_SPANS = int(os.environ.get("RECEIPTS_OTLP_MAX_SPANS", "10000"))
 RECEIPTS_OTLP_MAX_EVENTS = int(os.environ.get("RECEIPTS_OTLP_MAX_EVENTS", "50000"))
 RECEIPTS_OTLP_MAX_ATTRIBUTES = int(os.environ.get("RECEIPTS_OTLP_MAX_ATTRIBUTES", "200000"))
+# Every field of a protobuf export read to count the rest, known or not: the work of that
+# count, bounded whatever the fields are. An export at each of the limits above, with every
+# field of its spans, links and attributes set, reads about 1.4 million.
+RECEIPTS_OTLP_MAX_FIELDS = int(os.environ.get("RECEIPTS_OTLP_MAX_FIELDS", "2000000"))
 RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES = int(
     os.environ.get("RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES", str(RECEIPTS_BULK_MAX_BYTES))
 )
+# A gzipped export is one gzip member as every exporter writes it; several, one after
+# another, are read, up to this many (each costs an inflater of its own); a 413 past it.
+RECEIPTS_OTLP_MAX_GZIP_MEMBERS = int(os.environ.get("RECEIPTS_OTLP_MAX_GZIP_MEMBERS", "1000"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYTES)
 # Each model call its own trace: a call whose input begins with exactly the messages of a
 # conversation of the same agent stored or extended within this many seconds continues it,

@@ -14,9 +14,13 @@ import json
 from typing import Any
 
 import pytest
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from checks.ingest import otel
+from checks.ingest import otel, otel_logs
 from checks.models import Conversation, Finding, RawExport, Refusal
 from tests.otlp_json import (
     ORDER,
@@ -343,3 +347,117 @@ def test_the_schema_documents_the_logs_endpoint(client: Any) -> None:
     operation = schema["paths"]["/v1/logs"]["post"]
     assert operation["operationId"] == "otlp_logs"
     assert set(operation["requestBody"]["content"]) == {"application/x-protobuf", "application/json"}
+
+
+RECORDS = "$.resourceLogs[0].scopeLogs[0].logRecords"
+
+
+@pytest.mark.parametrize("number", ["Infinity", "1e400"])
+@pytest.mark.parametrize(
+    ("place", "path", "said"),
+    [
+        ("timeUnixNano", f"{RECORDS}[1].timeUnixNano", "which is no time"),
+        ("observedTimeUnixNano", f"{RECORDS}[1].observedTimeUnixNano", "which is no time"),
+        ("attribute", f"{RECORDS}[1].attributes[1].value.intValue", "which is no integer"),
+        ("body", f"{RECORDS}[1].body.kvlistValue.values[1].value.intValue", "which is no integer"),
+    ],
+)
+def test_a_time_or_integer_no_integer_holds_is_a_400_naming_it(
+    client: Any, api_key: str, number: str, place: str, path: str, said: str
+) -> None:
+    """JSON reads 1e400 as Infinity, and reading Infinity as an integer was a 500."""
+    records = event_records()
+    second = records[1]
+    if place == "attribute":
+        second["attributes"].append({"key": "gen_ai.usage.input_tokens", "value": {"intValue": "@@"}})
+    elif place == "body":
+        second["body"]["kvlistValue"]["values"].append({"key": "tokens", "value": {"intValue": "@@"}})
+    else:
+        second[place] = "@@"
+    data = body(logs(records)).replace(b'"@@"', number.encode())
+    response = post(client, api_key, "/v1/logs", data, "application/json")
+    assert response.status_code == 400, response.content
+    message = response.json()["errors"][0]["message"]
+    assert message.startswith(f"{path} is ") and said in message and "as a string of digits" in message
+    assert not RawExport.objects.exists() and not Conversation.objects.exists()
+    assert Refusal.objects.get().status_code == 400
+
+
+@pytest.mark.parametrize("encoding", ["application/json", "application/x-protobuf"])
+@pytest.mark.parametrize(
+    ("path", "sent", "expected", "right"),
+    [("/v1/traces", "logs", "trace", "/v1/logs"), ("/v1/logs", "trace", "logs", "/v1/traces")],
+)
+def test_an_export_sent_to_the_other_signals_endpoint_is_refused_naming_the_right_one(
+    client: Any, api_key: str, encoding: str, path: str, sent: str, expected: str, right: str
+) -> None:
+    """Either was answered 200 and nothing was stored, or (protobuf) a 400 about its framing."""
+    export = logs(event_records()) if sent == "logs" else chat_spans_without_content()
+    data = body(export) if encoding == "application/json" else protobuf(export)
+    response = post(client, api_key, path, data, encoding)
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"] == (
+        f"The body is an OTLP {sent} export, not a {expected} export: send it to {right}."
+    )
+    assert f"send it to {right}" in response.json()["errors"][0]["message"]
+    assert not RawExport.objects.exists() and not Conversation.objects.exists()
+    refusal = Refusal.objects.get()  # kept for the Refusals page, as every refusal is
+    assert (refusal.endpoint, refusal.status_code) == (path, 400) and right in refusal.reason
+
+
+EMPTY_GROUP = b"\x0a\x00"  # one empty resource group: the same bytes in either signal
+
+
+@pytest.mark.parametrize("path", ["/v1/traces", "/v1/logs"])
+@pytest.mark.parametrize(
+    ("data", "content_type"),
+    [
+        (b"{}", "application/json"),
+        (b'{"resourceSpans": []}', "application/json"),
+        (b'{"resourceLogs": []}', "application/json"),
+        (EMPTY_GROUP, "application/x-protobuf"),
+    ],
+)
+def test_an_empty_export_is_taken_by_either_endpoint_unless_it_names_the_other(
+    client: Any, api_key: str, path: str, data: bytes, content_type: str
+) -> None:
+    """The OTLP specification has an empty export succeed; only one that says it is the other
+    signal's (its top-level field, in JSON) is refused."""
+    response = post(client, api_key, path, data, content_type)
+    other = b"resourceLogs" if path == "/v1/traces" else b"resourceSpans"
+    if other in data:
+        assert response.status_code == 400
+    else:
+        assert response.status_code == 200, response.content
+        assert not Refusal.objects.exists()
+
+
+def test_a_span_and_a_log_record_with_every_field_set_are_each_read_as_their_own_signal() -> None:
+    """What tells them apart is a field both have, of another wire type in each: no field of
+    one's own message is taken for the other's."""
+    traces_request = ExportTraceServiceRequest()
+    one = traces_request.resource_spans.add().scope_spans.add().spans.add()
+    for number, field in one.DESCRIPTOR.fields_by_number.items():
+        if field.message_type is None:
+            setattr(one, field.name, {str: "x", bytes: b"\x01"}.get(type(getattr(one, field.name)), number))
+    one.attributes.add(key="k").value.int_value = 1
+    one.events.add(name="e", time_unix_nano=1, dropped_attributes_count=1)
+    one.links.add(trace_id=b"\x01", span_id=b"\x02", trace_state="x", flags=1, dropped_attributes_count=1)
+    one.status.code = 2
+    logs_request = ExportLogsServiceRequest()
+    record = logs_request.resource_logs.add().scope_logs.add().log_records.add()
+    for number, field in record.DESCRIPTOR.fields_by_number.items():
+        if field.message_type is None:
+            setattr(
+                record, field.name, {str: "x", bytes: b"\x01"}.get(type(getattr(record, field.name)), number)
+            )
+    record.attributes.add(key="k").value.int_value = 1
+    record.body.string_value = "x"
+
+    as_traces, as_logs = traces_request.SerializeToString(), logs_request.SerializeToString()
+    assert otel.count_protobuf(as_traces, otel.Limits())[0] == 1
+    assert otel.count_protobuf(as_logs, otel.Limits(), otel_logs._EXPORT, otel_logs.REQUEST)[0] == 1
+    with pytest.raises(otel.WrongSignal, match="send it to /v1/logs"):
+        otel.count_protobuf(as_logs, otel.Limits())
+    with pytest.raises(otel.WrongSignal, match="send it to /v1/traces"):
+        otel.count_protobuf(as_traces, otel.Limits(), otel_logs._EXPORT, foreign=otel.TRACES_ENDPOINT)

@@ -5,7 +5,8 @@ checks/ingest/otel.py), each stored or refused on its own. The answer is the OTL
 response in the request's encoding, with a partial success naming what was not taken and
 counting its spans: nothing is answered as a plain success with nothing stored. Whatever is
 refused is also kept for the project's Refusals page (checks/refusals.py), with the
-export's shape, since exporters log a partial success at most.
+export's shape, since exporters log a partial success at most. A body that is the other
+signal's export (``otel.WrongSignal``) is refused as such, naming the endpoint it belongs to.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ LIMIT_SETTINGS = {
     "events": "RECEIPTS_OTLP_MAX_EVENTS",
     "attributes": "RECEIPTS_OTLP_MAX_ATTRIBUTES",
     "bytes": "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES",
+    "gzip_members": "RECEIPTS_OTLP_MAX_GZIP_MEMBERS",
     "json_values": "RECEIPTS_JSON_MAX_VALUES",
+    "fields": "RECEIPTS_OTLP_MAX_FIELDS",
 }
 
 
@@ -52,7 +55,9 @@ def limits() -> otel.Limits:
         attributes=settings.RECEIPTS_OTLP_MAX_ATTRIBUTES,
         depth=settings.RECEIPTS_JSON_MAX_DEPTH,
         json_values=settings.RECEIPTS_JSON_MAX_VALUES,
+        fields=settings.RECEIPTS_OTLP_MAX_FIELDS,
         bytes=settings.RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES,
+        gzip_members=settings.RECEIPTS_OTLP_MAX_GZIP_MEMBERS,
     )
 
 
@@ -100,6 +105,13 @@ def receive(
             "or raise the limit.",
             [{"path": "$", "message": f"{exc.message} ({setting})"}],
         )
+    except otel.WrongSignal as exc:
+        response = error_response(
+            status.HTTP_400_BAD_REQUEST,
+            f"The body is an OTLP {exc.signal} export, not a {signal.name} export: "
+            f"send it to {exc.endpoint}.",
+            [{"path": "$", "message": exc.message}],
+        )
     except otel.BadOtlp as exc:
         message = f"{exc.message} (RECEIPTS_JSON_MAX_DEPTH)" if isinstance(exc, otel.TooDeep) else exc.message
         response = error_response(
@@ -117,6 +129,9 @@ def answer(
     rejected or said, a partial success with the count (``counted``: its field's protobuf and
     JSON names) and the message; with nothing rejected, a message is a warning."""
     protobuf_field, json_field = counted
+    # Names quoted from the export may hold an unpaired surrogate, which neither encoding can
+    # carry; each is shown as U+FFFD, as on the Refusals page.
+    message = ingestion.UNSTORABLE_TEXT.sub("\ufffd", message)
     if content_type.split(";")[0].strip().lower() == PROTOBUF:
         if rejected or message:
             setattr(response.partial_success, protobuf_field, rejected)  # type: ignore[attr-defined]
@@ -141,7 +156,8 @@ def answer(
         "holding its call. Answers the OTLP export response, with a partial success counting the "
         "spans not taken and saying why (also listed on the project's Refusals page). An export "
         "over a limit (spans, events, attributes, its size once decompressed: see the README's "
-        "configuration) is refused whole with a 413."
+        "configuration) is refused whole with a 413; a logs export sent here, with a 400 naming "
+        "`/v1/logs`."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},
@@ -165,7 +181,10 @@ def traces(request: Request) -> Response | HttpResponse:
         content_type=content_type,
         content_encoding=encoding,
         reading=reading,
-        tool_results=pieces.lone_tool_results(decoded, [s["external_id"] for s in reading.skipped]),
+        # A name no query can carry is not looked for: the reader said why it gives nothing.
+        tool_results=pieces.lone_tool_results(
+            decoded, [s["external_id"] for s in reading.skipped if otel.storable(s["external_id"])]
+        ),
     )
     # Written once the export's own transaction is over, whatever it kept.
     rejected, message = what_was_refused(result, reading, decoded)

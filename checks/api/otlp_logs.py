@@ -43,7 +43,8 @@ MAX_REASONS = 10
         "id; each trace's calls make a conversation named by the trace id, the same one its spans at "
         "`/v1/traces` name, and a later export extends it. Answers the OTLP logs export response, with "
         "a partial success (`rejectedLogRecords`) for what was not taken and why. The limits of "
-        "`/v1/traces` apply, log records counting as spans; over one is a 413."
+        "`/v1/traces` apply, log records counting as spans; over one is a 413. A trace export sent "
+        "here is a 400 naming `/v1/traces`."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE},

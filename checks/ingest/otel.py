@@ -47,6 +47,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -90,16 +92,43 @@ class TooDeep(BadOtlp):
     """The export nests deeper than ``Limits.depth``."""
 
 
+class Endpoint(NamedTuple):
+    """Where the exports of one signal are sent: the path, the top-level field of their
+    OTLP/JSON (camel and snake case), and what their records are called."""
+
+    signal: str
+    path: str
+    field: tuple[str, str]
+    records: str
+
+
+TRACES_ENDPOINT = Endpoint("trace", "/v1/traces", ("resourceSpans", "resource_spans"), "spans")
+LOGS_ENDPOINT = Endpoint("logs", "/v1/logs", ("resourceLogs", "resource_logs"), "log records")
+
+
+class WrongSignal(BadOtlp):
+    """The body is an export of another signal (``signal``: "trace", "logs"), sent to the
+    endpoint of this one; ``endpoint`` is where it belongs."""
+
+    def __init__(self, message: str, signal: str, endpoint: str) -> None:
+        super().__init__(message)
+        self.signal = signal
+        self.endpoint = endpoint
+
+
 @dataclass(frozen=True)
 class Limits:
     """How much one export may hold; None is no limit.
 
     ``spans`` counts every span, and holds the resource and scope groups of spans to the
     same number; ``events`` every span event and span link; ``attributes`` every attribute
-    of a resource, scope, span, event or link, and every value inside an attribute's array
-    or key-value list. ``depth`` bounds how deep the export nests (JSON arrays and objects,
-    protobuf messages), ``json_values`` how many values an OTLP/JSON body holds
-    (``json_input.more_values_than``), ``bytes`` the body once decompressed.
+    of a resource, scope, span, event or link, every value inside an attribute's array or
+    key-value list, and every entity reference of a resource and key it names. ``depth``
+    bounds how deep the export nests (JSON arrays and objects, protobuf messages),
+    ``json_values`` how many values an OTLP/JSON body holds
+    (``json_input.more_values_than``), ``fields`` how many fields of a protobuf export are
+    read to count the rest (known or not), ``bytes`` the body once decompressed, and
+    ``gzip_members`` how many gzip members (streams one after another) a gzipped body is.
     """
 
     spans: int | None = None
@@ -107,7 +136,9 @@ class Limits:
     attributes: int | None = None
     depth: int = json_input.MAX_DEPTH
     json_values: int | None = None
+    fields: int | None = None
     bytes: int | None = None
+    gzip_members: int | None = None
 
 
 # --- decoding ------------------------------------------------------------------------------
@@ -133,7 +164,7 @@ def decode_request(
         limits = replace(limits, bytes=max_bytes)
     encoding = (content_encoding or "").strip().lower()
     if encoding == "gzip":
-        body = _gunzip(body, limits.bytes)
+        body = _gunzip(body, limits.bytes, limits.gzip_members)
     elif encoding not in ("", "identity"):
         raise BadOtlp(f"Content-Encoding {content_encoding!r} is not supported; send gzip or no encoding")
     if limits.bytes is not None and len(body) > limits.bytes:
@@ -149,23 +180,48 @@ def decode_request(
     )
 
 
-def _gunzip(body: bytes, max_bytes: int | None) -> bytes:
-    """The body inflated a bounded piece at a time: never more than ``max_bytes`` + 1 held."""
+# How much of a gzipped body the inflater is given at a time: what it hands back after a
+# member's end is a copy of the rest of what it was given, so this bounds that copy, while
+# a 50 MB body still takes only a few thousand calls.
+GZIP_PIECE = 16 * 1024
+
+
+def _gunzip(body: bytes, max_bytes: int | None, max_members: int | None = None) -> bytes:
+    """The body inflated a bounded piece at a time: never more than ``max_bytes`` + 1 held.
+
+    A gzip body may be several members one after another (RFC 1952), each counted against
+    ``max_members``. Given the whole rest of the body after each member, as it once was, the
+    inflater copied megabytes per member: 200,000 empty members in 4 MB cost 10 s and more.
+    """
     out = bytearray()
-    data = bytes(body)
+    view = memoryview(body)
+    pos, members = 0, 0
     try:
         while True:
-            inflater = zlib.decompressobj(wbits=31)  # gzip framing
-            limit = 0 if max_bytes is None else max_bytes + 1 - len(out)
-            out += inflater.decompress(data, limit)
-            if max_bytes is not None and len(out) > max_bytes:
+            members += 1
+            if max_members is not None and members > max_members:
                 raise TooLarge(
-                    f"the body is over the limit of {max_bytes} bytes once decompressed", "bytes", max_bytes
+                    f"the body is more than {max_members} gzip members one after another; "
+                    "compress it whole, as one",
+                    "gzip_members",
+                    max_members,
                 )
-            if not inflater.eof:
-                raise BadOtlp("the body is not valid gzip (Content-Encoding: gzip): it ends too soon")
-            data = inflater.unused_data
-            if not data:
+            inflater = zlib.decompressobj(wbits=31)  # gzip framing
+            while not inflater.eof:
+                if pos >= len(view):
+                    raise BadOtlp("the body is not valid gzip (Content-Encoding: gzip): it ends too soon")
+                piece = view[pos : pos + GZIP_PIECE]
+                pos += len(piece)
+                limit = 0 if max_bytes is None else max_bytes + 1 - len(out)
+                out += inflater.decompress(piece, limit)
+                if max_bytes is not None and len(out) > max_bytes:
+                    raise TooLarge(
+                        f"the body is over the limit of {max_bytes} bytes once decompressed",
+                        "bytes",
+                        max_bytes,
+                    )
+            pos -= len(inflater.unused_data)  # the start of the next member, if any
+            if pos >= len(view):
                 return bytes(out)
     except zlib.error as exc:
         raise BadOtlp(f"the body is not valid gzip (Content-Encoding: gzip): {exc}") from None
@@ -186,6 +242,7 @@ class _Counter:
             sys.maxsize if cap is None else cap
             for cap in (limits.spans, limits.events, limits.attributes, limits.spans)
         ]
+        self.fields = sys.maxsize if limits.fields is None else limits.fields
 
     def add(self, kind: int, n: int = 1) -> None:
         self.counts[kind] += n
@@ -197,13 +254,20 @@ class _Counter:
         what = {"groups": f"resource and scope groups of {self.noun}", "spans": self.noun}.get(name, name)
         raise TooLarge(f"the export holds more than {cap} {what}", name, cap)
 
+    def too_many_fields(self) -> TooLarge:
+        return TooLarge(f"the export holds more than {self.fields} protobuf fields", "fields", self.fields)
+
 
 SPANS, EVENTS, ATTRIBUTES, GROUPS = 0, 1, 2, 3
 NOTHING = -1
+FOREIGN = -2  # a field of the other signal's message (see _LOG_RECORD_FIELDS)
 
 # The protobuf messages of an export, as what their length-delimited fields hold: by tag
-# (field number << 3 | 2), what the field counts as and the message inside it. Other
-# fields are skipped. opentelemetry/proto/{collector/trace,trace,resource,common}/v1.
+# (field number << 3 | 2), what the field counts as and the message inside it (None: a
+# string or bytes). Other fields, those of a newer version of the protocol included, are
+# skipped by their length, never looked into. Every repeated field of a message the
+# decoder builds is here: each of its elements becomes an object, so each is counted.
+# opentelemetry/proto/{collector/trace,trace,resource,common}/v1.
 _ANY_VALUE: dict[int, tuple[int, Any]] = {}
 _KEY_VALUE = {2 << 3 | 2: (NOTHING, _ANY_VALUE)}  # KeyValue.value
 _ANY_VALUE.update(
@@ -214,14 +278,38 @@ _ANY_VALUE.update(
 )
 _EVENT = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
 _LINK = {4 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
-_SPAN = {
+_SPAN: dict[int, tuple[int, Any]] = {
     9 << 3 | 2: (ATTRIBUTES, _KEY_VALUE),
     11 << 3 | 2: (EVENTS, _EVENT),
     13 << 3 | 2: (EVENTS, _LINK),
 }
+# A log export and a trace export frame their records alike (field 1 of the request, 2 of
+# each group, 2 of each scope's), so a log export sent here reads as one of spans, and
+# decodes into spans of nothing. What tells a LogRecord from a Span is its fields: those
+# numbers both messages have, but of another wire type in each. A span never holds one, not
+# even a span of a newer OTLP (no message changes the type of a field it has), so a span
+# holding one is a log record: time_unix_nano (1, fixed64), severity_number (2, varint),
+# attributes (6, bytes), dropped_attributes_count (7, varint), flags (8, fixed32), span_id
+# (10, bytes), observed_time_unix_nano (11, fixed64), event_name (12, bytes). Protobuf
+# encoders write fields in number order, so a record shows one before its trace_id (9),
+# which a span's walk would read as an attribute. A record with none of these (only its
+# severity_text, body or trace_id) cannot be told from a span, and is read as one.
+_LOG_RECORD_FIELDS = (
+    1 << 3 | 1,
+    2 << 3 | 0,
+    6 << 3 | 2,
+    7 << 3 | 0,
+    8 << 3 | 5,
+    10 << 3 | 2,
+    11 << 3 | 1,
+    12 << 3 | 2,
+)
+_SPAN.update(dict.fromkeys(_LOG_RECORD_FIELDS, (FOREIGN, None)))
 _SCOPE = {3 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
 _SCOPE_SPANS = {1 << 3 | 2: (NOTHING, _SCOPE), 2 << 3 | 2: (SPANS, _SPAN)}
-_RESOURCE = {1 << 3 | 2: (ATTRIBUTES, _KEY_VALUE)}
+# EntityRef.id_keys and description_keys: each names an attribute of the resource.
+_ENTITY_REF = {3 << 3 | 2: (ATTRIBUTES, None), 4 << 3 | 2: (ATTRIBUTES, None)}
+_RESOURCE = {1 << 3 | 2: (ATTRIBUTES, _KEY_VALUE), 3 << 3 | 2: (ATTRIBUTES, _ENTITY_REF)}  # entity_refs
 _RESOURCE_SPANS = {1 << 3 | 2: (NOTHING, _RESOURCE), 2 << 3 | 2: (GROUPS, _SCOPE_SPANS)}
 _EXPORT = {1 << 3 | 2: (GROUPS, _RESOURCE_SPANS)}
 
@@ -232,6 +320,7 @@ def count_protobuf(
     export: dict[int, tuple[int, Any]] | None = None,
     request: str = "ExportTraceServiceRequest",
     noun: str = "spans",
+    foreign: Endpoint = LOGS_ENDPOINT,
 ) -> list[int]:
     """[spans, events, attributes, groups] of a protobuf export, read from its wire format without
     decoding it; TooLarge as soon as one is over its limit, BadOtlp when the framing is bad.
@@ -239,20 +328,40 @@ def count_protobuf(
     Decoding builds an object for every span, event and attribute, empty or not, and an
     empty one is two bytes on the wire: this walk is what keeps a small body from becoming
     gigabytes of them. It reads tags and lengths only, and stops at the first count over.
-    ``export`` is the message tree of another signal's request (named ``request``).
+    Each field it reads, whatever it holds, counts against ``limits.fields``: a body of
+    millions of fields it skips (26 million empty entity references, or of an unknown field,
+    in 50 kB gzipped) would otherwise cost seconds of this walk alone.
+    ``export`` is the message tree of another signal's request (named ``request``), and
+    ``foreign`` the signal whose fields it marks FOREIGN: WrongSignal at the first.
     """
     counter = _Counter(limits, noun)
     try:
-        _walk(memoryview(body), 0, len(body), export or _EXPORT, counter, 1, limits.depth)
+        _walk(memoryview(body), 0, len(body), export or _EXPORT, counter, 1, limits.depth, counter.fields)
     except IndexError:
         raise BadOtlp(_not_protobuf("it ends in the middle of a field", request)) from None
     except _BadFraming as exc:
         raise BadOtlp(_not_protobuf(str(exc), request)) from None
+    except _Foreign as exc:
+        raise WrongSignal(
+            f"the body is an OTLP {foreign.signal} export, not an {request}: its {noun} hold field "
+            f"{exc.tag >> 3} with wire type {exc.tag & 7}, as {foreign.records} do; "
+            f"send it to {foreign.path}",
+            foreign.signal,
+            foreign.path,
+        ) from None
     return counter.counts
 
 
 class _BadFraming(Exception):
     """The wire format is broken; the message says where."""
+
+
+class _Foreign(Exception):
+    """A field of the other signal's message, by its tag."""
+
+    def __init__(self, tag: int) -> None:
+        super().__init__(tag)
+        self.tag = tag
 
 
 def _walk(
@@ -263,14 +372,23 @@ def _walk(
     counter: _Counter,
     depth: int,
     max_depth: int,
-) -> None:
+    fields_left: int,
+) -> int:
+    """Counts the fields of one message (``buf[pos:end]``) and of those inside it that
+    ``message`` names; the fields still allowed after them."""
     if depth > max_depth:
         raise TooDeep(f"the export is nested too deeply: more than {max_depth} levels")
     while pos < end:
+        fields_left -= 1
+        if fields_left < 0:
+            raise counter.too_many_fields()
         tag = buf[pos]
         pos += 1
         if tag & 0x80:
             tag, pos = _varint(buf, pos, tag)
+        inside = message.get(tag)
+        if inside is not None and inside[0] == FOREIGN:
+            raise _Foreign(tag)
         wire = tag & 7
         if wire == 2:
             size = buf[pos]
@@ -280,13 +398,12 @@ def _walk(
             stop = pos + size
             if stop > end:
                 raise _BadFraming("a field is longer than what holds it")
-            inside = message.get(tag)
             if inside is not None:
                 kind, fields = inside
                 if kind != NOTHING:
                     counter.add(kind)
                 if size and fields:
-                    _walk(buf, pos, stop, fields, counter, depth + 1, max_depth)
+                    fields_left = _walk(buf, pos, stop, fields, counter, depth + 1, max_depth, fields_left)
             pos = stop
         elif wire == 0:
             _, pos = _varint(buf, pos, 0x80)
@@ -298,6 +415,7 @@ def _walk(
             raise _BadFraming(f"wire type {wire} has no place in an export")
     if pos != end:
         raise _BadFraming("a field runs past the end of what holds it")
+    return fields_left
 
 
 def _varint(buf: memoryview, pos: int, first: int) -> tuple[int, int]:
@@ -392,6 +510,7 @@ def _pb_value(value: Any) -> dict[str, Any]:
 def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
     limits = limits or Limits()
     request = load_json_object(body, limits, '{"resourceSpans": […]}')
+    refuse_other_signal(request, LOGS_ENDPOINT, "trace")
     count_json(request, limits)
     for i, rs in enumerate(_list(request, "resourceSpans", "resource_spans", "$")):
         if not isinstance(rs, dict):
@@ -403,7 +522,96 @@ def _decode_json(body: bytes, limits: Limits | None = None) -> dict[str, Any]:
             for k, span in enumerate(_list(ss, "spans", "spans", path)):
                 if not isinstance(span, dict):
                     raise BadOtlp(f"{path}.spans[{k}] must be a span object")
+    _check_integers(request)
     return request
+
+
+def _check_integers(request: dict[str, Any]) -> None:
+    """BadOtlp naming a time or integer attribute value of a trace export that no integer
+    holds (``check_integers``), wherever ``spans_of`` reads one."""
+    for rs_path, rs in each(request, "$", "resourceSpans", "resource_spans"):
+        check_integers(rs.get("resource"), f"{rs_path}.resource")
+        scopes = [
+            ("scopeSpans", "scope_spans"),
+            ("instrumentationLibrarySpans", "instrumentation_library_spans"),
+        ]
+        for camel, snake in scopes:
+            for ss_path, ss in each(rs, rs_path, camel, snake):
+                check_integers(ss.get("scope"), f"{ss_path}.scope")
+                for span_path, span in each(ss, ss_path, "spans", "spans"):
+                    check_integers(span, span_path, SPAN_TIMES)
+                    for key in ("events", "links"):
+                        for event_path, event in each(span, span_path, key, key):
+                            check_integers(event, event_path, EVENT_TIMES)
+
+
+def each(obj: dict[str, Any], path: str, camel: str, snake: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The objects of a list an OTLP/JSON object holds (under either name), with their paths."""
+    key = camel if camel in obj else snake
+    items = obj.get(key)
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                yield f"{path}.{key}[{i}]", item
+
+
+# The times of OTLP/JSON objects, read as integers (``_nanos``), by either name.
+SPAN_TIMES = ("startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano", "end_time_unix_nano")
+EVENT_TIMES = ("timeUnixNano", "time_unix_nano")
+
+
+def check_integers(holder: Any, path: str, times: tuple[str, ...] = ()) -> None:
+    """BadOtlp naming a time of an object, or an integer among its attributes (inside their
+    arrays and key-value lists too) and its body, that is a JSON number no integer holds:
+    NaN, Infinity, or one past a double's range (1e400, which JSON reads as Infinity).
+    Reading one as an integer would raise; anything else is left to the reader, as before."""
+    if not isinstance(holder, dict):
+        return
+    for key in times:
+        if _not_finite(holder.get(key)):
+            raise BadOtlp(
+                f"{path}.{key} is {_shown(holder[key])}, which is no time: send the nanoseconds since "
+                'the epoch as a string of digits, e.g. "1700000000000000000"'
+            )
+    key_values: list[tuple[str, Any]] = [(f"{path}.attributes", holder.get("attributes"))]  # lists
+    values: list[tuple[str, Any]] = [(f"{path}.body", holder["body"])] if "body" in holder else []
+    while key_values or values:
+        if key_values:
+            where, kvs = key_values.pop()
+            if isinstance(kvs, list):
+                values += [
+                    (f"{where}[{i}].value", kv.get("value"))
+                    for i, kv in enumerate(kvs)
+                    if isinstance(kv, dict)
+                ]
+            continue
+        where, value = values.pop()
+        if not isinstance(value, dict):
+            continue
+        for key in ("intValue", "int_value"):
+            if _not_finite(value.get(key)):
+                raise BadOtlp(
+                    f"{where}.{key} is {_shown(value[key])}, which is no integer: send it as a string "
+                    "of digits, or a fraction as doubleValue"
+                )
+        for key in ("arrayValue", "array_value"):
+            array = value.get(key)
+            if isinstance(array, dict) and isinstance(array.get("values"), list):
+                values += [(f"{where}.{key}.values[{i}]", item) for i, item in enumerate(array["values"])]
+        for key in ("kvlistValue", "kvlist_value"):
+            kvlist = value.get(key)
+            if isinstance(kvlist, dict):
+                key_values.append((f"{where}.{key}.values", kvlist.get("values")))
+
+
+def _not_finite(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _shown(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return ("-" if value < 0 else "") + "Infinity (or a number past a double's range, such as 1e400)"
 
 
 def load_json_object(body: bytes, limits: Limits, example: str) -> dict[str, Any]:
@@ -441,7 +649,7 @@ def count_json(request: dict[str, Any], limits: Limits) -> list[int]:
     resources = _every(request, "resourceSpans", "resource_spans")
     counter.add(GROUPS, len(resources))
     for rs in _dicts(resources):
-        _count_attributes(rs.get("resource"), counter)
+        count_resource(rs.get("resource"), counter)
         scopes = _every(rs, "scopeSpans", "scope_spans") + _every(
             rs, "instrumentationLibrarySpans", "instrumentation_library_spans"
         )
@@ -469,6 +677,19 @@ def _every(obj: dict[str, Any], camel: str, snake: str) -> list[Any]:
 
 def _dicts(items: list[Any]) -> Iterator[dict[str, Any]]:
     return (item for item in items if isinstance(item, dict))
+
+
+def count_resource(resource: Any, counter: _Counter) -> None:
+    """A resource's attributes, and its entity references and the keys they name, as the
+    protobuf walk counts them."""
+    _count_attributes(resource, counter)
+    if not isinstance(resource, dict):
+        return
+    refs = _every(resource, "entityRefs", "entity_refs")
+    counter.add(ATTRIBUTES, len(refs))
+    for ref in _dicts(refs):
+        counter.add(ATTRIBUTES, len(_every(ref, "idKeys", "id_keys")))
+        counter.add(ATTRIBUTES, len(_every(ref, "descriptionKeys", "description_keys")))
 
 
 def _count_attributes(holder: Any, counter: _Counter) -> None:
@@ -515,6 +736,20 @@ class Signal(NamedTuple):
 
 
 TRACES = Signal("trace", _decode_protobuf, _decode_json)
+
+
+def refuse_other_signal(request: dict[str, Any], other: Endpoint, name: str) -> None:
+    """WrongSignal when an OTLP/JSON body sent as a ``name`` export holds ``other``'s top-level
+    field. An empty export (``{}``) holds neither, and is an empty export of either."""
+    camel, snake = other.field
+    key = camel if request.get(camel) is not None else snake
+    if request.get(key) is not None:
+        raise WrongSignal(
+            f"the body is an OTLP {other.signal} export (it holds {key}), not a {name} export; send it "
+            f"to {other.path}",
+            other.signal,
+            other.path,
+        )
 
 
 # --- spans ---------------------------------------------------------------------------------
@@ -717,6 +952,9 @@ def read_spans(spans: list[Span]) -> Reading:
     conversations: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     for name, group in group_spans(spans).items():
+        if not storable(name):
+            skipped.append(_unstorable(name, group))
+            continue
         conversation = _conversation(name, group)
         if conversation is None:
             skipped.append(_why_not(name, group))
@@ -739,6 +977,24 @@ def read_spans(spans: list[Span]) -> Reading:
 
 # The chat spans of a trace hold no content: the instrumentation writes it as log records.
 AWAITING_LOGS = "logs"
+
+# What no database keeps in text, as ``checks.ingestion.UNSTORABLE_TEXT``: U+0000 and unpaired
+# surrogates (JSON's "\ud800" reads as one).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(name: str) -> bool:
+    """Whether a conversation's name can be stored, or looked up: a query cannot carry it."""
+    return _UNSTORABLE.search(name) is None
+
+
+def _unstorable(name: str, spans: list[Span]) -> dict[str, str]:
+    given = any(s.attributes.get("gen_ai.conversation.id") == name for s in spans)
+    return {
+        "external_id": name,
+        "reason": f"its name ({'gen_ai.conversation.id' if given else 'the trace id'}) holds U+0000 "
+        "or an unpaired surrogate, which no database keeps; send it as valid Unicode text",
+    }
 
 
 def _why_not(name: str, spans: list[Span]) -> dict[str, str]:

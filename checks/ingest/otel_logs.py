@@ -29,13 +29,31 @@ from . import otel, otel_events
 REQUEST = "ExportLogsServiceRequest"
 EVENT_NAMES = sorted([*otel_events.MESSAGE_EVENTS, otel_events.CHOICE, otel_events.DETAILS])
 NOUN = "log records"
+# A record's times, read as integers (``otel._nanos``), by either name.
+RECORD_TIMES = (*otel.EVENT_TIMES, "observedTimeUnixNano", "observed_time_unix_nano")
 
 # The protobuf messages of a log export, as otel's walk counts them (see otel._EXPORT):
 # opentelemetry/proto/{collector/logs,logs}/v1. A record's body is an AnyValue.
-_LOG_RECORD = {
+_LOG_RECORD: dict[int, tuple[int, Any]] = {
     5 << 3 | 2: (otel.NOTHING, otel._ANY_VALUE),  # body
     6 << 3 | 2: (otel.ATTRIBUTES, otel._KEY_VALUE),  # attributes
 }
+# A record holding a field of a span is one (see otel._LOG_RECORD_FIELDS for the converse):
+# trace_id (1, bytes), span_id (2, bytes), kind (6, varint), start_time_unix_nano (7,
+# fixed64), end_time_unix_nano (8, fixed64), dropped_attributes_count (10, varint), events
+# (11, bytes), dropped_events_count (12, varint). A span's field 4 (parent_span_id) is not
+# among them: the LogRecord's field 4 is reserved, once a name an early SDK may still write.
+_SPAN_FIELDS = (
+    1 << 3 | 2,
+    2 << 3 | 2,
+    6 << 3 | 0,
+    7 << 3 | 1,
+    8 << 3 | 1,
+    10 << 3 | 0,
+    11 << 3 | 2,
+    12 << 3 | 0,
+)
+_LOG_RECORD.update(dict.fromkeys(_SPAN_FIELDS, (otel.FOREIGN, None)))
 _SCOPE_LOGS = {1 << 3 | 2: (otel.NOTHING, otel._SCOPE), 2 << 3 | 2: (otel.SPANS, _LOG_RECORD)}
 _RESOURCE_LOGS = {1 << 3 | 2: (otel.NOTHING, otel._RESOURCE), 2 << 3 | 2: (otel.GROUPS, _SCOPE_LOGS)}
 _EXPORT = {1 << 3 | 2: (otel.GROUPS, _RESOURCE_LOGS)}
@@ -45,7 +63,7 @@ _EXPORT = {1 << 3 | 2: (otel.GROUPS, _RESOURCE_LOGS)}
 
 
 def _decode_protobuf(body: bytes, limits: otel.Limits) -> dict[str, Any]:
-    otel.count_protobuf(body, limits, _EXPORT, REQUEST, NOUN)
+    otel.count_protobuf(body, limits, _EXPORT, REQUEST, NOUN, otel.TRACES_ENDPOINT)
     try:
         request = ExportLogsServiceRequest.FromString(body)
     except (DecodeError, ValueError) as exc:
@@ -84,6 +102,7 @@ def _pb_record(record: Any) -> dict[str, Any]:
 
 def _decode_json(body: bytes, limits: otel.Limits) -> dict[str, Any]:
     request = otel.load_json_object(body, limits, '{"resourceLogs": […]}')
+    otel.refuse_other_signal(request, otel.TRACES_ENDPOINT, "logs")
     count_json(request, limits)
     for i, rl in enumerate(otel._list(request, "resourceLogs", "resource_logs", "$")):
         if not isinstance(rl, dict):
@@ -95,6 +114,12 @@ def _decode_json(body: bytes, limits: otel.Limits) -> dict[str, Any]:
             for k, record in enumerate(otel._list(sl, "logRecords", "log_records", path)):
                 if not isinstance(record, dict):
                     raise otel.BadOtlp(f"{path}.logRecords[{k}] must be a log record object")
+    for rl_path, rl in otel.each(request, "$", "resourceLogs", "resource_logs"):
+        otel.check_integers(rl.get("resource"), f"{rl_path}.resource")
+        for sl_path, sl in otel.each(rl, rl_path, "scopeLogs", "scope_logs"):
+            otel.check_integers(sl.get("scope"), f"{sl_path}.scope")
+            for record_path, record in otel.each(sl, sl_path, "logRecords", "log_records"):
+                otel.check_integers(record, record_path, RECORD_TIMES)
     return request
 
 
@@ -105,7 +130,7 @@ def count_json(request: dict[str, Any], limits: otel.Limits) -> list[int]:
     resources = otel._every(request, "resourceLogs", "resource_logs")
     counter.add(otel.GROUPS, len(resources))
     for rl in otel._dicts(resources):
-        otel._count_attributes(rl.get("resource"), counter)
+        otel.count_resource(rl.get("resource"), counter)
         scopes = otel._every(rl, "scopeLogs", "scope_logs")
         counter.add(otel.GROUPS, len(scopes))
         for sl in otel._dicts(scopes):

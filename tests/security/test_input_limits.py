@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
 
-from checks.ingest import json_input
+from checks.api import otlp
+from checks.ingest import json_input, otel
 from checks.models import Conversation, Payload, Project, RawExport
 from tests.conftest import load_example
 
@@ -316,6 +318,108 @@ def test_empty_groups_of_spans_are_held_to_the_span_limit(
     _refused(response, 413, "more than 5 resource and scope groups of spans", "RECEIPTS_OTLP_MAX_SPANS")
 
 
+def _resource_export(resource: bytes) -> bytes:
+    """ExportTraceServiceRequest{resource_spans{resource{…}, scope_spans{one empty span}}}."""
+    return _field(1, _field(1, resource) + _field(2, _field(2)))
+
+
+def test_26_million_empty_entity_references_are_refused_by_the_attribute_limit(
+    client: Any, api_key: str
+) -> None:
+    """Resource.entity_refs went uncounted: 50 kB gzipped that decode into 26 million of
+    them cost 10-12 s and about 2 GB, and were answered 200."""
+    body = _resource_export(_field(3) * 26_000_000)  # 52 MB, 50 kB gzipped
+    response = _traces(client, api_key, body, "application/x-protobuf")
+    _refused(response, 413, "more than 200000 attributes", "RECEIPTS_OTLP_MAX_ATTRIBUTES")
+
+
+ENTITY_REF = _field(2, b"service") + _field(3, b"service.name") + _field(4, b"service.version")
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (_resource_export(_field(3, ENTITY_REF) * 2), "application/x-protobuf"),  # 2 refs, 4 keys
+        (
+            json.dumps(
+                {
+                    "resourceSpans": [
+                        {
+                            "resource": {
+                                "entityRefs": [{"idKeys": ["a", "b"], "descriptionKeys": ["c"]}] * 2
+                            },
+                            "scopeSpans": [{"spans": [{}]}],
+                        }
+                    ]
+                }
+            ).encode(),
+            "application/json",
+        ),
+    ],
+)
+def test_entity_references_and_their_keys_count_as_attributes(
+    client: Any, api_key: str, settings: Any, body: bytes, content_type: str
+) -> None:
+    settings.RECEIPTS_OTLP_MAX_ATTRIBUTES = 5
+    response = _traces(client, api_key, body, content_type)
+    _refused(response, 413, "more than 5 attributes", "RECEIPTS_OTLP_MAX_ATTRIBUTES")
+
+
+UNKNOWN = _field(99)  # a field no version of the protocol has, empty
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        UNKNOWN * 101,
+        _export([UNKNOWN * 101]),  # in a span
+        _resource_export(UNKNOWN * 101),
+        _export([_field(9, UNKNOWN * 101)]),  # in an attribute
+        _export([b"\x30\x01" * 101]),  # Span.kind, a varint, sent 101 times
+    ],
+    ids=["export", "span", "resource", "attribute", "known-varint"],
+)
+def test_every_field_read_counts_against_the_field_limit(
+    client: Any, api_key: str, settings: Any, body: bytes
+) -> None:
+    """46 kB gzipped of unknown fields cost 16.6 s of reading tags, answered 200: each field
+    the count reads, whatever it holds, now counts."""
+    settings.RECEIPTS_OTLP_MAX_FIELDS = 100
+    response = _traces(client, api_key, body, "application/x-protobuf")
+    _refused(response, 413, "more than 100 protobuf fields", "RECEIPTS_OTLP_MAX_FIELDS")
+
+
+def test_an_export_at_the_span_event_and_attribute_limits_is_within_the_field_limit(settings: Any) -> None:
+    """The field limit's default leaves room for a real export as large as the other
+    limits allow: 10,000 spans with every field set, 50,000 events, 200,000 attributes."""
+    kv = _field(1, b"gen_ai.request.model") + _field(2, _field(1, b"gpt"))
+    span = (
+        _field(1, b"t" * 16)
+        + _field(2, b"s" * 8)
+        + _field(3, b"k=v")
+        + _field(4, b"p" * 8)
+        + _field(5, b"chat gpt")
+        + b"\x30\x03"  # kind
+        + b"\x39"
+        + b"\x01" * 8  # start_time_unix_nano
+        + b"\x41"
+        + b"\x02" * 8  # end_time_unix_nano
+        + _field(9, kv) * 15
+        + _field(11, b"\x09" + b"\x03" * 8 + _field(2, b"gen_ai.choice") + _field(3, kv)) * 5
+        + _field(15, _field(2, b"ok") + b"\x18\x01")  # status
+        + b"\x85\x01"
+        + b"\x01" * 4  # flags
+    )
+    scope_spans = _field(1, _field(1, b"scope")) + _field(2, span) * 10_000
+    body = _field(1, _field(2, scope_spans))
+    limits = otlp.limits()
+    assert (limits.spans, limits.events, limits.attributes) == (10_000, 50_000, 200_000)
+    assert otel.count_protobuf(body, limits) == [10_000, 50_000, 200_000, 2]
+    settings.RECEIPTS_OTLP_MAX_FIELDS = 1_000_000
+    with pytest.raises(otel.TooLarge, match="more than 1000000 protobuf fields"):
+        otel.count_protobuf(body, otlp.limits())
+
+
 def _json_export(spans: list[dict[str, Any]], resource: list[Any] | None = None) -> bytes:
     rs: dict[str, Any] = {"scopeSpans": [{"spans": spans}]}
     if resource is not None:
@@ -392,6 +496,57 @@ def test_a_gzip_bomb_is_refused_at_the_decompressed_limit(client: Any, api_key: 
     _refused(
         response, 413, "limit of 1000000 bytes once decompressed", "RECEIPTS_OTLP_MAX_DECOMPRESSED_BYTES"
     )
+
+
+def test_a_body_of_many_gzip_members_is_refused_by_the_member_limit(client: Any, api_key: str) -> None:
+    """200,000 empty gzip members in a 4 MB body cost 53 s of CPU, and were answered 200."""
+    body = gzip.compress(b"") * 1001  # 20 kB
+    response = client.post(
+        "/v1/traces",
+        data=body,
+        content_type="application/x-protobuf",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Encoding": "gzip"},
+    )
+    _refused(
+        response, 413, "more than 1000 gzip members", "compress it whole", "RECEIPTS_OTLP_MAX_GZIP_MEMBERS"
+    )
+
+
+def test_an_export_in_a_few_gzip_members_is_read_whole(client: Any, api_key: str) -> None:
+    export = gzip.decompress((PAYLOADS / "peer_ingest.otlp.pb.gz").read_bytes())
+    third = len(export) // 3 + 1
+    body = b"".join(gzip.compress(export[i : i + third]) for i in range(0, len(export), third))
+    response = client.post(
+        "/v1/traces",
+        data=body,
+        content_type="application/x-protobuf",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Encoding": "gzip"},
+    )
+    assert response.status_code == 200, response.content
+    assert Conversation.objects.count() == 2
+
+
+def test_what_follows_each_gzip_member_is_never_copied_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within the member limit, many members still cost the body's length: the inflater is
+    never handed the rest of the body, which it copies back at each member's end."""
+    handed: list[int] = []
+    decompressobj = zlib.decompressobj
+
+    class Inflater:
+        def __init__(self, **kwargs: Any) -> None:
+            self.inflater = decompressobj(**kwargs)
+
+        def decompress(self, data: Any, max_length: int = 0) -> bytes:
+            handed.append(len(data))
+            return self.inflater.decompress(data, max_length)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inflater, name)
+
+    monkeypatch.setattr(otel.zlib, "decompressobj", Inflater)
+    body = gzip.compress(b"\n") * 50_000  # 1 MB
+    assert otel._gunzip(body, None) == b"\n" * 50_000
+    assert max(handed) <= 64 * 1024  # of a body of 1 MB
 
 
 def test_protobuf_nested_deeper_than_the_limit_is_a_400(client: Any, api_key: str) -> None:
