@@ -242,10 +242,10 @@ def _count_candidate(
         return None
     if not (word.value.endswith("s") and counted(word.value)):
         return None
-    key = count_key(word.value, int(token.value))
-    return Candidate(
-        token.value, answer[token.start : word.end], token.start, word.end, "count", (token.value, key)
-    )
+    count = read_number(token.value)
+    # A count of more digits than a number may have is no list's length: only as written.
+    forms = (token.value,) if count is None else (token.value, count_key(word.value, int(count)))
+    return Candidate(token.value, answer[token.start : word.end], token.start, word.end, "count", forms)
 
 
 def _with_notations(candidate: Candidate) -> Candidate:

@@ -130,4 +130,13 @@ VARIANTS = [
         (_in_rows(INTEGER), _in_answer(f"They hold {NEIGHBOUR} files each.")),
         frozenset({(ROWS_TURN, "evidence", "unsupported_value", clipped(NEIGHBOUR))}),
     ),
+    Variant(
+        "an integer past the door's digits in the user's words",
+        (_in_user_words(f"I keep {PAST_THE_DOOR} files."),),
+    ),
+    Variant(
+        "an integer past the door's digits in the answer",
+        (_in_answer(f"There are {PAST_THE_DOOR} files."),),
+        frozenset({(ROWS_TURN, "evidence", "unsupported_value", clipped(PAST_THE_DOOR))}),
+    ),
 ]

@@ -79,6 +79,18 @@ def test_a_write_of_a_number_read_but_for_its_last_digit_is_flagged(digits: int)
     )
 
 
+def test_a_count_past_the_doors_digits_is_a_value_no_list_has() -> None:
+    """A count said of a noun the results count is a candidate at any size; one of more digits
+    than a number may have is looked up as written, and no result writes it."""
+    turn = build_turn(
+        f"The share holds {PAST_THE_DOOR} files.",
+        calls=[{"tool": "list_share", "result": {"files": [{"name": "a.txt"}, {"name": "b.txt"}]}}],
+    )
+    result = run_suite(build_conversation(turn), {"evidence": {"min_digits": 9000}}, only={"evidence"})
+    [finding] = result["findings"]
+    assert (finding["code"], finding["shape"]) == ("unsupported_value", "count")
+
+
 def test_json_numbers_are_read_exactly_and_the_longest_kept_as_written() -> None:
     """Past the digits the door accepts, a number is its text, and the rest is read around it."""
     value = read_json(f'{{"a": {INTEGER}.5, "b": 1e400, "c": {PAST_THE_DOOR}, "d": 1e999999999999999999999}}')
