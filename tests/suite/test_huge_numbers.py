@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from huge_numbers import INTEGER, PAST_THE_DOOR, VARIANTS, Key, Variant, conversation
+from huge_numbers import INTEGER, NEIGHBOUR, PAST_THE_DOOR, VARIANTS, Key, Variant, conversation
 from suite_helpers import build_conversation, build_turn
 
 from checks.suite import run_suite
@@ -89,6 +89,42 @@ def test_a_count_past_the_doors_digits_is_a_value_no_list_has() -> None:
     result = run_suite(build_conversation(turn), {"evidence": {"min_digits": 9000}}, only={"evidence"})
     [finding] = result["findings"]
     assert (finding["code"], finding["shape"]) == ("unsupported_value", "count")
+
+
+def _claim_about(about: int) -> list[str]:
+    subject = int(INTEGER)
+    turn = build_turn(
+        "No entries were recorded for that account.",
+        calls=[
+            {
+                "tool": "find_entries",
+                "args": {"account": subject},
+                "result": {"absent": True, "looked_for": {"account": subject}},
+            }
+        ],
+        receipts=[
+            {
+                "call_id": "call-1",
+                "tool": "find_entries",
+                "ok": True,
+                "effect": "read",
+                "result_count": 0,
+                "emptiness": "declared-absent",
+                "handle": "r1",
+                "scope": {"filters": {"account": subject}, "complete": True},
+            }
+        ],
+    )
+    turn["negative_claims"] = [{"kind": "none", "about": about, "restsOn": ["r1"]}]
+    result = run_suite(build_conversation(turn), only={"negative_claims"})
+    return [f["code"] for f in result["findings"]]
+
+
+def test_a_claim_about_a_400_digit_subject_is_judged_exactly() -> None:
+    """A subject of 400 digits is no float: the claim about the one searched is established,
+    a claim about its neighbour is about something else."""
+    assert _claim_about(int(INTEGER)) == ["established"]
+    assert _claim_about(int(NEIGHBOUR)) == ["about_mismatch"]
 
 
 def test_json_numbers_are_read_exactly_and_the_longest_kept_as_written() -> None:
