@@ -21,13 +21,15 @@ tool's producers, only their results count as producing its arguments.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from . import deadline
+from .decimals import number_text
 from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
 from .options import Options
 from .shown import Grown, Texts
-from .tokens import canonical_number, classify, lookup_forms, normalize, tokenize
+from .tokens import classify, lookup_forms, normalize, tokenize
 from .tool_names import may_write
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
 from .write_numbers import Supply, amounts_in, unsupplied
@@ -227,8 +229,8 @@ class ArgumentsChecker:
         return out
 
     @staticmethod
-    def _unsupplied_number(turn: Turn, call: ToolCall, path: str, number: float) -> Finding:
-        value = canonical_number(repr(number))
+    def _unsupplied_number(turn: Turn, call: ToolCall, path: str, number: Decimal) -> Finding:
+        value = number_text(number)
         explanation = (
             f"The argument {path} of {call.tool} (call {call.call_id}), a call that changes "
             f"data, is {value}, and nothing supplied it: no user message says it of what "

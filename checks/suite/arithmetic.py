@@ -34,6 +34,7 @@ in passing; every search is bounded (``MAX_*``), which can only leave more figur
 A figure is weighed against the amounts the answer states near it, at most ``MAX_POOL``
 before it and as many after, so that each figure costs the same however many the answer
 states: an answer of thousands of amounts is read in time that grows with its length.
+Amounts are ``Decimal`` and their arithmetic exact (``decimals``), whatever their size.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
+from .decimals import ZERO, exactly, is_number, read_number
 from .evidence_index import Source, join_path
 from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
@@ -52,7 +55,7 @@ from .types import Evidence
 MAX_RUN = 8
 MAX_POOL = 96
 MAX_COUNT = 9
-TOLERANCE = 0.005  # amounts are compared to the cent
+TOLERANCE = Decimal("0.005")  # amounts are compared to the cent
 
 _MONEY_KEY = re.compile(
     r"price|amount|total|cost|fee|fare|balance|paid|payment|refund|charge|credit|subtotal|tax|value", re.I
@@ -85,7 +88,7 @@ _SHIFT = re.compile(
 class Operand:
     """A value a derivation may use: where it stands and what grounds it."""
 
-    value: float
+    value: Decimal
     label: str  # how the finding names it: "$105 (stated)", "payment_history[0].amount"
     evidence: tuple[Evidence, ...] = ()
     start: int | None = None  # where this answer states it
@@ -96,7 +99,7 @@ class Operand:
 class Stated:
     """An amount the answer writes, in answer order."""
 
-    value: float
+    value: Decimal
     start: int
     end: int
     text: str
@@ -150,11 +153,11 @@ class Context:
         return [name for _, name in self.names[first:last]]
 
 
-def _show(value: float) -> str:
+def _show(value: Decimal) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def _same(a: float, b: float) -> bool:
+def _same(a: Decimal, b: Decimal) -> bool:
     return abs(a - b) <= TOLERANCE
 
 
@@ -178,8 +181,8 @@ def money_leaves(source: Source, limit: int = MAX_POOL) -> list[Operand]:
         elif isinstance(node, list):
             for i, item in enumerate(node[:200]):
                 walk(item, join_path(path, i), money, depth + 1)
-        elif money and type(node) in (int, float):
-            out.append(Operand(float(node), path, (Evidence(call_id=source.call_id, path=path),)))
+        elif money and is_number(node):
+            out.append(Operand(Decimal(node), path, (Evidence(call_id=source.call_id, path=path),)))
 
     walk(value, "", False, 0)
     source.cache["money"] = out
@@ -205,7 +208,7 @@ def list_counts(source: Source) -> list[Operand]:
             if 2 <= len(node) <= MAX_COUNT and all(isinstance(row, dict) for row in node):
                 evidence = (Evidence(call_id=source.call_id, path=path),)
                 out.append(
-                    Operand(float(len(node)), f"the {len(node)} rows of {path or 'the result'}", evidence)
+                    Operand(Decimal(len(node)), f"the {len(node)} rows of {path or 'the result'}", evidence)
                 )
             for i, item in enumerate(node[:50]):
                 walk(item, join_path(path, i), depth + 1)
@@ -225,9 +228,9 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
             here, rel = join_path(path, str(key)), f"{inner}.{key}" if inner else str(key)
             if isinstance(item, dict) and depth < 3:
                 amounts(item, here, rel, found, depth + 1)
-            elif type(item) in (int, float) and _MONEY_KEY.search(rel):
+            elif is_number(item) and _MONEY_KEY.search(rel):
                 evidence = (Evidence(call_id=source.call_id, path=here),)
-                found[rel] = Operand(float(item), here, evidence)
+                found[rel] = Operand(Decimal(item), here, evidence)
 
     def walk(node: Any, path: str, depth: int) -> None:
         if depth > 12 or len(out) >= 256:
@@ -259,13 +262,14 @@ def user_counts(text: str) -> list[Operand]:
     for match in _COUNT_IN_USER.finditer(text):
         number = parse_number(match.group(1))
         if number is not None and 2 <= number <= MAX_COUNT:
-            out.append(Operand(float(number), f"{match.group(1)} (the user's words)"))
+            out.append(Operand(Decimal(number), f"{match.group(1)} (the user's words)"))
     return out
 
 
 # --- the derivations ---------------------------------------------------------------------
 
 
+@exactly
 def explain_amount(
     index: int, stated: list[Stated], answer: str, sentences: list[Sentence], context: Context
 ) -> Computed | None:
@@ -303,35 +307,38 @@ def _people_count(sentence: str) -> int | None:
     return number if number is not None and number >= 2 else None
 
 
-def _amount(text: str) -> float:
-    return float(re.sub(r"[^\d.]", "", text))
+def _amount(text: str) -> Decimal | None:
+    """An amount as written (``$1,204.50``), or None past the digits a number may have."""
+    return read_number(re.sub(r"[^\d.]", "", text))
 
 
-def _evaluate(expression: str) -> tuple[float, str] | None:
+def _evaluate(expression: str) -> tuple[Decimal, str] | None:
     """The value of a written ``a + b − c × d`` and its kind, or None when it is not one."""
     parts = re.split(rf"({_OPERATOR})", expression)
-    terms: list[float] = []
+    terms: list[Decimal] = []
     signs: list[int] = []
     sign, product = 1, None
     kinds = set()
     for i, part in enumerate(parts):
         if i % 2 == 0:
             value = _amount(part)
+            if value is None:
+                return None
             product = value if product is None else product * value
             continue
         op = part.strip()
         if op in ("\u00d7", "*", "x"):
             kinds.add("product")
             continue
-        terms.append(product or 0.0)
+        terms.append(product or ZERO)
         signs.append(sign)
         product = None
         sign = 1 if op == "+" else -1
         kinds.add("sum" if op == "+" else "difference")
-    terms.append(product or 0.0)
+    terms.append(product or ZERO)
     signs.append(sign)
     kind = "difference" if "difference" in kinds else ("product" if "product" in kinds else "sum")
-    return sum(s * t for s, t in zip(signs, terms, strict=True)), kind
+    return sum((s * t for s, t in zip(signs, terms, strict=True)), ZERO), kind
 
 
 def _written(figure: Stated, answer: str) -> Computed | None:
@@ -385,13 +392,17 @@ def _listed_total(index: int, stated: list[Stated], answer: str) -> Computed | N
     figure = stated[index]
     for start in _run_starts(index, stated, answer):
         run = stated[start:index]
-        if len(run) >= 2 and all(s.known for s in run) and _same(sum(s.value for s in run), figure.value):
+        if (
+            len(run) >= 2
+            and all(s.known for s in run)
+            and _same(sum((s.value for s in run), ZERO), figure.value)
+        ):
             return _made("sum", " + ".join(s.text for s in run), [s.operand() for s in run])
     # A total of the totals listed before it ("certificates $1,000, gift cards $327: $1,327").
     totals = [s for s in stated[:index] if s.known and s.total]
     for k in range(2, min(len(totals), MAX_RUN) + 1):
         run = totals[-k:]
-        if _same(sum(s.value for s in run), figure.value):
+        if _same(sum((s.value for s in run), ZERO), figure.value):
             return _made("sum", " + ".join(s.text for s in run), [s.operand() for s in run])
     return None
 
@@ -405,7 +416,7 @@ def _total_less(index: int, stated: list[Stated], answer: str) -> Computed | Non
             continue
         between = stated[t + 1 : index]
         if between and all(s.known for s in between):
-            if _same(total.value - sum(s.value for s in between), figure.value):
+            if _same(total.value - sum((s.value for s in between), ZERO), figure.value):
                 less = " − ".join(s.text for s in between)
                 return _made(
                     "total-less", f"{total.text} − {less}", [total.operand()] + [s.operand() for s in between]
@@ -449,7 +460,7 @@ def _boundaries(index: int, stated: list[Stated], answer: str) -> list[int]:
 
 def _named_sums(
     index: int, stated: list[Stated], answer: str, sentence: Sentence | None, context: Context
-) -> Iterator[tuple[float, list[Operand]]]:
+) -> Iterator[tuple[Decimal, list[Operand]]]:
     """Sums over the records the answer names since a break (the legs it lists): one amount,
     under the same key, of every one of them; nearest break first."""
     figure = stated[index]
@@ -462,7 +473,7 @@ def _named_sums(
         keys = set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))
         for key in sorted(keys):
             operands = [r.amounts[key] for r in records]
-            yield sum(o.value for o in operands), operands
+            yield sum((o.value for o in operands), ZERO), operands
 
 
 def _named_total(
@@ -570,7 +581,7 @@ def shifted_date(value: str, holding: Callable[[date], Source | None], shifts: l
                     days = f"{abs(shift)} day{'s' if abs(shift) != 1 else ''}"
                     words = f"{days} {'later' if shift > 0 else 'earlier'}"
                     origin = Operand(
-                        0.0, f"{found.isoformat()} ({where})", evidence if source.role == "tool" else ()
+                        ZERO, f"{found.isoformat()} ({where})", evidence if source.role == "tool" else ()
                     )
                     return Computed(
                         "date-shift", f"{found.isoformat()} moved {words}", origin.evidence, (origin,)

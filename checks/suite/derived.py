@@ -12,6 +12,11 @@ A number no result carried is asked, in this order, whether it is
 Nothing else is accepted: no products, averages, chains or arbitrary subsets. Every search
 is bounded (rows, columns, groups, derived values); past a bound the search stops, which can
 only leave more numbers flagged, never fewer.
+
+Numbers are ``Decimal`` (``decimals``), so a figure is a rounding of another only within half
+a unit of its last written digit, however many digits both have. Sums and differences are
+exact; a ratio is taken to QUOTIENT_DIGITS digits, and matches a figure only when the digits
+it leaves off could not move it out of the figure's tolerance.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from operator import itemgetter
+from typing import Any
 
+from .decimals import EXACT, ZERO, exactly, is_number, read_number
 from .evidence_index import Source, join_path
-from .tokens import canonical_number
 from .types import Evidence
 
 MAX_ROWS = 500
@@ -31,9 +38,14 @@ MAX_GROUP_KEYS = 6
 MAX_GROUPS_PER_KEY = 64
 MAX_DERIVED = 20_000
 MAX_SOURCES = 32
+QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
+_QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 _SCALES = tuple(
-    (base**power, f"{'×' if power > 0 else '÷'} {base}" + ("" if abs(power) == 1 else f"^{abs(power)}"))
+    (
+        Decimal(base) ** power,  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
+        f"{'×' if power > 0 else '÷'} {base}" + ("" if abs(power) == 1 else f"^{abs(power)}"),
+    )
     for base in (1000, 1024)
     for power in (1, 2, 3, -1, -2, -3)
 )
@@ -64,13 +76,19 @@ _PERCENT_FIELD = re.compile(
 _PERCENT_WORDS = ("pct", "perc", "util", "usage", "%")
 
 
+# A figure over a list's rows: its magnitude (an answer states a difference or a complement
+# without its sign), how far that may lie from the true one (a ratio's digits left off; zero
+# for a sum), its kind, and how it is made.
+_Aggregate = tuple[Decimal, Decimal, str, str]
+
+
 @dataclass
 class _Facts:
     """What ``explain`` reads of one source, each part computed on first use and kept."""
 
-    numbers: list[tuple[float, str]] | None = None  # every number carried, sorted, with its spelling
-    percents: list[tuple[float, int]] | None = None  # percentage fields: value, where the number stands
-    aggregates: list[tuple[float, str, str]] | None = None  # value, kind, how
+    numbers: list[tuple[Decimal, str]] | None = None  # every number carried, sorted, with its spelling
+    percents: list[tuple[Decimal, int]] | None = None  # percentage fields: value, where the number stands
+    aggregates: list[_Aggregate] | None = None
 
 
 def _facts(source: Source) -> _Facts:
@@ -80,23 +98,25 @@ def _facts(source: Source) -> _Facts:
     return cached
 
 
-def _numbers(source: Source) -> list[tuple[float, str]]:
+def _numbers(source: Source) -> list[tuple[Decimal, str]]:
     facts = _facts(source)
     if facts.numbers is None:
-        found = _NUMBER_LINE.findall("\n".join(source.forms))
-        facts.numbers = sorted(zip(map(float, found), found, strict=True))  # all in C
+        found = sorted(_NUMBER_LINE.findall("\n".join(source.forms)))
+        # All in C, and in the order of the pairs: sorted by spelling, then (stably) by value,
+        # which compares Decimals once where comparing the pairs would twice. However long,
+        # these numbers are only compared with a figure, never computed with.
+        facts.numbers = sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
     return facts.numbers
 
 
-def _percents(source: Source) -> list[tuple[float, int]]:
+def _percents(source: Source) -> list[tuple[Decimal, int]]:
     facts = _facts(source)
     if facts.percents is None:
         text = source.text[:2_000_000]
-        facts.percents = (
-            [(float(m.group(2)), m.start(2)) for m in _PERCENT_FIELD.finditer(text)]
-            if _may_name_a_percentage(text)
-            else []
-        )
+        found = _PERCENT_FIELD.finditer(text) if _may_name_a_percentage(text) else iter(())
+        facts.percents = [
+            (value, m.start(2)) for m in found if (value := read_number(m.group(2))) is not None
+        ]
     return facts.percents
 
 
@@ -112,7 +132,8 @@ def _may_name_a_percentage(text: str) -> bool:
     return any(word in low for word in _PERCENT_WORDS)
 
 
-def _aggregates(source: Source) -> list[tuple[float, str, str]]:
+@exactly
+def _aggregates(source: Source) -> list[_Aggregate]:
     facts = _facts(source)
     if facts.aggregates is None:
         facts.aggregates = []
@@ -150,10 +171,6 @@ def _unit(key: str) -> str | None:
     return tail if tail in _UNIT_WORDS else None
 
 
-def _is_number(value: Any) -> TypeGuard[int | float]:
-    return type(value) in (int, float)
-
-
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
     """A row with the numbers of its nested objects as columns of their own (``prices.economy``)."""
     if not any(isinstance(v, dict) for v in row.values()):
@@ -161,28 +178,29 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for key, value in row.items():
         if isinstance(value, dict):
-            out.update({f"{key}.{k}": v for k, v in value.items() if _is_number(v)})
+            out.update({f"{key}.{k}": v for k, v in value.items() if is_number(v)})
         else:
             out[key] = value
     return out
 
 
-def _aggregate(path: str, rows: list[dict[str, Any]], out: list[tuple[float, str, str]]) -> None:
+def _aggregate(path: str, rows: list[dict[str, Any]], out: list[_Aggregate]) -> None:
     rows = [_flat(row) for row in rows]
     sample = rows[:32]
     columns: list[str] = []
     texts: list[str] = []
     for row in sample:
         for k, v in row.items():
-            if _is_number(v):
+            if is_number(v):
                 if k not in columns and len(columns) < MAX_COLUMNS:
                     columns.append(k)
             elif isinstance(v, str) and k not in texts:
                 texts.append(k)
     if not columns:
         return
-    values = {c: [v if _is_number(v := row.get(c)) else 0.0 for row in rows] for c in columns}
-    present = {c: any(_is_number(row.get(c)) for row in rows) for c in columns}
+    # Integers and Decimals as read: a sum of them in EXACT is a Decimal, exact.
+    values = {c: [v if is_number(v := row.get(c)) else 0 for row in rows] for c in columns}
+    present = {c: any(is_number(row.get(c)) for row in rows) for c in columns}
     groups: list[tuple[str, list[int] | None]] = [("", None)]
     keyed: list[tuple[str, dict[str, list[int]]]] = []
     for k in texts:
@@ -201,35 +219,46 @@ def _aggregate(path: str, rows: list[dict[str, Any]], out: list[tuple[float, str
     pairs = [(a, b) for a in columns for b in columns if a != b and _unit(a) == _unit(b)]
     for label, idx in groups:
         if idx is None:
-            sums = {c: float(sum(values[c])) for c in columns if present[c]}
+            sums = {c: Decimal(sum(values[c], ZERO)) for c in columns if present[c]}
         else:
-            sums = {c: float(sum([values[c][i] for i in idx])) for c in columns if present[c]}
+            sums = {c: Decimal(sum([values[c][i] for i in idx], ZERO)) for c in columns if present[c]}
 
         def name(c: str, label: str = label) -> str:
             return f"{path}[{label}].{c}"
 
         for c, total in sums.items():
-            out.append((total, "column-sum", f"Σ {name(c)}"))
+            out.append((abs(total), ZERO, "column-sum", f"Σ {name(c)}"))
         for a, b in pairs:
             if a not in sums or b not in sums:
                 continue
             if sums[b]:
-                ratio = sums[a] / sums[b]
-                out.append((100 * ratio, "column-ratio", f"100 × {name(a)} ÷ {name(b)}"))
-                out.append((ratio, "column-ratio", f"{name(a)} ÷ {name(b)}"))
-                out.append((100 - 100 * ratio, "complement", f"100 − 100 × {name(a)} ÷ {name(b)}"))
+                ratio, off = _quotient(sums[a], sums[b])
+                out.append((abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name(a)} ÷ {name(b)}"))
+                out.append((abs(ratio), off, "column-ratio", f"{name(a)} ÷ {name(b)}"))
+                complement = abs(100 - 100 * ratio)
+                out.append((complement, 100 * off, "complement", f"100 − 100 × {name(a)} ÷ {name(b)}"))
             if sums[a] >= sums[b]:
-                out.append((sums[a] - sums[b], "column-difference", f"{name(a)} − {name(b)}"))
+                out.append((sums[a] - sums[b], ZERO, "column-difference", f"{name(a)} − {name(b)}"))
         if len(out) >= MAX_DERIVED:
             del out[MAX_DERIVED:]
             return
 
 
-def _tolerance(precision: int) -> float:
-    return 0.5 * 10.0 ** (-precision) * (1 + 1e-9) + 1e-12
+def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
+    """``a ÷ b`` to QUOTIENT_DIGITS digits, and how far it may lie from the true quotient:
+    nothing when it ends within them, else less than one unit of its last digit."""
+    ratio = _QUOTIENT.divide(a, b)
+    if EXACT.multiply(ratio, b) == a:
+        return ratio, ZERO
+    return ratio, Decimal(1).scaleb(ratio.adjusted() - QUOTIENT_DIGITS + 1)
 
 
-def _near(numbers: list[tuple[float, str]], target: float, tol: float) -> str | None:
+def _tolerance(precision: int) -> Decimal:
+    """Half a unit of the last digit written: 53.2 stands for 53.15 to 53.25."""
+    return Decimal(5).scaleb(-precision - 1)
+
+
+def _near(numbers: list[tuple[Decimal, str]], target: Decimal, tol: Decimal) -> str | None:
     """The spelling of a carried number within ``tol`` of ``target``, if any (binary search)."""
     i = bisect_left(numbers, (target - tol, ""))
     if i < len(numbers) and numbers[i][0] <= target + tol:
@@ -253,8 +282,9 @@ def _leaf(
 _ALL_KINDS = ("rounded", "unit-scale", "complement", "column-sum", "column-ratio", "column-difference")
 
 
+@exactly
 def explain(
-    number: float | None,
+    number: Decimal | None,
     precision: int,
     sources: list[Source],
     rounding_only: bool = False,
@@ -267,8 +297,8 @@ def explain(
     ``whole_lists`` takes sums over every row of a list only, never over a group of its rows:
     a reservation's total is the sum of all its legs, not of those that share a date.
     """
-    if number is None or len(canonical_number(repr(number)).replace(".", "")) > 15:
-        return None  # past float precision a "match" would mean nothing
+    if number is None:
+        return None
     tol = _tolerance(precision)
     # Each source's facts are read only when an earlier step found nothing: most numbers
     # are settled by the newest result, and a large result is costly to read.
@@ -290,12 +320,19 @@ def explain(
             if 0 <= value <= 100 and abs(100 - value - number) <= tol:
                 return _leaf("complement", "100 − {}", source, offset=offset)
     aggregates = [(source, _aggregates(source)) for source in near]
+    # Within the tolerance, before the digits a ratio left off are counted: two comparisons
+    # settle most of a long list.
+    low, high = number - tol, number + tol
     for kind in [k for k in ("column-sum", "column-ratio", "complement", "column-difference") if k in kinds]:
         for source, found in aggregates:
-            for value, agg_kind, how in found:
+            for magnitude, off, agg_kind, how in found:
                 if whole_lists and "[]." not in how:
                     continue  # a group's sum: its name holds the group, ``rows[key=value].column``
-                if agg_kind == kind and abs(abs(value) - number) <= tol:
+                if (
+                    agg_kind == kind
+                    and low <= magnitude <= high
+                    and (not off or abs(magnitude - number) + off <= tol)
+                ):
                     columns = tuple(
                         Evidence(call_id=source.call_id, path=part)
                         for part in re.findall(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+", how)

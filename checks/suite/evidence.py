@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from . import deadline
@@ -44,6 +45,7 @@ from .arithmetic import (
     stated_shifts,
     user_counts,
 )
+from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
@@ -221,9 +223,10 @@ def _clock_candidate(answer: str, token: Token, keys: list[str], end: int) -> Ca
 def _amount_candidate(token: Token) -> Candidate:
     """Money, whatever its digits: "$740" is a value to check as much as "$7,400"."""
     value = token.value
-    number = float(value) if len(value) <= 17 else None
     precision = len(value.split(".")[1]) if "." in value else 0
-    return Candidate(value, token.text, token.start, token.end, "amount", (value,), number, precision)
+    return Candidate(
+        value, token.text, token.start, token.end, "amount", (value,), read_number(value), precision
+    )
 
 
 def _count_candidate(
@@ -239,10 +242,10 @@ def _count_candidate(
         return None
     if not (word.value.endswith("s") and counted(word.value)):
         return None
-    key = count_key(word.value, int(token.value))
-    return Candidate(
-        token.value, answer[token.start : word.end], token.start, word.end, "count", (token.value, key)
-    )
+    count = read_number(token.value)
+    # A count of more digits than a number may have is no list's length: only as written.
+    forms = (token.value,) if count is None else (token.value, count_key(word.value, int(count)))
+    return Candidate(token.value, answer[token.start : word.end], token.start, word.end, "count", forms)
 
 
 def _with_notations(candidate: Candidate) -> Candidate:
@@ -296,7 +299,7 @@ class _State:
         # For the arithmetic of later answers: amounts said before, counts and date shifts
         # the user stated.
         self.amounts: list[Operand] = []
-        self.derivations: dict[float, Derivation | Computed] = {}  # amounts explained in earlier answers
+        self.derivations: dict[Decimal, Derivation | Computed] = {}  # amounts explained in earlier answers
         # The first count the user wrote of each number, and each shift of days, in order: a
         # later one of the same number explains nothing the first does not.
         self.counts: dict[int, Operand] = {}
@@ -320,7 +323,7 @@ class _State:
             self.exempt |= parts_of_tokens(source.text)
             who = "the user's words" if source.role == "user" else "the system prompt"
             self.amounts.extend(
-                Operand(c.number or 0.0, f"{c.text} ({who})") for c in _amounts_in(source.text)
+                Operand(c.number or ZERO, f"{c.text} ({who})") for c in _amounts_in(source.text)
             )
             if source.role == "user":
                 for count in user_counts(source.text):
@@ -342,7 +345,7 @@ class _State:
             return False
         return self.tools.counts_noun(count_key(plural, 0)[:-1])
 
-    def explained_before(self, number: float | None) -> Derivation | Computed | None:
+    def explained_before(self, number: Decimal | None) -> Derivation | Computed | None:
         """An amount an earlier answer computed, said again: the same derivation explains it."""
         return None if number is None else self.derivations.get(number)
 
@@ -552,7 +555,7 @@ class EvidenceChecker:
         for _ in range(3):
             stated = [
                 Stated(
-                    c.number or 0.0,
+                    c.number or ZERO,
                     c.start,
                     c.end,
                     c.text,
@@ -614,7 +617,7 @@ class EvidenceChecker:
         if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
             whole, _, fraction = candidate.value.partition(".")
             if len(whole) >= 4 and whole.isdigit():
-                grouped = f"{int(whole):,}" + (f".{fraction}" if fraction else "")
+                grouped = f"{Decimal(whole):,}" + (f".{fraction}" if fraction else "")
                 return state.tools.writing_grouped(grouped)
         return None
 

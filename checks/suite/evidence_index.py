@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .decimals import is_number, raw_decode, read_json
 from .notations import count_keys, fragment_span, twelve_hour_times, written_dates
 from .tokens import (
     DECORATION,
@@ -30,10 +31,10 @@ from .tokens import (
 )
 from .types import Conversation, Evidence
 
-_DECODER = json.JSONDecoder()
+# Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
 # not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -233,7 +234,7 @@ class Source:
             self.cache["json"] = True
             start = len(self.text) - len(self.text.lstrip())
             try:
-                self._parsed, self._json_end = _DECODER.raw_decode(self.text, start)
+                self._parsed, self._json_end = raw_decode(self.text, start)
             except (ValueError, RecursionError):
                 self._parsed = _NO_PATH
         return self._parsed
@@ -348,7 +349,7 @@ class Source:
                 return None
             at = node.value_starts[node.keys.index(part)]
         try:
-            return _DECODER.raw_decode(self.text, at)[0]
+            return raw_decode(self.text, at)[0]
         except (ValueError, RecursionError):
             return None
 
@@ -386,7 +387,7 @@ def _string_forms(value: Any) -> set[str]:
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        elif is_number(node):
             out.add(normalize(str(node)))
     return out
 
@@ -406,7 +407,7 @@ def _complete_prefix(text: str) -> int:
 
 def parse_arguments(raw: str) -> Any:
     try:
-        return json.loads(raw) if raw else {}
+        return read_json(raw) if raw else {}
     except (ValueError, RecursionError):
         return None
 

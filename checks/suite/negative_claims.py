@@ -223,7 +223,8 @@ def _good_about(about: Any) -> bool:
     if isinstance(about, str):
         return bool(about.strip()) and len(about) <= MAX_ABOUT
     if isinstance(about, (int, float)) and not isinstance(about, bool):
-        return math.isfinite(about)
+        # Every int is finite; isfinite would first make it a float, which 400 digits overflow.
+        return isinstance(about, int) or math.isfinite(about)
     return False
 
 

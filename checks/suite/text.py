@@ -17,6 +17,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from .decimals import MAX_DIGITS
+
 # Typographic apostrophes a model may write for "I've"; each is one character, like "'".
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 
@@ -133,12 +135,13 @@ def sentence_at(sentences_: list[Sentence], offset: int) -> Sentence | None:
 
 
 def parse_number(text: str) -> int | None:
-    """A whole number written in figures (thousands separators allowed) or as a word."""
+    """A whole number written in figures (thousands separators allowed) or as a word; None
+    past MAX_DIGITS digits, which no count has and ``int`` refuses to read."""
     word = re.sub(r"\s+", " ", text.strip().lower())
     if word in NUMBER_WORDS:
         return NUMBER_WORDS[word]
     digits = word.replace(",", "")
-    return int(digits) if digits.isdigit() else None
+    return int(digits) if digits.isdigit() and len(digits) <= MAX_DIGITS else None
 
 
 def name_tokens(name: str) -> list[str]:

@@ -20,7 +20,9 @@ import signal
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 
+from .decimals import read_number
 from .notations import MONTHS, fragment_keys, is_amount, source_clock_keys, twelve_hour_times, written_dates
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
@@ -129,7 +131,7 @@ class Candidate:
     end: int
     shape: str  # number | figure | identifier | decimal | a declared shape's name
     forms: tuple[str, ...]  # spellings looked up
-    number: float | None = None
+    number: Decimal | None = None  # exact; None past the digits a number may have (``decimals``)
     precision: int | None = None  # decimals as written, for numbers
 
 
@@ -221,7 +223,7 @@ def classify(
         return None
     if _NUMBER.fullmatch(value):
         precision = len(value.split(".")[1]) if "." in value else 0
-        number = float(value) if len(value) <= 17 else None
+        number = read_number(value)
         if figures and unit is not None:
             with_unit = value + unit.value
             return Candidate(
@@ -254,7 +256,7 @@ def classify(
             token.end,
             "figure",
             (number_text, value),
-            float(number_text) if len(number_text) <= 17 else None,
+            read_number(number_text),
             _written_precision(glued.group(1)),
         )
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):

@@ -23,6 +23,8 @@ result. So each number in the arguments of a call that may change something
 - **zero**, the default of every count.
 
 A number elsewhere in the system prompt, or under an unrelated key, supplies nothing.
+Numbers are compared exactly, as ``Decimal`` (``decimals``): a count of 400 digits is
+supplied by that count, never by one that differs in its last digit.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .arithmetic import money_leaves
+from .decimals import ZERO, exactly, is_number, read_number
 from .derived import MAX_SOURCES, explain
 from .evidence_index import Source, json_leaves
 from .shown import Grown
@@ -48,9 +52,9 @@ _SAID = re.compile(rf"\b(\d+|{_COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[
 MAX_LEAVES = 2000
 
 
-def number_arguments(value: Any) -> list[tuple[str, float]]:
+def number_arguments(value: Any) -> list[tuple[str, Decimal]]:
     """Every number (not a boolean) among a call's arguments, with its path."""
-    return [(path, float(leaf)) for path, leaf in json_leaves(value, lambda leaf: type(leaf) in (int, float))]
+    return [(path, Decimal(leaf)) for path, leaf in json_leaves(value, is_number)]
 
 
 def last_key(path: str) -> str:
@@ -82,12 +86,12 @@ def is_money_key(key: str) -> bool:
     return any(word in _MONEY_WORDS for word in name_tokens(key))
 
 
-def keyed_numbers(source: Source) -> dict[str, set[float]]:
+def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
     """Each key of a JSON result with the numbers it holds anywhere in the result."""
     cached = source.cache.get("keyed_numbers")
     if cached is not None:
         return cached
-    out: dict[str, set[float]] = {}
+    out: dict[str, set[Decimal]] = {}
     stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
     seen = 0
     while stack and seen < MAX_LEAVES:
@@ -97,16 +101,16 @@ def keyed_numbers(source: Source) -> dict[str, set[float]]:
             stack.extend((item, str(k).lower()) for k, item in node.items())
         elif isinstance(node, list):
             stack.extend((item, key) for item in node[:500])
-        elif type(node) in (int, float) and key:
-            out.setdefault(key, set()).add(float(node))
+        elif is_number(node) and key:
+            out.setdefault(key, set()).add(Decimal(node))
     source.cache["keyed_numbers"] = out
     return out
 
 
-def said_of(texts: Iterable[str], stems: set[str]) -> set[float]:
+def said_of(texts: Iterable[str], stems: set[str]) -> set[Decimal]:
     """The numbers the texts say of a noun with one of ``stems`` ("two checked bags"), or of
     any noun when there are no stems."""
-    out: set[float] = set()
+    out: set[Decimal] = set()
     for text in texts:
         for match in _SAID.finditer(text):
             words = match.group(2).lower().split()
@@ -121,9 +125,9 @@ def said_of(texts: Iterable[str], stems: set[str]) -> set[float]:
 MAX_REPLY_WORDS = 6
 
 
-def answered(replies: list[tuple[str, str]], stems: set[str]) -> set[float]:
+def answered(replies: list[tuple[str, str]], stems: set[str]) -> set[Decimal]:
     """The numbers of short replies to a question that named the thing ("How many bags?" "2")."""
-    out: set[float] = set()
+    out: set[Decimal] = set()
     for question, reply in replies:
         numbers = _reply_numbers(reply)
         if numbers is None or (stems and not _asked(question) & stems):
@@ -132,7 +136,7 @@ def answered(replies: list[tuple[str, str]], stems: set[str]) -> set[float]:
     return out
 
 
-def _reply_numbers(reply: str) -> set[float] | None:
+def _reply_numbers(reply: str) -> set[Decimal] | None:
     """The numbers of a short reply; None for a reply too long (or too empty) to answer."""
     words = re.findall(r"[a-z0-9-]+", reply.lower())
     if not words or len(words) > MAX_REPLY_WORDS:
@@ -145,17 +149,17 @@ def _asked(question: str) -> set[str]:
     return {singular(w)[:3] for w in re.findall(r"[a-z]+", question.lower()) if len(w) >= 3}
 
 
-def _number(word: str) -> float | None:
+def _number(word: str) -> Decimal | None:
     """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
     if word.lower() in ("a", "an", "single"):
-        return 1.0
+        return Decimal(1)
     value = parse_number(word)
-    return None if value is None else float(value)
+    return None if value is None else Decimal(value)
 
 
-def amounts_in(text: str) -> set[float]:
+def amounts_in(text: str) -> set[Decimal]:
     """The amounts of money a text writes ("$250", "55 USD")."""
-    return {float(token.value) for token in money_tokens(text)}
+    return {number for token in money_tokens(text) if (number := read_number(token.value)) is not None}
 
 
 @dataclass
@@ -171,21 +175,21 @@ class Supply:
     user_texts: list[str] = field(default_factory=list)
     # Short replies with the question they answer: "2" after "How many bags will you check?"
     replies: list[tuple[str, str]] = field(default_factory=list)
-    prose_amounts: set[float] = field(default_factory=set)  # money the user or an answer stated
+    prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
     results: list[Source] = field(default_factory=list)
     _index: _SupplyIndex = field(default_factory=lambda: _SupplyIndex(), repr=False, compare=False)
 
-    def same_key(self, key: str) -> set[float]:
+    def same_key(self, key: str) -> set[Decimal]:
         """The numbers the results hold under ``key``."""
         index = self._index
         if not index.indexed("keys", self.results, index.read_keys):
-            out: set[float] = set()
+            out: set[Decimal] = set()
             for source in self.results:
                 out |= keyed_numbers(source).get(key, set())
             return out
         return index.by_key.get(key, set())
 
-    def money_read(self, value: float) -> bool:
+    def money_read(self, value: Decimal) -> bool:
         """Whether a result holds ``value`` under a money key, or a text result names it."""
         index = self._index
         if not index.indexed("money", self.results, index.read_money):
@@ -194,10 +198,10 @@ class Supply:
             ) or any(value in _text_amounts(source) for source in self.results if not source.looks_json)
         return value in index.money
 
-    def said(self, stems: set[str]) -> set[float]:
+    def said(self, stems: set[str]) -> set[Decimal]:
         """``said_of(user_texts, stems) | answered(replies, stems)``."""
         index = self._index
-        out: set[float] = set()
+        out: set[Decimal] = set()
         if not index.indexed("said", self.user_texts, index.read_said):
             out |= said_of(self.user_texts, stems)
         elif not stems:
@@ -220,12 +224,12 @@ class _SupplyIndex(Grown):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[str, set[float]] = {}
-        self.money: set[float] = set()
-        self.said_any: set[float] = set()
-        self.said_by_stem: dict[str, set[float]] = {}
-        self.answered_any: set[float] = set()
-        self.answered_by_stem: dict[str, set[float]] = {}
+        self.by_key: dict[str, set[Decimal]] = {}
+        self.money: set[Decimal] = set()
+        self.said_any: set[Decimal] = set()
+        self.said_by_stem: dict[str, set[Decimal]] = {}
+        self.answered_any: set[Decimal] = set()
+        self.answered_by_stem: dict[str, set[Decimal]] = {}
 
     def read_keys(self, ordinal: int, source: Source) -> None:
         for key, numbers in keyed_numbers(source).items():
@@ -254,7 +258,8 @@ class _SupplyIndex(Grown):
             self.answered_by_stem.setdefault(stem, set()).update(numbers)
 
 
-def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, float]]:
+@exactly
+def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     """The numbers of a write's arguments that nothing supplied, with their paths."""
     numbers = number_arguments(arguments)
     supplied: dict[str, bool] = {}
@@ -267,7 +272,7 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, float]]:
         key = last_key(path)
         if is_money_key(key):
             # One share of a split payment: the shares under the same key make a known total.
-            shares = sum(other_value for other, other_value in numbers if last_key(other) == key)
+            shares = sum((other_value for other, other_value in numbers if last_key(other) == key), ZERO)
             if _known_amount(shares, supply):
                 continue
         stems = key_stems(key)
@@ -287,14 +292,14 @@ _MONEY_IN_TEXT = re.compile(
 )
 
 
-def _text_amounts(source: Source) -> set[float]:
+def _text_amounts(source: Source) -> set[Decimal]:
     """The amounts a text result names ("total price is 305, but paid 255")."""
-    return {float(m.group(1)) for m in _MONEY_IN_TEXT.finditer(source.text[:20_000])} | amounts_in(
-        source.text[:20_000]
-    )
+    text = source.text[:20_000]
+    named = (read_number(m.group(1)) for m in _MONEY_IN_TEXT.finditer(text))
+    return {number for number in named if number is not None} | amounts_in(text)
 
 
-def _known_amount(value: float, supply: Supply) -> bool:
+def _known_amount(value: Decimal, supply: Supply) -> bool:
     """Money the user or an answer stated, a result holds under a money key, or a sum over
     one result's list."""
     if value in supply.prose_amounts or supply.money_read(value):
@@ -303,7 +308,7 @@ def _known_amount(value: float, supply: Supply) -> bool:
     return explain(value, 2, newest, kinds=("column-sum",), whole_lists=True) is not None
 
 
-def _supplied(path: str, value: float, supply: Supply) -> bool:
+def _supplied(path: str, value: Decimal, supply: Supply) -> bool:
     key = last_key(path)
     if value == 0:
         return True

@@ -1,0 +1,131 @@
+"""Numbers as the suite reads them: exact decimals of any size the door accepts.
+
+A tool result may write any number JSON can: 0.1, an integer of 400 digits, 1e400, a
+fraction of forty places. A binary float holds few of them: a long integer will not
+convert at all (one stopped every checker of a run), 1e400 becomes infinity, and two
+numbers that differ only past their 16th digit become one, so a figure an answer made up
+could pass for one a result carries. So every number is read as a ``Decimal``, which holds
+every digit written, and ``==`` and ``<`` compare what was written.
+
+A number is read as one while, written out in full, it has at most ``MAX_DIGITS`` digits
+before its point and as many after it: the digits the door accepts of an integer
+(Python's ``sys.get_int_max_str_digits()``). Any two such numbers fit, digit for digit, in
+the precision of ``EXACT``, so sums, differences and small products computed in it are
+exact (a quotient alone is rounded: ``derived`` says how it is compared). A longer
+number is still a value an answer must have read, but no arithmetic takes it: in a text it
+is left a run of digits, in JSON it is a ``LongNumber``, its text as written, and the rest
+of the JSON is read as it would be without it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation, localcontext
+from functools import wraps
+from typing import Any, TypeGuard
+
+# What the door accepts of an integer; 0 means no limit there, and then this one stands.
+MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+
+# Room for two numbers of MAX_DIGITS digits on opposite sides of the point, and to spare
+# for what a derivation does to them (a sum of rows, a unit scale of 1024³, a percentage).
+EXACT = Context(prec=2 * MAX_DIGITS + 64, Emax=MAX_EMAX, Emin=MIN_EMIN)
+
+ZERO = Decimal(0)
+
+
+def exactly[**P, R](function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` computing in ``EXACT``, whatever context its caller has set: Python's
+    default context keeps 28 digits, and would round a sum of two long numbers."""
+
+    @wraps(function)
+    def computing(*args: P.args, **kwargs: P.kwargs) -> R:
+        with localcontext(EXACT):
+            return function(*args, **kwargs)
+
+    return computing
+
+
+def fits(value: Decimal) -> bool:
+    """Whether a number, written out in full, has at most MAX_DIGITS digits on each side of
+    its point (and is a number: no infinity, no NaN)."""
+    exponent = value.as_tuple().exponent  # a letter for an infinity or a NaN
+    return isinstance(exponent, int) and value.adjusted() < MAX_DIGITS and -exponent <= MAX_DIGITS
+
+
+def read_number(text: str) -> Decimal | None:
+    """The number a run of digits (``2048``, ``0.125``, ``1e400``) writes, or None when it
+    writes none, or one longer than MAX_DIGITS."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:  # also an exponent past anything a Decimal can hold
+        return None
+    if len(text) <= 64 and "e" not in text and "E" not in text:
+        # Most numbers: short and plain, so they fit if they are numbers at all.
+        return value if value.is_finite() else None
+    return value if fits(value) else None
+
+
+class LongNumber(str):
+    """A number of a JSON value past MAX_DIGITS digits written out, kept as it is written:
+    text an answer may quote, never a number to compute with."""
+
+
+def _json_fraction(text: str) -> Decimal | LongNumber:
+    """``json``'s reader of a number with a point or an exponent."""
+    if len(text) <= 64 and "e" not in text and "E" not in text:
+        return Decimal(text)  # what JSON writes so is a number, and fits: most numbers, at once
+    value = read_number(text)
+    return LongNumber(text) if value is None else value
+
+
+def _json_integer(text: str) -> int | LongNumber:
+    """``json``'s reader of an integer, for JSON that holds one too long for ``int``."""
+    return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else LongNumber(text)
+
+
+_DECODER = json.JSONDecoder(parse_float=_json_fraction)
+# Every integer through Python: slower, so only for JSON that ``_DECODER`` refused one of.
+_LONG_INTEGERS = json.JSONDecoder(parse_float=_json_fraction, parse_int=_json_integer)
+
+
+def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
+    """``JSONDecoder.raw_decode`` (the JSON value at ``start`` and where it ends), with its
+    numbers read exactly. Bad JSON raises json.JSONDecodeError, a ValueError; nesting too
+    deep for the interpreter, RecursionError."""
+    try:
+        return _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer longer than ``int`` reads: read again, keeping it as text
+        return _LONG_INTEGERS.raw_decode(text, start)
+
+
+def read_json(text: str) -> Any:
+    """``json.loads`` with numbers read exactly (``raw_decode``)."""
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return _LONG_INTEGERS.decode(text)
+
+
+def is_number(value: Any) -> TypeGuard[int | Decimal]:
+    """A JSON number as ``read_json`` reads one: never a boolean, a LongNumber, or a float
+    (``NaN`` and ``Infinity``, which Python's ``json`` reads as floats, are no numbers)."""
+    kind = type(value)
+    return kind is int or kind is Decimal
+
+
+def number_text(value: Decimal) -> str:
+    """A number spelled as the suite's values are: plain digits, no exponent, no trailing
+    zeros after the point (``2048``, ``0.125``)."""
+    if not fits(value):
+        return str(value)  # never written out: its digits would be beyond counting
+    text = format(value, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
