@@ -95,6 +95,18 @@ def map_back(start: int, end: int, edits: Iterable[Edit]) -> tuple[int, int]:
     return new_start, new_end
 
 
+def widen(start: int, end: int, edits: Iterable[Edit]) -> tuple[int, int]:
+    """A span of the original text, its ends moved out to whole rewritten values as
+    ``map_back`` moves them: so "16.63" inside "$16.63" compares with "16.63" inside
+    "16.63 USD", both standing for the whole "$16.63"."""
+    for edit in edits:
+        if edit.start < start < edit.end:
+            start = edit.start
+        if edit.start < end < edit.end:
+            end = edit.end
+    return start, end
+
+
 # --- what the rewrites read ---------------------------------------------------------------
 
 MONTHS = (
@@ -397,9 +409,15 @@ class Flag:
         return f"{self.external_id} turn {self.turn}: {self.code} {where}"
 
 
-def flags_of(report: dict[str, Any], answer_edits: dict[int, tuple[Edit, ...]] | None = None) -> list[Flag]:
-    """The report's flags, anchored in the original answers (through ``answer_edits`` when the
-    report is of a rewritten conversation)."""
+def flags_of(
+    report: dict[str, Any],
+    answer_edits: dict[int, tuple[Edit, ...]] | None = None,
+    *,
+    rewritten: bool = False,
+) -> list[Flag]:
+    """The report's flags, anchored in the original answers: a claim's span is mapped back
+    through ``answer_edits`` when the report is of the ``rewritten`` conversation, and
+    widened to the values they rewrote when it is of the original."""
     flags = []
     for finding in report["findings"]:
         if finding.get("severity") != "flag":
@@ -413,7 +431,8 @@ def flags_of(report: dict[str, Any], answer_edits: dict[int, tuple[Edit, ...]] |
             and isinstance(claim.get("end"), int)
         ):
             edits = (answer_edits or {}).get(turn, ())
-            anchor = ("answer", *map_back(claim["start"], claim["end"], edits))
+            place = map_back if rewritten else widen
+            anchor = ("answer", *place(claim["start"], claim["end"], edits))
         elif finding.get("call_id") is not None:
             anchor = ("call", finding["call_id"], finding.get("path"))
         else:
@@ -449,9 +468,9 @@ def compare_flags(before: list[Flag], after: list[Flag]) -> FlagChanges:
 
     Flags pair first as equal (conversation, turn, checker, code, anchor), each pairing at
     most once; what is left pairs by overlapping answer spans within the same conversation,
-    turn, checker and code, since a checker may read a value's other spelling a few
-    characters wider or narrower (the year of a written date, a currency word) and still be
-    raising the same flag. The rest were added or removed.
+    turn, checker and code, since a checker may take a word more or less around a value's
+    other spelling (a currency or time zone after it) and still be raising the same flag.
+    The rest were added or removed.
     """
     added = list(after)
     removed = []
@@ -477,4 +496,5 @@ def flag_changes(
 ) -> FlagChanges:
     """The flags a rewrite added or removed, from the suite's reports on the conversation
     before and after it."""
-    return compare_flags(flags_of(original_report), flags_of(rewritten_report, rewritten.answer_edits))
+    edits = rewritten.answer_edits
+    return compare_flags(flags_of(original_report, edits), flags_of(rewritten_report, edits, rewritten=True))

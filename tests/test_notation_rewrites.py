@@ -23,6 +23,7 @@ from tests.notation_rewrites import (
     flags_of,
     map_back,
     rewrite_conversation,
+    widen,
 )
 
 # --- an independent reader of every notation the rewrites use -----------------------------
@@ -297,6 +298,14 @@ def test_a_span_maps_back_through_the_edits() -> None:
     assert map_back(0, 2, edits) == (0, 2)
 
 
+def test_an_original_span_widens_to_the_values_it_cuts() -> None:
+    edits = [Edit(3, 13, 3, 19)]
+    assert widen(8, 13, edits) == (3, 13)
+    assert widen(0, 5, edits) == (0, 13)
+    assert widen(3, 13, edits) == (3, 13)
+    assert widen(14, 20, edits) == (14, 20)
+
+
 def _report(external_id: str, *findings: dict[str, Any]) -> dict[str, Any]:
     return {"external_id": external_id, "findings": list(findings)}
 
@@ -310,8 +319,18 @@ def _flag(
 
 def test_a_flag_on_a_rewritten_value_pairs_with_the_original_flag() -> None:
     before = flags_of(_report("c", _flag(0, 3, 13, "2031-02-03")))
-    after = flags_of(_report("c", _flag(0, 3, 19, "February 3, 2031")), {0: (Edit(3, 13, 3, 19),)})
+    after = flags_of(
+        _report("c", _flag(0, 3, 19, "February 3, 2031")), {0: (Edit(3, 13, 3, 19),)}, rewritten=True
+    )
     assert compare_flags(before, after).unchanged
+
+
+def test_a_flag_on_part_of_a_value_pairs_with_one_on_part_of_its_rewriting() -> None:
+    """ "16.63" of "$16.63" and "16.63" of "16.63 USD" both stand for the whole "$16.63"."""
+    edits = {0: (Edit(5, 11, 5, 14),)}  # "Paid $16.63." -> "Paid 16.63 USD."
+    before = flags_of(_report("c", _flag(0, 6, 11, "16.63")), edits)
+    after = flags_of(_report("c", _flag(0, 5, 10, "16.63")), edits, rewritten=True)
+    assert [flag.anchor for flag in before] == [flag.anchor for flag in after] == [("answer", 5, 11)]
 
 
 def test_a_flag_read_a_little_wider_or_narrower_pairs_by_overlap() -> None:
