@@ -26,6 +26,14 @@ task 10, ``grok-retail-7-0`` task 7); even tasks develop, odd tasks validate.
     .venv/bin/python bench/real_traffic.py             # both shared corpora, both parts
     .venv/bin/python bench/real_traffic.py -v          # and the development parts' false flags and misses
     .venv/bin/python bench/real_traffic.py --corpus DIR [--corpus DIR] --json
+    .venv/bin/python bench/real_traffic.py --rewrites  # and how far rewriting notations moves the flags
+
+``--rewrites`` runs the metamorphic harness (``tests/notation_rewrites.py``) on each part:
+for each rewrite of how values are written in the answers and user messages (ISO dates as
+words, dollar amounts with and without grouping and cents, "$X" as "X USD", 24-hour times
+as 12-hour ones), the flags it added and removed against the original conversations. A
+value written another way is the same value, so the goal is none; ``-v`` lists the
+development parts' changed flags.
 """
 
 from __future__ import annotations
@@ -43,6 +51,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from checks.suite import InvalidConversation, run_suite  # noqa: E402
+from tests.notation_rewrites import (  # noqa: E402
+    REWRITES,
+    FlagChanges,
+    flag_changes,
+    rewrite_conversation,
+)
 
 SHARED = ROOT.parent / "shared" / "corpora"
 DEFAULT_CORPORA = [SHARED / "airline-dev", SHARED / "retail-dev"]
@@ -260,6 +274,83 @@ def report(result: Score, corpus: Path, verbose: bool) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class RewriteResult:
+    """What one rewrite did to one part: values rewritten, and the flags it moved."""
+
+    values: int = 0
+    answers: int = 0
+    changes: FlagChanges = field(default_factory=FlagChanges)
+    refused: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "values_rewritten": self.values,
+            "answers_changed": self.answers,
+            "flags_added": len(self.changes.added),
+            "flags_removed": len(self.changes.removed),
+            "refused_after_rewrite": len(self.refused),
+        }
+
+    def summary(self) -> str:
+        if not self.values:
+            return "no value to rewrite"
+        refused = f", {len(self.refused)} refused" if self.refused else ""
+        return (
+            f"+{len(self.changes.added)} -{len(self.changes.removed)} flags "
+            f"({_plural(self.values, 'value')} rewritten, {_plural(self.answers, 'answer')} changed{refused})"
+        )
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def rewrite_results(conversations: list[dict[str, Any]]) -> dict[str, RewriteResult]:
+    """Each rewrite's flag changes over ``conversations`` (a conversation the suite refuses
+    as it is counts in none)."""
+    results = {rewrite.name: RewriteResult() for rewrite in REWRITES}
+    for conversation in conversations:
+        try:
+            original = run_suite(conversation)
+        except InvalidConversation:
+            continue
+        for rewrite in REWRITES:
+            rewritten = rewrite_conversation(conversation, rewrite)
+            result = results[rewrite.name]
+            if not rewritten.values:
+                continue  # the same conversation: the same flags
+            result.values += rewritten.values
+            result.answers += rewritten.answers_changed
+            try:
+                report = run_suite(rewritten.conversation)
+            except InvalidConversation:
+                result.refused.append(conversation["external_id"])
+                continue
+            result.changes += flag_changes(original, rewritten, report)
+    return results
+
+
+def rewrite_report(results: dict[str, dict[str, RewriteResult]], verbose: bool) -> list[str]:
+    """Per rewrite, one line with each part's figures; with ``verbose``, the development
+    part's changed flags."""
+    lines = [f"  {'rewrite':<32} " + " | ".join(f"{part:<56}" for part in PARTS).rstrip()]
+    for rewrite in REWRITES:
+        lines.append(
+            f"  {rewrite.name:<32} "
+            + " | ".join(f"{results[part][rewrite.name].summary():<56}" for part in PARTS).rstrip()
+        )
+    if verbose:
+        for rewrite in REWRITES:
+            changes = results["development"][rewrite.name].changes
+            if changes.unchanged:
+                continue
+            lines.append(f"  {rewrite.name} ({rewrite.description}), development part:")
+            lines.extend(f"    + {flag.describe()}" for flag in changes.added)
+            lines.extend(f"    - {flag.describe()}" for flag in changes.removed)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -272,6 +363,11 @@ def main(argv: list[str] | None = None) -> int:
         "-v", "--verbose", action="store_true", help="list the development parts' false flags and misses"
     )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument(
+        "--rewrites",
+        action="store_true",
+        help="also rewrite how values are written in answers and user messages, and count the flags it moves",
+    )
     args = parser.parse_args(argv)
     out: dict[str, dict[str, Any]] = {}
     text: list[str] = []
@@ -281,6 +377,14 @@ def main(argv: list[str] | None = None) -> int:
         out[corpus.name] = {part: result.as_dict() for part, result in results.items()}
         text.append(f"{corpus.name}:")
         text.extend(f"  {part:<12} {counts(result)}" for part, result in results.items())
+        if args.rewrites:
+            by_part = {part: rewrite_results(chosen) for part, chosen in split(conversations).items()}
+            out[corpus.name]["rewrites"] = {
+                rewrite.name: {part: by_part[part][rewrite.name].as_dict() for part in PARTS}
+                for rewrite in REWRITES
+            }
+            text.append("  flags a rewrite adds (+) and removes (-), against the original conversations:")
+            text.extend(rewrite_report(by_part, args.verbose))
         if args.verbose:
             text.append("")
             text.append(report(results["development"], corpus, verbose=True))
@@ -289,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=2))
     else:
         print("\n".join(text))
-        print(f"\n(.venv/bin/python bench/real_traffic.py{' -v' if args.verbose else ''})")
+        options = (" --rewrites" if args.rewrites else "") + (" -v" if args.verbose else "")
+        print(f"\n(.venv/bin/python bench/real_traffic.py{options})")
     return 0
 
 
