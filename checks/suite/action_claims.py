@@ -52,7 +52,7 @@ from .text import (
     sentences,
     singular,
 )
-from .tool_names import is_read_named, object_words, verb_of
+from .tool_names import VERB_GROUPS, is_read_named, object_words, verb_of
 from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolCall, Turn
 
 NAME = "action_claims"
@@ -361,19 +361,9 @@ def _failed(receipt: Receipt) -> bool:
     return not receipt.ok or receipt.outcome in ("error", "denied") or not receipt.dispatched
 
 
-# Which verbs of a tool's name can do what a claim's verb reports. A tool whose verb is in
-# none of these groups (``process_payment``) may do anything its object allows.
-_VERB_GROUPS = {
-    "create": frozenset(
-        "book create add make reserve place open schedule register insert save store new put post".split()
-    ),
-    "remove": frozenset("cancel delete remove drop void revoke close clear".split()),
-    "change": frozenset(
-        "update change modify edit set upgrade downgrade move reschedule rebook patch replace rename".split()
-        + ["apply"]
-    ),
-    "send": frozenset("send email notify message post transfer forward share submit publish".split()),
-}
+# Which verbs of a tool's name can do what a claim's verb reports (``VERB_GROUPS``). A tool
+# whose verb is in none of the groups (``process_payment``) may do anything its object allows.
+_VERB_GROUPS = VERB_GROUPS
 _CLAIM_VERBS = {
     "added": ("create", "change"),
     "created": ("create",),

@@ -13,8 +13,10 @@ tool call's arguments, without per-tool wiring:
 - ``empty_lookup`` (info): a value one tool's result produced was looked up by another
   tool, which found nothing.
 
-Composed text (a note to save, a message to send) is not an identifier and is never
-checked. Values in the tool's declared ``enum`` pass. Where ``arguments_from`` names a
+Composed text (a note to save, a message to send: a line break, or three words or more) is
+not an identifier and is never checked; an identifier is checked at any length, and a
+finding's explanation shows a long one cut short with an ellipsis while its ``value`` keeps
+it whole. Values in the tool's declared ``enum`` pass. Where ``arguments_from`` names a
 tool's producers, only their results count as producing its arguments.
 """
 
@@ -26,17 +28,17 @@ from typing import Any
 
 from . import deadline
 from .decimals import number_text
+from .evidence import clip
 from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
 from .options import Options
 from .shown import Grown, Texts
 from .tokens import classify, lookup_forms, normalize, tokenize
-from .tool_names import may_write
+from .tool_names import surely_writes
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
 from .write_numbers import Supply, amounts_in, unsupplied
 
 NAME = "arguments"
 MIN_ARMED_LENGTH = 4
-MAX_ARGUMENT_CHARS = 256
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?"
 )
@@ -48,8 +50,9 @@ def string_arguments(value: Any) -> list[tuple[str, str]]:
 
 
 def is_composed(text: str) -> bool:
-    """Prose someone wrote (a note, a message), not a value someone looked up."""
-    return "\n" in text or len(text.split()) >= 3 or len(text) > MAX_ARGUMENT_CHARS
+    """Prose someone wrote (a note, a message), not a value someone looked up. Length alone
+    makes nothing prose: an invented identifier is no less invented for being long."""
+    return "\n" in text or len(text.split()) >= 3
 
 
 def enum_values(schema: Any, path: str) -> set[str] | None:
@@ -223,7 +226,7 @@ class ArgumentsChecker:
                 result = at.get(answered) if answered is not None else None
                 if _is_empty(result, turn.receipt_of(call)):
                     out.append(self._empty_lookup(turn, call, path, value, producer, forms))
-        if may_write(call.tool, turn.receipt_of(call)):
+        if surely_writes(call.tool, turn.receipt_of(call)):
             for path, number in unsupplied(arguments, seen.supply):
                 out.append(self._unsupplied_number(turn, call, path, number))
         return out
@@ -299,7 +302,7 @@ class ArgumentsChecker:
             else "no earlier tool result"
         )
         explanation = (
-            f"The argument {path} of {call.tool} (call {call.call_id}) is “{value}”, which "
+            f"The argument {path} of {call.tool} (call {call.call_id}) is “{clip(value)}”, which "
             f"appears in no user message, no system prompt and {sources}; {where}."
         )
         return _unsupported_finding(
@@ -321,7 +324,7 @@ class ArgumentsChecker:
             code="empty_lookup",
             severity="info",
             explanation=(
-                f"“{value}” came from the result of {producer.tool} (call {producer.call_id}); "
+                f"“{clip(value)}” came from the result of {producer.tool} (call {producer.call_id}); "
                 f"{call.tool} (call {call.call_id}) looked it up in {path} and found nothing."
             ),
             evidence=(producer.evidence_at(span),),

@@ -3,7 +3,7 @@
 A booking with ``"total_baggages": 3`` when nobody mentioned bags changes the record as much
 as an invented identifier does, and the answer built on it is "grounded" in the write's own
 result. So each number in the arguments of a call that may change something
-(``tool_names.may_write``) must be supplied by one of these, and nothing else:
+(``tool_names.surely_writes``) must be supplied by one of these, and nothing else:
 
 - **the user said it of that noun**: the number (in figures or words, "a bag" is 1) stands
   within three words before a word that names the argument, or is a short reply (six words

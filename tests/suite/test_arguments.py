@@ -155,3 +155,17 @@ def test_empty_lookup_counts_only_named_producers() -> None:
     data = two_turns({"job": "nightly-tier2"}, user="Check nightly-tier2.")
     assert findings(data, "empty_lookup", options) == []
     assert len(findings(data, "empty_lookup")) == 1
+
+
+def test_a_long_invented_identifier_is_flagged_and_shown_cut_short() -> None:
+    """Length makes no identifier prose: 600 characters typed from nowhere are invented. The
+    explanation shows them cut with an ellipsis; the finding's value keeps them whole."""
+    for tool, key, value in (
+        ("attach_badge", "badge_token", "bdg-" + "7q" * 300),
+        ("label_crate", "crate_code", "crt-" + "41k" * 200),
+    ):
+        turn = build_turn("Done.", calls=[{"tool": tool, "args": {key: value}, "result": {"ok": True}}])
+        (finding,) = findings(build_conversation(turn), "unsupported_argument")
+        assert finding["value"] == value
+        assert value not in finding["explanation"]
+        assert f"“{value[:20]}" in finding["explanation"] and "…”" in finding["explanation"]

@@ -139,3 +139,22 @@ def test_everyday_words_for_the_same_thing_supply_a_count() -> None:
     call = ("add_luggage", {"booking": "BK-1", "total_bags": 2}, {"ok": True})
     assert unsupported(conversation("Add two suitcases to BK-1.", [call])) == []
     assert unsupported(conversation("Add two cats to BK-1.", [call])) == [("total_bags", "2")]
+
+
+def test_a_number_typed_into_a_call_whose_name_says_no_change_is_no_writes_number() -> None:
+    """A status query's page size, a stock level's zone: filters of a read, which nobody must
+    have said. A name that leads with its object ("ticket_status") says no change, and a
+    word that is as often a noun ("order") says none either."""
+    for tool, args in (
+        ("ticket_status", {"ticket": "TK-31", "page_size": 25}),
+        ("stock_level", {"sku": "TEA-01", "zone": 4}),
+        ("order_history", {"sku": "TEA-01", "limit": 7}),
+    ):
+        result = conversation("Where do things stand with TK-31 and TEA-01?", [(tool, args, {"ok": True})])
+        assert unsupported(result) == [], tool
+
+
+def test_a_verb_of_a_change_anywhere_in_the_name_makes_it_a_write() -> None:
+    for tool in ("stock_level_update", "ticket_assign", "exchange_items"):
+        result = conversation("Please handle TEA-01.", [(tool, {"sku": "TEA-01", "count": 6}, {"ok": True})])
+        assert unsupported(result) == [("count", "6")], tool
