@@ -54,7 +54,6 @@ from .records import contradicted_findings, names_in, other_record_findings, rou
 from .shown import Shown
 from .text import sentences
 from .tokens import (
-    MAX_SOURCE_TOKENS,
     Candidate,
     Token,
     classify,
@@ -309,8 +308,9 @@ class _State:
         if source.role == "tool":
             forms = source.forms
             self.tokens += source.count
-            if source.truncated or self.tokens > MAX_SOURCE_TOKENS:
-                self.truncated = True
+            # Every result is read whole (one pass over its text: linear in its size), so a
+            # value in its last row grounds, and one in no row is flagged, as in a small one.
+            self.truncated = self.truncated or source.truncated
             self.newest.update(dict.fromkeys(forms, source.position))
             self.tools.add(source)
         elif source.role in ("user", "system"):

@@ -22,7 +22,6 @@ from .decimals import is_number, raw_decode, read_json
 from .notations import count_keys, fragment_span, twelve_hour_times, written_dates
 from .tokens import (
     DECORATION,
-    MAX_SOURCE_TOKENS,
     fragment_forms,
     index_text,
     is_separator,
@@ -223,7 +222,7 @@ class Source:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
-        forms, self.count, self.truncated = index_text(text, MAX_SOURCE_TOKENS)
+        forms, self.count, self.truncated = index_text(text)
         if self.role == "tool" and '"absent"' in self.text.lower():
             forms -= self._echoes()
         return forms

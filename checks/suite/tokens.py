@@ -55,9 +55,6 @@ _DECORATION_SET = frozenset(DECORATION)
 _SEP_CLASS = re.escape(SEPARATORS.replace(",", ""))
 _TOKEN = re.compile(rf"(?:[^{_SEP_CLASS},]|(?<=\d),(?=\d))+")
 
-MAX_ANSWER_TOKENS = 20_000
-MAX_SOURCE_TOKENS = 200_000
-
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _HEX = re.compile(r"[0-9a-f]+")
@@ -143,8 +140,10 @@ class Reading:
     prose_tokens: list[Token] = field(default_factory=list)
 
 
-def tokenize(text: str, limit: int = MAX_ANSWER_TOKENS) -> tuple[list[Token], int]:
-    """Tokens of ``text`` (at most ``limit``) and how many were left unread."""
+def tokenize(text: str, limit: int | None = None) -> tuple[list[Token], int]:
+    """Tokens of ``text`` (at most ``limit``, None: all) and how many were left unread. The
+    checkers read every token: an answer's size is bounded where it is accepted, and the
+    reading is linear in it."""
     tokens: list[Token] = []
     unread = 0
     for match in _TOKEN.finditer(text):
@@ -163,7 +162,7 @@ def tokenize(text: str, limit: int = MAX_ANSWER_TOKENS) -> tuple[list[Token], in
                     pieces.append((part, offset))
                 offset += len(part) + 1
         for piece, at in pieces:
-            if len(tokens) >= limit:
+            if limit is not None and len(tokens) >= limit:
                 unread += 1
                 continue
             tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
@@ -289,8 +288,9 @@ def _join(first: Token, second: Token) -> str:
 # --- sources ------------------------------------------------------------------------------
 
 
-def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int, bool]:
-    """The normalized forms a source carries, its token count, and whether it was cut.
+def index_text(text: str, limit: int | None = None) -> tuple[set[str], int, bool]:
+    """The normalized forms a source carries, its token count, and whether it was cut (past
+    ``limit`` tokens; None, as every source is read: whole, whatever its size).
 
     Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
     loop only visits distinct tokens.
@@ -301,7 +301,7 @@ def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
     parts = low.translate(_TO_SPACE).split()
     count = len(parts)
-    truncated = count > limit
+    truncated = limit is not None and count > limit
     if truncated:
         parts = parts[:limit]
     forms = set(parts)
