@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from checks.suite.conversation import split_into_turns
+
 # --- editing text, with a record of the edits ---------------------------------------------
 
 
@@ -312,16 +314,7 @@ def _turns(conversation: dict[str, Any]) -> list[list[dict[str, Any]]]:
     message, and what comes before the first joins it."""
     if isinstance(conversation.get("turns"), list):
         return [list(turn.get("messages") or []) for turn in conversation["turns"]]
-    turns: list[list[dict[str, Any]]] = []
-    current: list[dict[str, Any]] = []
-    for message in conversation.get("messages") or []:
-        if message.get("role") == "user" and any(m.get("role") == "user" for m in current):
-            turns.append(current)
-            current = []
-        current.append(message)
-    if current:
-        turns.append(current)
-    return turns
+    return split_into_turns(list(conversation.get("messages") or []))
 
 
 def _rewrite_message(message: dict[str, Any], rewrite: NotationRewrite) -> tuple[Edit, ...]:
