@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from .decimals import read_number
+from .money import amount_keys
 from .notations import MONTHS, fragment_keys, is_amount, source_clock_keys, twelve_hour_times, written_dates
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
@@ -289,11 +290,12 @@ def _join(first: Token, second: Token) -> str:
 # --- sources ------------------------------------------------------------------------------
 
 
-def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int, bool]:
+def index_text(text: str, limit: int = MAX_SOURCE_TOKENS, amounts: bool = True) -> tuple[set[str], int, bool]:
     """The normalized forms a source carries, its token count, and whether it was cut.
 
     Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
-    loop only visits distinct tokens.
+    loop only visits distinct tokens. With ``amounts``, the keys of the amounts the text
+    writes (``money``) join them; a JSON text's amounts are read from its strings instead.
     """
     low = text.lower()
     if "\\" in low:
@@ -324,6 +326,8 @@ def index_text(text: str, limit: int = MAX_SOURCE_TOKENS) -> tuple[set[str], int
         marked = [t for t in timed if len(t) >= 6 and t[-2] in "+-" and t[-1] in _DIGITS]
         forms.update([key for t in marked for key in source_clock_keys(t)])
     forms.update(written_notations(low, forms))
+    if amounts:
+        forms.update(amount_keys(low, words=forms))
     return forms, count, truncated
 
 
