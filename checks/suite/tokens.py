@@ -24,7 +24,7 @@ from decimal import Decimal
 
 from .decimals import read_number
 from .money import amount_keys
-from .notations import MONTHS, fragment_keys, is_amount, source_clock_keys, twelve_hour_times, written_dates
+from .notations import MONTHS, fragment_keys, source_clock_keys, twelve_hour_times, written_dates
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
@@ -169,20 +169,6 @@ def tokenize(text: str, limit: int = MAX_ANSWER_TOKENS) -> tuple[list[Token], in
                 continue
             tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
     return tokens, unread
-
-
-_MAYBE_MONEY = re.compile(
-    r"[$\u20ac\u00a3\u00a5]|\b(?:usd|eur|gbp|cad|aud|chf|jpy|dollars?|euros?|pounds?|cents?)\b", re.I
-)
-
-
-def money_tokens(text: str) -> list[Token]:
-    """The numbers of a text that are amounts of money (``notations.is_amount``); a text with
-    no currency sign or word is not read at all."""
-    if not _MAYBE_MONEY.search(text):
-        return []
-    tokens, _ = tokenize(text)
-    return [t for t in tokens if _NUMBER.fullmatch(t.value) and is_amount(text, t.start, t.end)]
 
 
 _INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
