@@ -19,7 +19,7 @@ What the tables leave to code:
 
 - **A currency mark belongs to the number beside it, on its own line.** A sign touches the
   number or stands one space from it, a code or a word stands one space from it, never a
-  line break away; and a code after a number ends that amount: "342.81 USD" then "2." on
+  line break away; and a code after a number ends that amount: "58.40 USD" then "2." on
   the next line is one amount and a list number, never "USD 2".
 - **Digits group by commas, dots, spaces or thin spaces**, and the decimal separator is
   the last separator when it differs from the others. Groups must be well formed (three
@@ -160,7 +160,7 @@ _AMOUNT = re.compile(
     re.I | re.X,
 )
 # The same amount as a piece of a larger regular expression (no groups), and without a
-# mark: a term of the arithmetic an answer writes ("1,625 USD - 1,327 USD = 298 USD").
+# mark: a term of the arithmetic an answer writes ("1,480 USD - 1,215 USD = 265 USD").
 AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_MARK_AFTER})?)"
 # A mark before or after an amount's digits, as pieces of a larger regular expression.
 MARK_BEFORE_TEXT = rf"(?i:{_MARK_BEFORE}{_GAP}{_MINUS}?)"

@@ -234,11 +234,11 @@ def test_a_number_grouped_with_commas_grounds_it_grouped_plain_or_as_money(
 
 
 def test_a_code_after_an_amount_ends_it_and_never_reaches_the_next_line() -> None:
-    """ "342.81 USD" closing one item leaves the next item's number a list number."""
-    text = "1. Desk lamp: 342.81 USD\n2. Reading chair: 97.10 USD"
-    assert [(a.keys(), a.currency) for a in read_amounts(text)] == [(("342.81",), "USD"), (("97.1",), "USD")]
-    answer = "Here is what the workshop quoted:\n" + text
-    report = run_suite(conversation(0, "tool text", "342.81 USD and 97.10 USD", answer))
+    """ "58.40 USD" closing one item leaves the next item's number a list number."""
+    text = "1. Binding repair: 58.40 USD\n2. Spine relabelling: 97.10 USD"
+    assert [(a.keys(), a.currency) for a in read_amounts(text)] == [(("58.4",), "USD"), (("97.1",), "USD")]
+    answer = "Here is what the bindery quoted:\n" + text
+    report = run_suite(conversation(0, "tool text", "58.40 USD and 97.10 USD", answer))
     assert unsupported(report) == []
 
 
@@ -275,13 +275,13 @@ def test_a_negative_amount_keeps_its_sign_and_keys_its_magnitude() -> None:
 
 
 def test_written_arithmetic_in_codes_is_read_as_a_calculation() -> None:
-    """ "1,625 USD - 1,327 USD = 298 USD": the difference is the answer's own arithmetic."""
-    source = "1,625 USD and 1,327 USD"
-    answer = "1,625 USD - 1,327 USD = 298 USD"
+    """ "1,480 USD - 1,215 USD = 265 USD": the difference is the answer's own arithmetic."""
+    source = "1,480 USD and 1,215 USD"
+    answer = "1,480 USD - 1,215 USD = 265 USD"
     report = run_suite(conversation(3, "tool text", source, answer))
     assert unsupported(report) == []
     [computed] = [f for f in report["findings"] if f["code"] == "computed_value"]
-    assert computed["claim"]["text"] == "298"
+    assert computed["claim"]["text"] == "265"
     assert computed["derivation"]["kind"] == "difference"
 
 
