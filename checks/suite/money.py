@@ -155,7 +155,7 @@ _AMOUNT = re.compile(
         | [ \u00a0](?:{_alternation(PER_WORDS)})[ \u00a0](?P<per>[a-z]+)\b
         | [ \u00a0](?P<each>{_alternation(EACH_WORDS)})\b
     )?
-    (?![\w%]|/\d)
+    (?![\w%]|/\w)
     """,
     re.I | re.X,
 )

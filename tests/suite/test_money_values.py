@@ -289,3 +289,9 @@ def test_digits_grouped_with_no_currency_but_spaces_are_not_one_amount() -> None
     """ "41 200" with no currency may be two numbers: only a mark makes spaces group."""
     assert read_amounts("41 200 rows", plain=True) == []
     assert [a.keys() for a in read_amounts("41 200 USD")] == [("41200",)]
+
+
+def test_a_slash_before_anything_but_a_unit_word_makes_no_amount() -> None:
+    """ "$100/AB12" is a token of its own (a path, a reference), "$5/10" a fraction or a
+    date: neither is an amount, and the token is read as it would be without the sign."""
+    assert read_amounts("$100/AB12 and $5/10") == []
