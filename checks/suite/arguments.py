@@ -30,12 +30,13 @@ from . import deadline
 from .decimals import number_text
 from .evidence import clip
 from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
+from .money import money_values
 from .options import Options
 from .shown import Grown, Texts
 from .tokens import classify, lookup_forms, normalize, tokenize
 from .tool_names import surely_writes
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
-from .write_numbers import Supply, amounts_in, unsupplied
+from .write_numbers import Supply, unsupplied
 
 NAME = "arguments"
 MIN_ARMED_LENGTH = 4
@@ -131,14 +132,14 @@ class _Seen:
                 if self.last_prose:
                     self.supply.replies.append((self.last_prose, source.text))
                 self.last_prose = ""
-                self.supply.prose_amounts |= amounts_in(source.text)
+                self.supply.prose_amounts |= money_values(source.text)
 
     def absorb_prose(self, text: str) -> None:
         """An answer's own words: not evidence of an identifier, but the amounts it states are
         what a later payment is computed from."""
         self.prose.add(text.lower())
         self.last_prose = text
-        self.supply.prose_amounts |= amounts_in(text)
+        self.supply.prose_amounts |= money_values(text)
 
     def newest_of(self, producers: tuple[str, ...], forms: list[str]) -> Source | None:
         """The newest result of one of ``producers`` that carries one of ``forms``."""

@@ -47,8 +47,9 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from .decimals import ZERO, exactly, is_number, read_number
+from .decimals import ZERO, exactly, is_number
 from .evidence_index import Source, join_path
+from .money import AMOUNT_TEXT, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
 
@@ -69,10 +70,14 @@ _REMAINDER_WORDS = re.compile(
     re.I,
 )
 _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
-_AMOUNT_TEXT = r"[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?"
-_OPERATOR = r"\s*[-+\u2212\u00d7*x]\s*"
-_EXPRESSION_BEFORE = re.compile(rf"({_AMOUNT_TEXT}(?:{_OPERATOR}{_AMOUNT_TEXT})+)\s*=\s*[$\u20ac\u00a3]?\s*$")
-_EXPRESSION_AFTER = re.compile(rf"\s*\(\s*({_AMOUNT_TEXT}(?:{_OPERATOR}{_AMOUNT_TEXT})+)\s*\)")
+# The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
+_OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
+_OPERATOR = rf"\s*(?:{_OPERATOR_SIGN})\s*"
+_EXPRESSION = rf"{AMOUNT_TEXT}(?:{_OPERATOR}{AMOUNT_TEXT})+"
+_EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$")
+_EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
+_NEAR = 16
+_TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?|tickets?|seats?)"
 _COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{_COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
@@ -307,35 +312,34 @@ def _people_count(sentence: str) -> int | None:
     return number if number is not None and number >= 2 else None
 
 
-def _amount(text: str) -> Decimal | None:
-    """An amount as written (``$1,204.50``), or None past the digits a number may have."""
-    return read_number(re.sub(r"[^\d.]", "", text))
-
-
 def _evaluate(expression: str) -> tuple[Decimal, str] | None:
     """The value of a written ``a + b − c × d`` and its kind, or None when it is not one."""
-    parts = re.split(rf"({_OPERATOR})", expression)
     terms: list[Decimal] = []
     signs: list[int] = []
     sign, product = 1, None
     kinds = set()
-    for i, part in enumerate(parts):
-        if i % 2 == 0:
-            value = _amount(part)
-            if value is None:
-                return None
-            product = value if product is None else product * value
-            continue
-        op = part.strip()
+    at = 0
+    while at < len(expression):
+        match = _TERM.match(expression, at)
+        amount = read_amount(match.group(1)) if match is not None else None
+        if match is None or amount is None or match.end() == at:
+            return None
+        at = match.end()
+        product = amount.magnitude if product is None else product * amount.magnitude
+        op = (match.group(2) or "").strip()
+        if not op:
+            break
         if op in ("\u00d7", "*", "x"):
             kinds.add("product")
             continue
-        terms.append(product or ZERO)
+        terms.append(product)
         signs.append(sign)
         product = None
         sign = 1 if op == "+" else -1
         kinds.add("sum" if op == "+" else "difference")
-    terms.append(product or ZERO)
+    if product is None or at < len(expression.rstrip()):
+        return None
+    terms.append(product)
     signs.append(sign)
     kind = "difference" if "difference" in kinds else ("product" if "product" in kinds else "sum")
     return sum((s * t for s, t in zip(signs, terms, strict=True)), ZERO), kind
@@ -343,8 +347,13 @@ def _evaluate(expression: str) -> tuple[Decimal, str] | None:
 
 def _written(figure: Stated, answer: str) -> Computed | None:
     """The answer's own arithmetic, just before the figure (``… = $X``) or in brackets after."""
-    before = _EXPRESSION_BEFORE.search(answer, max(0, figure.start - 200), figure.start)
-    after = _EXPRESSION_AFTER.match(answer, figure.end)
+    # The expressions are searched for only where their "=" or "(" stands near the figure: a
+    # currency mark between takes a few characters, and most figures have neither.
+    before = after = None
+    if "=" in answer[max(0, figure.start - _NEAR) : figure.start]:
+        before = _EXPRESSION_BEFORE.search(answer, max(0, figure.start - 200), figure.start)
+    if "(" in answer[figure.end : figure.end + _NEAR]:
+        after = _EXPRESSION_AFTER.match(answer, figure.end)
     for match in (before, after):
         if match is None:
             continue

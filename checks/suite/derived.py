@@ -30,6 +30,7 @@ from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
 from .evidence_index import Source, join_path
+from .money import CODES
 from .types import Evidence
 
 MAX_ROWS = 500
@@ -49,9 +50,12 @@ _SCALES = tuple(
     for base in (1000, 1024)
     for power in (1, 2, 3, -1, -2, -3)
 )
-_UNIT_WORDS = frozenset(
-    "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
-    "kbps hours hrs h min mins minutes days usd eur gbp w kw watts".split()
+_UNIT_WORDS = (
+    frozenset(
+        "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
+        "kbps hours hrs h min mins minutes days w kw watts".split()
+    )
+    | CODES  # a currency is a unit too: ``price_eur``
 )
 
 

@@ -48,7 +48,8 @@ from .arithmetic import (
 from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
-from .notations import count_key, fragment_lookups, is_amount, iso_date_keys, read_clock
+from .money import Amount, read_amounts
+from .notations import count_key, fragment_lookups, iso_date_keys, read_clock
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, route_findings
 from .shown import Shown
@@ -60,7 +61,6 @@ from .tokens import (
     is_unit,
     lookup_forms,
     match_patterns,
-    money_tokens,
     normalize,
     number_variants,
     parts_of_tokens,
@@ -159,6 +159,7 @@ def read_answer(
     tokens, unread = tokenize(answer)
     if skip:
         tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
+    amount_of = _amounts_over(tokens, read_amounts(answer))
     shape_of: list[int] = [-1] * len(tokens)
     timed_out = False
     if opts.shapes:
@@ -174,6 +175,14 @@ def read_answer(
                     token.value, token.text, token.start, token.end, shape, tuple(lookup_forms(token.value))
                 )
             )
+            i += 1
+            continue
+        amount = amount_of[i]
+        if amount is not None:
+            # An amount is one value however many tokens its notation makes ("1 000 €",
+            # "US$1,000", "$85/person"): read once, at its first token.
+            if i == 0 or amount_of[i - 1] is not amount:
+                candidates.append(_amount_candidate(answer, amount))
             i += 1
             continue
         if ":" in token.value:
@@ -196,11 +205,8 @@ def read_answer(
             decimal_rounding=opts.decimal_rounding,
             unit=unit,
         )
-        if (candidate is None or candidate.shape == "number") and _NUMBERISH.fullmatch(token.value):
-            if is_amount(answer, token.start, token.end):
-                candidate = _amount_candidate(token)
-            elif candidate is None and counted is not None and token.value.isdigit():
-                candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
+        if candidate is None and counted is not None and token.value.isdigit():
+            candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
         if candidate is not None:
             candidate = _with_notations(candidate)
             if candidate.text != answer[candidate.start : candidate.end]:
@@ -219,12 +225,25 @@ def _clock_candidate(answer: str, token: Token, keys: list[str], end: int) -> Ca
     return Candidate(value, answer[token.start : end], token.start, end, "time", tuple(keys))
 
 
-def _amount_candidate(token: Token) -> Candidate:
-    """Money, whatever its digits: "$740" is a value to check as much as "$7,400"."""
-    value = token.value
-    precision = len(value.split(".")[1]) if "." in value else 0
+def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | None]:
+    """For each token, the amount (``money``) it is part of, or None."""
+    out: list[Amount | None] = [None] * len(tokens)
+    at = 0
+    for i, token in enumerate(tokens):
+        while at < len(amounts) and amounts[at].end <= token.start:
+            at += 1
+        if at < len(amounts) and amounts[at].start < token.end:
+            out[i] = amounts[at]
+    return out
+
+
+def _amount_candidate(answer: str, amount: Amount) -> Candidate:
+    """Money, whatever its digits: "$740" is a value to check as much as "$7,400". The claim
+    is its digits, as written; it is looked up under the amount's keys (``money``)."""
+    keys = amount.keys()
+    start, end = amount.number_start, amount.number_end
     return Candidate(
-        value, token.text, token.start, token.end, "amount", (value,), read_number(value), precision
+        keys[0], answer[start:end], start, end, "amount", keys, amount.magnitude, amount.precision
     )
 
 
@@ -323,7 +342,8 @@ class _State:
             self.exempt |= parts_of_tokens(source.text)
             who = "the user's words" if source.role == "user" else "the system prompt"
             self.amounts.extend(
-                Operand(c.number or ZERO, f"{c.text} ({who})") for c in _amounts_in(source.text)
+                Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})")
+                for a in read_amounts(source.text)
             )
             if source.role == "user":
                 for count in user_counts(source.text):
@@ -375,11 +395,6 @@ class _State:
         """The newest tool result that writes a date, else the first person who wrote it."""
         found = self.tools.holding_date(wanted, newest=True)
         return found if found is not None else self.people.holding_date(wanted, newest=False)
-
-
-def _amounts_in(text: str) -> list[Candidate]:
-    """The amounts of money a text writes."""
-    return [_amount_candidate(token) for token in money_tokens(text)]
 
 
 class EvidenceChecker:
@@ -442,7 +457,7 @@ class EvidenceChecker:
             if candidate.value in seen:
                 continue
             seen.add(candidate.value)
-            if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in candidate.forms):
+            if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in _lookups(candidate)):
                 known[candidate.value] = ()
                 continue
             where = self._locate(candidate, state, sources)
@@ -594,10 +609,7 @@ class EvidenceChecker:
         candidate: Candidate, state: _State, sources: list[Source]
     ) -> tuple[Source, tuple[int, int] | None] | None:
         best, best_form = -1, ""
-        forms = list(candidate.forms)
-        if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
-            forms.extend(number_variants(candidate.value))
-        for form in forms:
+        for form in _lookups(candidate):
             position = state.newest.get(form, -1)
             if position > best:
                 best, best_form = position, form
@@ -613,12 +625,6 @@ class EvidenceChecker:
                     return holder, holder.span_of(key)
                 if key in holder.counts:
                     return holder, None
-
-        if candidate.number is not None and _NUMBERISH.fullmatch(candidate.value):
-            whole, _, fraction = candidate.value.partition(".")
-            if len(whole) >= 4 and whole.isdigit():
-                grouped = f"{Decimal(whole):,}" + (f".{fraction}" if fraction else "")
-                return state.tools.writing_grouped(grouped)
         return None
 
     @staticmethod
@@ -680,6 +686,17 @@ class EvidenceChecker:
                 "served_results": served,
             },
         )
+
+
+def _lookups(candidate: Candidate) -> list[str]:
+    """The keys a candidate is looked up under, among the tools' and the people's words
+    alike: its forms, and a number's spellings with trailing zeros or a glued unit."""
+    forms = list(candidate.forms)
+    if candidate.number is not None:
+        forms.extend(
+            v for form in candidate.forms if _NUMBERISH.fullmatch(form) for v in number_variants(form)
+        )
+    return forms
 
 
 def _span(candidate: Candidate) -> Span:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .decimals import is_number, raw_decode, read_json
+from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span, twelve_hour_times, written_dates
 from .tokens import (
     DECORATION,
@@ -37,6 +38,8 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # t
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_DIGIT = re.compile(r"\d")
+_NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 # Keys under which an absence envelope repeats what it was asked for.
 _ECHO_KEYS = frozenset(
@@ -218,11 +221,19 @@ class Source:
 
     def _read_forms(self) -> set[str]:
         text = self.text
-        if self.role == "tool" and self.looks_json:
+        json_text = self.role == "tool" and self.looks_json
+        if json_text:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
-        forms, self.count, self.truncated = index_text(text)
+        # A JSON text's numbers grouped with commas are read from its strings alone: between
+        # them, "[1,250]" is two numbers, not one grouped with a comma.
+        forms, self.count, self.truncated = index_text(text, amounts=not json_text)
+        if json_text:
+            forms |= amount_keys(text, plain=False, words=forms)
+            if needs_its_strings(text):
+                for _, _, content in _string_contents(text):
+                    forms |= amount_keys(content)
         if self.role == "tool" and '"absent"' in self.text.lower():
             forms -= self._echoes()
         return forms
@@ -305,7 +316,24 @@ class Source:
             if fallback is None and _bounded(low, at, at + len(form)):
                 fallback = (at, at + len(form))  # a part of a token: a timestamp's date
             at = low.find(form, at + 1)
-        return fallback or self._written_span(form)
+        return fallback or self._amount_span(form) or self._written_span(form)
+
+    def _amount_span(self, key: str) -> tuple[int, int] | None:
+        """Where an amount with ``key`` among its keys (``money``) is written: its digits, or
+        the whole JSON string that writes it where escapes stand between."""
+        if not _NUMERIC_KEY.fullmatch(key):
+            return None
+        if not self.looks_json:
+            return key_span(self.low, key)
+        span = key_span(self.low, key, plain=False)
+        if span is not None or not needs_its_strings(self.text):
+            return span
+        for start, end, content in _string_contents(self.text):
+            span = key_span(content, key)
+            if span is not None:
+                exact = end - start == len(content)
+                return (start + span[0], start + span[1]) if exact else (start, end)
+        return None
 
     def _written_span(self, key: str) -> tuple[int, int] | None:
         """Where a 12-hour time or a date in words that ``key`` stands for is written."""
@@ -319,13 +347,6 @@ class Source:
             if key in keys:
                 return start, end
         return None
-
-    def grouped_span(self, grouped: str) -> tuple[int, int] | None:
-        """Where a number written with thousands separators (``41,200``) stands."""
-        if grouped not in self.low:
-            return None
-        match = re.search(rf"(?<![\d.,]){re.escape(grouped)}(?!\d|[.,]\d)", self.low)
-        return (match.start(), match.end()) if match else None
 
     def path_at(self, offset: int) -> str:
         if not self.looks_json:
@@ -388,6 +409,24 @@ def _string_forms(value: Any) -> set[str]:
             stack.extend(node)
         elif is_number(node):
             out.add(normalize(str(node)))
+    return out
+
+
+def _string_contents(text: str) -> list[tuple[int, int, str]]:
+    """The strings of a JSON text that ``money.needs_its_strings``: where each one's content
+    stands, and the content decoded (escapes read)."""
+    out: list[tuple[int, int, str]] = []
+    for match in _STRING.finditer(text):
+        raw = match.group()
+        if _DIGIT.search(raw) is None or not needs_its_strings(raw):
+            continue
+        content = raw[1:-1]
+        if "\\" in content:
+            try:
+                content = json.loads(raw)
+            except ValueError:
+                continue
+        out.append((match.start() + 1, match.end() - 1, content))
     return out
 
 

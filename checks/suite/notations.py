@@ -17,8 +17,7 @@ evidence checker looks a value up once whatever notation either side used:
   run of an identifier that carries it whole (``#7504069`` for ``certificate_7504069``) or
   as its last digits (``#~1239`` for ``gift_card_7091239``). Only digit runs of identifiers
   (tokens with a letter) count, and a fragment of at least four digits.
-- **amounts** are numbers with a currency sign or word beside them; they are values to check
-  at any size (``is_amount``).
+- **amounts** of money are read by ``money``, in every notation the same way on both sides.
 
 The keys start with ``#`` or ``md:``, which no token of a text can (``#`` is stripped from a
 token's ends and ``md:`` holds a colon after letters only in these keys), so they never
@@ -191,19 +190,6 @@ def fragment_span(text: str, key: str) -> tuple[int, int] | None:
     )
     match = re.search(pattern, text)
     return (match.start(), match.end()) if match else None
-
-
-# --- amounts -----------------------------------------------------------------------------
-
-_CURRENCY_SIGNS = "$\u20ac\u00a3\u00a5"
-_CODE_BEFORE = re.compile(r"(?:\b(?:usd|eur|gbp|cad|aud|chf|jpy|us)\s?\$?|[$\u20ac\u00a3\u00a5])\s?-?$", re.I)
-_WORD_AFTER = re.compile(r"[ \u00a0]?(?:usd|eur|gbp|cad|aud|chf|jpy|dollars?|euros?|pounds?|cents?)\b", re.I)
-
-
-def is_amount(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``text[start:end]`` is money: a currency sign or code beside it."""
-    before = text[max(0, start - 6) : start]
-    return bool(_CODE_BEFORE.search(before)) or bool(_WORD_AFTER.match(text, end))
 
 
 # --- counts ------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ WALKS = 32
 # Strings between two quotes longer than this are not indexed: names are shorter.
 MAX_QUOTED = 64
 _RUN = re.compile(r"[^\W_]+")  # a run of letters and digits (``str.isalnum``)
-_NUMERAL_RUN = re.compile(r"[\d.,]+")
 
 
 class Grown:
@@ -67,7 +66,6 @@ class Shown(Grown):
         self._count_nouns: set[str] = set()  # ``count:noun:`` of every count key
         self._quoted: set[str] = set()  # strings a JSON result holds between two quotes
         self._holders: dict[str, list[int]] = {}  # form -> the sources that carry it, oldest first
-        self._grouped: dict[str, int] = {}  # 41,200 -> newest source that writes it so
         self._newest_date: dict[date, int] = {}
         self._first_date: dict[date, int] = {}
         self._list_counts: dict[int, tuple[int, int, Operand]] = {}  # n -> (source, place, operand)
@@ -141,40 +139,6 @@ class Shown(Grown):
             return out
         holders = self._holders.get(form, [])
         return [self.sources[ordinal] for ordinal in holders[-limit:][::-1]]
-
-    # --- numbers with thousands separators ----------------------------------------------------
-
-    def _read_grouped(self, ordinal: int, source: Source) -> None:
-        low = source.low
-        if "," not in low:
-            return
-        for match in _NUMERAL_RUN.finditer(low):
-            run = match.group()
-            if "," not in run:
-                continue
-            # What ``Source.grouped_span`` finds: a prefix of a run of digits, dots and commas
-            # that is followed by no digit, and by no dot or comma that a digit follows.
-            for end in range(1, len(run) + 1):
-                if end == len(run) or (
-                    run[end] in ".," and (end + 1 == len(run) or not run[end + 1].isdigit())
-                ):
-                    if "," in run[:end]:
-                        self._grouped[run[:end]] = ordinal
-
-    def writing_grouped(self, grouped: str) -> tuple[Source, tuple[int, int]] | None:
-        """The newest source that writes the number ``grouped`` (``41,200``), and where."""
-        if "," not in grouped or not self.indexed("grouped", self.sources, self._read_grouped):
-            for source in reversed(self.sources):
-                span = source.grouped_span(grouped)
-                if span is not None:
-                    return source, span
-            return None
-        ordinal = self._grouped.get(grouped)
-        if ordinal is None:
-            return None
-        source = self.sources[ordinal]
-        span = source.grouped_span(grouped)
-        return (source, span) if span is not None else None
 
     # --- dates ----------------------------------------------------------------------------------
 

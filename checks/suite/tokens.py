@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from .decimals import read_number
-from .notations import MONTHS, fragment_keys, is_amount, source_clock_keys, twelve_hour_times, written_dates
+from .money import amount_keys
+from .notations import MONTHS, fragment_keys, source_clock_keys, twelve_hour_times, written_dates
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
@@ -169,20 +170,6 @@ def tokenize(text: str, limit: int | None = None) -> tuple[list[Token], int]:
     return tokens, unread
 
 
-_MAYBE_MONEY = re.compile(
-    r"[$\u20ac\u00a3\u00a5]|\b(?:usd|eur|gbp|cad|aud|chf|jpy|dollars?|euros?|pounds?|cents?)\b", re.I
-)
-
-
-def money_tokens(text: str) -> list[Token]:
-    """The numbers of a text that are amounts of money (``notations.is_amount``); a text with
-    no currency sign or word is not read at all."""
-    if not _MAYBE_MONEY.search(text):
-        return []
-    tokens, _ = tokenize(text)
-    return [t for t in tokens if _NUMBER.fullmatch(t.value) and is_amount(text, t.start, t.end)]
-
-
 _INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
 
 
@@ -288,12 +275,13 @@ def _join(first: Token, second: Token) -> str:
 # --- sources ------------------------------------------------------------------------------
 
 
-def index_text(text: str, limit: int | None = None) -> tuple[set[str], int, bool]:
+def index_text(text: str, limit: int | None = None, amounts: bool = True) -> tuple[set[str], int, bool]:
     """The normalized forms a source carries, its token count, and whether it was cut (past
     ``limit`` tokens; None, as every source is read: whole, whatever its size).
 
     Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
-    loop only visits distinct tokens.
+    loop only visits distinct tokens. With ``amounts``, the keys of the amounts the text
+    writes (``money``) join them; a JSON text's amounts are read from its strings instead.
     """
     low = text.lower()
     if "\\" in low:
@@ -324,6 +312,8 @@ def index_text(text: str, limit: int | None = None) -> tuple[set[str], int, bool
         marked = [t for t in timed if len(t) >= 6 and t[-2] in "+-" and t[-1] in _DIGITS]
         forms.update([key for t in marked for key in source_clock_keys(t)])
     forms.update(written_notations(low, forms))
+    if amounts:
+        forms.update(amount_keys(low, words=forms))
     return forms, count, truncated
 
 

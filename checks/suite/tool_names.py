@@ -40,7 +40,7 @@ VERB_GROUPS = {
     "send": frozenset("send email notify message post transfer forward share submit publish".split()),
 }
 CHANGE_VERBS = frozenset().union(*VERB_GROUPS.values()) | frozenset(
-    "exchange return refund pay charge issue grant assign approve reject process execute run start stop "
+    "exchange return refund pay charge record log issue grant assign approve reject process execute run start stop "
     "restart deploy enable disable reset archive restore upload write append merge invite subscribe "
     "unsubscribe buy purchase sell withdraw deposit allocate release lock unlock mark tag flag ship "
     "dispatch order renew extend suspend resume activate deactivate confirm accept decline".split()
@@ -78,7 +78,7 @@ def says_it_writes(tool: str, receipt: Receipt | None) -> bool | None:
 
 
 # Change verbs that are as often the object a name leads with: "order_status", "return_policy".
-_ALSO_NOUNS = frozenset("order return flag tag mark post message email run issue charge".split())
+_ALSO_NOUNS = frozenset("order return flag tag mark post message email run issue charge log".split())
 
 
 def may_write(tool: str, receipt: Receipt | None) -> bool:

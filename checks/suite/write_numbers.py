@@ -36,12 +36,12 @@ from decimal import Decimal
 from typing import Any
 
 from .arithmetic import money_leaves
-from .decimals import ZERO, exactly, is_number, read_number
+from .decimals import ZERO, exactly, is_number
 from .derived import MAX_SOURCES, explain
 from .evidence_index import Source, json_leaves
+from .money import labelled_amounts, money_values
 from .shown import Grown
 from .text import NUMBER_WORDS, name_tokens, parse_number, singular
-from .tokens import money_tokens
 
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
@@ -155,11 +155,6 @@ def _number(word: str) -> Decimal | None:
         return Decimal(1)
     value = parse_number(word)
     return None if value is None else Decimal(value)
-
-
-def amounts_in(text: str) -> set[Decimal]:
-    """The amounts of money a text writes ("$250", "55 USD")."""
-    return {number for token in money_tokens(text) if (number := read_number(token.value)) is not None}
 
 
 @dataclass
@@ -286,17 +281,11 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     return out
 
 
-_MONEY_IN_TEXT = re.compile(
-    r"\b(?:price|total|paid|amount|cost|fee|fare|balance|refund|charged?)\b[^\d\n]{0,20}?(\d+(?:\.\d+)?)",
-    re.I,
-)
-
-
 def _text_amounts(source: Source) -> set[Decimal]:
-    """The amounts a text result names ("total price is 305, but paid 255")."""
+    """The amounts a text result names ("total price is 305, but paid 255") or writes as
+    money ("$250", "55 USD"), read by ``money``."""
     text = source.text[:20_000]
-    named = (read_number(m.group(1)) for m in _MONEY_IN_TEXT.finditer(text))
-    return {number for number in named if number is not None} | amounts_in(text)
+    return labelled_amounts(text) | money_values(text)
 
 
 def _known_amount(value: Decimal, supply: Supply) -> bool:

@@ -1,0 +1,430 @@
+"""Amounts of money, read one way wherever they are written.
+
+"$1,000.00", "$1000", "1,000 USD", "USD 1,000", "US$1,000", "1 000 €", "1.000,00 €", "1000
+dollars", "-$5", "$85/person", "$54 each" and "$12 per night" each write one amount, and the
+same amount may be written one way by a person, another by a tool and a third by the answer
+that repeats it. This module is the suite's one reader of amounts. It reads a text into
+typed spans (``Amount``: its kind, its value as an exact ``Decimal``, the currency when one
+is stated, the unit of a per-unit amount, where it stands) and gives each its ``keys()``.
+The evidence index stores a source's amounts under their keys and the evidence checker
+looks an answer's amounts up under theirs, so an amount written in one notation on one side
+is found in any notation on the other by construction.
+
+What makes a number an amount is data, not code: the tables below hold the currency signs,
+codes and words, the words of a minor unit, the characters that group digits, the signs of
+a negative amount and the words of a per-unit amount. They are the notations of money
+wherever it is written; no table names a domain or what is bought.
+
+What the tables leave to code:
+
+- **A currency mark belongs to the number beside it, on its own line.** A sign touches the
+  number or stands one space from it, a code or a word stands one space from it, never a
+  line break away; and a code after a number ends that amount: "58.40 USD" then "2." on
+  the next line is one amount and a list number, never "USD 2".
+- **Digits group by commas, dots, spaces or thin spaces**, and the decimal separator is
+  the last separator when it differs from the others. Groups must be well formed (three
+  digits each, after a head of one to three), or the digits are no one number.
+- **"1,000" is a thousand; "1.000" is ambiguous.** Where a comma separates digits the
+  decimal separator is the comma only for cents ("12,50 €"): money written with a decimal
+  comma and three decimals is not met, so three digits after a lone comma are a group.
+  Three digits after a lone dot are a group where dots group digits and three decimals
+  where a program printed the amount; such an amount carries the keys of both readings,
+  on both sides, so it meets the same digits whichever way the other side meant them. Its
+  first reading is the decimal one, the way the suite reads "1.000" elsewhere.
+- **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign, since a
+  record's ``-50`` and "refunded $50" are one amount, and not the currency, since a
+  result's bare ``"price": 50`` states none for an answer's "$50" to differ from. An amount
+  in a minor unit ("50 cents") carries its value in the major unit (``0.5``) and the number
+  as written (``50``), as programs record either.
+- **A number grouped with commas and no currency** ("41,200") is read too, as a number of
+  the same family: its key is the one the same digits with a currency get. Other
+  groupings without a currency ("41 200", "41.200") are not: without a mark they may be two
+  numbers, a version or a decimal.
+
+A long text (a tool's result) is read only around the marks it holds, so that a result of
+megabytes with no amount costs a few searches; what is read there is read as in a short one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from decimal import Decimal
+
+from .decimals import number_text, read_number
+
+# --- the notation tables -------------------------------------------------------------------
+
+# Signs written touching the number or one space from it, before ("$5", "US$5") or after
+# ("5 €"), with the currency each names; a sign several currencies use names only itself.
+SIGNS: dict[str, str] = {
+    "$": "$",
+    "us$": "USD",
+    "c$": "CAD",
+    "ca$": "CAD",
+    "a$": "AUD",
+    "au$": "AUD",
+    "nz$": "NZD",
+    "hk$": "HKD",
+    "s$": "SGD",
+    "r$": "BRL",
+    "mx$": "MXN",
+    "\u20ac": "EUR",
+    "\u00a3": "GBP",
+    "\u00a5": "\u00a5",
+    "\u20b9": "INR",
+    "\u20a9": "KRW",
+    "\u20bd": "RUB",
+    "\u20aa": "ILS",
+    "\u0e3f": "THB",
+    "\u20ab": "VND",
+    "\u20a6": "NGN",
+}
+# ISO 4217 codes, before or after the number, in either case. Codes that are also English
+# words or names of other things ("try", "all", "php") are left out: a number beside them is
+# no amount often enough.
+CODES: frozenset[str] = frozenset(
+    (
+        "usd eur gbp jpy cny chf cad aud nzd hkd sgd sek nok dkk "
+        "pln czk huf inr krw mxn brl zar rub ils thb aed"
+    ).split()
+)
+# Words after the number, with the currency each names.
+WORDS: dict[str, str] = {
+    "us dollars": "USD",
+    "dollars": "$",
+    "dollar": "$",
+    "bucks": "$",
+    "euros": "EUR",
+    "euro": "EUR",
+    "pounds": "GBP",
+    "pound": "GBP",
+    "yen": "JPY",
+    "yuan": "CNY",
+    "rupees": "INR",
+    "rupee": "INR",
+    "francs": "franc",
+    "franc": "franc",
+    "pesos": "peso",
+    "peso": "peso",
+}
+# Words of a minor unit after the number, with how many make one of the major unit.
+MINOR_WORDS: dict[str, int] = {"cents": 100, "cent": 100, "pence": 100}
+# Characters that group digits: a space, a no-break space, a thin space, a narrow no-break space.
+GROUP_SPACES = " \u00a0\u2009\u202f"
+# Signs of a negative amount, written touching it ("-$5", "$-5"): hyphen-minus and minus.
+MINUS = "-\u2212"
+# What makes an amount a price of one unit: "$85/person", "$12 per night", "$54 each".
+PER_WORDS: frozenset[str] = frozenset(["per"])
+EACH_WORDS: frozenset[str] = frozenset(["each", "apiece"])
+# Nouns under which a text names an amount without a currency mark ("total price is 305").
+MONEY_NOUNS: frozenset[str] = frozenset(
+    "price total paid amount cost fee fare balance refund charge charged".split()
+)
+
+
+def _alternation(words: Iterable[str]) -> str:
+    """A regular expression matching any of ``words``, the longest first."""
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+_SIGN = _alternation(SIGNS)
+_CODE = _alternation(CODES)
+_WORD = _alternation(list(WORDS) + list(MINOR_WORDS))
+_SPACE = "[ \u00a0]"
+_GAP = f"{_SPACE}?"  # between a sign and its number: one space at most, never a line break
+_MINUS = f"[{MINUS}]"
+# A run of digits and separators; a space separates only before a group of exactly three.
+_NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
+# A code or a word stands one space from the number ("USD 5", "5 dollars"), a sign touches it
+# or stands one space away ("$5", "5 €").
+_MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|{_SIGN})"
+_MARK_AFTER = rf"(?:{_GAP}(?:{_SIGN})|{_SPACE}(?:{_CODE}|{_WORD})\b)"
+
+_AMOUNT = re.compile(
+    rf"""
+    (?<![\w$])
+    (?P<minus>{_MINUS})?
+    (?:(?P<before>{_MARK_BEFORE}){_GAP}(?P<minus2>{_MINUS})?)?
+    (?P<number>(?>{_NUMERAL}))(?!\d|[.,]\d)
+    (?P<after>{_MARK_AFTER})?
+    (?:
+        [ \u00a0]?/[ \u00a0]?(?P<slash>[a-z]+)\b
+        | [ \u00a0](?:{_alternation(PER_WORDS)})[ \u00a0](?P<per>[a-z]+)\b
+        | [ \u00a0](?P<each>{_alternation(EACH_WORDS)})\b
+    )?
+    (?![\w%]|/\w)
+    """,
+    re.I | re.X,
+)
+# The same amount as a piece of a larger regular expression (no groups), and without a
+# mark: a term of the arithmetic an answer writes ("1,480 USD - 1,215 USD = 265 USD").
+AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_MARK_AFTER})?)"
+# A mark before or after an amount's digits, as pieces of a larger regular expression.
+MARK_BEFORE_TEXT = rf"(?i:{_MARK_BEFORE}{_GAP}{_MINUS}?)"
+MARK_AFTER_TEXT = rf"(?i:{_MARK_AFTER})"
+
+# What a text must hold to write an amount: a sign, or a code or word as a word of its own
+# (lower case; a longer word holding a shorter one is found by the shorter).
+_ONE_CHARACTER_SIGNS = [sign for sign in SIGNS if len(sign) == 1]  # every longer one ends in "$"
+_ALL_WORDS = {word for mark in [*CODES, *WORDS, *MINOR_WORDS] for word in mark.split()} - {"us"}
+_MARK_WORDS = frozenset(word for word in _ALL_WORDS if not any(o != word and o in word for o in _ALL_WORDS))
+_COMMA_GROUP = re.compile(r",\d{3}")  # a literal first, so a large text is searched fast
+# A text longer than this is read only around its marks, in windows of this many characters
+# either side, widened to whole words and numbers.
+_SMALL = 2048
+_REACH = 48
+_WORD_OR_NUMBER = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,/%"
+    + MINUS
+    + "".join(SIGNS)
+    + GROUP_SPACES[1:]
+)
+_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
+_LABELLED = re.compile(
+    rf"\b(?:{_alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
+)
+
+
+# --- reading digits ------------------------------------------------------------------------
+
+
+def _grouped(head: str, groups: list[str]) -> bool:
+    return (
+        1 <= len(head) <= 3
+        and not (head.startswith("0") and len(head) > 1)
+        and all(len(group) == 3 for group in groups)
+    )
+
+
+def read_numeral(run: str) -> tuple[Decimal, ...]:
+    """Every value a run of digits and separators may write, the first the suite's usual
+    reading (the module's docstring); empty when its groups are not well formed."""
+    parts = _SEPARATOR.split(run)
+    digits, separators = parts[0::2], parts[1::2]
+    if not separators:
+        return _values([run])
+    marks = [s for s in separators if s in ".,"]
+    if len(marks) < len(separators):  # spaces group; one mark may end the number as its point
+        if marks and (len(marks) > 1 or separators[-1] not in ".,"):
+            return ()
+        whole = digits[:-1] if marks else digits
+        if not _grouped(whole[0], whole[1:]):
+            return ()
+        return _values(["".join(whole) + ("." + digits[-1] if marks else "")])
+    if len(set(marks)) == 2:  # "1,000.50" and "1.000,50": the last one is the point
+        point = separators[-1]
+        if separators.count(point) != 1 or not _grouped(digits[0], digits[1:-1]):
+            return ()
+        return _values(["".join(digits[:-1]) + "." + digits[-1]])
+    mark = marks[0]
+    if len(marks) > 1:  # "1,000,000" and "1.000.000" group
+        return _values(["".join(digits)]) if _grouped(digits[0], digits[1:]) else ()
+    head, tail = digits
+    as_point = f"{head}.{tail}"
+    if len(tail) == 3 and _grouped(head, [tail]):
+        return _values([head + tail]) if mark == "," else _values([as_point, head + tail])
+    if mark == "," and len(tail) > 2:
+        return ()  # "1204,1205": two numbers, not one with a decimal comma
+    return _values([as_point])
+
+
+def _values(texts: list[str]) -> tuple[Decimal, ...]:
+    values = [read_number(text) for text in texts]
+    return tuple(value for value in values if value is not None)
+
+
+def _decimals(value: Decimal) -> int:
+    exponent = value.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+# --- amounts -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Amount:
+    """One amount of a text: a typed span with its value and its keys."""
+
+    kind: str  # "money" (a currency mark beside it) or "number" (grouped, no mark)
+    value: Decimal  # as written, signed, in the major unit
+    readings: tuple[Decimal, ...]  # every value its digits may write (``value`` first), unsigned
+    currency: str | None  # the currency named, where one is
+    per: str | None  # the unit of a per-unit amount ("person", "night", "each")
+    start: int  # the whole amount: sign, number, currency, unit
+    end: int
+    number_start: int  # its digits alone
+    number_end: int
+    precision: int  # decimals as written, of the first reading
+
+    @property
+    def magnitude(self) -> Decimal:
+        return self.readings[0]
+
+    def keys(self) -> tuple[str, ...]:
+        """What a source indexes it under and what an answer looks it up under: one list."""
+        return tuple(dict.fromkeys(number_text(reading) for reading in self.readings))
+
+
+def _currency(mark: str | None) -> str | None:
+    if mark is None:
+        return None
+    mark = " ".join(mark.lower().split())  # one space, none at the ends
+    if mark in SIGNS:
+        return SIGNS[mark]
+    if mark in WORDS:
+        return WORDS[mark]
+    if mark in MINOR_WORDS:
+        return None
+    code = re.sub(r"[^a-z]", "", mark)  # "usd $" names its code
+    return code.upper() if code in CODES else None
+
+
+def _amount(match: re.Match[str], plain: bool, bare: bool = False) -> Amount | None:
+    """The amount a match of ``_AMOUNT`` is; a number with no mark is one only when grouped
+    with commas and ``plain`` is asked for, or when ``bare`` is."""
+    before, after = match.group("before"), match.group("after")
+    number = match.group("number")
+    kind = "money"
+    if before is None and after is None:
+        if not (bare or (plain and _COMMA_GROUPED.fullmatch(number))):
+            return None
+        kind = "number"
+    written = read_numeral(number)
+    if not written:
+        return None
+    readings = written
+    minor = MINOR_WORDS.get(after.strip().lower()) if after else None
+    if minor is not None:
+        readings = tuple(dict.fromkeys([r / minor for r in written] + list(written)))
+    negative = bool(match.group("minus") or match.group("minus2"))
+    per = match.group("slash") or match.group("per") or match.group("each")
+    return Amount(
+        kind=kind,
+        value=-readings[0] if negative else readings[0],
+        readings=readings,
+        currency=_currency(before) or _currency(after),
+        per=per.lower() if per else None,
+        start=match.start(),
+        end=match.end(),
+        number_start=match.start("number"),
+        number_end=match.end("number"),
+        precision=_decimals(written[0]),
+    )
+
+
+def read_amounts(text: str, *, plain: bool = False, words: AbstractSet[str] | None = None) -> list[Amount]:
+    """The amounts of money ``text`` writes, in order; with ``plain``, also the numbers it
+    groups with commas and no currency ("41,200"). ``words``, the text's lower-case words
+    where the caller has them (a source's forms), spare a long text a search for each code."""
+    low = text.lower()
+    places = _places(text, low, plain, words if len(text) > _SMALL else None)
+    if not places:
+        return []
+    # A text whose lower case is longer (a few letters lower to two) is read whole, since
+    # places in its lower case are not places in it.
+    whole = len(text) <= _SMALL or len(low) != len(text)
+    spans = [(0, len(text))] if whole else _windows(text, places)
+    out: list[Amount] = []
+    for low_end, high_end in spans:
+        for match in _AMOUNT.finditer(text, low_end, high_end):
+            start = match.start()
+            if text[start].isdigit() and start >= 2 and text[start - 1] in ".," and text[start - 2].isdigit():
+                continue  # the rest of a number that is not one ("5" of "1.1.5")
+            amount = _amount(match, plain)
+            if amount is not None:
+                out.append(amount)
+    return out
+
+
+def _places(text: str, low: str, plain: bool, words: AbstractSet[str] | None) -> list[int]:
+    """Where ``text`` writes a currency mark (or, with ``plain``, a comma before three digits)."""
+    places: list[int] = []
+    for sign in ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS:
+        places.extend(_find_all(text, sign))
+    if words is None:
+        marks = _MARK_WORDS
+    else:  # "USD/night" is one word of a text: its code is the part before the slash
+        marks = _MARK_WORDS & (words | {word.partition("/")[0] for word in words if "/" in word})
+    if marks:
+        for word in marks:
+            places.extend(_find_all(low, word))
+    if plain:
+        places.extend(match.start() for match in _COMMA_GROUP.finditer(text))
+    return places
+
+
+def _find_all(text: str, word: str) -> list[int]:
+    out = []
+    at = text.find(word)
+    while at != -1:
+        out.append(at)
+        at = text.find(word, at + 1)
+    return out
+
+
+def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
+    """Spans of ``text`` around ``places``, merged, each widened until it cuts no word or
+    number: no amount stands partly outside one. Each character is widened over once."""
+    spans: list[tuple[int, int]] = []
+    for place in sorted(places):
+        if spans and place < spans[-1][1]:
+            continue  # read with the span before
+        floor = spans[-1][1] if spans else 0
+        start, end = max(floor, place - _REACH), min(len(text), place + _REACH)
+        while start > floor and (
+            text[start - 1] in _WORD_OR_NUMBER
+            or (text[start - 1] == " " and text[start - 2 : start - 1].isdigit())
+        ):
+            start -= 1
+        while end < len(text) and (
+            text[end] in _WORD_OR_NUMBER or (text[end] == " " and text[end + 1 : end + 2].isdigit())
+        ):
+            end += 1
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def read_amount(text: str) -> Amount | None:
+    """The one amount ``text`` is, whole, with or without a currency ("$1,204.50", "3")."""
+    stripped = text.strip()
+    match = _AMOUNT.fullmatch(stripped)
+    return None if match is None else _amount(match, plain=True, bare=True)
+
+
+def amount_keys(text: str, *, plain: bool = True, words: AbstractSet[str] | None = None) -> set[str]:
+    """The keys of every amount (and, with ``plain``, comma-grouped number) ``text`` writes:
+    what a source (a person's words, a tool's text, a string of a tool's JSON) is indexed under."""
+    return {key for amount in read_amounts(text, plain=plain, words=words) for key in amount.keys()}
+
+
+def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | None:
+    """Where the digits of the first amount of ``text`` with ``key`` among its keys stand."""
+    for amount in read_amounts(text, plain=plain):
+        if key in amount.keys():
+            return amount.number_start, amount.number_end
+    return None
+
+
+def needs_its_strings(json_text: str) -> bool:
+    """Whether a JSON text's strings must be read one by one, beyond reading the text whole
+    for amounts with a mark: a comma-grouped number there may be an array between strings
+    ("[1,250]"), and an escape (``\\u20ac``) may hide a sign or a space that groups."""
+    return "\\u" in json_text or _COMMA_GROUP.search(json_text) is not None
+
+
+def labelled_amounts(text: str) -> set[Decimal]:
+    """The numbers a text names after a money noun with no currency mark ("total price is
+    305"), each in every reading its digits have."""
+    return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
+
+
+def money_values(text: str) -> set[Decimal]:
+    """The magnitudes of the amounts of money ``text`` writes, in every reading."""
+    return {reading for amount in read_amounts(text) for reading in amount.readings}
