@@ -40,10 +40,10 @@ VERB_GROUPS = {
     "send": frozenset("send email notify message post transfer forward share submit publish".split()),
 }
 CHANGE_VERBS = frozenset().union(*VERB_GROUPS.values()) | frozenset(
-    "exchange return refund pay charge record log issue grant assign approve reject process execute run start stop "
-    "restart deploy enable disable reset archive restore upload write append merge invite subscribe "
-    "unsubscribe buy purchase sell withdraw deposit allocate release lock unlock mark tag flag ship "
-    "dispatch order renew extend suspend resume activate deactivate confirm accept decline".split()
+    "exchange return refund pay charge record log issue grant assign approve reject process execute run "
+    "start stop restart deploy enable disable reset archive restore upload write append merge invite "
+    "subscribe unsubscribe buy purchase sell withdraw deposit allocate release lock unlock mark tag flag "
+    "ship dispatch order renew extend suspend resume activate deactivate confirm accept decline".split()
 )
 
 
