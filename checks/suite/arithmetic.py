@@ -51,6 +51,7 @@ from .decimals import ZERO, exactly, is_number, read_number
 from .evidence_index import Source, join_path
 from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
+from .values import read_dates
 
 MAX_RUN = 8
 MAX_POOL = 96
@@ -546,19 +547,11 @@ def stated_shifts(text: str) -> list[int]:
     return [n for n in out if n and abs(n) <= 366]
 
 
-_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-
-
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
-    for match in _ISO.finditer(text):
-        try:
-            yield (
-                date(int(match.group(1)), int(match.group(2)), int(match.group(3))),
-                match.start(),
-                match.end(),
-            )
-        except ValueError:
-            continue
+    """Each full date ``text`` writes, in any notation (``values``), with its span."""
+    for found in read_dates(text):
+        for day in found.dates():
+            yield day, found.start, found.end
 
 
 def shifted_date(value: str, holding: Callable[[date], Source | None], shifts: list[int]) -> Computed | None:
