@@ -37,6 +37,7 @@ from .arithmetic import (
     NamedRecord,
     Operand,
     Stated,
+    day_marked_date,
     explain_amount,
     labelled_total,
     money_leaves,
@@ -68,7 +69,7 @@ from .tokens import (
     tokenize,
 )
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, Turn
-from .values import Value, read_values
+from .values import Value, day_of_key, read_values
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -91,6 +92,7 @@ _KIND_WORDS = {
     "product": "an amount times a count the user or the data gave",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
+    "day-mark": "the date of a time a result writes with a next-day mark",
 }
 
 
@@ -544,10 +546,14 @@ class EvidenceChecker:
         if not opts.figures:
             return out
         for candidate in unread:
-            if candidate.shape == "date":
-                shifted = shifted_date(candidate.value, state.holding_date, list(state.shifts))
+            # Each full date the candidate may be (two where day and month may swap).
+            for day in (found for found in map(day_of_key, candidate.forms) if found is not None):
+                shifted = shifted_date(
+                    day.isoformat(), state.holding_date, list(state.shifts)
+                ) or day_marked_date(day.isoformat(), newest_first)
                 if shifted is not None:
                     out[candidate.value] = shifted
+                    break
         amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
         pending = [c for c in unread if c.shape == "amount" and c.number is not None]
         if not pending:

@@ -138,6 +138,16 @@ def day_key(year: int, month: int, day: int) -> str:
     return f"date {year:04d}-{month:02d}-{day:02d}"
 
 
+def day_of_key(key: str) -> date | None:
+    """The full date a ``day_key`` names; None for any other key."""
+    if not key.startswith("date ") or key[5:6] == "-" or key[5:7] == "md":
+        return None
+    try:
+        return date.fromisoformat(key[5:])
+    except ValueError:
+        return None
+
+
 def month_day_key(month: int, day: int) -> str:
     """The key every date of this month and day carries, whatever its year (or none)."""
     return f"date md {month:02d}-{day:02d}"
@@ -218,6 +228,7 @@ class TimeValue:
     start: int
     end: int
     open_half: bool = False
+    day_offset: int = 0  # a next-day mark's days ("03:00:00+1": 1); no part of the time
 
     @property
     def hours(self) -> list[int]:
@@ -313,9 +324,8 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
 
 _SECONDS = rf"(?::(?P<second>{_DIGIT}{{2}})(?:\.{_DIGIT}+)?)"
 # After a time: a zone ("Z", or "+05:30" after seconds) or a next-day mark ("+1").
-_TIME_NOTE = (
-    rf"(?:[zZ]\b|(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}|{DAY_OFFSET})?"
-)
+_ZONE_OFFSET = rf"(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}"
+_TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>{DAY_OFFSET}))?"
 _HALF = rf"(?:[ \u00a0]?(?P<half>{_HALF_DAY}))"
 
 TIME_NOTATIONS: tuple[Notation, ...] = (
@@ -323,7 +333,7 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
         # 22:00, 22:00:00, 03:00:00+1, 5:00, 10:00 PM, 10:00 p.m., 12:00 noon.
         "clock",
         rf"(?P<hour>{_DIGIT}{{1,2}}):(?P<minute>{_DIGIT}{{2}}){_SECONDS}?{_TIME_NOTE}"
-        rf"(?![\w]|[:.]{_DIGIT}){_HALF}?",
+        rf"(?:{_HALF}|(?![\w]|[:.]{_DIGIT}))",
         (
             "{hh}:{minute:02d}",
             "{hh}:{minute:02d}:{second:02d}",
@@ -413,7 +423,7 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
             return None
         # "5:00" may be either half of the day; "05:00" and "17:00" are 24-hour times.
         open_half = len(parts["hour"]) == 1 and 1 <= hour <= 9
-        return TimeValue(hour, minute, second, start, end, open_half)
+        return TimeValue(hour, minute, second, start, end, open_half, int(parts.get("offset", 0)))
     half = HALF_DAY_MARKS[" ".join(parts["half"].lower().split())]
     if not 1 <= hour <= 12 or (half in ("noon", "midnight") and hour != 12):
         return None
