@@ -24,7 +24,7 @@ from decimal import Decimal
 
 from .decimals import read_number
 from .notations import fragment_keys, is_amount
-from .values import HALF_DAY_MARKS, MONTH_NAMES, read_dates, read_times
+from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
@@ -319,7 +319,7 @@ _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 _MONTH_TOKENS = frozenset(MONTH_NAMES)
 # "a. m." is two tokens, of which "m." is the telling one.
 _HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
-_MAY_HOLD_A_VALUE = frozenset(":/.-")
+_DATE_MARKS = frozenset("-/.")  # what separates the numbers of a date written in one token
 
 
 def value_text(text: str) -> str:
@@ -339,18 +339,16 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     that may hold one are read, each alone, which is the same reading for a value inside
     one token and far less to read in a large result.
     """
-    tokens = "\n".join(
-        t for t in forms if t[0] in _DIGITS and (not _MAY_HOLD_A_VALUE.isdisjoint(t) or t[-1] == "m")
-    )
-    dates = read_dates(value_text(text) if not forms.isdisjoint(_MONTH_TOKENS) else tokens)
-    times = read_times(value_text(text) if not forms.isdisjoint(_HALF_DAY_TOKENS) else tokens)
-    out: list[str] = []
-    for found in dates:
-        out.extend(found.keys())
-        out.extend(str(day.year) for day in found.dates())
-    for time in times:
-        out.extend(time.keys())
-    return out
+    if not forms.isdisjoint(_MONTH_TOKENS):
+        keys, years = date_keys(value_text(text))
+    else:
+        tokens = "\n".join(t for t in forms if t[0] in _DIGITS and not _DATE_MARKS.isdisjoint(t))
+        keys, years = date_keys(tokens, in_words=False)
+    if not forms.isdisjoint(_HALF_DAY_TOKENS):
+        keys |= time_keys(value_text(text))
+    else:
+        keys |= time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m")))
+    return [*keys, *map(str, years)]
 
 
 def fragment_forms(forms: set[str]) -> set[str]:

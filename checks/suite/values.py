@@ -33,9 +33,10 @@ to letters, digits or other separators (a part of an identifier or a path).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import ClassVar
 
 # --- vocabularies -------------------------------------------------------------------------
@@ -163,6 +164,8 @@ def time_key(hour: int, minute: int) -> str:
 
 
 def _valid(year: int | None, month: int, day: int) -> bool:
+    if 1 <= month <= 12 and 1 <= day <= 28:
+        return True  # every month has these days: no need to ask the calendar
     try:
         date(2024 if year is None else year, month, day)  # 2024 has a 29 February
     except ValueError:
@@ -265,6 +268,7 @@ class Notation:
     name: str
     pattern: str
     spellings: tuple[str, ...] = field(default=())
+    in_words: bool = False  # whether it writes a word (a month's name): it may span tokens
 
 
 _YEAR = rf"(?P<year>{_DIGIT}{{4}})"
@@ -307,6 +311,7 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
             "{month_name} {day}",
             "{weekday}, {month_name} {day_ordinal}",
         ),
+        in_words=True,
     ),
     Notation(
         # 19 May 2024; the 19th of May, 2024; Sunday, 19 May.
@@ -319,10 +324,11 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
             "{day} {mon}",
             "{weekday}, {day} {month_name}",
         ),
+        in_words=True,
     ),
 )
 
-_SECONDS = rf"(?::(?P<second>{_DIGIT}{{2}})(?:\.{_DIGIT}+)?)"
+_SECONDS = r"(?::(?P<second>[0-5][0-9])(?:\.[0-9]+)?)"
 # After a time: a zone ("Z", or "+05:30" after seconds) or a next-day mark ("+1").
 _ZONE_OFFSET = rf"(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}"
 _TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>{DAY_OFFSET}))?"
@@ -360,8 +366,11 @@ _DATE_START = r"(?<![\w./:+-])"
 _TIME_START = rf"(?:(?<![\w./:+-])|(?<={_DIGIT}[tT-]))"
 
 
-def _compile(notations: tuple[Notation, ...], start: str, words: Iterable[str]) -> re.Pattern[str]:
-    """One pattern trying each notation at each place, its groups renamed per notation.
+def _compile(
+    notations: tuple[Notation, ...], start: str, words: Iterable[str], uncaptured: Iterable[str] = ()
+) -> re.Pattern[str]:
+    """One pattern trying each notation at each place, its groups renamed per notation (and
+    the parts named in ``uncaptured`` matched but not kept).
 
     It opens by looking ahead for a character a value can start with (a digit, or the first
     letter of one of ``words``), which lets the regular expression engine skip the others
@@ -369,24 +378,62 @@ def _compile(notations: tuple[Notation, ...], start: str, words: Iterable[str]) 
     """
     parts = []
     for i, notation in enumerate(notations):
-        body = re.sub(r"\(\?P([<=])(\w+)", rf"(?P\1n{i}_\2", notation.pattern)
-        parts.append(f"(?P<n{i}>{body})")
+        body = notation.pattern
+        for name in uncaptured:
+            body = body.replace(f"(?P<{name}>", "(?:")
+        body = re.sub(r"\(\?P([<=])(\w+)", rf"(?P\1n{i}_\2", body)
+        # The notation's own group holds only the character it starts with, so that two
+        # writings of one value differ only in the parts they write (``_distinct_parts``).
+        parts.append(f"(?=(?P<n{i}>.)){body}")
     letters = "".join(sorted({word[0].lower() for word in words} | {word[0].upper() for word in words}))
     return re.compile(rf"(?=[0-9{letters}]){start}(?:{'|'.join(parts)})", re.I)
 
 
+_Groups = list[tuple[Notation, str, list[tuple[str, str]]]]
+
+
+def _group_names(notations: tuple[Notation, ...]) -> _Groups:
+    """For each notation: its group in the compiled pattern, and its parts' (name, group)."""
+    return [
+        (
+            notation,
+            f"n{i}",
+            [(name, f"n{i}_{name}") for name in re.findall(r"\(\?P<(\w+)>", notation.pattern)],
+        )
+        for i, notation in enumerate(notations)
+    ]
+
+
 _DATES = _compile(DATE_NOTATIONS, _DATE_START, [*MONTH_NAMES, *WEEKDAY_NAMES, "the"])
 _TIMES = _compile(TIME_NOTATIONS, _TIME_START, [])
+_DATE_GROUPS = _group_names(DATE_NOTATIONS)
+# For keys alone, where a text writes no month's name: the notations in figures only.
+_FIGURE_NOTATIONS = tuple(notation for notation in DATE_NOTATIONS if not notation.in_words)
+_FIGURE_DATES = _compile(_FIGURE_NOTATIONS, _DATE_START, [])
+_FIGURE_DATE_GROUPS = _group_names(_FIGURE_NOTATIONS)
+_TIME_GROUPS = _group_names(TIME_NOTATIONS)
+# For keys alone: a time's seconds are matched but not kept, as no key holds them, so that
+# the times of a large result are read once for each minute they name.
+_TIMES_WITHOUT_SECONDS = _compile(TIME_NOTATIONS, _TIME_START, [], ["second"])
 
 
-def _parts(match: re.Match[str], notations: tuple[Notation, ...]) -> tuple[Notation, dict[str, str]]:
-    """The notation that matched and its parts, by their names in ``Notation.pattern``."""
-    for i, notation in enumerate(notations):
-        if match.group(f"n{i}") is not None:
-            prefix = f"n{i}_"
-            found = {k[len(prefix) :]: v for k, v in match.groupdict().items() if k.startswith(prefix) and v}
-            return notation, found
+def _parts(group: Callable[[str], str | None], groups: _Groups) -> tuple[Notation, dict[str, str]]:
+    """The notation that matched and the parts it wrote, by their names in its pattern;
+    ``group`` gives a group of the match by its name in the compiled pattern."""
+    for notation, outer, names in groups:
+        if group(outer):
+            found = {name: group(inner) for name, inner in names}
+            return notation, {name: text for name, text in found.items() if text}
     raise AssertionError("a match of no notation")
+
+
+def _written(
+    pattern: re.Pattern[str], groups: _Groups, found: tuple[str, ...]
+) -> tuple[Notation, dict[str, str]]:
+    """The notation and parts of one value as ``pattern.findall`` gives it (a part the
+    pattern does not keep, ``uncaptured``, reads as unwritten)."""
+    number = pattern.groupindex
+    return _parts(lambda name: found[number[name] - 1] if name in number else None, groups)
 
 
 def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | None, int, int], ...]:
@@ -407,7 +454,7 @@ def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | No
 def read_dates(text: str) -> Iterator[DateValue]:
     """Every date ``text`` writes, in order, in any notation of ``DATE_NOTATIONS``."""
     for match in _DATES.finditer(text):
-        notation, parts = _parts(match, DATE_NOTATIONS)
+        notation, parts = _parts(match.group, _DATE_GROUPS)
         readings = _readings(notation, parts)
         if readings:
             yield DateValue(readings, match.start(), match.end())
@@ -437,10 +484,51 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
 def read_times(text: str) -> Iterator[TimeValue]:
     """Every clock time ``text`` writes, in order, in any notation of ``TIME_NOTATIONS``."""
     for match in _TIMES.finditer(text):
-        _, parts = _parts(match, TIME_NOTATIONS)
+        _, parts = _parts(match.group, _TIME_GROUPS)
         found = _time(parts, match.start(), match.end())
         if found is not None:
             yield found
+
+
+def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
+    """The keys of every date ``text`` writes, and the years of its full dates: what
+    ``read_dates`` gives, without spans, read once for each distinct writing (a large
+    result repeats a few dates in thousands of rows). ``in_words=False`` reads only the
+    notations in figures, for a text that names no month."""
+    keys: set[str] = set()
+    years: set[int] = set()
+    pattern = _DATES if in_words else _FIGURE_DATES
+    for found in set(pattern.findall(text)):
+        more, more_years = _date_keys_of(found, in_words)
+        keys.update(more)
+        years.update(more_years)
+    return keys, years
+
+
+@lru_cache(maxsize=4096)
+def _date_keys_of(found: tuple[str, ...], in_words: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    if in_words:
+        readings = _readings(*_written(_DATES, _DATE_GROUPS, found))
+    else:
+        readings = _readings(*_written(_FIGURE_DATES, _FIGURE_DATE_GROUPS, found))
+    if not readings:
+        return (), ()
+    return tuple(DateValue(readings, 0, 0).keys()), tuple(year for year, _, _ in readings if year is not None)
+
+
+def time_keys(text: str) -> set[str]:
+    """The keys of every clock time ``text`` writes: what ``read_times`` gives, without spans,
+    read once for each distinct time (seconds aside, which no key holds)."""
+    keys: set[str] = set()
+    for found in set(_TIMES_WITHOUT_SECONDS.findall(text)):
+        keys.update(_time_keys_of(found))
+    return keys
+
+
+@lru_cache(maxsize=4096)
+def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
+    time = _time(_written(_TIMES_WITHOUT_SECONDS, _TIME_GROUPS, found)[1], 0, 0)
+    return () if time is None else tuple(time.keys())
 
 
 def read_values(text: str) -> list[Value]:
