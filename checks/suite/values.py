@@ -20,9 +20,13 @@ Principles:
 - **A part left unsaid is not a part that differs.** "May 19" names no year, so it is keyed
   by its month and day, which a date of any year also carries; a full date is looked up
   under its own day and under "May 19 of an unsaid year". A year both sides write must be
-  the same. Seconds are not compared: "22:00" and "22:00:30" are one minute.
+  the same. That is why a value has ``lookups()`` beside ``keys()``: they are equal for
+  every value but a full date, since "any year" matches both 2024 and 2025, which must not
+  match each other, and no set of keys shared by both sides says so. Seconds are not
+  compared: "22:00" and "22:00:30" are one minute.
 - **Marks about a value are not the value.** A weekday, an ordinal suffix, a next-day mark
-  ("+1", "(next day)") and a zone are dropped on both sides.
+  ("+1", "(next day)") and a zone are dropped on both sides; a glued next-day mark is kept
+  beside the time (``TimeValue.day_offset``), as it says which day the time is on.
 - **No domain.** Nothing here knows what the dates and times are of.
 
 What is not read: a bare "noon" or "midnight" (more often prose, "before midnight", than a
