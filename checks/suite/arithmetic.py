@@ -26,6 +26,9 @@ over values the conversation holds gives it. It tries, in this order, and nothin
 6. **a date shift** (kind ``date-shift``): an ISO date equals a date the conversation holds
    (a result, the user, the prompt) moved by a number of days the user stated ("the day
    after", "two days later", "a week earlier").
+7. **a day mark** (kind ``day-mark``): a date equals a date a result or the call it answers
+   names, moved by the next-day mark of a time the result writes (``"00:00:00+1"`` is on the
+   day after): the date of that time.
 
 And what the sentence says the figure is must fit: a figure said to be for N people ("for 3
 passengers", "for all three travellers") is explained only by a derivation that multiplies
@@ -52,6 +55,7 @@ from .evidence_index import Source, join_path
 from .money import AMOUNT_TEXT, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
+from .values import read_dates, read_times
 
 MAX_RUN = 8
 MAX_POOL = 96
@@ -555,19 +559,11 @@ def stated_shifts(text: str) -> list[int]:
     return [n for n in out if n and abs(n) <= 366]
 
 
-_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-
-
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
-    for match in _ISO.finditer(text):
-        try:
-            yield (
-                date(int(match.group(1)), int(match.group(2)), int(match.group(3))),
-                match.start(),
-                match.end(),
-            )
-        except ValueError:
-            continue
+    """Each full date ``text`` writes, in any notation (``values``), with its span."""
+    for found in read_dates(text):
+        for day in found.dates():
+            yield day, found.start, found.end
 
 
 def shifted_date(value: str, holding: Callable[[date], Source | None], shifts: list[int]) -> Computed | None:
@@ -595,4 +591,53 @@ def shifted_date(value: str, holding: Callable[[date], Source | None], shifts: l
                     return Computed(
                         "date-shift", f"{found.isoformat()} moved {words}", origin.evidence, (origin,)
                     )
+    return None
+
+
+def _day_marks(source: Source) -> list[tuple[date, int, int]]:
+    """The dates a result's next-day marks put its times on: for each time written with a
+    mark (``"00:00:00+1"``), each date the result or its call names moved by the mark's
+    days, with the time's span. Read once per result."""
+    found = source.cache.get("day_marks")
+    if found is None:
+        found = source.cache["day_marks"] = []
+        marked = [time for time in read_times(source.text) if time.day_offset]
+        if marked:
+            named = {day for day, _, _ in dates_in(source.text)}
+            for text in _strings_of(source.arguments):
+                named.update(day for day, _, _ in dates_in(text))
+            found.extend(
+                (day + timedelta(days=time.day_offset), time.start, time.end)
+                for time in marked
+                for day in sorted(named)
+            )
+    return found
+
+
+def _strings_of(value: Any) -> Iterator[str]:
+    stack = [value]  # walked without recursion, so no nesting stops it
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def day_marked_date(value: str, sources: list[Source]) -> Computed | None:
+    """An ISO date that is the date of a time a result writes with a next-day mark: a date
+    the result or its call names, moved by the mark (``sources`` newest first)."""
+    try:
+        target = date.fromisoformat(value)
+    except ValueError:
+        return None
+    for source in sources:
+        for day, start, end in _day_marks(source):
+            if day == target:
+                evidence = (source.evidence_at((start, end)),)
+                marked = source.text[start:end]
+                origin = Operand(ZERO, f"{marked} ({source.call_id or source.role})", evidence)
+                return Computed("day-mark", f"the day of {marked}", evidence, (origin,))
     return None

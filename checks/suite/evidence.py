@@ -37,6 +37,7 @@ from .arithmetic import (
     NamedRecord,
     Operand,
     Stated,
+    day_marked_date,
     explain_amount,
     labelled_total,
     money_leaves,
@@ -49,7 +50,7 @@ from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .money import Amount, read_amounts
-from .notations import count_key, fragment_lookups, iso_date_keys, read_clock
+from .notations import count_key, fragment_lookups
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, route_findings
 from .shown import Shown
@@ -64,10 +65,10 @@ from .tokens import (
     normalize,
     number_variants,
     parts_of_tokens,
-    time_and_date_spellings,
     tokenize,
 )
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, Turn
+from .values import Value, day_of_key, read_values
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -90,6 +91,7 @@ _KIND_WORDS = {
     "product": "an amount times a count the user or the data gave",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
+    "day-mark": "the date of a time a result writes with a next-day mark",
 }
 
 
@@ -157,8 +159,10 @@ def read_answer(
     key); a number said of such a noun ("7 reservations") is a candidate whatever its size.
     """
     tokens, unread = tokenize(answer)
+    values = read_values(answer)  # every date and clock time, in any notation
     if skip:
         tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
+        values = [v for v in values if not any(a <= v.start < b for a, b in skip)]
     amount_of = _amounts_over(tokens, read_amounts(answer))
     shape_of: list[int] = [-1] * len(tokens)
     timed_out = False
@@ -166,8 +170,11 @@ def read_answer(
         shape_of, timed_out = match_patterns([s.pattern for s in opts.shapes], [t.value for t in tokens])
     candidates: list[Candidate] = []
     i = 0
+    next_value = 0  # the first value not yet passed
     while i < len(tokens):
         token = tokens[i]
+        while next_value < len(values) and values[next_value].end <= token.start:
+            next_value += 1
         if shape_of[i] >= 0:
             shape = opts.shapes[shape_of[i]].name
             candidates.append(
@@ -185,14 +192,16 @@ def read_answer(
                 candidates.append(_amount_candidate(answer, amount))
             i += 1
             continue
-        if ":" in token.value:
-            clock = read_clock(answer, token.value, token.end)
-            if clock is not None:
-                candidates.append(_clock_candidate(answer, token, *clock))
-                while i + 1 < len(tokens) and tokens[i + 1].start < clock[1]:
-                    i += 1  # the half-day mark belongs to the time
-                i += 1
-                continue
+        # A token a date or a time covers is read as that value (once, at its first token):
+        # "Sunday, May 19th, 2024" is one date; "2024-05-19T22:00" a date and a time.
+        covering = []
+        while next_value < len(values) and values[next_value].start < token.end:
+            covering.append(values[next_value])
+            next_value += 1
+        if covering or (next_value > 0 and values[next_value - 1].end > token.start):
+            candidates.extend(_value_candidate(answer, value) for value in covering)
+            i += 1
+            continue
         unit = None
         if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
             following = tokens[i + 1]
@@ -218,11 +227,13 @@ def read_answer(
     return AnswerReading(candidates, unread, timed_out)
 
 
-def _clock_candidate(answer: str, token: Token, keys: list[str], end: int) -> Candidate:
-    """A clock time, looked up under its 24-hour keys; its value is the 24-hour time when the
-    answer said which half of the day (so 10:00 AM and 10:00 PM are two values)."""
-    value = keys[0] if len(keys) <= 3 else token.value
-    return Candidate(value, answer[token.start : end], token.start, end, "time", tuple(keys))
+def _value_candidate(answer: str, value: Value) -> Candidate:
+    """A date or a clock time, looked up under its keys (``values``). Its value is the
+    canonical one (ISO 8601, 24-hour) where the answer said which; else as written."""
+    text = answer[value.start : value.end]
+    return Candidate(
+        value.canonical or normalize(text), text, value.start, value.end, value.kind, tuple(value.lookups())
+    )
 
 
 def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | None]:
@@ -271,8 +282,6 @@ def _with_notations(candidate: Candidate) -> Candidate:
     extra: list[str] = []
     if candidate.shape == "number":
         extra = fragment_lookups(candidate.value)
-    elif candidate.shape == "identifier":
-        extra = iso_date_keys(candidate.value)
     return replace(candidate, forms=candidate.forms + tuple(extra)) if extra else candidate
 
 
@@ -338,7 +347,6 @@ class _State:
             self.people.add(source)
             self.exempt |= source.forms
             self.exempt |= source.fragments
-            self.exempt |= time_and_date_spellings(source.text)
             self.exempt |= parts_of_tokens(source.text)
             who = "the user's words" if source.role == "user" else "the system prompt"
             self.amounts.extend(
@@ -553,10 +561,14 @@ class EvidenceChecker:
         if not opts.figures:
             return out
         for candidate in unread:
-            if candidate.shape == "identifier" and iso_date_keys(candidate.value):
-                shifted = shifted_date(candidate.value, state.holding_date, list(state.shifts))
+            # Each full date the candidate may be (two where day and month may swap).
+            for day in (found for found in map(day_of_key, candidate.forms) if found is not None):
+                shifted = shifted_date(
+                    day.isoformat(), state.holding_date, list(state.shifts)
+                ) or day_marked_date(day.isoformat(), newest_first)
                 if shifted is not None:
                     out[candidate.value] = shifted
+                    break
         amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
         pending = [c for c in unread if c.shape == "amount" and c.number is not None]
         if not pending:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .decimals import is_number, raw_decode, read_json
 from .money import amount_keys, key_span, needs_its_strings
-from .notations import count_keys, fragment_span, twelve_hour_times, written_dates
+from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
     fragment_forms,
@@ -28,8 +28,10 @@ from .tokens import (
     is_separator,
     normalize,
     token_forms,
+    value_text,
 )
 from .types import Conversation, Evidence
+from .values import is_value_key, read_values
 
 # Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
@@ -300,6 +302,8 @@ class Source:
         low = self.low
         if form.startswith("#"):
             return fragment_span(low, form)
+        if is_value_key(form):
+            return self._value_span(form)
         at, tried, fallback = low.find(form), 0, None
         while at != -1 and tried < 2000:
             tried += 1
@@ -316,7 +320,7 @@ class Source:
             if fallback is None and _bounded(low, at, at + len(form)):
                 fallback = (at, at + len(form))  # a part of a token: a timestamp's date
             at = low.find(form, at + 1)
-        return fallback or self._amount_span(form) or self._written_span(form)
+        return fallback or self._amount_span(form)
 
     def _amount_span(self, key: str) -> tuple[int, int] | None:
         """Where an amount with ``key`` among its keys (``money``) is written: its digits, or
@@ -335,17 +339,11 @@ class Source:
                 return (start + span[0], start + span[1]) if exact else (start, end)
         return None
 
-    def _written_span(self, key: str) -> tuple[int, int] | None:
-        """Where a 12-hour time or a date in words that ``key`` stands for is written."""
-        if key.startswith("md:") or (len(key) == 10 and key[4] == "-"):
-            found = written_dates(self.low)
-        elif ":" in key:
-            found = twelve_hour_times(self.low)
-        else:
-            return None
-        for keys, start, end in found:
-            if key in keys:
-                return start, end
+    def _value_span(self, key: str) -> tuple[int, int] | None:
+        """Where the date or clock time that ``key`` (``values``) stands for is written."""
+        for found in read_values(value_text(self.text)):
+            if key in found.keys():
+                return found.start, found.end
         return None
 
     def path_at(self, offset: int) -> str:

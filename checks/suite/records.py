@@ -40,6 +40,7 @@ from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
 from .types import Evidence, Finding, Span
+from .values import is_value_key
 
 MAX_SOURCES = 8  # the newest results carrying a name that are read for it
 MAX_SIBLINGS = 500
@@ -101,8 +102,11 @@ class Record:
         return self._flat
 
     def fields_holding(self, forms: tuple[str, ...]) -> list[str]:
-        if not any(form in self.flat for form in forms if not form.startswith(("#", "md:"))):
-            return []  # no spelling of the value stands in any field: no need to read them
+        # A spelling of the value that stands in no field rules the fields out unread; a key
+        # of a date or a time (``values``) is no spelling, so the fields are read for it.
+        spelled = [form for form in forms if not form.startswith("#") and not is_value_key(form)]
+        if spelled and not any(form in self.flat for form in spelled):
+            return []
         return [path for path, held in self.leaves.items() if any(form in held for form in forms)]
 
     def evidence(self, path: str = "") -> Evidence:
@@ -280,7 +284,9 @@ def _sibling_holding(
 
 def _attribute(candidate: Candidate) -> bool:
     """A value a record has: a time, a date, an amount or a number; never an identifier."""
-    return candidate.shape in ("time", "amount", "number", "figure") or bool(_DATE.fullmatch(candidate.value))
+    return candidate.shape in ("date", "time", "amount", "number", "figure") or bool(
+        _DATE.fullmatch(candidate.value)
+    )
 
 
 def _clause_names(

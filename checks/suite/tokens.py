@@ -24,7 +24,8 @@ from decimal import Decimal
 
 from .decimals import read_number
 from .money import amount_keys
-from .notations import MONTHS, fragment_keys, source_clock_keys, twelve_hour_times, written_dates
+from .notations import fragment_keys
+from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
@@ -63,8 +64,6 @@ _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
-_ISO_DATETIME = re.compile(r"((\d{4})-\d{2}-\d{2})t((\d{2}:\d{2})(?::\d{2})?)")
-_ISO_DATE = re.compile(r"(\d{4})-\d{2}-\d{2}")
 
 UNITS = frozenset(
     ["%", "percent", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
@@ -298,43 +297,48 @@ def index_text(text: str, limit: int | None = None, amounts: bool = True) -> tup
     dressed = [t for t in forms if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET]
     if dressed:
         forms.update([core for core in (t.strip(DECORATION) for t in dressed) if core])
-    timed = [t for t in forms if t[0] in _DIGITS and (":" in t or (len(t) == 10 and t[4] == "-"))]
-    if timed:
-        # A timestamp's date, year, hour:minute and time; a date's year; a clock's h:mm.
-        stamps = [t for t in timed if len(t) >= 16 and t[10] == "t" and t[13] == ":" and t[:4].isdigit()]
-        forms.update([t[:10] for t in stamps])
-        forms.update([t[:4] for t in stamps])
-        forms.update([t[11:16] for t in stamps])
-        forms.update([t[11:19] for t in stamps if len(t) >= 19 and t[16] == ":"])
-        forms.update([t[:4] for t in timed if len(t) == 10 and t[4] == "-" and t[:4].isdigit()])
-        forms.update([t[:-3] for t in timed if len(t) in (7, 8) and t[-3] == ":" and t[-6] == ":"])
-        # A clock time with a next-day mark ("03:00:00+1") is that clock time too.
-        marked = [t for t in timed if len(t) >= 6 and t[-2] in "+-" and t[-1] in _DIGITS]
-        forms.update([key for t in marked for key in source_clock_keys(t)])
-    forms.update(written_notations(low, forms))
+    forms.update(value_forms(text, forms))
     if amounts:
         forms.update(amount_keys(low, words=forms))
     return forms, count, truncated
 
 
 _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
-_TWELVE_HOUR_WORDS = frozenset(["am", "pm", "a.m", "p.m", "noon", "midnight"])
-_MONTH_WORDS = frozenset(
-    list(MONTHS) + "january february march april june july august september october november december".split()
-)
+# Tokens that show a date or a time may stand across tokens: a month's name, a half-day mark
+# written apart from its time ("10:00 PM", "10 p. m.").
+_MONTH_TOKENS = frozenset(MONTH_NAMES)
+# "a. m." is two tokens, of which "m." is the telling one.
+_HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
+_DATE_MARKS = frozenset("-/.")  # what separates the numbers of a date written in one token
 
 
-def written_notations(low: str, forms: set[str]) -> list[str]:
-    """The keys (``notations``) of the 12-hour times and the dates in words of a text.
+def value_text(text: str) -> str:
+    """``text`` with JSON's escaped whitespace as spaces, each as long as the escape, so a
+    value after a ``\\n`` starts a word and every offset still points into ``text``."""
+    if "\\" not in text:
+        return text
+    return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
 
-    The regular expressions run only when the forms show such a value may be there.
+
+def value_forms(text: str, forms: set[str]) -> list[str]:
+    """The keys (``values``) of the dates and clock times a source writes, and the years of
+    its dates (a year alone is a number a source carries).
+
+    A kind of value is read in the whole text only where one may stand across tokens (a
+    month's name, a half-day mark apart from its time); otherwise only the distinct tokens
+    that may hold one are read, each alone, which is the same reading for a value inside
+    one token and far less to read in a large result.
     """
-    out: list[str] = []
-    if not forms.isdisjoint(_TWELVE_HOUR_WORDS):
-        out.extend(key for keys, _, _ in twelve_hour_times(low) for key in keys)
-    if not forms.isdisjoint(_MONTH_WORDS):
-        out.extend(key for keys, _, _ in written_dates(low) for key in keys)
-    return out
+    if not forms.isdisjoint(_MONTH_TOKENS):
+        keys, years = date_keys(value_text(text))
+    else:
+        tokens = "\n".join(t for t in forms if t[0] in _DIGITS and not _DATE_MARKS.isdisjoint(t))
+        keys, years = date_keys(tokens, in_words=False)
+    if not forms.isdisjoint(_HALF_DAY_TOKENS):
+        keys |= time_keys(value_text(text))
+    else:
+        keys |= time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m")))
+    return [*keys, *map(str, years)]
 
 
 def fragment_forms(forms: set[str]) -> set[str]:
@@ -356,21 +360,9 @@ def number_variants(value: str) -> list[str]:
 
 
 def _derived_spellings(token: str) -> Iterable[str]:
-    """The other forms one source token is read under: its canonical number, its parts."""
+    """The other forms one source token is read under: its canonical number."""
     if token[-1] == "0" and "." in token and _NUMBER.fullmatch(token):
         yield canonical_number(token)
-        return
-    if len(token) >= 10 and token[4] == "-":
-        match = _ISO_DATETIME.match(token)
-        if match:
-            yield from (match.group(1), match.group(2), match.group(3), match.group(4))
-            return
-        match = _ISO_DATE.fullmatch(token)
-        if match:
-            yield match.group(1)
-        return
-    if ":" in token:
-        yield from source_clock_keys(token)
         return
     if token[-1].isalpha() or token[-1] in "%s":
         match = _GLUED.fullmatch(token)
@@ -393,70 +385,6 @@ def token_forms(token: str) -> set[str]:
 
 def is_separator(char: str) -> bool:
     return char in _SEPARATOR_SET
-
-
-# --- dates and clock times a person wrote ------------------------------------------------
-
-_TIME = re.compile(
-    r"\b(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?|\b(\d{1,2}):(\d{2})(?::(\d{2}))?\b", re.I
-)
-_DATE_ISO = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
-_DATE_NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
-_MONTH_NAME = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATE_MDY = re.compile(rf"\b{_MONTH_NAME}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
-_DATE_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME},?\s+(\d{{4}})\b", re.I)
-
-
-def time_and_date_spellings(text: str) -> set[str]:
-    """Other spellings of the clock times and dates in ``text``: 8 pm is also 20:00."""
-    out: set[str] = set()
-    for m in _TIME.finditer(text):
-        if m.group(5) is not None:
-            hour, minute, second, half = int(m.group(5)), int(m.group(6)), m.group(7), None
-        else:
-            hour, minute = int(m.group(1)), int(m.group(2) or 0)
-            second, half = m.group(3), m.group(4).lower()
-        if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
-            continue
-        h24 = hour if half is None else (hour % 12) + (12 if half == "p" else 0)
-        h12 = h24 % 12 or 12
-        suffix = "pm" if h24 >= 12 else "am"
-        for spelled in (f"{h24:02d}:{minute:02d}", f"{h24}:{minute:02d}", f"{h12}:{minute:02d}"):
-            out.update((spelled, spelled + ":00", spelled + suffix))
-            if second:
-                out.add(f"{spelled}:{second}")
-        out.add(f"{h12}{suffix}")
-    for year, month, day in _dates(text):
-        if not (1 <= month <= 12 and 1 <= day <= 31):
-            continue
-        out.update(
-            {
-                f"{year}-{month:02d}-{day:02d}",
-                f"{year}/{month:02d}/{day:02d}",
-                f"{month}/{day}/{year}",
-                f"{month:02d}/{day:02d}/{year}",
-                f"{day}/{month}/{year}",
-                f"{day:02d}/{month:02d}/{year}",
-                f"{day:02d}.{month:02d}.{year}",
-                f"{day}.{month}.{year}",
-                f"{year}{month:02d}{day:02d}",
-                str(year),
-            }
-        )
-    return out
-
-
-def _dates(text: str) -> Iterable[tuple[int, int, int]]:
-    for m in _DATE_ISO.finditer(text):
-        yield int(m.group(1)), int(m.group(2)), int(m.group(3))
-    for m in _DATE_NUMERIC.finditer(text):
-        a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        yield year, a, b  # month first
-        yield year, b, a  # day first
-    for m in _DATE_MDY.finditer(text):
-        yield int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2))
-    for m in _DATE_DMY.finditer(text):
-        yield int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1))
 
 
 # --- user patterns, whole-token and under a time bound -----------------------------------

@@ -104,11 +104,12 @@ def test_it_reads_a_number_with_a_short_glued_tail() -> None:
 
 
 def test_it_reads_identifiers_of_many_shapes() -> None:
-    """Versions, hostnames with digits, ISO timestamps, dates and clock times are candidates."""
-    answer = "v2.4.1 on db-07 at 2026-11-30T10:00:00Z, i.e. 2026-11-30 10:00, then 11:45."
+    """Versions, hostnames with digits, dates and clock times are candidates, and an ISO
+    timestamp is its date and its time."""
+    answer = "v2.4.1 on db-07 at 2026-11-29T08:00:00Z, then 2026-11-30 10:00, then 11:45."
     result = run(answer, {"x": 1})
     assert sorted(flagged(result)) == sorted(
-        ["v2.4.1", "db-07", "2026-11-30t10:00:00z", "2026-11-30", "10:00", "11:45"]
+        ["v2.4.1", "db-07", "2026-11-29", "08:00", "2026-11-30", "10:00", "11:45"]
     )
 
 

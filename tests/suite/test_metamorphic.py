@@ -39,6 +39,8 @@ CORPORA = ("airline-dev", "retail-dev")
 # The rewrites that change no flag on the sample today; see the module's docstring.
 INVARIANT_REWRITES = (
     "iso_date_to_written",
+    "iso_date_to_slashed",
+    "written_date_to_iso",
     "dollar_sign_to_usd",
     "dollars_add_grouping_and_cents",
     "dollars_drop_grouping_and_cents",
