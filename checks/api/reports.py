@@ -196,7 +196,8 @@ FINDINGS_DESCRIPTION = (
     operation_id="findings_csv",
     summary="The findings of a project as CSV",
     description=FINDINGS_DESCRIPTION
-    + " A cell a spreadsheet would run as a formula (even after blanks, or in full-width signs) "
+    + " A cell a spreadsheet would run as a formula (even after any run of blank or invisible "
+    "characters, or in full-width signs) "
     "starts with an apostrophe, so it is shown and never run.",
     parameters=[PROJECT, *FILTERS],
     responses={(200, "text/csv"): OpenApiTypes.STR, **REFUSALS},
