@@ -50,7 +50,7 @@ from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import Source, index_for, parse_arguments
 from .money import Amount, read_amounts
-from .notations import count_key, fragment_lookups
+from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, route_findings
 from .shown import Shown
@@ -280,8 +280,8 @@ def _count_candidate(
 def _with_notations(candidate: Candidate) -> Candidate:
     """The candidate with the other keys its value may be written under (``notations``)."""
     extra: list[str] = []
-    if candidate.shape == "number":
-        extra = fragment_lookups(candidate.value)
+    if candidate.shape == "number" and (run := number_run(candidate.value)) is not None:
+        extra = run.keys()
     return replace(candidate, forms=candidate.forms + tuple(extra)) if extra else candidate
 
 

@@ -1,15 +1,26 @@
 """Values as people write them: the other spellings under which a value is the same value.
 
 A tool records ``gift_card_7091239`` and ``certificate_7504069``; an answer says "the gift
-card ending in 1239" and "certificate 7504069". Each pair is one value. This module turns
-both sides into the same *keys*, so the evidence checker looks a value up once whatever
-notation either side used (dates and clock times are read by ``values``):
+card ending in 1239" and "certificate 7504069". Each pair is one value. This module reads
+both sides into the same values, with the same keys, so the evidence checker looks a value
+up once whatever notation either side used (dates and clock times are read by ``values``,
+amounts of money by ``money``):
 
 - **identifier fragments**: a number of four digits or more is the same value as the digit
-  run of an identifier that carries it whole (``#7504069`` for ``certificate_7504069``) or
-  as its last digits (``#~1239`` for ``gift_card_7091239``). Only digit runs of identifiers
-  (tokens with a letter) count, and a fragment of at least four digits.
-- **amounts** of money are read by ``money``, in every notation the same way on both sides.
+  run of an identifier that carries it whole (``7504069`` of ``certificate_7504069``) or
+  as its last digits (``1239`` of ``gift_card_7091239``). Both are read as a ``DigitRun``:
+  ``identifier_runs`` reads the runs an identifier carries, ``number_run`` reads a number
+  as the run it is, and ``DigitRun.keys`` alone decides the key both are filed and looked
+  up under, so a run read on one side is found from the other by construction.
+
+Principles:
+
+- **Only identifiers carry fragments.** A token with a letter and a digit run is an
+  identifier; a number without a letter is a value of its own, found as written.
+- **A fragment is whole or a tail.** An identifier carries each of its runs whole, and the
+  tails of a run it ends with: "ending in" names last digits, never middle ones, so
+  ``9123`` is no fragment of ``card_7091239``.
+- **Short runs are no fragments.** Fewer than four digits match too much by chance.
 
 The keys start with ``#``, which no token of a text can (``#`` is stripped from a token's
 ends), so they never collide with a value as written.
@@ -18,44 +29,59 @@ ends), so they never collide with a value as written.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 # --- identifier fragments ----------------------------------------------------------------
 
 MIN_FRAGMENT_DIGITS = 4
-_RUN = re.compile(r"\d{4,}")
+_RUN = re.compile(rf"\d{{{MIN_FRAGMENT_DIGITS},}}")
+FRAGMENT_PREFIX = "#"
 
 
-def fragment_keys(token: str) -> list[str]:
-    """The digit-run keys of an identifier token: each run whole, and the last run's tails."""
+@dataclass(frozen=True, slots=True)
+class DigitRun:
+    """A run of ``MIN_FRAGMENT_DIGITS`` digits or more: a number, or a fragment of an
+    identifier an answer may name it by."""
+
+    digits: str
+
+    def keys(self) -> list[str]:
+        """The one key a run is filed under in a source and looked up under in an answer."""
+        return [FRAGMENT_PREFIX + self.digits]
+
+
+def identifier_runs(token: str) -> list[DigitRun]:
+    """The fragments an identifier token carries: each run whole, and the tails of the run
+    it ends with. A token with no letter is no identifier and carries none."""
     if not any(c.isalpha() for c in token):
         return []
-    runs = _RUN.findall(token)
-    if not runs:
+    found = _RUN.findall(token)
+    if not found:
         return []
-    keys = ["#" + run for run in runs]
-    last = runs[-1]
+    runs = [DigitRun(run) for run in found]
+    last = found[-1]
     if token.endswith(last):
-        keys.extend("#~" + last[-n:] for n in range(MIN_FRAGMENT_DIGITS, len(last)))
-    return keys
+        runs.extend(DigitRun(last[-n:]) for n in range(MIN_FRAGMENT_DIGITS, len(last)))
+    return runs
 
 
-def fragment_lookups(value: str) -> list[str]:
-    """The keys under which a number may be an identifier's digit run or its tail."""
+def number_run(value: str) -> DigitRun | None:
+    """A number written as plain digits, read as the run an identifier may carry; None for
+    any other value, or one too short to be a fragment."""
     if len(value) < MIN_FRAGMENT_DIGITS or not value.isdigit():
-        return []
-    return ["#" + value, "#~" + value]
+        return None
+    return DigitRun(value)
 
 
 def fragment_span(text: str, key: str) -> tuple[int, int] | None:
-    """Where the identifier that carries a fragment key stands in ``text`` (lower-cased)."""
-    digits = key.lstrip("#~")
-    pattern = (
-        rf"[\w.-]*[a-z][\w.-]*?{digits}(?!\d)"
-        if key.startswith("#~")
-        else rf"[\w.-]*[a-z][\w.-]*?(?<!\d){digits}(?!\d)"
-    )
-    match = re.search(pattern, text)
-    return (match.start(), match.end()) if match else None
+    """Where an identifier that carries a fragment key stands in ``text`` (lower-cased): one
+    that carries the run whole, else one that ends with it."""
+    digits = key.removeprefix(FRAGMENT_PREFIX)
+    for pattern in (rf"[\w.-]*[a-z][\w.-]*?(?<!\d){digits}(?!\d)", rf"[\w.-]*[a-z][\w.-]*?{digits}(?!\d)"):
+        match = re.search(pattern, text)
+        if match:
+            return match.start(), match.end()
+    return None
 
 
 # --- counts ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from decimal import Decimal
 
 from .decimals import read_number
 from .money import amount_keys
-from .notations import fragment_keys
+from .notations import identifier_runs
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
@@ -342,11 +342,17 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
 
 
 def fragment_forms(forms: set[str]) -> set[str]:
-    """The digit-run keys (``notations.fragment_keys``) of the identifiers among ``forms``.
+    """The keys of the digit runs (``notations.identifier_runs``) the identifiers among
+    ``forms`` carry.
 
     Asked for only when a number is found nowhere as written, so most results never pay it.
     """
-    return {key for token in _IDENTIFIER_RUN.findall("\n".join(forms)) for key in fragment_keys(token)}
+    return {
+        key
+        for token in _IDENTIFIER_RUN.findall("\n".join(forms))
+        for run in identifier_runs(token)
+        for key in run.keys()
+    }
 
 
 def number_variants(value: str) -> list[str]:

@@ -1,0 +1,143 @@
+"""Percents are read one way wherever they are written (issue 25).
+
+The notations are generated from the suite's own table of units (``checks.suite.tokens.
+UNITS``: its percent sign and word), glued to the figure or a space apart: a percent any
+source writes, in the user's words, the system prompt, a tool's text, a string of a tool's
+JSON or a number of it, grounds the same percent written in any of them in an answer, and
+another percent is flagged. The conversations are made up, from unrelated everyday
+settings, and name no checker's domain.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from checks.suite import run_suite
+from checks.suite.decimals import number_text
+from checks.suite.tokens import UNITS
+
+# --- the notations, from the suite's own table ----------------------------------------------------
+
+PERCENT_MARKS = sorted(unit for unit in UNITS if unit == "%" or unit.startswith("per"))
+
+
+@dataclass(frozen=True)
+class Notation:
+    """One way to write a percent: its mark, and whether a space stands before it."""
+
+    mark: str
+    gap: str
+
+    def write(self, value: Decimal) -> str:
+        return f"{number_text(value)}{self.gap}{self.mark}"
+
+
+@st.composite
+def notations(draw: st.DrawFn) -> Notation:
+    mark = draw(st.sampled_from(PERCENT_MARKS))
+    # A word stands a space from its figure; a sign may be glued or not.
+    gap = " " if mark[0].isalpha() else draw(st.sampled_from(["", " "]))
+    return Notation(mark, gap)
+
+
+# Percents from a hundredth to a thousand, written as they read: no trailing zeros.
+percents = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("1000"), places=2).map(
+    lambda d: d.normalize() if d != d.to_integral() else Decimal(int(d))
+)
+
+# --- made-up conversations from unrelated settings -------------------------------------------------
+
+# (the user's question, the answer's sentence); no digit in either, so only the percent counts.
+SETTINGS = [
+    ("How full is the rainwater tank?", "The tank stands at {} of its volume."),
+    ("What share of the choir came to rehearsal?", "Attendance was {} tonight."),
+    ("How humid is the seed store?", "The seed store reads {} humidity."),
+    ("How much of the marathon route is paved?", "The route is {} paved."),
+]
+ROLES = ["user", "system", "tool text", "tool JSON string", "tool JSON number"]
+
+
+def conversation(setting: int, role: str, source: str, answer: str) -> dict[str, Any]:
+    """One turn: the user asks, a lookup returns, the answer states a percent. ``source`` is
+    what the role says: a written percent, or for a JSON number, the number's JSON text."""
+    question, sentence = SETTINGS[setting]
+    user = f"{question} I was told {source}." if role == "user" else question
+    if role == "tool text":
+        result = f"Reading on file: {source}"
+    elif role == "tool JSON string":
+        result = json.dumps({"reading": source, "status": "on file"})
+    elif role == "tool JSON number":
+        result = '{"reading_percent": ' + source + ', "status": "on file"}'
+    else:
+        result = json.dumps({"status": "on file"})
+    call = {"id": "call-a", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    data: dict[str, Any] = {
+        "external_id": "percent-values",
+        "messages": [
+            {"role": "user", "content": user},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call-a", "content": result},
+            {"role": "assistant", "content": sentence.format(answer)},
+        ],
+    }
+    if role == "system":
+        data["system"] = f"The standing reading is {source}."
+    return data
+
+
+def source_text(role: str, value: Decimal, notation: Notation) -> str:
+    return number_text(value) if role == "tool JSON number" else notation.write(value)
+
+
+def unsupported(report: dict[str, Any]) -> list[str]:
+    return [f["claim"]["text"] for f in report["findings"] if f["code"] == "unsupported_value"]
+
+
+CHECKS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --- the properties -----------------------------------------------------------------------------
+
+
+@CHECKS
+@given(
+    value=percents,
+    said=notations(),
+    answered=notations(),
+    role=st.sampled_from(ROLES),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_a_percent_any_source_writes_grounds_the_same_percent_in_any_notation(
+    value: Decimal, said: Notation, answered: Notation, role: str, setting: int
+) -> None:
+    source = source_text(role, value, said)
+    answer = answered.write(value)
+    report = run_suite(conversation(setting, role, source, answer))
+    assert unsupported(report) == [], (source, answer)
+
+
+@CHECKS
+@given(
+    value=percents,
+    said=notations(),
+    answered=notations(),
+    role=st.sampled_from(ROLES),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_another_percent_in_any_notation_is_flagged(
+    value: Decimal, said: Notation, answered: Notation, role: str, setting: int
+) -> None:
+    # Ten times the percent and seven more, which no draw makes equal to a run of the
+    # source's digits: a percent with two decimals gives one with a decimal, which no run
+    # is, and any other gives more than each of its runs. So nothing grounds it by accident
+    # and no draw needs leaving out.
+    other = value * 10 + 7
+    source = source_text(role, value, said)
+    answer = answered.write(other)
+    report = run_suite(conversation(setting, role, source, answer))
+    assert unsupported(report) == [answer], (source, answer)
