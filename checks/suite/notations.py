@@ -75,13 +75,36 @@ def number_run(value: str) -> DigitRun | None:
 
 def fragment_span(text: str, key: str) -> tuple[int, int] | None:
     """Where an identifier that carries a fragment key stands in ``text`` (lower-cased): one
-    that carries the run whole, else one that ends with it."""
+    that carries the run whole, else one that ends with it. The span runs from the start of
+    the identifier to the end of the run.
+
+    Each place the digits stand is found by ``str.find`` and weighed by the identifier around
+    it alone, so a result of megabytes costs one pass: a regular expression that let the
+    identifier's characters repeat before the digits retried them at every place (a 5 MB
+    result took 37 s)."""
     digits = key.removeprefix(FRAGMENT_PREFIX)
-    for pattern in (rf"[\w.-]*[a-z][\w.-]*?(?<!\d){digits}(?!\d)", rf"[\w.-]*[a-z][\w.-]*?{digits}(?!\d)"):
-        match = re.search(pattern, text)
-        if match:
-            return match.start(), match.end()
-    return None
+    if not digits:
+        return None
+    tail_span = None
+    at = text.find(digits)
+    while at != -1:
+        end = at + len(digits)
+        if end == len(text) or not text[end].isdigit():
+            start = at
+            while start > 0 and _in_identifier(text[start - 1]):
+                start -= 1
+            if any("a" <= c <= "z" for c in text[start:at]):
+                if at == 0 or not text[at - 1].isdigit():
+                    return start, end  # the run whole: the first such place wins
+                if tail_span is None:
+                    tail_span = (start, end)
+        at = text.find(digits, at + 1)
+    return tail_span
+
+
+def _in_identifier(char: str) -> bool:
+    """A character an identifier may hold: a letter, a digit, ``_``, ``.`` or ``-``."""
+    return char.isalnum() or char in "_.-"
 
 
 # --- counts ------------------------------------------------------------------------------

@@ -41,11 +41,13 @@ def _orders(count: int, note: str) -> list[dict[str, Any]]:
 
 def _conversation(external_id: str, rows: list[dict[str, Any]], picked: int) -> dict[str, Any]:
     """One read of the orders, then an answer that misstates their count, names one deep in
-    the result with its total, and sums two others (a computed figure)."""
+    the result with its total, and sums two others (a computed figure). The count is said in
+    words: a count in figures is read whole against the whole result, where a row's digits
+    or a rounded total may ground it, and would open a range of its own."""
     call = {"id": "c1", "type": "function", "function": {"name": "search_orders", "arguments": "{}"}}
     pair = rows[2]["total"] + rows[3]["total"]
     answer = (
-        f"I found {len(rows) - 10} open orders. {rows[picked]['id']} totals ${rows[picked]['total']:.2f}; "
+        f"I found forty open orders. {rows[picked]['id']} totals ${rows[picked]['total']:.2f}; "
         f"ORD-000002 and ORD-000003 come to ${pair:.2f} together."
     )
     return {
