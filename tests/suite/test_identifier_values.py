@@ -12,12 +12,13 @@ conversations are made up, from unrelated everyday settings, and name no checker
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from value_roles import CHECKS, one_turn, unsupported
+from value_roles import ROLES as ALL_ROLES
 
 from checks.suite import run_suite
 from checks.suite.money import SIGNS
@@ -81,36 +82,13 @@ SETTINGS = [
     ("Which kiln is my pottery batch in?", "Your batch is in {} for firing."),
 ]
 # A JSON number writes no letter, so it carries no identifier and is not among the roles.
-ROLES = ["user", "system", "tool text", "tool JSON string"]
+ROLES = [role for role in ALL_ROLES if role != "tool JSON number"]
 
 
 def conversation(setting: int, role: str, ident: str, answer: str) -> dict[str, Any]:
     """One turn: the user asks, a lookup returns, the answer names a fragment."""
     question, sentence = SETTINGS[setting]
-    user = f"{question} Mine is {ident}." if role == "user" else question
-    if role == "tool text":
-        result = f"Assigned: {ident}"
-    elif role == "tool JSON string":
-        result = json.dumps({"assigned": ident, "status": "on file"})
-    else:
-        result = json.dumps({"status": "on file"})
-    call = {"id": "call-a", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
-    data: dict[str, Any] = {
-        "external_id": "identifier-values",
-        "messages": [
-            {"role": "user", "content": user},
-            {"role": "assistant", "content": None, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": "call-a", "content": result},
-            {"role": "assistant", "content": sentence.format(answer)},
-        ],
-    }
-    if role == "system":
-        data["system"] = f"The standing assignment is {ident}."
-    return data
-
-
-def unsupported(report: dict[str, Any]) -> list[str]:
-    return [f["claim"]["text"] for f in report["findings"] if f["code"] == "unsupported_value"]
+    return one_turn(question, sentence, role, ident, answer, noun="assignment")
 
 
 def is_fragment(digits: str, ident: str) -> bool:
@@ -120,8 +98,6 @@ def is_fragment(digits: str, ident: str) -> bool:
     tail = ident.endswith(runs[-1]) and runs[-1].endswith(digits)
     return whole or tail
 
-
-CHECKS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- the properties -----------------------------------------------------------------------------
 

@@ -10,14 +10,14 @@ unrelated everyday settings, and name no checker's domain.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
 from checks.suite.money import CODES, GROUP_SPACES, MINUS, SIGNS, WORDS, read_amounts
@@ -94,46 +94,17 @@ SETTINGS = [
     ("What does an evening session at the observatory cost?", "An evening session costs {}."),
     ("What is the charter price for the sailing dinghy?", "The dinghy's charter price is {}."),
 ]
-ROLES = ["user", "system", "tool text", "tool JSON string", "tool JSON number"]
 
 
 def conversation(setting: int, role: str, source: str, answer: str) -> dict[str, Any]:
-    """One turn: the user asks, a lookup returns, the answer states a figure. ``source`` is
-    what the role says: a written amount, or for a JSON number, the number's JSON text."""
+    """One turn: the user asks, a lookup returns, the answer states a figure."""
     question, sentence = SETTINGS[setting]
-    user = f"{question} I was told {source}." if role == "user" else question
-    if role == "tool text":
-        result = f"Figure on file: {source}"
-    elif role == "tool JSON string":
-        result = json.dumps({"figure": source, "status": "on file"})
-    elif role == "tool JSON number":
-        result = '{"figure": ' + source + ', "status": "on file"}'
-    else:
-        result = json.dumps({"status": "on file"})
-    call = {"id": "call-a", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
-    data: dict[str, Any] = {
-        "external_id": "money-values",
-        "messages": [
-            {"role": "user", "content": user},
-            {"role": "assistant", "content": None, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": "call-a", "content": result},
-            {"role": "assistant", "content": sentence.format(answer)},
-        ],
-    }
-    if role == "system":
-        data["system"] = f"The standing figure is {source}."
-    return data
+    return one_turn(question, sentence, role, source, answer, noun="figure")
 
 
 def source_text(role: str, value: Decimal, notation: Notation) -> str:
     return str(value) if role == "tool JSON number" else notation.write(value)
 
-
-def unsupported(report: dict[str, Any]) -> list[str]:
-    return [f["claim"]["text"] for f in report["findings"] if f["code"] == "unsupported_value"]
-
-
-CHECKS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- the properties -----------------------------------------------------------------------------
 

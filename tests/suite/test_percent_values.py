@@ -10,13 +10,13 @@ settings, and name no checker's domain.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
 from checks.suite.decimals import number_text
@@ -60,46 +60,17 @@ SETTINGS = [
     ("How humid is the seed store?", "The seed store reads {} humidity."),
     ("How much of the marathon route is paved?", "The route is {} paved."),
 ]
-ROLES = ["user", "system", "tool text", "tool JSON string", "tool JSON number"]
 
 
 def conversation(setting: int, role: str, source: str, answer: str) -> dict[str, Any]:
-    """One turn: the user asks, a lookup returns, the answer states a percent. ``source`` is
-    what the role says: a written percent, or for a JSON number, the number's JSON text."""
+    """One turn: the user asks, a lookup returns, the answer states a percent."""
     question, sentence = SETTINGS[setting]
-    user = f"{question} I was told {source}." if role == "user" else question
-    if role == "tool text":
-        result = f"Reading on file: {source}"
-    elif role == "tool JSON string":
-        result = json.dumps({"reading": source, "status": "on file"})
-    elif role == "tool JSON number":
-        result = '{"reading_percent": ' + source + ', "status": "on file"}'
-    else:
-        result = json.dumps({"status": "on file"})
-    call = {"id": "call-a", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
-    data: dict[str, Any] = {
-        "external_id": "percent-values",
-        "messages": [
-            {"role": "user", "content": user},
-            {"role": "assistant", "content": None, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": "call-a", "content": result},
-            {"role": "assistant", "content": sentence.format(answer)},
-        ],
-    }
-    if role == "system":
-        data["system"] = f"The standing reading is {source}."
-    return data
+    return one_turn(question, sentence, role, source, answer, noun="reading", number_key="reading_percent")
 
 
 def source_text(role: str, value: Decimal, notation: Notation) -> str:
     return number_text(value) if role == "tool JSON number" else notation.write(value)
 
-
-def unsupported(report: dict[str, Any]) -> list[str]:
-    return [f["claim"]["text"] for f in report["findings"] if f["code"] == "unsupported_value"]
-
-
-CHECKS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- the properties -----------------------------------------------------------------------------
 
