@@ -250,7 +250,7 @@ class ArgumentsChecker:
             return None
         if armed:
             return normalize(text) if len(text) >= MIN_ARMED_LENGTH else None
-        tokens, _ = tokenize(text)
+        tokens = tokenize(text)
         if len(tokens) != 1:
             return None
         token = tokens[0]

@@ -143,7 +143,6 @@ def correction_for(values: list[str], posture: str) -> str | None:
 @dataclass
 class AnswerReading:
     candidates: list[Candidate]
-    unread: int
     shapes_timed_out: bool = False
 
 
@@ -158,7 +157,7 @@ def read_answer(
     ``counted`` says whether the results count a noun (they carry its plural as a word or a
     key); a number said of such a noun ("7 reservations") is a candidate whatever its size.
     """
-    tokens, unread = tokenize(answer)
+    tokens = tokenize(answer)
     values = read_values(answer)  # every date and clock time, in any notation
     if skip:
         tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
@@ -224,7 +223,7 @@ def read_answer(
             if unit is not None and candidate.end == unit.end:
                 i += 1
         i += 1
-    return AnswerReading(candidates, unread, timed_out)
+    return AnswerReading(candidates, timed_out)
 
 
 def _value_candidate(answer: str, value: Value) -> Candidate:
@@ -318,8 +317,6 @@ class _State:
         self.newest: dict[str, int] = {}  # form -> position of the newest tool result carrying it
         self.tools = Shown()  # the tool results so far
         self.people = Shown()  # the user's messages and the prompt
-        self.tokens = 0
-        self.truncated = False
         self.exempt: set[str] = set()
         for value in opts.exempt_values:
             self.exempt.update(lookup_forms(normalize(value)))
@@ -334,11 +331,9 @@ class _State:
 
     def absorb(self, source: Source) -> None:
         if source.role == "tool":
-            forms = source.forms
-            self.tokens += source.count
             # Every result is read whole (one pass over its text: linear in its size), so a
             # value in its last row grounds, and one in no row is flagged, as in a small one.
-            self.truncated = self.truncated or source.truncated
+            forms = source.forms
             self.newest.update(dict.fromkeys(forms, source.position))
             self.tools.add(source)
         elif source.role in ("user", "system"):
@@ -442,14 +437,14 @@ class EvidenceChecker:
         report: CheckerReport,
         turn_sources: list[Source],
     ) -> None:
-        stats: dict[str, Any] = {"candidates": 0, "unread": 0, "index_truncated": state.truncated}
+        # Nothing is left unread and no index is cut: the contract's fields say so.
+        stats: dict[str, Any] = {"candidates": 0, "unread": 0, "index_truncated": False}
         report.turns[turn.index] = stats
         if not turn.answer:
             return
         skip = code_blocks_to_skip(turn) if opts.code == "match" else []
         reading = read_answer(turn.answer, opts, skip, counted=state.counts_noun)
         stats["candidates"] = len(reading.candidates)
-        stats["unread"] = reading.unread
         exempt_by_pattern: list[int] = [-1] * len(reading.candidates)
         if opts.exempt_patterns:
             exempt_by_pattern, _ = match_patterns(
@@ -513,9 +508,9 @@ class EvidenceChecker:
             if candidate.value in explained and candidate.number is not None:
                 state.derivations.setdefault(candidate.number, explained[candidate.value])
 
-        if unsupported and not state.truncated:
+        if unsupported:
             self._flag(turn, opts, unsupported, report)
-        records = names_in(reading.candidates, state.tools, turn.answer) if not state.truncated else {}
+        records = names_in(reading.candidates, state.tools, turn.answer)
         if records:
             grounded = {
                 c.value for c in reading.candidates if known.get(c.value) and c.value not in explained

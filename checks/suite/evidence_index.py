@@ -203,8 +203,6 @@ class Source:
     tool: str | None = None
     arguments: Any = None  # the call's arguments, parsed, for a tool result
     _forms: set[str] | None = field(default=None, repr=False)
-    count: int = 0
-    truncated: bool = False
     _parsed: Any = field(default=_NO_PATH, repr=False)
     _json_end: int = 0
     _low: str | None = field(default=None, repr=False)
@@ -230,7 +228,7 @@ class Source:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
         # A JSON text's numbers grouped with commas are read from its strings alone: between
         # them, "[1,250]" is two numbers, not one grouped with a comma.
-        forms, self.count, self.truncated = index_text(text, amounts=not json_text)
+        forms = index_text(text, amounts=not json_text)
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
             if needs_its_strings(text):
@@ -400,7 +398,7 @@ def _string_forms(value: Any) -> set[str]:
         node = stack.pop()
         if isinstance(node, str):
             out.add(normalize(node))
-            out |= index_text(node)[0]
+            out |= index_text(node)
         elif isinstance(node, dict):
             stack.extend(node.values())
         elif isinstance(node, list):

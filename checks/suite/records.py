@@ -91,7 +91,7 @@ class Record:
                 if isinstance(node, dict):
                     stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
                 elif not isinstance(node, list) and node is not None:
-                    self._leaves[path] = index_text(str(node))[0]
+                    self._leaves[path] = index_text(str(node))
         return self._leaves
 
     @property

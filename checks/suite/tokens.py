@@ -19,7 +19,7 @@ import re
 import signal
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
 from .decimals import read_number
@@ -132,20 +132,10 @@ class Candidate:
     precision: int | None = None  # decimals as written, for numbers
 
 
-@dataclass
-class Reading:
-    candidates: list[Candidate] = field(default_factory=list)
-    tokens: int = 0
-    unread: int = 0
-    prose_tokens: list[Token] = field(default_factory=list)
-
-
-def tokenize(text: str, limit: int | None = None) -> tuple[list[Token], int]:
-    """Tokens of ``text`` (at most ``limit``, None: all) and how many were left unread. The
-    checkers read every token: an answer's size is bounded where it is accepted, and the
-    reading is linear in it."""
+def tokenize(text: str) -> list[Token]:
+    """Every token of ``text``. The checkers read every token: an answer's size is bounded
+    where it is accepted, and the reading is linear in it."""
     tokens: list[Token] = []
-    unread = 0
     for match in _TOKEN.finditer(text):
         raw = match.group()
         lead = len(raw) - len(raw.lstrip(DECORATION))
@@ -162,11 +152,8 @@ def tokenize(text: str, limit: int | None = None) -> tuple[list[Token], int]:
                     pieces.append((part, offset))
                 offset += len(part) + 1
         for piece, at in pieces:
-            if limit is not None and len(tokens) >= limit:
-                unread += 1
-                continue
             tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
-    return tokens, unread
+    return tokens
 
 
 _INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
@@ -176,7 +163,7 @@ def parts_of_tokens(text: str) -> set[str]:
     """The pieces of a person's compound tokens: an id typed inside a path, an address or an
     email (``user:mia_li_3668`` also says ``mia_li_3668`` and ``3668``)."""
     out: set[str] = set()
-    for token in tokenize(text)[0]:
+    for token in tokenize(text):
         value = token.value
         if not _INNER_PUNCTUATION.search(value):
             continue
@@ -274,9 +261,8 @@ def _join(first: Token, second: Token) -> str:
 # --- sources ------------------------------------------------------------------------------
 
 
-def index_text(text: str, limit: int | None = None, amounts: bool = True) -> tuple[set[str], int, bool]:
-    """The normalized forms a source carries, its token count, and whether it was cut (past
-    ``limit`` tokens; None, as every source is read: whole, whatever its size).
+def index_text(text: str, amounts: bool = True) -> set[str]:
+    """The normalized forms a source carries, read whole whatever its size.
 
     Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
     loop only visits distinct tokens. With ``amounts``, the keys of the amounts the text
@@ -286,12 +272,7 @@ def index_text(text: str, limit: int | None = None, amounts: bool = True) -> tup
     if "\\" in low:
         # JSON escapes would glue their letter to the next word.
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
-    parts = low.translate(_TO_SPACE).split()
-    count = len(parts)
-    truncated = limit is not None and count > limit
-    if truncated:
-        parts = parts[:limit]
-    forms = set(parts)
+    forms = set(low.translate(_TO_SPACE).split())
     # Few tokens have another form, and comprehensions find them fast. A decimal's trailing
     # zeros and a glued unit are met on the lookup side instead (``number_variants``).
     dressed = [t for t in forms if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET]
@@ -300,7 +281,7 @@ def index_text(text: str, limit: int | None = None, amounts: bool = True) -> tup
     forms.update(value_forms(text, forms))
     if amounts:
         forms.update(amount_keys(low, words=forms))
-    return forms, count, truncated
+    return forms
 
 
 _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
