@@ -173,10 +173,10 @@ class ProjectAdmin(AuditedAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         """Saved and audited as any object here; then, as the settings page does, a judge URL
         changed clears the judge key entered for the old one."""
-        stored = Project.objects.filter(pk=obj.pk).values_list("options", flat=True).first()
         super().save_model(request, obj, form, change)
         if not change:
             return  # a project made here has no key yet
+        stored = form.initial.get("options")  # as the admin read it for this request
         if administration.forget_judge_key_if_moved(project=obj, actor=request.user, before=stored):
             self.message_user(request, JUDGE_KEY_CLEARED, messages.WARNING)
 

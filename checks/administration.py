@@ -89,7 +89,7 @@ def update_project_options(*, project: Project, user: Any, options: Any) -> Opti
         before={"options": before},
         after={"options": options},
     )
-    cleared = forget_judge_key_if_moved(project=locked, actor=user, before=before)
+    cleared = _forget_judge_key(locked, actor=user, before=before)
     project.judge_api_key = locked.judge_api_key
     return OptionsSaved(project, cleared)
 
@@ -118,10 +118,17 @@ def forget_judge_key_if_moved(*, project: Project, actor: Any, before: Any) -> b
     is meant to prevent: it must be entered again for the new judge, as a webhook's secret
     is bound to its URL. Audited as ``project.judge_key_cleared``, saying why."""
     locked = Project.objects.select_for_update().get(pk=project.pk)
+    cleared = _forget_judge_key(locked, actor=actor, before=before)
+    project.judge_api_key = locked.judge_api_key
+    return cleared
+
+
+def _forget_judge_key(locked: Project, *, actor: Any, before: Any) -> bool:
+    """``forget_judge_key_if_moved`` on a row the caller holds locked."""
     old, new = judge_destination(before), judge_destination(locked.options)
     if not locked.judge_api_key or _same_url(old, new):
         return False
-    locked.judge_api_key = project.judge_api_key = ""
+    locked.judge_api_key = ""
     locked.save(update_fields=["judge_api_key"])
     audit.record(
         project=locked,

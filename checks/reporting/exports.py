@@ -461,8 +461,10 @@ def dataset_lines(project: Project, selection: FindingFilter, shape: str, user: 
     (a bulk decision undone after the approval leaves its finding so) is left out: it says
     its author confirmed."""
     for fetched in _batches(approved_corrections(project, selection, user)):
-        prefetch_related_objects(fetched, "finding__decisions")  # what blind_review reads
-        batch = [c for c in fetched if blind_review.may_see_correction(c, user, project)]
+        batch = fetched
+        if project.double_review:  # blind review reads decisions only where it is on
+            prefetch_related_objects(fetched, "finding__decisions")
+            batch = [c for c in fetched if blind_review.may_see_correction(c, user, project)]
         calls = stored_calls([c.finding for c in batch]) if shape == "plain" else {}
         if shape == "chat":  # each example replays its turn: two queries a batch, not per line
             prefetch_related_objects(
