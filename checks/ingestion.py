@@ -10,7 +10,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -74,8 +73,9 @@ class IngestResult:
     run: CheckRun | None
 
 
-# What a database cannot keep in text or JSON: U+0000 and unpaired surrogates.
-UNSTORABLE_TEXT = re.compile("[\x00\ud800-\udfff]")
+# What a database cannot keep in text or JSON (defined beside the OTLP reader, which needs it
+# too and which this module imports).
+UNSTORABLE_TEXT = otel.UNSTORABLE_TEXT
 
 
 MAX_UNSTORABLE_REPORTED = 20

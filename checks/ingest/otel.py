@@ -978,14 +978,14 @@ def read_spans(spans: list[Span]) -> Reading:
 # The chat spans of a trace hold no content: the instrumentation writes it as log records.
 AWAITING_LOGS = "logs"
 
-# What no database keeps in text, as ``checks.ingestion.UNSTORABLE_TEXT``: U+0000 and unpaired
-# surrogates (JSON's "\ud800" reads as one).
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# What no database keeps in text or JSON: U+0000 and unpaired surrogates (JSON's "\ud800"
+# reads as one). Ingestion checks every payload against it (``checks.ingestion``).
+UNSTORABLE_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def storable(name: str) -> bool:
     """Whether a conversation's name can be stored, or looked up: a query cannot carry it."""
-    return _UNSTORABLE.search(name) is None
+    return UNSTORABLE_TEXT.search(name) is None
 
 
 def _unstorable(name: str, spans: list[Span]) -> dict[str, str]:
