@@ -51,7 +51,7 @@ from decimal import Decimal
 from typing import Any
 
 from .decimals import ZERO, exactly, is_number
-from .evidence_index import Source, join_path
+from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .types import Evidence
@@ -604,7 +604,7 @@ def _day_marks(source: Source) -> list[tuple[date, int, int]]:
         marked = [time for time in read_times(source.text) if time.day_offset]
         if marked:
             named = {day for day, _, _ in dates_in(source.text)}
-            for text in _strings_of(source.arguments):
+            for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
                 named.update(day for day, _, _ in dates_in(text))
             found.extend(
                 (day + timedelta(days=time.day_offset), time.start, time.end)
@@ -612,18 +612,6 @@ def _day_marks(source: Source) -> list[tuple[date, int, int]]:
                 for day in sorted(named)
             )
     return found
-
-
-def _strings_of(value: Any) -> Iterator[str]:
-    stack = [value]  # walked without recursion, so no nesting stops it
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
 
 
 def day_marked_date(value: str, sources: list[Source]) -> Computed | None:

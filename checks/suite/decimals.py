@@ -75,8 +75,6 @@ class LongNumber(str):
 
 def _json_fraction(text: str) -> Decimal | LongNumber:
     """``json``'s reader of a number with a point or an exponent."""
-    if len(text) <= 64 and "e" not in text and "E" not in text:
-        return Decimal(text)  # what JSON writes so is a number, and fits: most numbers, at once
     value = read_number(text)
     return LongNumber(text) if value is None else value
 

@@ -460,10 +460,11 @@ class EvidenceChecker:
             if candidate.value in seen:
                 continue
             seen.add(candidate.value)
-            if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in _lookups(candidate)):
+            lookups = _lookups(candidate)
+            if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in lookups):
                 known[candidate.value] = ()
                 continue
-            where = self._locate(candidate, state, sources)
+            where = self._locate(candidate, lookups, state, sources)
             if where is None:
                 unread.append(candidate)
                 continue
@@ -613,10 +614,11 @@ class EvidenceChecker:
 
     @staticmethod
     def _locate(
-        candidate: Candidate, state: _State, sources: list[Source]
+        candidate: Candidate, lookups: list[str], state: _State, sources: list[Source]
     ) -> tuple[Source, tuple[int, int] | None] | None:
+        """Where the newest source carrying one of the candidate's ``lookups`` stands."""
         best, best_form = -1, ""
-        for form in _lookups(candidate):
+        for form in lookups:
             position = state.newest.get(form, -1)
             if position > best:
                 best, best_form = position, form

@@ -330,7 +330,10 @@ class Source:
         span = key_span(self.low, key, plain=False)
         if span is not None or not needs_its_strings(self.text):
             return span
-        for start, end, content in _string_contents(self.text):
+        strings = self.cache.get("strings")
+        if strings is None:  # read once a source: each grounded amount asks again
+            strings = self.cache["strings"] = list(_string_contents(self.text))
+        for start, end, content in strings:
             span = key_span(content, key)
             if span is not None:
                 exact = end - start == len(content)
@@ -339,7 +342,10 @@ class Source:
 
     def _value_span(self, key: str) -> tuple[int, int] | None:
         """Where the date or clock time that ``key`` (``values``) stands for is written."""
-        for found in read_values(value_text(self.text)):
+        values = self.cache.get("values")
+        if values is None:  # read once a source: each grounded date or time asks again
+            values = self.cache["values"] = read_values(value_text(self.text))
+        for found in values:
             if key in found.keys():
                 return found.start, found.end
         return None

@@ -48,12 +48,12 @@ megabytes with no amount costs a few searches; what is read there is read as in 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 
 from .decimals import number_text, read_number
+from .text import alternation
 
 # --- the notation tables -------------------------------------------------------------------
 
@@ -125,14 +125,9 @@ MONEY_NOUNS: frozenset[str] = frozenset(
 )
 
 
-def _alternation(words: Iterable[str]) -> str:
-    """A regular expression matching any of ``words``, the longest first."""
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
-
-
-_SIGN = _alternation(SIGNS)
-_CODE = _alternation(CODES)
-_WORD = _alternation(list(WORDS) + list(MINOR_WORDS))
+_SIGN = alternation(SIGNS)
+_CODE = alternation(CODES)
+_WORD = alternation(list(WORDS) + list(MINOR_WORDS))
 _SPACE = "[ \u00a0]"
 _GAP = f"{_SPACE}?"  # between a sign and its number: one space at most, never a line break
 _MINUS = f"[{MINUS}]"
@@ -152,8 +147,8 @@ _AMOUNT = re.compile(
     (?P<after>{_MARK_AFTER})?
     (?:
         [ \u00a0]?/[ \u00a0]?(?P<slash>[a-z]+)\b
-        | [ \u00a0](?:{_alternation(PER_WORDS)})[ \u00a0](?P<per>[a-z]+)\b
-        | [ \u00a0](?P<each>{_alternation(EACH_WORDS)})\b
+        | [ \u00a0](?:{alternation(PER_WORDS)})[ \u00a0](?P<per>[a-z]+)\b
+        | [ \u00a0](?P<each>{alternation(EACH_WORDS)})\b
     )?
     (?![\w%]|/\w)
     """,
@@ -185,7 +180,7 @@ _WORD_OR_NUMBER = frozenset(
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
 _LABELLED = re.compile(
-    rf"\b(?:{_alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
+    rf"\b(?:{alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
 )
 
 

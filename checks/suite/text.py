@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .decimals import MAX_DIGITS
@@ -180,3 +181,9 @@ def clause_start(text: str, sentence: Sentence, offset: int) -> int:
     while begin < offset and text[begin] in " \t\n*_#>-":
         begin += 1
     return begin
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A regular expression matching any of ``words``, the longest first, so that "sept" is
+    tried before "sep" (the vocabularies of ``values`` and ``money``)."""
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))

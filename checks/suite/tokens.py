@@ -310,13 +310,14 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     that may hold one are read, each alone, which is the same reading for a value inside
     one token and far less to read in a large result.
     """
+    readable = value_text(text) if not forms.isdisjoint(_MONTH_TOKENS | _HALF_DAY_TOKENS) else ""
     if not forms.isdisjoint(_MONTH_TOKENS):
-        keys, years = date_keys(value_text(text))
+        keys, years = date_keys(readable)
     else:
         tokens = "\n".join(t for t in forms if t[0] in _DIGITS and not _DATE_MARKS.isdisjoint(t))
         keys, years = date_keys(tokens, in_words=False)
     if not forms.isdisjoint(_HALF_DAY_TOKENS):
-        keys |= time_keys(value_text(text))
+        keys |= time_keys(readable)
     else:
         keys |= time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m")))
     return [*keys, *map(str, years)]

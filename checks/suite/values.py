@@ -43,6 +43,8 @@ from datetime import date
 from functools import lru_cache
 from typing import ClassVar
 
+from .text import alternation
+
 # --- vocabularies -------------------------------------------------------------------------
 
 MONTH_NAMES: dict[str, int] = {
@@ -110,22 +112,17 @@ HALF_DAY_MARKS: dict[str, str] = {
 DAY_OFFSET = r"[+-][1-3]"
 
 
-def _words(names: Iterable[str]) -> str:
-    """An alternation of table words, longest first, so "sept" is tried before "sep"."""
-    return "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-
-
 def _month_alternation() -> str:
     plain = [name for name in MONTH_NAMES if name not in MONTH_WORDS]
     # Words that are also months only with a capital: "May", "MAY"; not "may".
     worded = [f"{name.capitalize()}|{name.upper()}" for name in MONTH_WORDS]
-    return rf"(?:(?i:{_words(plain)})\.?|(?-i:{'|'.join(worded)}))"
+    return rf"(?:(?i:{alternation(plain)})\.?|(?-i:{'|'.join(worded)}))"
 
 
 _MONTH = _month_alternation()
-_WEEKDAY = rf"(?:{_words(WEEKDAY_NAMES)})\.?"
-_ORDINAL = rf"(?:{_words(ORDINAL_SUFFIXES)})"
-_HALF_DAY = rf"(?:{_words(HALF_DAY_MARKS)})(?!\w)"
+_WEEKDAY = rf"(?:{alternation(WEEKDAY_NAMES)})\.?"
+_ORDINAL = rf"(?:{alternation(ORDINAL_SUFFIXES)})"
+_HALF_DAY = rf"(?:{alternation(HALF_DAY_MARKS)})(?!\w)"
 _DIGIT = "[0-9]"  # not \d: other scripts' digits are no part of a date here
 
 # --- the canonical content of a value, and its keys ---------------------------------------
