@@ -175,6 +175,35 @@ def test_a_grounded_value_is_marked_at_both_ends(client: Any, alice: Any, ingest
     )
 
 
+def test_a_value_a_successful_query_backs_shows_the_query(client: Any, alice: Any, ingest: Any) -> None:
+    """A date the agent searched for, restated in the answer, is grounded in the search's
+    arguments: the page shows those arguments with the date marked, not a span of the result."""
+    call = {
+        "id": "q1",
+        "type": "function",
+        "function": {"name": "search_slots", "arguments": '{"day": "2031-03-14"}'},
+    }
+    payload = {
+        "external_id": "query-backed",
+        "messages": [
+            {"role": "user", "content": "Any free rooms on Pi day?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "q1", "content": json.dumps({"rooms": ["north", "east"]})},
+            {"role": "assistant", "content": "On 2031-03-14 the north and east rooms are free."},
+        ],
+    }
+    conversation = ingest(payload)
+    client.force_login(alice)
+    response = client.get(_turn_url(conversation))
+    [grounded] = response.context["grounded"]
+    [source] = grounded["sources"]
+    assert source["evidence"]["of"] == "arguments" and source["evidence"]["path"] == "day"
+    html = response.content.decode()
+    assert "the arguments of the call to <code>search_slots</code>" in html
+    assert 'title="Characters 9–19 of the arguments">2031-03-14</mark>' in html
+    assert not source["ref"]  # no span of the result is marked for it
+
+
 def test_evidence_under_a_reused_call_id_shows_the_call_it_points_into(
     client: Any, alice: Any, ingest: Any
 ) -> None:

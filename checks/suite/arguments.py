@@ -29,13 +29,13 @@ from typing import Any
 from . import deadline
 from .decimals import number_text
 from .evidence import clip
-from .evidence_index import Source, index_for, is_absence, json_leaves, parse_arguments
+from .evidence_index import BACKS, Source, found_nothing, index_for, json_leaves, parse_arguments
 from .money import money_values
 from .options import Options
 from .shown import Grown, Texts
 from .tokens import classify, lookup_forms, normalize, tokenize
 from .tool_names import surely_writes
-from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
+from .types import CheckerReport, Conversation, Finding, RunContext, ToolCall, Turn
 from .write_numbers import Supply, unsupplied
 
 NAME = "arguments"
@@ -79,25 +79,6 @@ def enum_values(schema: Any, path: str) -> set[str] | None:
             if "const" in option:
                 out.add(str(option["const"]).lower())
     return out or None
-
-
-def _is_empty(result: Source | None, receipt: Receipt | None) -> bool:
-    """The lookup found nothing: an empty list, an absence envelope, or the receipt says so."""
-    if receipt is not None and (
-        receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
-    ):
-        return True
-    if result is None:
-        return False
-    if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
-        return True
-    value = result.parsed() if result.looks_json else None
-    if isinstance(value, dict):
-        if is_absence(value):
-            return True
-        lists = [v for v in value.values() if isinstance(v, list)]
-        return len(lists) == 1 and not lists[0]
-    return isinstance(value, list) and not value
 
 
 class _Seen:
@@ -177,7 +158,12 @@ class ArgumentsChecker:
             if source.turn < 0:
                 seen.absorb(source)
         for turn in conversation.turns:
-            at = {source.message_index: source for source in index.by_turn[turn.index]}
+            # What may back an argument (``BACKS``): a call's own query is no source of another's.
+            at = {
+                source.message_index: source
+                for source in index.by_turn[turn.index]
+                if source.role in BACKS["argument"]
+            }
             for i, message in enumerate(turn.messages):
                 if i in at:
                     seen.absorb(at[i])
@@ -225,7 +211,7 @@ class ArgumentsChecker:
             if producer.tool != call.tool:
                 answered = turn.result_index(call)
                 result = at.get(answered) if answered is not None else None
-                if _is_empty(result, turn.receipt_of(call)):
+                if found_nothing(result, turn.receipt_of(call)):
                     out.append(self._empty_lookup(turn, call, path, value, producer, forms))
         if surely_writes(call.tool, turn.receipt_of(call)):
             for path, number in unsupplied(arguments, seen.supply):

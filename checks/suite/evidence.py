@@ -48,7 +48,7 @@ from .arithmetic import (
 )
 from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
-from .evidence_index import Source, index_for, parse_arguments
+from .evidence_index import BACKS, Source, index_for, parse_arguments
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
@@ -316,6 +316,7 @@ class _State:
     def __init__(self, opts: EvidenceOptions) -> None:
         self.newest: dict[str, int] = {}  # form -> position of the newest tool result carrying it
         self.tools = Shown()  # the tool results so far
+        self.queries = Shown()  # the arguments of the calls that found something
         self.people = Shown()  # the user's messages and the prompt
         self.exempt: set[str] = set()
         for value in opts.exempt_values:
@@ -330,12 +331,15 @@ class _State:
         self.shifts: dict[int, None] = {}
 
     def absorb(self, source: Source) -> None:
-        if source.role == "tool":
+        if source.role not in BACKS["answer"]:
+            return
+        if source.role in ("tool", "call"):
             # Every result is read whole (one pass over its text: linear in its size), so a
             # value in its last row grounds, and one in no row is flagged, as in a small one.
+            # A successful call's arguments back what the answer restates of its query.
             forms = source.forms
             self.newest.update(dict.fromkeys(forms, source.position))
-            self.tools.add(source)
+            (self.tools if source.role == "tool" else self.queries).add(source)
         elif source.role in ("user", "system"):
             if source.text.lstrip().startswith(CORRECTION_PREFIX):
                 return  # the suite's own words are nobody's evidence
@@ -627,7 +631,7 @@ class EvidenceChecker:
             return source, source.span_of(best_form)
         # Keys read from a result only when asked: an identifier's digit run, a list's length.
         lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
-        holder = state.tools.with_lazy_key(lazy) if lazy else None
+        holder = (state.tools.with_lazy_key(lazy) or state.queries.with_lazy_key(lazy)) if lazy else None
         if holder is not None:
             for key in lazy:
                 if key in holder.fragments:

@@ -1,7 +1,15 @@
-"""The evidence a conversation holds, read once: every tool result, user message and prompt.
+"""The evidence a conversation holds, read once: every tool result, user message and prompt,
+and the arguments of every call that was answered with something found.
 
 Each message becomes a ``Source`` whose normalized forms are computed on first use and kept,
-so the evidence and arguments checkers share one reading of a conversation. Lookups walk
+so the evidence and arguments checkers share one reading of a conversation.
+
+Principle: **the query is part of the receipt.** A call whose result found something is the
+runtime's record that it asked for what its arguments say, so "the flights on <the date
+searched>" is backed by the search's own arguments even when the rows do not repeat the
+date. A call that found nothing, failed or was denied backs nothing with its arguments. The
+arguments are still checked themselves, by the ``arguments`` checker. Which sources may back
+which claims is one table, ``BACKS``. Lookups walk
 the sources in conversation order and merge their form sets with ``dict.update`` (in C),
 which keeps a long conversation linear.
 
@@ -30,7 +38,7 @@ from .tokens import (
     token_forms,
     value_text,
 )
-from .types import Conversation, Evidence
+from .types import Conversation, Evidence, Receipt
 from .values import is_value_key, read_values
 
 # Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
@@ -48,6 +56,15 @@ _ECHO_KEYS = frozenset(
     ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
 )
 _NO_PATH = object()
+
+# Which roles of source may back which claims. An answer's value may be backed by any source
+# before it; an argument typed into a call only by what the people and the results said
+# (another call's arguments are the model's own words, however successful the call).
+# Earlier answers back nothing: they are the model's words too.
+BACKS: dict[str, frozenset[str]] = {
+    "answer": frozenset({"system", "user", "tool", "call"}),
+    "argument": frozenset({"system", "user", "tool"}),
+}
 
 
 def _space_end(text: str, pos: int) -> int:
@@ -197,7 +214,7 @@ class Source:
     position: int  # order in the conversation
     turn: int
     message_index: int  # -1 for the system prompt
-    role: str  # tool | user | system
+    role: str  # tool | user | system | call (a call's arguments: ``BACKS``)
     text: str
     call_id: str | None = None
     tool: str | None = None
@@ -221,7 +238,7 @@ class Source:
 
     def _read_forms(self) -> set[str]:
         text = self.text
-        json_text = self.role == "tool" and self.looks_json
+        json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
@@ -376,9 +393,10 @@ class Source:
             return None
 
     def evidence_at(self, span: tuple[int, int] | None) -> Evidence:
+        of = "arguments" if self.role == "call" else "result"
         if span is None:
-            return Evidence(call_id=self.call_id, path="")
-        return Evidence(call_id=self.call_id, path=self.path_at(span[0]), start=span[0], end=span[1])
+            return Evidence(call_id=self.call_id, path="", of=of)
+        return Evidence(call_id=self.call_id, path=self.path_at(span[0]), start=span[0], end=span[1], of=of)
 
 
 def _step(value: Any, part: str | int) -> Any:
@@ -395,6 +413,32 @@ def _bounded(low: str, start: int, end: int) -> bool:
 
 def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
+
+
+def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
+    """The call found nothing: an empty list, an absence envelope, or the receipt says so."""
+    if receipt is not None and (
+        receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
+    ):
+        return True
+    if result is None:
+        return False
+    if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
+        return True
+    value = result.parsed() if result.looks_json else None
+    if isinstance(value, dict):
+        if is_absence(value):
+            return True
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return len(lists) == 1 and not lists[0]
+    return isinstance(value, list) and not value
+
+
+def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
+    """Whether a call's result is a receipt for its arguments: it succeeded and found something."""
+    if receipt is not None and not receipt.ok:
+        return False
+    return not found_nothing(result, receipt)
 
 
 def _string_forms(value: Any) -> set[str]:
@@ -496,6 +540,19 @@ def build_index(conversation: Conversation) -> ConversationIndex:
             mine.append(source)
             if message.role == "system":
                 system.append(source)
+            if answered is not None and answered_with_something(source, turn.receipt_of(answered)):
+                query = Source(
+                    len(sources),
+                    turn.index,
+                    i,
+                    "call",
+                    answered.arguments,
+                    call_id=answered.call_id,
+                    tool=answered.tool,
+                    arguments=arguments[answered],
+                )
+                sources.append(query)
+                mine.append(query)
         by_turn.append(mine)
     return ConversationIndex(sources, by_turn, system, calls)
 

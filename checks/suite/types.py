@@ -166,15 +166,25 @@ class Span:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A pointer into one tool result: which call, which JSON path, which characters."""
+    """A pointer into one call: which call, which JSON path, which characters of its result,
+    or (``of="arguments"``) of its arguments, a successful query being part of its receipt."""
 
     call_id: str | None
     path: str = ""
     start: int | None = None
     end: int | None = None
+    of: str = "result"  # result | arguments
 
     def to_dict(self) -> dict[str, Any]:
-        return {"call_id": self.call_id, "path": self.path, "start": self.start, "end": self.end}
+        out: dict[str, Any] = {
+            "call_id": self.call_id,
+            "path": self.path,
+            "start": self.start,
+            "end": self.end,
+        }
+        if self.of != "result":
+            out["of"] = self.of
+        return out
 
 
 @dataclass(frozen=True)

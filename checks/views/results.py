@@ -48,7 +48,10 @@ def linker(slug: str, place: Place) -> Callable[[dict[str, Any]], str]:
 def _span(call: Any, item: dict[str, Any]) -> tuple[int, int] | None:
     """Where an evidence item points in its call's result: its offsets, or, where it gives
     only a JSON path, the value at that path. None for the result as a whole (the evidence
-    of a count is the whole result: it is shown, not marked) or a span outside it."""
+    of a count is the whole result: it is shown, not marked) or a span outside it. None too
+    for a span in the call's arguments (``of: arguments``), which are no part of its result."""
+    if item.get("of") == "arguments":
+        return None
     start, end = item.get("start"), item.get("end")
     text = call.result
     if not isinstance(start, int) or not isinstance(end, int):

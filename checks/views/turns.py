@@ -174,7 +174,7 @@ def _call(
         item,
         turn,
         turn_of=lambda c: c.turn_index,  # type: ignore[attr-defined]
-        result_of=lambda c: c.result,
+        result_of=lambda c: _pointed_text(c, item),
         value=value,
     )
 
@@ -227,6 +227,12 @@ def _turn_summary(run: Any, index: int) -> dict[str, Any]:
 SNIPPET_CONTEXT = 80  # characters shown either side of a grounding span
 
 
+def _pointed_text(call: ToolCall, item: dict[str, Any]) -> str:
+    """The text an evidence item's offsets count in: the call's result, or its arguments
+    where a successful query backs the value (``of: arguments``)."""
+    return call.arguments if item.get("of") == "arguments" else call.result
+
+
 def _grounded(index: int, item: dict[str, Any], calls: dict[Any, list[ToolCall]]) -> dict[str, Any]:
     """A grounded value and the tool result that carries it, cut to the span and its context."""
     sources = []
@@ -236,15 +242,17 @@ def _grounded(index: int, item: dict[str, Any], calls: dict[Any, list[ToolCall]]
         if call is None or start is None or end is None:
             sources.append({"evidence": evidence, "call": call, "pieces": []})
             continue
-        left, right = max(0, start - SNIPPET_CONTEXT), min(len(call.result), end + SNIPPET_CONTEXT)
-        mark = Mark(start - left, end - left, "evidence", f"Characters {start}–{end} of the result")
+        text = _pointed_text(call, evidence)
+        left, right = max(0, start - SNIPPET_CONTEXT), min(len(text), end + SNIPPET_CONTEXT)
+        where = "arguments" if evidence.get("of") == "arguments" else "result"
+        mark = Mark(start - left, end - left, "evidence", f"Characters {start}–{end} of the {where}")
         sources.append(
             {
                 "evidence": evidence,
                 "call": call,
-                "pieces": pieces(call.result[left:right], [mark]),
+                "pieces": pieces(text[left:right], [mark]),
                 "cut_left": left > 0,
-                "cut_right": right < len(call.result),
+                "cut_right": right < len(text),
             }
         )
     return {"anchor": f"grounded-{index}", "item": item, "sources": sources}

@@ -2,7 +2,7 @@
 
 Properties over the notation tables: for a random valid date or time, written in any
 spelling of ``DATE_NOTATIONS`` or ``TIME_NOTATIONS`` by any source (the user, the system
-prompt, a tool's text, a string of a tool's JSON), an answer that writes the same value in
+prompt, a tool's text, a string of a tool's JSON, the arguments of a call that found something), an answer that writes the same value in
 any spelling is not flagged, and one that writes another value (another day, month, year,
 hour or minute) in that spelling is. The conversations are made up, each on a topic drawn
 from several unrelated ones; the spellings come from the tables, not from a list here.
@@ -24,7 +24,7 @@ from checks.suite.values import DATE_NOTATIONS, TIME_NOTATIONS, read_values
 
 DATE_SPELLINGS = [spelling for notation in DATE_NOTATIONS for spelling in notation.spellings]
 TIME_SPELLINGS = [spelling for notation in TIME_NOTATIONS for spelling in notation.spellings]
-ROLES = ("user", "system", "tool text", "tool json")
+ROLES = ("user", "system", "tool text", "tool json", "call argument")
 # What the made-up conversations are about: an opening the value follows, on unrelated topics.
 TOPICS = (
     "The library loan is due",
@@ -122,7 +122,8 @@ def conversation(source: str, role: str, answer: str) -> dict[str, Any]:
     else:
         result = {"status": "ok"}
     user = source if role == "user" else "Could you check this for me?"
-    turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}], user=user)
+    args = {"when": source} if role == "call argument" else {}
+    turn = build_turn(answer, calls=[{"tool": "lookup", "args": args, "result": result}], user=user)
     built = build_conversation(turn)
     built["system"] = source if role == "system" else "Answer from the records you look up."
     return built

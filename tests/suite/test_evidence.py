@@ -202,18 +202,45 @@ def test_it_takes_only_the_complete_leaves_of_cut_off_json() -> None:
     assert flagged(result) == ["srv-10"]
 
 
-def test_it_never_takes_call_arguments_or_the_models_own_words_as_evidence() -> None:
-    """A value the model put in a call, or said in an earlier answer, is still unsupported."""
+def test_an_earlier_answer_is_no_evidence_and_a_query_backs_only_what_it_found() -> None:
+    """A value the model said in an earlier answer backs nothing. A call's arguments back
+    what the answer restates of what that call found (the query is part of its receipt),
+    while the arguments checker still flags the argument the model made up; a call that
+    found nothing backs nothing with its arguments."""
     first = build_turn("The ticket is INC-55120.")
-    second = build_turn(
+    found = build_turn(
         "Ticket INC-55120 is open.",
         calls=[{"tool": "ticket_get", "args": {"id": "INC-55120"}, "result": {"state": "open"}}],
     )
-    result = run_suite(build_conversation(first, second))
+    missing = build_turn(
+        "Ticket INC-55120 is open.",
+        calls=[{"tool": "ticket_get", "args": {"id": "INC-55120"}, "result": {"found": False}}],
+    )
+    result = run_suite(build_conversation(first, found))
+    assert [(f["turn"], f["value"]) for f in codes(result, "unsupported_value")] == [(0, "inc-55120")]
+    [argument] = [f for f in result["findings"] if f["code"] == "unsupported_argument"]
+    assert (argument["turn"], argument["value"]) == (1, "inc-55120")
+    [backed] = [p for p in result["provenance"] if p["turn"] == 1]
+    assert backed["evidence"] == [
+        {"call_id": "call-1", "path": "id", "start": 8, "end": 17, "of": "arguments"}
+    ]
+
+    result = run_suite(build_conversation(first, missing))
     assert [(f["turn"], f["value"]) for f in codes(result, "unsupported_value")] == [
         (0, "inc-55120"),
         (1, "inc-55120"),
     ]
+
+
+def test_a_failed_or_empty_query_backs_nothing_in_an_unrelated_domain() -> None:
+    """A search that failed or returned an empty list is no receipt for what it asked."""
+    for result in ('{"error": "upstream unavailable", "status": "error"}', {"samples": []}):
+        turn = build_turn(
+            "Batch LOT-88213 passed its assay.",
+            calls=[{"tool": "assay_search", "args": {"lot": "LOT-88213"}, "result": result}],
+        )
+        report = run_suite(build_conversation(turn))
+        assert [f["value"] for f in codes(report, "unsupported_value")] == ["lot-88213"], result
 
 
 def test_it_never_takes_its_own_correction_as_a_person_supplying_values() -> None:
@@ -446,14 +473,21 @@ def test_rails_proposes_a_refusal_listing_at_most_twelve_values() -> None:
 
 
 def test_code_match_skips_a_fenced_program_the_turn_submitted() -> None:
-    """Under code: match a fenced block equal to a submitted program is script, not claims."""
+    """Under code: match a fenced block equal to a submitted program is script, not claims,
+    even where the run failed (so its arguments back nothing); by default its values are
+    claims like any other, backed by a run that succeeded."""
     program = "x = 0xdeadbeef\nprint(x)"
-    turn = build_turn(
-        f"I ran:\n```python\n{program}\n```\nIt printed 3735928559.",
-        calls=[{"tool": "run_python", "args": {"code": program}, "result": "3735928559"}],
+    answer = f"I ran:\n```python\n{program}\n```\nIt printed 3735928559."
+    failed = build_turn(
+        answer,
+        calls=[{"tool": "run_python", "args": {"code": program}, "result": "Error: sandbox unavailable"}],
     )
-    assert flagged(run_suite(build_conversation(turn), {"evidence": {"code": "match"}})) == []
-    assert flagged(run_suite(build_conversation(turn))) == ["0xdeadbeef"]
+    assert flagged(run_suite(build_conversation(failed), {"evidence": {"code": "match"}})) == ["3735928559"]
+    assert flagged(run_suite(build_conversation(failed))) == ["0xdeadbeef", "3735928559"]
+    ran = build_turn(
+        answer, calls=[{"tool": "run_python", "args": {"code": program}, "result": "3735928559"}]
+    )
+    assert flagged(run_suite(build_conversation(ran))) == []
 
 
 # --- what it cannot see: written down so nobody mistakes it for a truth judge ------------

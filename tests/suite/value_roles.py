@@ -2,7 +2,8 @@
 property tests of each family of values (amounts, percents, identifier fragments).
 
 The source is one of ``ROLES``: the user's message, the system prompt, a tool's text, a
-string of a tool's JSON, or a number of it. The turn names no domain beyond the question and
+string of a tool's JSON, a number of it, or the arguments of the call the tool answered (a
+query that found something is part of its receipt). The turn names no domain beyond the question and
 the sentence each test brings from its own settings.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-ROLES = ["user", "system", "tool text", "tool JSON string", "tool JSON number"]
+ROLES = ["user", "system", "tool text", "tool JSON string", "tool JSON number", "call argument"]
 
 CHECKS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -33,7 +34,8 @@ def one_turn(
         result = '{"' + (number_key or noun) + '": ' + source + ', "status": "on file"}'
     else:
         result = json.dumps({"status": "on file"})
-    call = {"id": "call-a", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    arguments = json.dumps({noun: source}) if role == "call argument" else "{}"
+    call = {"id": "call-a", "type": "function", "function": {"name": "lookup", "arguments": arguments}}
     data: dict[str, Any] = {
         "external_id": f"{noun}-values",
         "messages": [
