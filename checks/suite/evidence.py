@@ -8,7 +8,10 @@ in the tool results of the conversation so far:
 - ``computed_value`` (info): no result carries it, but it is a rounding, unit conversion,
   complement, column sum, ratio or difference of numbers one does (``derived``);
 - ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier
-  turn, none in this one.
+  turn, none in this one;
+- ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already
+  stated. Earlier answers back nothing (``evidence_index.BACKS``), but one invented value is
+  one defect: flagged where it first appears, noted where it recurs.
 
 Every grounded value is reported in ``provenance`` with the call, JSON path and span that
 carry it.
@@ -329,6 +332,8 @@ class _State:
         # later one of the same number explains nothing the first does not.
         self.counts: dict[int, Operand] = {}
         self.shifts: dict[int, None] = {}
+        # The answers' own values that nothing backed: key -> the turn that first stated it.
+        self.invented: dict[str, int] = {}
 
     def absorb(self, source: Source) -> None:
         if source.role not in BACKS["answer"]:
@@ -365,6 +370,15 @@ class _State:
             if c.shape == "amount" and c.number is not None and c.value in known:
                 self.amounts.append(Operand(c.number, f"{c.text} (stated in turn {turn})", known[c.value]))
         del self.amounts[:-MAX_POOL]
+
+    def invented_in(self, candidate: Candidate) -> int | None:
+        """The turn whose answer first stated this value with nothing to back it, if any."""
+        return next((self.invented[f] for f in candidate.forms if f in self.invented), None)
+
+    def remember_invented(self, turn: int, candidates: list[Candidate]) -> None:
+        for candidate in candidates:
+            for form in candidate.forms:
+                self.invented.setdefault(form, turn)
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
@@ -513,6 +527,13 @@ class EvidenceChecker:
             if candidate.value in explained and candidate.number is not None:
                 state.derivations.setdefault(candidate.number, explained[candidate.value])
 
+        # An earlier answer backs nothing, but a value it invented is one defect: flagged
+        # where it first appears, noted where the model says it again.
+        repeats = [c for c in unsupported if state.invented_in(c) is not None]
+        for candidate in repeats:
+            report.findings.append(self._repeated(turn, candidate, state.invented_in(candidate) or 0))
+        unsupported = [c for c in unsupported if c not in repeats]
+        state.remember_invented(turn.index, unsupported)
         if unsupported:
             self._flag(turn, opts, unsupported, report)
         records = names_in(reading.candidates, state.tools, turn.answer)
@@ -669,6 +690,22 @@ class EvidenceChecker:
                     extra={"shape": candidate.shape},
                 )
             )
+
+    @staticmethod
+    def _repeated(turn: Turn, candidate: Candidate, first: int) -> Finding:
+        return Finding(
+            turn=turn.index,
+            checker=NAME,
+            code="repeated_unsupported_value",
+            severity="info",
+            explanation=(
+                f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result and no "
+                f"person supplied it; the answer of turn {first} stated it first and is flagged there."
+            ),
+            claim=_span(candidate),
+            value=clip(candidate.value),
+            extra={"shape": candidate.shape, "first_turn": first},
+        )
 
     @staticmethod
     def _prior_turn(turn: Turn, grounded_turns: list[int]) -> Finding:

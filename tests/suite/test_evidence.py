@@ -225,10 +225,26 @@ def test_an_earlier_answer_is_no_evidence_and_a_query_backs_only_what_it_found()
         {"call_id": "call-1", "path": "id", "start": 8, "end": 17, "of": "arguments"}
     ]
 
-    result = run_suite(build_conversation(first, missing))
+    result = run_suite(build_conversation(missing))
+    assert [(f["turn"], f["value"]) for f in codes(result, "unsupported_value")] == [(0, "inc-55120")]
+
+
+def test_a_value_invented_once_is_flagged_where_it_first_appears_and_noted_where_it_recurs() -> None:
+    """One invented value said in three answers is one defect: a flag in the first, a note
+    (info) in the others naming it; a new invented value in a later answer is flagged."""
+    reading = {"tool": "greenhouse_log", "result": {"bed": "B-12", "humidity": "61%"}}
+    first = build_turn("Bed B-12 was watered by sensor SN-40917.", calls=[reading])
+    second = build_turn("Yes, SN-40917 logged it.")
+    third = build_turn("SN-40917 and SN-55302 both report bed B-12.")
+    result = run_suite(build_conversation(first, second, third))
     assert [(f["turn"], f["value"]) for f in codes(result, "unsupported_value")] == [
-        (0, "inc-55120"),
-        (1, "inc-55120"),
+        (0, "sn-40917"),
+        (2, "sn-55302"),
+    ]
+    notes = codes(result, "repeated_unsupported_value")
+    assert [(f["turn"], f["value"], f["severity"], f["first_turn"]) for f in notes] == [
+        (1, "sn-40917", "info", 0),
+        (2, "sn-40917", "info", 0),
     ]
 
 
@@ -248,7 +264,9 @@ def test_it_never_takes_its_own_correction_as_a_person_supplying_values() -> Non
     first = build_turn("FCID 0xef0101.", calls=[{"tool": "show_ports", "result": PORTS}])
     second = build_turn("FCID 0xef0101.", user=f"{CORRECTION_PREFIX} …\n\n`0xef0101`")
     result = run_suite(build_conversation(first, second))
-    assert [f["turn"] for f in codes(result, "unsupported_value")] == [0, 1]
+    assert [f["turn"] for f in codes(result, "unsupported_value")] == [0]
+    # Not exempted by the correction quoting it: still unsupported, noted as said again.
+    assert [f["turn"] for f in codes(result, "repeated_unsupported_value")] == [1]
 
 
 def test_it_exempts_what_the_user_and_the_system_prompt_supplied() -> None:
