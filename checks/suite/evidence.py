@@ -51,6 +51,7 @@ from .arithmetic import (
 )
 from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
+from .durations import elapsed, read_durations
 from .evidence_index import BACKS, Source, index_for, parse_arguments
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
@@ -69,9 +70,10 @@ from .tokens import (
     number_variants,
     parts_of_tokens,
     tokenize,
+    value_text,
 )
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, Turn
-from .values import Value, day_of_key, read_values
+from .values import Value, day_of_key, read_times, read_values
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -95,6 +97,7 @@ _KIND_WORDS = {
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
     "day-mark": "the date of a time a result writes with a next-day mark",
+    "elapsed": "the time between two clock times the answer or this turn's results write",
 }
 
 
@@ -590,6 +593,11 @@ class EvidenceChecker:
                 if shifted is not None:
                     out[candidate.value] = shifted
                     break
+        for candidate in unread:
+            if candidate.shape == "duration":
+                between = _elapsed(turn.answer, candidate, turn_sources)
+                if between is not None:
+                    out[candidate.value] = between
         amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
         pending = [c for c in unread if c.shape == "amount" and c.number is not None]
         if not pending:
@@ -736,6 +744,38 @@ class EvidenceChecker:
                 "served_results": served,
             },
         )
+
+
+def _elapsed(answer: str, candidate: Candidate, turn_sources: list[Source]) -> Computed | None:
+    """A duration that elapses between two clock times the answer or this turn's results
+    write (``durations.elapsed``): "a total of 5 hours" between a departure and an arrival."""
+    value = next((v for v in read_durations(candidate.text) if v.start == 0), None)
+    if value is None:
+        return None
+    clocks: list[tuple[int, str]] = []
+    places: dict[str, tuple[Evidence, ...]] = {}
+    for text, where, source in [(answer, "stated", None)] + [
+        (s.text, s.call_id or s.role, s) for s in turn_sources
+    ]:
+        for time in read_times(value_text(text)):
+            mark = f"+{time.day_offset}" if time.day_offset else ""
+            label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
+            clocks.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
+            if source is not None:
+                places[label] = (source.evidence_at((time.start, time.end)),)
+            if len(clocks) >= MAX_POOL:
+                break
+    found = elapsed(value, clocks)
+    if found is None:
+        return None
+    first, second = found
+    operands = (Operand(ZERO, first, places.get(first, ())), Operand(ZERO, second, places.get(second, ())))
+    return Computed(
+        "elapsed",
+        f"the time from {first} to {second}",
+        places.get(first, ()) + places.get(second, ()),
+        operands,
+    )
 
 
 def _lookups(candidate: Candidate) -> list[str]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .decimals import is_number, raw_decode, read_json
+from .durations import keyed_durations
 from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
@@ -248,6 +249,7 @@ class Source:
         forms = index_text(text, amounts=not json_text)
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
+            forms |= keyed_durations(text)
             if needs_its_strings(text):
                 for _, _, content in _string_contents(text):
                     forms |= amount_keys(content)

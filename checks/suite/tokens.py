@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .decimals import read_number
+from .durations import UNITS as DURATION_WORDS
+from .durations import duration_keys
 from .money import amount_keys
 from .notations import identifier_runs
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
@@ -302,8 +304,8 @@ def value_text(text: str) -> str:
 
 
 def value_forms(text: str, forms: set[str]) -> list[str]:
-    """The keys (``values``) of the dates and clock times a source writes, and the years of
-    its dates (a year alone is a number a source carries).
+    """The keys (``values``, ``durations``) of the dates, clock times and durations a source
+    writes, and the years of its dates (a year alone is a number a source carries).
 
     A kind of value is read in the whole text only where one may stand across tokens (a
     month's name, a half-day mark apart from its time); otherwise only the distinct tokens
@@ -320,6 +322,10 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
         keys |= time_keys(readable)
     else:
         keys |= time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m")))
+    if not forms.isdisjoint(DURATION_WORDS) or any(
+        t[-1] in "hms" and (t[0] in _DIGITS or t[0] == "p") for t in forms
+    ):
+        keys |= duration_keys(value_text(text))
     return [*keys, *map(str, years)]
 
 

@@ -43,6 +43,8 @@ from datetime import date
 from functools import lru_cache
 from typing import ClassVar
 
+from .durations import KEY_PREFIX as DURATION_KEY
+from .durations import DurationValue, read_durations
 from .text import alternation
 
 # --- vocabularies -------------------------------------------------------------------------
@@ -129,7 +131,7 @@ _DIGIT = "[0-9]"  # not \d: other scripts' digits are no part of a date here
 
 # Every key starts with its kind and a space. A source's token never holds a space, so a key
 # never equals a value as written: "10:00" written before "pm" is no key of 10:00 AM.
-KEY_PREFIXES = ("date ", "time ")
+KEY_PREFIXES = ("date ", "time ", DURATION_KEY)
 
 
 def is_value_key(form: str) -> bool:
@@ -252,7 +254,7 @@ class TimeValue:
         return self.keys()
 
 
-Value = DateValue | TimeValue
+Value = DateValue | TimeValue | DurationValue
 
 # --- notations ----------------------------------------------------------------------------
 
@@ -533,7 +535,7 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def read_values(text: str) -> list[Value]:
-    """Every date and clock time of ``text``, in the order they stand."""
-    found: list[Value] = [*read_dates(text), *read_times(text)]
+    """Every date, clock time and duration (``durations``) of ``text``, in the order they stand."""
+    found: list[Value] = [*read_dates(text), *read_times(text), *read_durations(text)]
     found.sort(key=lambda v: v.start)
     return found

@@ -93,8 +93,10 @@ def test_it_ignores_case_and_end_decoration() -> None:
 def test_it_leaves_prose_unexamined() -> None:
     """Small numbers, 24/7, ordinals, a 4-port switch and digit-free words are not candidates
     (nor is a count of links, which no result counts)."""
-    result = run("We watch it 24/7; the 3rd of 12 links on a 4-port card failed twice in 365 days.")
+    result = run("We watch it 24/7; the 3rd of 12 links on a 4-port card failed twice in 365 runs.")
     assert result["turns"][0]["candidates"] == 0
+    # A length of time is a value at any size, like an amount (``durations``).
+    assert flagged(run("The 3rd of 12 links failed twice in 365 days.")) == ["pt31536000s"]
 
 
 def test_it_reads_a_number_with_a_short_glued_tail() -> None:

@@ -1,0 +1,117 @@
+"""Lengths of time are one value however they are written (``checks/suite/durations``).
+
+Properties over the unit table: a random duration written by any source (the user, the
+system prompt, a tool's text, a string of a tool's JSON, a JSON number under a member named
+for its unit, a successful call's arguments) in any spelling the table gives grounds the
+same duration in any spelling in an answer, and another duration in that spelling is
+flagged. The spellings are built from ``UNITS``, not listed here.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from suite_helpers import build_conversation, build_turn
+from value_roles import CHECKS, ROLES, one_turn, unsupported
+
+from checks.suite import run_suite
+from checks.suite.durations import UNITS, read_durations
+
+MINUTE_WORDS = sorted(word for word, seconds in UNITS.items() if seconds == 60)
+HOUR_WORDS = sorted(word for word, seconds in UNITS.items() if seconds == 3600)
+SETTINGS = [
+    ("How long is the kiln firing?", "The firing runs for {}."),
+    ("How long does the soil assay take?", "The assay takes {}."),
+    ("How long is the ferry crossing?", "The crossing lasts {}."),
+]
+
+
+def spellings(minutes: int) -> list[str]:
+    """Every way the table writes ``minutes``: in minutes, in hours (where whole or halves),
+    as hours and minutes in words and glued, and as ISO 8601."""
+    hours, rest = divmod(minutes, 60)
+    out = [f"{minutes} {word}" for word in MINUTE_WORDS]
+    if rest in (0, 30):
+        out += [f"{Decimal(minutes) / 60} {word}" for word in HOUR_WORDS]
+    if hours:
+        out += [f"{hours}h {rest}m" if rest else f"{hours}h", f"PT{hours}H{rest}M"]
+        if rest:
+            out += [f"{hours} {h} {rest} {m}" for h in HOUR_WORDS for m in MINUTE_WORDS[:2]]
+            out.append(f"{hours} hours and {rest} minutes")
+    return out
+
+
+durations = st.integers(min_value=75, max_value=2000)
+
+
+@CHECKS
+@given(minutes=durations, data=st.data(), role=st.sampled_from(ROLES), setting=st.sampled_from(SETTINGS))
+def test_a_duration_any_source_writes_grounds_it_in_any_spelling(
+    minutes: int, data: Any, role: str, setting: tuple[str, str]
+) -> None:
+    question, sentence = setting
+    answer = data.draw(st.sampled_from(spellings(minutes)))
+    if role == "tool JSON number":
+        source, key = str(minutes), "length_minutes"
+    else:
+        source, key = data.draw(st.sampled_from(spellings(minutes))), ""
+    report = run_suite(one_turn(question, sentence, role, source, answer, noun="length", number_key=key))
+    assert unsupported(report) == [], (source, answer)
+
+
+@CHECKS
+@given(
+    minutes=durations,
+    off=st.sampled_from([-60, -15, 15, 60]),
+    data=st.data(),
+    role=st.sampled_from(ROLES),
+    setting=st.sampled_from(SETTINGS),
+)
+def test_another_duration_in_any_spelling_is_flagged(
+    minutes: int, off: int, data: Any, role: str, setting: tuple[str, str]
+) -> None:
+    question, sentence = setting
+    wrong = data.draw(st.sampled_from(spellings(minutes + off)))
+    if role == "tool JSON number":
+        source, key = str(minutes), "length_minutes"
+    else:
+        source, key = data.draw(st.sampled_from(spellings(minutes))), ""
+    report = run_suite(one_turn(question, sentence, role, source, wrong, noun="length", number_key=key))
+    assert [v.seconds for v in read_durations(wrong)] == [Decimal((minutes + off) * 60)]
+    assert len(unsupported(report)) == 1, (source, wrong)
+
+
+def test_parts_are_one_sum_only_when_each_is_below_the_unit_before_it() -> None:
+    found = [(v.seconds, v.step) for v in read_durations("2 days 3 hours and 4 minutes; in 3 days, 24 hours")]
+    assert found == [(Decimal(183840), 60), (Decimal(259200), 86400), (Decimal(86400), 3600)]
+
+
+def test_minutes_glued_alone_ground_but_are_not_checked_in_an_answer() -> None:
+    """ "45m" may be a length: a source's grounds "45 minutes", an answer's is not flagged."""
+    assert [v.seconds for v in read_durations("took 45m")] == []
+    report = run_suite(one_turn("How long?", "It took {}.", "tool text", "45m", "45 minutes", noun="run"))
+    assert unsupported(report) == []
+    report = run_suite(one_turn("How far?", "The trail is {}.", "tool text", "12 km", "45m", noun="trail"))
+    assert unsupported(report) == []
+
+
+def test_a_duration_between_two_clock_times_is_computed_not_invented() -> None:
+    """A total that elapses between two times the results write (at the precision it is
+    written) is computed_value; one that elapses between none is flagged. Two domains."""
+    legs = {"legs": [{"leaves": "06:10", "arrives": "08:00"}, {"leaves": "09:05", "arrives": "11:15"}]}
+    shifts = {"shift": {"start": "22:00:00", "end": "06:30:00"}}
+    cases = [
+        ("The whole trip takes 5 hours.", legs, "elapsed"),  # 06:10 to 11:15, to the hour
+        ("The whole trip takes 7 hours.", legs, None),
+        ("The night shift lasts 8 hours 30 minutes.", shifts, "elapsed"),  # past midnight
+        ("The night shift lasts 8 hours 15 minutes.", shifts, None),
+    ]
+    for answer, result, kind in cases:
+        turn = build_turn(answer, calls=[{"tool": "schedule_get", "result": result}])
+        report = run_suite(build_conversation(turn))
+        computed = [f["derivation"]["kind"] for f in report["findings"] if f["code"] == "computed_value"]
+        assert (computed[0] if computed else None) == kind, answer
+        assert bool(unsupported(report)) == (kind is None), answer
