@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import ClassVar
@@ -69,7 +70,8 @@ _JOINER = re.compile(r",? and |, | ")
 # Words a JSON member's name ends with that say its number counts a unit (``wait_minutes``).
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({alternation(UNITS)})$", re.I)
 # A JSON member whose name ends in a unit and whose value is a number.
-_KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d', re.I)
+_UNIT_ENDINGS = tuple(UNITS)
+_KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case text
 _KEYED = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 # Whether a text may hold a duration at all: a unit's word, a glued hour or an ISO period.
 _MAY_HOLD = re.compile(rf"\b(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|\bP(?:\d+D)?T\d", re.I)
@@ -173,10 +175,14 @@ def duration_keys(text: str) -> set[str]:
     return {key for value in read_durations(text, lenient=True) for key in value.keys()}
 
 
-def keyed_durations(json_text: str) -> set[str]:
+def keyed_durations(json_text: str, words: AbstractSet[str]) -> set[str]:
     """The duration keys of the JSON numbers whose member names end in a unit
-    (``"wait_minutes": 90``), read from the text as it stands."""
-    if _KEYED_UNIT.search(json_text) is None:
+    (``"wait_minutes": 90``), read from the text as it stands. ``words`` are the text's
+    words in lower case, for the quick test: most results name no unit."""
+    if not any(word.endswith(_UNIT_ENDINGS) for word in words):
+        return set()
+    low = json_text.lower()
+    if _KEYED_UNIT.search(low) is None:
         return set()
     out: set[str] = set()
     for name, number in _KEYED.findall(json_text):

@@ -249,7 +249,7 @@ class Source:
         forms = index_text(text, amounts=not json_text)
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
-            forms |= keyed_durations(text)
+            forms |= keyed_durations(text, forms)
             if needs_its_strings(text):
                 for _, _, content in _string_contents(text):
                     forms |= amount_keys(content)
@@ -417,6 +417,10 @@ def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
+# The member names of an absence flag (``is_absence``), for a quick test before a parse.
+_ABSENCE_WORDS = frozenset(["absent", "found", "exists"])
+
+
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
     """The call found nothing: an empty list, an absence envelope, or the receipt says so."""
     if receipt is not None and (
@@ -427,6 +431,8 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         return False
     if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
         return True
+    if "[]" not in result.text and "[ ]" not in result.text and result.forms.isdisjoint(_ABSENCE_WORDS):
+        return False  # no empty list and no absence flag: nothing to parse for
     value = result.parsed() if result.looks_json else None
     if isinstance(value, dict):
         if is_absence(value):

@@ -313,18 +313,19 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     one token and far less to read in a large result.
     """
     readable = value_text(text) if not forms.isdisjoint(_MONTH_TOKENS | _HALF_DAY_TOKENS) else ""
+    numeric = [t for t in forms if t[0] in _DIGITS]  # the tokens a value may stand in alone
     if not forms.isdisjoint(_MONTH_TOKENS):
         keys, years = date_keys(readable)
     else:
-        tokens = "\n".join(t for t in forms if t[0] in _DIGITS and not _DATE_MARKS.isdisjoint(t))
-        keys, years = date_keys(tokens, in_words=False)
+        keys, years = date_keys(
+            "\n".join(t for t in numeric if not _DATE_MARKS.isdisjoint(t)), in_words=False
+        )
     if not forms.isdisjoint(_HALF_DAY_TOKENS):
         keys |= time_keys(readable)
     else:
-        keys |= time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m")))
-    if not forms.isdisjoint(DURATION_WORDS) or any(
-        t[-1] in "hms" and (t[0] in _DIGITS or t[0] == "p") for t in forms
-    ):
+        keys |= time_keys("\n".join(t for t in numeric if ":" in t or t[-1] == "m"))
+    # A duration's unit is a word of its own, a letter glued to its number, or ISO's "PT".
+    if not forms.isdisjoint(DURATION_WORDS) or any(t[-1] in "hms" for t in numeric) or "PT" in text:
         keys |= duration_keys(value_text(text))
     return [*keys, *map(str, years)]
 
