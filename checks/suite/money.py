@@ -242,7 +242,7 @@ def _decimals(value: Decimal) -> int:
 
 @dataclass(frozen=True)
 class Amount:
-    """One amount of a text: a typed span with its value and its keys."""
+    """One amount of a text: a typed span with its value and its keys (a ``value.Value``)."""
 
     kind: str  # "money" (a currency mark beside it) or "number" (grouped, no mark)
     value: Decimal  # as written, signed, in the major unit
@@ -259,9 +259,17 @@ class Amount:
     def magnitude(self) -> Decimal:
         return self.readings[0]
 
+    @property
+    def canonical(self) -> str | None:
+        """Its digits in plain decimal (``1000``), where they have one reading."""
+        return number_text(self.magnitude) if len(self.readings) == 1 else None
+
     def keys(self) -> tuple[str, ...]:
         """What a source indexes it under and what an answer looks it up under: one list."""
         return tuple(dict.fromkeys(number_text(reading) for reading in self.readings))
+
+    def lookups(self) -> tuple[str, ...]:
+        return self.keys()
 
 
 def _currency(mark: str | None) -> str | None:

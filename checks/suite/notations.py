@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 # --- identifier fragments ----------------------------------------------------------------
 
@@ -41,13 +42,24 @@ FRAGMENT_PREFIX = "#"
 @dataclass(frozen=True, slots=True)
 class DigitRun:
     """A run of ``MIN_FRAGMENT_DIGITS`` digits or more: a number, or a fragment of an
-    identifier an answer may name it by."""
+    identifier an answer may name it by (a ``value.Value``; its span is that of the token
+    it is read from, where one is known)."""
 
     digits: str
+    start: int = 0
+    end: int = 0
+    kind: ClassVar[str] = "fragment"
+
+    @property
+    def canonical(self) -> str:
+        return self.digits
 
     def keys(self) -> list[str]:
         """The one key a run is filed under in a source and looked up under in an answer."""
         return [FRAGMENT_PREFIX + self.digits]
+
+    def lookups(self) -> list[str]:
+        return self.keys()
 
 
 def identifier_runs(token: str) -> list[DigitRun]:

@@ -3,8 +3,9 @@
 A tool records ``"2024-05-19"`` and ``"22:00:00"``; a person or an answer writes "May 19",
 "5/19/2024", "Sunday, May 19th, 2024", "10 PM" or "10:00 p.m.". Each is one value. This
 module is the suite's only reader of dates and clock times: one reader per kind turns a
-text into typed spans (``DateValue``, ``TimeValue``) with their canonical content, and each
-value gives the keys it is filed and looked up under. The evidence index files a source's
+text into typed spans (``DateValue``, ``TimeValue``; ``durations`` adds ``DurationValue``),
+each a ``value.Value`` with its canonical content and the keys it is filed and looked up
+under. The evidence index files a source's
 values under their keys and the evidence checker looks an answer's values up under theirs,
 so a notation read on one side is read on the other by construction.
 
@@ -254,6 +255,7 @@ class TimeValue:
         return self.keys()
 
 
+# The kinds this module and ``durations`` read; each is a ``value.Value``.
 Value = DateValue | TimeValue | DurationValue
 
 # --- notations ----------------------------------------------------------------------------

@@ -188,3 +188,26 @@ def test_a_count_of_a_noun_no_result_counts_is_not_read() -> None:
 def test_a_count_of_a_part_of_a_list_is_not_read() -> None:
     """ "7 upcoming reservations" counts some of them: no list length settles it."""
     assert flagged(run("The account has 7 upcoming reservations.", ACCOUNT)) == []
+
+
+def test_every_kind_of_value_is_one_shape() -> None:
+    """Dates, times, durations, amounts and digit runs are each a ``value.Value``: a kind, a
+    span, a canonical content, and keys that a source files and an answer looks up."""
+    from checks.suite.money import read_amounts
+    from checks.suite.notations import identifier_runs
+    from checks.suite.value import Value
+    from checks.suite.values import read_values
+
+    text = "Sample KX-40417 arrived 2031-03-14 at 09:30, after 2 hours, for €1,250.00."
+    found: list[Value] = [*read_values(text), *read_amounts(text), *identifier_runs("KX-40417")]
+    assert [(value.kind, value.canonical, list(value.lookups())) for value in found] == [
+        ("date", "2031-03-14", ["date 2031-03-14", "date --03-14"]),
+        ("time", "09:30", ["time 09:30"]),
+        ("duration", "pt7200s", ["duration 7200"]),
+        ("money", "1250", ["1250"]),
+        ("fragment", "40417", ["#40417"]),
+        ("fragment", "0417", ["#0417"]),
+    ]
+    assert [text[v.start : v.end] for v in found[:4]] == ["2031-03-14", "09:30", "2 hours", "€1,250.00"]
+    for value in found:
+        assert set(value.lookups()) & set(value.keys()) or value.kind == "date"
