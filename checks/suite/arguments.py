@@ -29,7 +29,7 @@ from typing import Any
 from . import deadline
 from .decimals import number_text
 from .evidence import clip
-from .evidence_index import BACKS, Source, found_nothing, index_for, json_leaves, parse_arguments
+from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, json_leaves, parse_arguments
 from .money import money_values
 from .options import Options
 from .shown import Grown, Texts
@@ -89,10 +89,9 @@ class _Seen:
     than one early in it.
     """
 
-    def __init__(self) -> None:
-        self.person_forms: set[str] = set()
+    def __init__(self, sources: list[Source]) -> None:
+        self.grounds = Grounds("argument", sources)  # who said which value before (``BACKS``)
         self.person_texts = Texts()  # the user's messages and the prompt, lower case
-        self.newest: dict[str, int] = {}
         self.tools: list[Source] = []
         self.tool_texts = Texts()  # each of ``tools`` as ``Source.low``, in the same order
         self.prose = Texts()  # the assistant's own words, lower case
@@ -101,12 +100,12 @@ class _Seen:
         self._by_tool = _ByTool()
 
     def absorb(self, source: Source) -> None:
+        if not self.grounds.absorb(source):
+            return
         if source.role == "tool":
-            self.newest.update(dict.fromkeys(source.forms, source.position))
             self.tools.append(source)
             self.tool_texts.add(source.low)
         else:
-            self.person_forms |= source.forms
             self.person_texts.add(source.text.lower())
             if source.role == "user":
                 self.supply.user_texts.append(source.text)
@@ -152,7 +151,7 @@ class ArgumentsChecker:
 
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         index = index_for(conversation)
-        seen = _Seen()
+        seen = _Seen(index.sources)
         findings: list[Finding] = []
         for source in index.system:
             if source.turn < 0:
@@ -174,7 +173,7 @@ class ArgumentsChecker:
                     seen.absorb_prose(message.text)
                 for call in message.tool_calls:
                     deadline.check()
-                    findings.extend(self._judge_call(turn, call, options, seen, index.sources, at))
+                    findings.extend(self._judge_call(turn, call, options, seen, at))
         return CheckerReport(findings)
 
     def _judge_call(
@@ -183,7 +182,6 @@ class ArgumentsChecker:
         call: ToolCall,
         options: Options,
         seen: _Seen,
-        sources: list[Source],
         at: dict[int, Source],
     ) -> list[Finding]:
         arguments = parse_arguments(call.arguments)
@@ -202,9 +200,9 @@ class ArgumentsChecker:
                 continue
             forms = lookup_forms(value)
             lowered = raw.strip().lower()
-            producer = self._producer(forms, lowered, seen, sources, producers)
+            producer = self._producer(forms, lowered, seen, producers)
             if producer is None:
-                if any(f in seen.person_forms for f in forms) or seen.person_texts.holds(lowered):
+                if seen.grounds.supplied(forms) or seen.person_texts.holds(lowered):
                     continue
                 out.append(self._unsupported(turn, call, path, value, lowered, seen, producers))
                 continue
@@ -250,13 +248,12 @@ class ArgumentsChecker:
         forms: list[str],
         lowered: str,
         seen: _Seen,
-        sources: list[Source],
         producers: tuple[str, ...] | None,
     ) -> Source | None:
         if producers is None:
-            best = max((seen.newest.get(f, -1) for f in forms), default=-1)
-            if best >= 0:
-                return sources[best]
+            grounded = seen.grounds.ground(forms)
+            if grounded is not None:
+                return grounded[0]
         else:
             found = seen.newest_of(producers, forms)
             if found is not None:

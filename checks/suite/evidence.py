@@ -52,7 +52,7 @@ from .arithmetic import (
 from .decimals import ZERO, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .durations import elapsed, read_durations
-from .evidence_index import BACKS, Source, index_for, parse_arguments
+from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, parse_arguments
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
@@ -68,7 +68,6 @@ from .tokens import (
     match_patterns,
     normalize,
     number_variants,
-    parts_of_tokens,
     tokenize,
     value_text,
 )
@@ -79,7 +78,6 @@ NAME = "evidence"
 MAX_REPORTED_VALUES = 12
 MAX_VALUE_CHARS = 64
 # The suite's own corrective message starts with this; such a message is never evidence.
-CORRECTION_PREFIX = "Note from Receipts (evidence check):"
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
@@ -319,12 +317,12 @@ def _strings(value: Any) -> set[str]:
 class _State:
     """What the conversation has shown so far, grown message by message in order."""
 
-    def __init__(self, opts: EvidenceOptions) -> None:
-        self.newest: dict[str, int] = {}  # form -> position of the newest tool result carrying it
+    def __init__(self, opts: EvidenceOptions, sources: list[Source]) -> None:
+        self.grounds = Grounds("answer", sources)
         self.tools = Shown()  # the tool results so far
         self.queries = Shown()  # the arguments of the calls that found something
         self.people = Shown()  # the user's messages and the prompt
-        self.exempt: set[str] = set()
+        self.exempt: set[str] = set()  # what the options exempt
         for value in opts.exempt_values:
             self.exempt.update(lookup_forms(normalize(value)))
         # For the arithmetic of later answers: amounts said before, counts and date shifts
@@ -339,22 +337,13 @@ class _State:
         self.invented: dict[str, int] = {}
 
     def absorb(self, source: Source) -> None:
-        if source.role not in BACKS["answer"]:
+        if not self.grounds.absorb(source):
             return
         if source.role in ("tool", "call"):
-            # Every result is read whole (one pass over its text: linear in its size), so a
-            # value in its last row grounds, and one in no row is flagged, as in a small one.
             # A successful call's arguments back what the answer restates of its query.
-            forms = source.forms
-            self.newest.update(dict.fromkeys(forms, source.position))
             (self.tools if source.role == "tool" else self.queries).add(source)
-        elif source.role in ("user", "system"):
-            if source.text.lstrip().startswith(CORRECTION_PREFIX):
-                return  # the suite's own words are nobody's evidence
+        else:
             self.people.add(source)
-            self.exempt |= source.forms
-            self.exempt |= source.fragments
-            self.exempt |= parts_of_tokens(source.text)
             who = "the user's words" if source.role == "user" else "the system prompt"
             self.amounts.extend(
                 Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})")
@@ -385,7 +374,7 @@ class _State:
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
-        if plural not in self.newest or len(plural) < 4:
+        if plural not in self.grounds.newest or len(plural) < 4:
             return False
         return self.tools.counts_noun(count_key(plural, 0)[:-1])
 
@@ -428,7 +417,7 @@ class EvidenceChecker:
         """Findings, the provenance of every value grounded, and each turn's reading statistics."""
         opts = options.evidence
         index = index_for(conversation)
-        state = _State(opts)
+        state = _State(opts, index.sources)
         report = CheckerReport()
         for source in index.system:
             if source.turn < 0:
@@ -482,10 +471,14 @@ class EvidenceChecker:
                 continue
             seen.add(candidate.value)
             lookups = _lookups(candidate)
-            if exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in lookups):
+            if (
+                exempt_by_pattern[i] >= 0
+                or state.grounds.supplied(lookups)
+                or any(form in state.exempt for form in lookups)
+            ):
                 known[candidate.value] = ()
                 continue
-            where = self._locate(candidate, lookups, state, sources)
+            where = self._locate(candidate, lookups, state)
             if where is None:
                 unread.append(candidate)
                 continue
@@ -647,17 +640,13 @@ class EvidenceChecker:
 
     @staticmethod
     def _locate(
-        candidate: Candidate, lookups: list[str], state: _State, sources: list[Source]
+        candidate: Candidate, lookups: list[str], state: _State
     ) -> tuple[Source, tuple[int, int] | None] | None:
         """Where the newest source carrying one of the candidate's ``lookups`` stands."""
-        best, best_form = -1, ""
-        for form in lookups:
-            position = state.newest.get(form, -1)
-            if position > best:
-                best, best_form = position, form
-        if best >= 0:
-            source = sources[best]
-            return source, source.span_of(best_form)
+        found = state.grounds.ground(lookups)
+        if found is not None:
+            source, key = found
+            return source, source.span_of(key)
         # Keys read from a result only when asked: an identifier's digit run, a list's length.
         lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
         holder = (state.tools.with_lazy_key(lazy) or state.queries.with_lazy_key(lazy)) if lazy else None

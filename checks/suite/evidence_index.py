@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ from .tokens import (
     index_text,
     is_separator,
     normalize,
+    parts_of_tokens,
     token_forms,
     value_text,
 )
@@ -57,6 +58,9 @@ _ECHO_KEYS = frozenset(
     ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
 )
 _NO_PATH = object()
+
+# How the suite's own correction starts when a runtime sends it back as a user message.
+CORRECTION_PREFIX = "Note from Receipts (evidence check):"
 
 # Which roles of source may back which claims. An answer's value may be backed by any source
 # before it; an argument typed into a call only by what the people and the results said
@@ -502,6 +506,54 @@ def parse_arguments(raw: str) -> Any:
         return read_json(raw) if raw else {}
     except (ValueError, RecursionError):
         return None
+
+
+class Grounds:
+    """What the conversation said before a point, by key, for one kind of claim (``BACKS``):
+    grown source by source in conversation order, and asked the one question every checker
+    asks of a value, ``ground``: which source said it before, if any.
+
+    Results and successful queries are kept by key with the newest that carries it (the
+    provenance a grounded value reports); what people wrote is kept as keys alone, with the
+    digit runs of their identifiers and the pieces of their compound tokens (a person who
+    typed ``user:mia_li_3668`` supplied ``3668``). The suite's own corrections, quoted back
+    as a user message, are nobody's words.
+    """
+
+    def __init__(self, claim: str, sources: list[Source]) -> None:
+        self.backs = BACKS[claim]
+        self.sources = sources
+        self.newest: dict[str, int] = {}  # key -> position of the newest result or query carrying it
+        self.people: set[str] = set()  # the keys the user and the system prompt wrote
+
+    def absorb(self, source: Source) -> bool:
+        """Take in one source; False where it backs nothing of this kind of claim."""
+        if source.role not in self.backs:
+            return False
+        if source.role in ("tool", "call"):
+            # Every result is read whole (one pass over its text: linear in its size), so a
+            # value in its last row grounds, and one in no row is flagged, as in a small one.
+            self.newest.update(dict.fromkeys(source.forms, source.position))
+            return True
+        if source.text.lstrip().startswith(CORRECTION_PREFIX):
+            return False
+        self.people |= source.forms
+        self.people |= source.fragments
+        self.people |= parts_of_tokens(source.text)
+        return True
+
+    def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
+        """The newest result or query that carries one of ``lookups``, and the key it holds."""
+        best, best_key = -1, ""
+        for key in lookups:
+            position = self.newest.get(key, -1)
+            if position > best:
+                best, best_key = position, key
+        return (self.sources[best], best_key) if best >= 0 else None
+
+    def supplied(self, lookups: Iterable[str]) -> bool:
+        """Whether a person wrote one of ``lookups``."""
+        return any(key in self.people for key in lookups)
 
 
 @dataclass

@@ -7,6 +7,7 @@ from typing import Any
 from suite_helpers import build_conversation, build_turn
 
 from checks.suite import run_suite
+from checks.suite.evidence_index import CORRECTION_PREFIX
 
 FLEET = {"jobs": [{"job": "nightly-tier2", "host": "ganymede", "host_id": 4417}]}
 
@@ -55,6 +56,29 @@ def test_it_accepts_values_read_from_an_earlier_result_the_user_or_the_system_pr
     data = two_turns({"tenant": "t-9931"})
     data["system"] = "Your tenant is t-9931."
     assert findings(data, "unsupported_argument") == []
+
+
+def test_arguments_and_answers_are_grounded_by_one_policy() -> None:
+    """One ``Grounds`` answers both checkers: a person's compound token supplies its pieces
+    (a path the user typed supplies the id in it), the suite's own correction quoted back as
+    a user message supplies nothing, and another call's query backs no argument while it
+    backs what an answer restates of it."""
+    typed = two_turns({"shelf": "shelf-7731"}, user="It is under stores/shelf-7731/bin-2.")
+    assert findings(typed, "unsupported_argument") == []
+    quoted = two_turns({"shelf": "shelf-7731"}, user=f"{CORRECTION_PREFIX} `shelf-7731` was read nowhere.")
+    assert [f["value"] for f in findings(quoted, "unsupported_argument")] == ["shelf-7731"]
+    first = build_turn(
+        "Sample S-20931 is logged.",
+        calls=[{"tool": "sample_find", "args": {"id": "S-20931"}, "result": {"status": "logged"}}],
+        user="Find this morning's sample.",
+    )
+    second = build_turn(
+        "Moved.", calls=[{"tool": "sample_move", "args": {"id": "S-20931", "to": "rack-5510"}, "result": {}}]
+    )
+    data = build_conversation(first, second)
+    flagged = findings(data, "unsupported_argument")
+    assert [(f["turn"], f["value"]) for f in flagged] == [(0, "s-20931"), (1, "s-20931"), (1, "rack-5510")]
+    assert [f for f in run_suite(data)["findings"] if f["code"] == "unsupported_value"] == []
 
 
 def test_a_result_that_comes_later_does_not_ground_an_earlier_call() -> None:
