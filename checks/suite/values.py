@@ -25,6 +25,8 @@ Principles:
   every value but a full date, since "any year" matches both 2024 and 2025, which must not
   match each other, and no set of keys shared by both sides says so. Seconds are not
   compared: "22:00" and "22:00:30" are one minute.
+- **A range is its two ends.** "June 3-5, 2024" is June 3 and June 5, 2024: a source
+  carries both, and an answer claims each on its own.
 - **Marks about a value are not the value.** A weekday, an ordinal suffix, a next-day mark
   ("+1", "(next day)") and a zone are dropped on both sides; a glued next-day mark is kept
   beside the time (``TimeValue.day_offset``), as it says which day the time is on.
@@ -281,6 +283,7 @@ _DAY = rf"(?P<day>{_DIGIT}{{1,2}})"
 _MONTH_NUMBER = rf"(?P<month>{_DIGIT}{{1,2}})"
 _MONTH_NAME = rf"(?P<month_name>{_MONTH})"
 _GAP = r"[ \u00a0]+"
+_RANGE_DASH = "[-\u2013\u2014]"  # "3-5", "3–5": a range, whose two ends are two values
 # A date ends where no other token is glued to it.
 _DATE_END = rf"(?![\w]|[-/.:]{_DIGIT})"
 
@@ -304,6 +307,22 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
             "{dd}.{mm}.{year}",
             "{mm}/{dd}/{yy}",
         ),
+    ),
+    Notation(
+        # A range of days in one month: June 3-5, 2024; June 3rd – 5th. Two dates.
+        "month_first_range",
+        rf"{_MONTH_NAME}{_GAP}{_DAY}{_ORDINAL}?[ \u00a0]?{_RANGE_DASH}[ \u00a0]?"
+        rf"(?P<last_day>{_DIGIT}{{1,2}}){_ORDINAL}?\b(?:,?{_GAP}{_YEAR}\b)?{_DATE_END}",
+        (),  # two values: the property tests write one; ranges have tests of their own
+        in_words=True,
+    ),
+    Notation(
+        # 3-5 June 2024. Two dates.
+        "day_first_range",
+        rf"{_DAY}{_ORDINAL}?[ \u00a0]?{_RANGE_DASH}[ \u00a0]?(?P<last_day>{_DIGIT}{{1,2}}){_ORDINAL}?"
+        rf"{_GAP}(?:of{_GAP})?{_MONTH_NAME}\b(?:,?{_GAP}{_YEAR}\b)?{_DATE_END}",
+        (),
+        in_words=True,
     ),
     Notation(
         # May 19, 2024; Sunday, May 19th; Sept. 5 2024; May 19.
@@ -422,6 +441,11 @@ _TIME_GROUPS = _group_names(TIME_NOTATIONS)
 _TIMES_WITHOUT_SECONDS = _compile(TIME_NOTATIONS, _TIME_START, [], ["second"])
 
 
+def _notation_group(notation: Notation) -> str:
+    """The name of a date notation's own group in the compiled pattern."""
+    return next(outer for held, outer, _ in _DATE_GROUPS if held is notation)
+
+
 def _parts(group: Callable[[str], str | None], groups: _Groups) -> tuple[Notation, dict[str, str]]:
     """The notation that matched and the parts it wrote, by their names in its pattern;
     ``group`` gives a group of the match by its name in the compiled pattern."""
@@ -453,6 +477,8 @@ def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | No
         month_name = parts.get("month_name", "").lower().rstrip(".")
         month = MONTH_NAMES[month_name] if month_name else int(parts["month"])
         candidates = [(year, month, int(parts["day"]))]
+        if "last_day" in parts:  # a range: the source carries both ends
+            candidates.append((year, month, int(parts["last_day"])))
     return tuple(dict.fromkeys(r for r in candidates if _valid(*r)))
 
 
@@ -461,8 +487,19 @@ def read_dates(text: str) -> Iterator[DateValue]:
     for match in _DATES.finditer(text):
         notation, parts = _parts(match.group, _DATE_GROUPS)
         readings = _readings(notation, parts)
-        if readings:
+        if not readings:
+            continue
+        if "last_day" not in parts:
             yield DateValue(readings, match.start(), match.end())
+            continue
+        # A range's two ends are two values, each claimed on its own: the first from the
+        # range's start, the last from its last day to the end.
+        if len(readings) < 2 or readings[0][2] >= readings[1][2]:
+            continue  # "June 5-3" or a day past the month's end: no range
+        split = match.start(f"{_notation_group(notation)}_last_day")
+        first_end = len(text[:split].rstrip(" \u00a0-\u2013\u2014"))
+        yield DateValue(readings[:1], match.start(), first_end)
+        yield DateValue(readings[1:], split, match.end())
 
 
 def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:

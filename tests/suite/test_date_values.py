@@ -368,3 +368,23 @@ def test_json_escaped_newlines_do_not_glue_a_date_to_a_word() -> None:
     assert "\\n" in result
     report = _asked(result, {}, "It is due back on 2024-05-19.")
     assert [f for f in report["findings"] if f["code"] == "unsupported_value"] == []
+
+
+def test_a_range_of_days_is_its_two_ends_on_either_side() -> None:
+    """ "June 3-5, 2031" is June 3 and June 5, 2031: a source's range grounds each end, an
+    answer's range is grounded only where both ends are, and a reversed range is no range."""
+    assert [(v.readings, v.start, v.end) for v in read_values("Open June 3-5, 2031.")] == [
+        (((2031, 6, 3),), 5, 11),
+        (((2031, 6, 5),), 12, 19),
+    ]
+    assert [v.readings for v in read_values("from 3–5 March 2031")] == [((2031, 3, 3),), ((2031, 3, 5),)]
+    assert [v.readings for v in read_values("June 5-3")] == []
+    cases = [
+        ("The kiln is booked June 3-5, 2031.", "tool json", "2031-06-03 to 2031-06-05", []),
+        ("The kiln is booked June 3-6, 2031.", "tool json", "2031-06-03 to 2031-06-05", ["6, 2031"]),
+        ("The survey ends on June 5, 2031.", "user", "Surveys run June 3-5, 2031.", []),
+        ("The survey ends on June 6, 2031.", "user", "Surveys run June 3-5, 2031.", ["June 6, 2031"]),
+    ]
+    for answer, role, source, flagged in cases:
+        found = flags(conversation(source, role, answer))
+        assert [f["claim"]["text"] for f in found] == flagged, answer
