@@ -360,6 +360,14 @@ _HALF = rf"(?:[ \u00a0]?(?P<half>{_HALF_DAY}))"
 
 TIME_NOTATIONS: tuple[Notation, ...] = (
     Notation(
+        # A range whose mark of half of the day stands once, at its end: 9-11 AM, 9:30–10:15
+        # p.m. Two times, the first in the half the mark names unless it wraps (11-1 PM).
+        "range",
+        rf"(?P<first_hour>{_DIGIT}{{1,2}})(?::(?P<first_minute>{_DIGIT}{{2}}))?[ \u00a0]?{_RANGE_DASH}"
+        rf"[ \u00a0]?(?P<hour>{_DIGIT}{{1,2}})(?::(?P<minute>{_DIGIT}{{2}}))?{_HALF}",
+        (),  # two values: the property tests write one; ranges have tests of their own
+    ),
+    Notation(
         # 22:00, 22:00:00, 03:00:00+1, 5:00, 10:00 PM, 10:00 p.m., 12:00 noon.
         "clock",
         rf"(?P<hour>{_DIGIT}{{1,2}}):(?P<minute>{_DIGIT}{{2}}){_SECONDS}?{_TIME_NOTE}"
@@ -523,13 +531,42 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
     return TimeValue(hour % 12 + (12 if half == "pm" else 0), minute, second, start, end)
 
 
+def _range_start(parts: dict[str, str], last: TimeValue) -> TimeValue | None:
+    """The first time of a range whose half-day mark follows its last ("9-11 AM")."""
+    hour = int(parts["first_hour"])
+    first = _time(
+        {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]}, 0, 0
+    )
+    if first is None or not 1 <= hour <= 12:
+        return None
+    wraps = hour % 12 > int(parts["hour"]) % 12  # 11-1 PM: from 11 AM
+    start = (first.hour + 12) % 24 if wraps else first.hour
+    return (
+        TimeValue(start, first.minute, None, 0, 0)
+        if start * 60 + first.minute < last.hour * 60 + last.minute
+        else None
+    )
+
+
 def read_times(text: str) -> Iterator[TimeValue]:
-    """Every clock time ``text`` writes, in order, in any notation of ``TIME_NOTATIONS``."""
+    """Every clock time ``text`` writes, in order, in any notation of ``TIME_NOTATIONS``; a
+    range's two ends are two values."""
     for match in _TIMES.finditer(text):
-        _, parts = _parts(match.group, _TIME_GROUPS)
+        notation, parts = _parts(match.group, _TIME_GROUPS)
         found = _time(parts, match.start(), match.end())
-        if found is not None:
+        if found is None:
+            continue
+        if "first_hour" not in parts:
             yield found
+            continue
+        first = _range_start(parts, found)
+        if first is None:
+            continue
+        group = next(outer for held, outer, _ in _TIME_GROUPS if held is notation)
+        split = match.start(f"{group}_hour")
+        first_end = len(text[:split].rstrip(" \u00a0-\u2013\u2014"))
+        yield TimeValue(first.hour, first.minute, None, match.start(), first_end)
+        yield TimeValue(found.hour, found.minute, found.second, split, match.end())
 
 
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
@@ -569,8 +606,12 @@ def time_keys(text: str) -> set[str]:
 
 @lru_cache(maxsize=4096)
 def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
-    time = _time(_written(_TIMES_WITHOUT_SECONDS, _TIME_GROUPS, found)[1], 0, 0)
-    return () if time is None else tuple(time.keys())
+    parts = _written(_TIMES_WITHOUT_SECONDS, _TIME_GROUPS, found)[1]
+    time = _time(parts, 0, 0)
+    if time is None:
+        return ()
+    first = _range_start(parts, time) if "first_hour" in parts else None
+    return tuple(time.keys()) + (tuple(first.keys()) if first is not None else ())
 
 
 def read_values(text: str) -> list[Value]:

@@ -388,3 +388,25 @@ def test_a_range_of_days_is_its_two_ends_on_either_side() -> None:
     for answer, role, source, flagged in cases:
         found = flags(conversation(source, role, answer))
         assert [f["claim"]["text"] for f in found] == flagged, answer
+
+
+def test_a_range_of_hours_with_one_half_day_mark_is_two_times() -> None:
+    """ "9-11 AM" is 09:00 and 11:00, "11-1 PM" is 11:00 and 13:00: both ends are read on
+    either side, the first in the mark's half of the day unless the range wraps past noon."""
+    ends = {
+        t: [(v.hour, v.minute) for v in read_values(t)] for t in ("9-11 AM", "9:30–10:15 p.m.", "11-1 PM")
+    }
+    assert ends == {
+        "9-11 AM": [(9, 0), (11, 0)],
+        "9:30–10:15 p.m.": [(21, 30), (22, 15)],
+        "11-1 PM": [(11, 0), (13, 0)],
+    }
+    cases = [
+        ("The hive is open from 9 AM.", "system", "Hives may be inspected 9-11 AM.", []),
+        ("The hive is open from 8 AM.", "system", "Hives may be inspected 9-11 AM.", ["8 AM"]),
+        ("Inspections run 9-11 AM.", "tool json", "09:00 to 11:00", []),
+        ("Inspections run 9-10 PM.", "tool json", "21:00 to 23:00", ["10 PM"]),
+    ]
+    for answer, role, source, flagged in cases:
+        found = flags(conversation(source, role, answer))
+        assert [f["claim"]["text"] for f in found] == flagged, answer
