@@ -2,10 +2,11 @@
 
 Properties over the notation tables: for a random valid date or time, written in any
 spelling of ``DATE_NOTATIONS`` or ``TIME_NOTATIONS`` by any source (the user, the system
-prompt, a tool's text, a string of a tool's JSON, the arguments of a call that found something), an answer that writes the same value in
-any spelling is not flagged, and one that writes another value (another day, month, year,
-hour or minute) in that spelling is. The conversations are made up, each on a topic drawn
-from several unrelated ones; the spellings come from the tables, not from a list here.
+prompt, a tool's text, a string of a tool's JSON, the arguments of a call that found
+something), an answer that writes the same value in any spelling is not flagged, and one
+that writes another value (another day, month, year, hour or minute) in that spelling is.
+The conversations are made up, each on a topic drawn from several unrelated ones; the
+spellings come from the tables, not from a list here.
 """
 
 from __future__ import annotations
