@@ -10,6 +10,14 @@ stays in C where it can (``str.translate`` and ``str.split``), because results a
 and answers are small.
 
 User patterns (``shapes``, ``exempt``) are matched whole-token under a time bound.
+
+Principles:
+
+- **A unit written in two words is one token.** "per cent" is read as "percent" is
+  (``WORDED_UNITS``): in an answer "12.5 per cent" is a figure with its unit, as "12.5
+  percent" and "12.5%" are, so another percent written that way is flagged like theirs; in
+  a source it carries the number as they do, and a field named for a percent in two words
+  is a percentage field (``derived``).
 """
 
 from __future__ import annotations
@@ -69,6 +77,12 @@ UNITS = frozenset(
     ["%", "percent", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
 )
+# Units written in two words, each read as one token with the one-word unit as its value.
+WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
+_WORDED = {tuple(spelling.split()): unit for spelling, unit in WORDED_UNITS.items()}
+_WORDED_FIRSTS = frozenset(first for first, _ in _WORDED)
+# The units that mark a figure as a percent.
+PERCENT_UNITS = frozenset(["%", "percent"])
 _UNIT_SUFFIX = re.compile(r"(%|percent|iops|[kmg]bps|ms|us|bytes?|[kmgtpe]i?b)(?:/s)?")
 
 
@@ -134,7 +148,9 @@ class Candidate:
 
 def tokenize(text: str) -> list[Token]:
     """Every token of ``text``. The checkers read every token: an answer's size is bounded
-    where it is accepted, and the reading is linear in it."""
+    where it is accepted, and the reading is linear in it.
+
+    A unit written in two words is one token (``WORDED_UNITS``)."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
@@ -153,7 +169,27 @@ def tokenize(text: str) -> list[Token]:
                 offset += len(part) + 1
         for piece, at in pieces:
             tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
+    if any(token.value in _WORDED_FIRSTS for token in tokens):
+        tokens = _join_worded_units(text, tokens)
     return tokens
+
+
+def _join_worded_units(text: str, tokens: list[Token]) -> list[Token]:
+    """``tokens`` with each unit written in two words, one space apart, made one token."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if i + 1 < len(tokens):
+            following = tokens[i + 1]
+            unit = _WORDED.get((token.value, following.value))
+            if unit is not None and text[token.end : following.start] in (" ", "\u00a0"):
+                out.append(Token(text[token.start : following.end], token.start, following.end, unit))
+                i += 2
+                continue
+        out.append(token)
+        i += 1
+    return out
 
 
 _INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")

@@ -188,3 +188,34 @@ def test_a_count_of_a_noun_no_result_counts_is_not_read() -> None:
 def test_a_count_of_a_part_of_a_list_is_not_read() -> None:
     """ "7 upcoming reservations" counts some of them: no list length settles it."""
     assert flagged(run("The account has 7 upcoming reservations.", ACCOUNT)) == []
+
+
+# --- percents: "per cent", and the fraction a percent is -------------------------------------
+
+SEED_STORE = {"store": "north vault", "humidity_percent": 12.5, "status": "sealed"}
+RESERVOIR = "Reservoir gauge, east basin: level 87 per cent of capacity."
+
+
+def test_per_cent_in_an_answer_is_a_percent_like_percent_and_the_sign() -> None:
+    """ "12.5 per cent" is read as "12.5 percent" is: grounded where a source carries 12.5,
+    flagged, unit and all, where none carries the percent it states."""
+    assert flagged(run("The seed vault humidity is 12.5 per cent.", SEED_STORE)) == []
+    assert flagged(run("The seed vault humidity is 13.5 per cent.", SEED_STORE)) == ["13.5 per cent"]
+    assert flagged(run("The seed vault humidity is 13.5 Per Cent today.", SEED_STORE)) == ["13.5 Per Cent"]
+
+
+def test_per_cent_in_a_source_grounds_a_percent_in_any_notation() -> None:
+    """A reservoir's text result writes "87 per cent": the answer's "87%", "87 percent" and
+    "87 per cent" are that value; 78 %, in any notation, is not."""
+    for answer in ("The east basin is 87% full.", "It is 87 percent full.", "It is 87 per cent full."):
+        assert flagged(run(answer, RESERVOIR)) == [], answer
+    assert flagged(run("The east basin is 78% full.", RESERVOIR)) == ["78%"]
+    assert flagged(run("The east basin is 78 per cent full.", RESERVOIR)) == ["78 per cent"]
+
+
+def test_a_percent_field_named_in_two_words_has_its_complement_computed() -> None:
+    """A field named "per_cent" is a percentage as one named "percent" is: the answer's
+    87.5 % is its complement, a computed value, not an invented one."""
+    result = run("The seed bank is 87.5% full.", {"bank": "south hall", "empty_per_cent": 12.5})
+    assert flagged(result) == []
+    assert [f["code"] for f in result["findings"] if f["checker"] == "evidence"] == ["computed_value"]

@@ -1,11 +1,12 @@
 """Percents are read one way wherever they are written (issue 25).
 
-The notations are generated from the suite's own table of units (``checks.suite.tokens.
-UNITS``: its percent sign and word), glued to the figure or a space apart: a percent any
-source writes, in the user's words, the system prompt, a tool's text, a string of a tool's
-JSON or a number of it, grounds the same percent written in any of them in an answer, and
-another percent is flagged. The conversations are made up, from unrelated everyday
-settings, and name no checker's domain.
+The notations are generated from the suite's own tables of units (``checks.suite.tokens.
+PERCENT_UNITS``, its percent sign and word, and ``WORDED_UNITS``, the same word written in
+two: "per cent"), glued to the figure or a space apart: a percent any source writes, in the
+user's words, the system prompt, a tool's text, a string of a tool's JSON or a number of it,
+grounds the same percent written in any of them in an answer, and another percent is
+flagged. The conversations are made up, from unrelated everyday settings, and name no
+checker's domain.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
 from checks.suite.decimals import number_text
-from checks.suite.tokens import UNITS
+from checks.suite.tokens import PERCENT_UNITS, UNITS, WORDED_UNITS
 
 # --- the notations, from the suite's own table ----------------------------------------------------
 
-PERCENT_MARKS = sorted(unit for unit in UNITS if unit == "%" or unit.startswith("per"))
+PERCENT_MARKS = sorted(
+    {unit for unit in UNITS if unit in PERCENT_UNITS}
+    | {spelling for spelling, unit in WORDED_UNITS.items() if unit in PERCENT_UNITS}
+)
 
 
 @dataclass(frozen=True)
