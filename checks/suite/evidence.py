@@ -16,6 +16,14 @@ in the tool results of the conversation so far:
 Every grounded value is reported in ``provenance`` with the call, JSON path and span that
 carry it.
 
+Principles of the lookup:
+
+- **A percent is also the fraction it is.** A candidate marked as a percent ("12.5%",
+  "12.5 percent", "12.5 per cent") is looked up under its number and under that number
+  divided by 100, computed exactly (``decimals``): a result's ``"rate": 0.125`` grounds
+  "12.5%", and "13.5%" is still flagged. A whole quotient (100 % is 1) is not looked up: a
+  source's 1 or 2 is a count far more often than a ratio.
+
 What it is not: a truth judge. A false sentence built from real values ("fc1/3 is up" when
 the data says down), a real value said of the wrong subject, a small invented count and an
 invented name without a digit all pass. It answers one question, "was this value read at
@@ -49,7 +57,7 @@ from .arithmetic import (
     stated_shifts,
     user_counts,
 )
-from .decimals import ZERO, read_number
+from .decimals import ZERO, exactly, number_text, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .evidence_index import BACKS, Source, index_for, parse_arguments
 from .money import Amount, read_amounts
@@ -59,6 +67,7 @@ from .records import contradicted_findings, names_in, other_record_findings, rou
 from .shown import Shown
 from .text import sentences
 from .tokens import (
+    PERCENT_UNITS,
     Candidate,
     Token,
     classify,
@@ -740,13 +749,27 @@ class EvidenceChecker:
 
 def _lookups(candidate: Candidate) -> list[str]:
     """The keys a candidate is looked up under, among the tools' and the people's words
-    alike: its forms, and a number's spellings with trailing zeros or a glued unit."""
+    alike: its forms, a number's spellings with trailing zeros or a glued unit, and a
+    percent's fraction (``percent_fraction``)."""
     forms = list(candidate.forms)
     if candidate.number is not None:
         forms.extend(
             v for form in candidate.forms if _NUMBERISH.fullmatch(form) for v in number_variants(form)
         )
+        if candidate.unit in PERCENT_UNITS and (fraction := percent_fraction(candidate.number)) is not None:
+            forms.extend((fraction, fraction + "0", fraction + "00"))
     return forms
+
+
+@exactly
+def percent_fraction(percent: Decimal) -> str | None:
+    """The fraction a percent is (``12.5`` % is ``0.125``), exactly, as a source writes a
+    number; None where it is a whole number, which a source writes as a count far more
+    often than as a ratio (100 % is 1)."""
+    fraction = percent / 100
+    if fraction == fraction.to_integral_value():
+        return None
+    return number_text(fraction)
 
 
 def _span(candidate: Candidate) -> Span:

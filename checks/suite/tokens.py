@@ -144,6 +144,7 @@ class Candidate:
     forms: tuple[str, ...]  # spellings looked up
     number: Decimal | None = None  # exact; None past the digits a number may have (``decimals``)
     precision: int | None = None  # decimals as written, for numbers
+    unit: str | None = None  # a figure's unit ("%", "percent", "kb")
 
 
 def tokenize(text: str) -> list[Token]:
@@ -243,6 +244,7 @@ def classify(
                 (value, with_unit),
                 number,
                 _written_precision(token.text),
+                unit.value,
             )
         if digit_count(value) >= min_digits:
             number_forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
@@ -266,12 +268,21 @@ def classify(
             (number_text, value),
             read_number(number_text),
             _written_precision(glued.group(1)),
+            glued.group(2),
         )
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
         # A unit-dressed number with figures off: a number like any other.
         number_text = canonical_number(glued.group(1))
         if digit_count(number_text) >= min_digits:
-            return Candidate(number_text, token.text, token.start, token.end, "number", (number_text, value))
+            return Candidate(
+                number_text,
+                token.text,
+                token.start,
+                token.end,
+                "number",
+                (number_text, value),
+                unit=glued.group(2),
+            )
         return None
     if len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value):
         return None

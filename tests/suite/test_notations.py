@@ -219,3 +219,28 @@ def test_a_percent_field_named_in_two_words_has_its_complement_computed() -> Non
     result = run("The seed bank is 87.5% full.", {"bank": "south hall", "empty_per_cent": 12.5})
     assert flagged(result) == []
     assert [f["code"] for f in result["findings"] if f["checker"] == "evidence"] == ["computed_value"]
+
+
+def test_a_fraction_a_result_carries_grounds_the_percent_it_is() -> None:
+    """ "occupancy_rate": 0.125 is 12.5 %, whether the answer writes the sign, the word or
+    two words; the provenance is that number; 13.5 % is still flagged."""
+    campsite = {"site": "lakeside meadow", "occupancy_rate": 0.125}
+    for answer in ("Occupancy is 12.5%.", "Occupancy is 12.5 percent.", "Occupancy is 12.5 per cent."):
+        assert flagged(run(answer, campsite)) == [], answer
+    assert spanned(run("Occupancy is 12.5%.", campsite), "12.5%", campsite) == "0.125"
+    assert flagged(run("Occupancy is 13.5%.", campsite)) == ["13.5%"]
+
+
+def test_a_fraction_written_with_trailing_zeros_grounds_the_percent() -> None:
+    """A herd's vaccination coverage of "0.870" is 87 %; 78 % is not."""
+    herd = "Herd record: vaccination coverage 0.870 across the upper pasture"
+    assert flagged(run("Coverage is 87% across the herd.", herd)) == []
+    assert flagged(run("Coverage is 78% across the herd.", herd)) == ["78%"]
+
+
+def test_a_whole_number_is_no_fraction_of_a_percent() -> None:
+    """A count of 1 does not ground "100%", nor a 2 "200%": a whole number is a count before
+    it is a ratio, so only a fraction with a point is read as a percent."""
+    hives = {"apiary": "orchard row", "hives_inspected": 1, "queens_marked": 2}
+    assert flagged(run("Inspection covered 100% of the hives.", hives)) == ["100%"]
+    assert flagged(run("Queens marked rose 200%.", hives)) == ["200%"]
