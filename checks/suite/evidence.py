@@ -23,6 +23,9 @@ Principles of the lookup:
   divided by 100, computed exactly (``decimals``): a result's ``"rate": 0.125`` grounds
   "12.5%", and "13.5%" is still flagged. A whole quotient (100 % is 1) is not looked up: a
   source's 1 or 2 is a count far more often than a ratio.
+- **A number grouped by spaces is grounded by either reading** (``tokens``): the run as
+  one number ("41 200" is 41200), or every number of it read apart ("plots 1 200 300"
+  may be a list). So reading such a run whole flags nothing its numbers apart would not.
 
 What it is not: a truth judge. A false sentence built from real values ("fc1/3 is up" when
 the data says down), a real value said of the wrong subject, a small invented count and an
@@ -169,7 +172,7 @@ def read_answer(
     ``counted`` says whether the results count a noun (they carry its plural as a word or a
     key); a number said of such a noun ("7 reservations") is a candidate whatever its size.
     """
-    tokens = tokenize(answer)
+    tokens = tokenize(answer, grouped=True)
     values = read_values(answer)  # every date and clock time, in any notation
     if skip:
         tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
@@ -492,6 +495,8 @@ class EvidenceChecker:
                 known[candidate.value] = ()
                 continue
             where = self._locate(candidate, lookups, state, sources)
+            if where is None and candidate.apart:
+                where = self._locate_apart(candidate.apart, state, sources)
             if where is None:
                 unread.append(candidate)
                 continue
@@ -669,6 +674,26 @@ class EvidenceChecker:
                 if key in holder.counts:
                     return holder, None
         return None
+
+    @staticmethod
+    def _locate_apart(
+        numbers: tuple[str, ...], state: _State, sources: list[Source]
+    ) -> tuple[Source, tuple[int, int] | None] | None:
+        """Where the first of a run's numbers read apart stands, when every one of them is
+        carried: a run grouped by spaces that no source carries whole may be a list ("items
+        1 200 300"), and reading it whole flags nothing that reading it apart would not."""
+        first: tuple[Source, tuple[int, int] | None] | None = None
+        for number in numbers:
+            best, best_form = -1, ""
+            for form in (number, *number_variants(number)):
+                position = state.newest.get(form, -1)
+                if position > best:
+                    best, best_form = position, form
+            if best < 0:
+                return None
+            if first is None:
+                first = (sources[best], sources[best].span_of(best_form))
+        return first
 
     @staticmethod
     def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: CheckerReport) -> None:

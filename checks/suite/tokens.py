@@ -18,6 +18,16 @@ Principles:
   percent" and "12.5%" are, so another percent written that way is flagged like theirs; in
   a source it carries the number as they do, and a field named for a percent in two words
   is a percentage field (``derived``).
+- **Digits grouped by spaces are one number where the grouping is well formed**
+  (``SPACED_NUMBER``): a head of one to three digits, then groups of exactly three, each
+  after one space (a no-break, thin or narrow no-break one too), then perhaps a decimal
+  part; never across a line break, never glued to a word or to another number's digits.
+  "41 200" and "10 482.75" are one number each, on both sides. A head of four digits is no
+  head ("in 2024 300 people" is two numbers). A run that may also be a list of numbers
+  ("items 1 200 300") keeps both readings: a source carries the grouped one as an extra
+  key beside its numbers, and an answer's run is grounded when either reading is (the run
+  as one number, or every number of it apart), so reading it grouped flags nothing the
+  list reading would not. Amounts of money are read apart (``money``).
 """
 
 from __future__ import annotations
@@ -31,7 +41,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .decimals import read_number
-from .money import amount_keys
+from .money import GROUP_SPACES, amount_keys
 from .notations import identifier_runs
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
@@ -84,6 +94,32 @@ _WORDED_FIRSTS = frozenset(first for first, _ in _WORDED)
 # The units that mark a figure as a percent.
 PERCENT_UNITS = frozenset(["%", "percent"])
 _UNIT_SUFFIX = re.compile(r"(%|percent|iops|[kmg]bps|ms|us|bytes?|[kmgtpe]i?b)(?:/s)?")
+
+
+# A number whose digits are grouped by spaces ("41 200", "10 482.75"): the principle in the
+# module's docstring. Its head is not after a word, a point, a comma, a date's or a range's
+# mark, or another number and a space ("2024 300"); its end is not before a word, more
+# digits or a decimal mark. The head's first digit comes first and the look back follows
+# it, so a large text is scanned for digits alone.
+_GROUP_SPACE = f"[{GROUP_SPACES}]"
+SPACED_NUMBER = re.compile(
+    rf"[1-9](?<![\w.,:/-].)(?<!\d{_GROUP_SPACE}.)\d{{0,2}}(?:{_GROUP_SPACE}\d{{3}})+(?:\.\d+)?"
+    rf"(?![\w]|[.,]\d|{_GROUP_SPACE}\d)"
+)
+_GROUP_SPLIT = re.compile(_GROUP_SPACE)
+# The last group of such a run, as a source's forms hold it: a cheap test of whether a
+# source may write one at all.
+_LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
+
+
+def spaced_value(run: str) -> str:
+    """The canonical number a run ``SPACED_NUMBER`` matched writes: ``41 200`` is ``41200``."""
+    return canonical_number(_GROUP_SPLIT.sub("", run))
+
+
+def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
+    """Where each number grouped by spaces stands in ``text``, and its canonical value."""
+    return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
 
 
 def is_unit(word: str) -> bool:
@@ -145,13 +181,15 @@ class Candidate:
     number: Decimal | None = None  # exact; None past the digits a number may have (``decimals``)
     precision: int | None = None  # decimals as written, for numbers
     unit: str | None = None  # a figure's unit ("%", "percent", "kb")
+    apart: tuple[str, ...] = ()  # a run of digits grouped by spaces: its numbers read apart
 
 
-def tokenize(text: str) -> list[Token]:
+def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
     """Every token of ``text``. The checkers read every token: an answer's size is bounded
     where it is accepted, and the reading is linear in it.
 
-    A unit written in two words is one token (``WORDED_UNITS``)."""
+    A unit written in two words is one token (``WORDED_UNITS``); with ``grouped``, so is a
+    number whose digits are grouped by spaces (``SPACED_NUMBER``), its value canonical."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
@@ -172,6 +210,8 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
     if any(token.value in _WORDED_FIRSTS for token in tokens):
         tokens = _join_worded_units(text, tokens)
+    if grouped:
+        tokens = _join_spaced_numbers(text, tokens)
     return tokens
 
 
@@ -190,6 +230,27 @@ def _join_worded_units(text: str, tokens: list[Token]) -> list[Token]:
                 continue
         out.append(token)
         i += 1
+    return out
+
+
+def _join_spaced_numbers(text: str, tokens: list[Token]) -> list[Token]:
+    """``tokens`` with the tokens that exactly cover a number grouped by spaces made one."""
+    runs = spaced_numbers(text)
+    if not runs:
+        return tokens
+    out: list[Token] = []
+    i = 0
+    for start, end, value in runs:
+        while i < len(tokens) and tokens[i].start < start:
+            out.append(tokens[i])
+            i += 1
+        j = i
+        while j < len(tokens) and tokens[j].end <= end:
+            j += 1
+        if j > i and tokens[i].start == start and tokens[j - 1].end == end:
+            out.append(Token(text[start:end], start, end, value))
+            i = j
+    out.extend(tokens[i:])
     return out
 
 
@@ -233,6 +294,7 @@ def classify(
     if _NUMBER.fullmatch(value):
         precision = len(value.split(".")[1]) if "." in value else 0
         number = read_number(value)
+        apart = _apart(token)
         if figures and unit is not None:
             with_unit = value + unit.value
             return Candidate(
@@ -245,11 +307,20 @@ def classify(
                 number,
                 _written_precision(token.text),
                 unit.value,
+                apart,
             )
         if digit_count(value) >= min_digits:
             number_forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
             return Candidate(
-                value, token.text, token.start, token.end, "number", number_forms, number, precision
+                value,
+                token.text,
+                token.start,
+                token.end,
+                "number",
+                number_forms,
+                number,
+                precision,
+                apart=apart,
             )
         if decimal_rounding and "." in value:
             return Candidate(
@@ -296,6 +367,13 @@ def classify(
     return Candidate(value, token.text, token.start, token.end, "identifier", tuple(forms))
 
 
+def _apart(token: Token) -> tuple[str, ...]:
+    """The numbers of a number grouped by spaces read apart, its other reading ("1 200 300"
+    may be a list); empty for any other token."""
+    pieces = _GROUP_SPLIT.split(token.text)
+    return tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()
+
+
 def _written_precision(text: str) -> int:
     text = text.replace(",", "")
     return len(text.split(".")[1]) if "." in text else 0
@@ -325,10 +403,33 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
     dressed = [t for t in forms if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET]
     if dressed:
         forms.update([core for core in (t.strip(DECORATION) for t in dressed) if core])
+    forms.update(_spaced_keys(text, forms))
     forms.update(value_forms(text, forms))
     if amounts:
         forms.update(amount_keys(low, words=forms))
     return forms
+
+
+_ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)
+
+
+def _spaced_keys(text: str, forms: set[str]) -> list[str]:
+    """The values of the numbers ``text`` groups by spaces (``SPACED_NUMBER``), beside the
+    numbers its tokens are; searched for only where its forms hold a group that may end one,
+    or where JSON escapes may hide a space that groups."""
+    if "\\u" in text:
+        text = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    elif not _LAST_GROUP.search("\n".join(forms)):
+        return []
+    return [value for _, _, value in spaced_numbers(text)]
+
+
+def grouped_span(text: str, key: str) -> tuple[int, int] | None:
+    """Where the first number grouped by spaces whose value is ``key`` stands in ``text``."""
+    for start, end, value in spaced_numbers(text):
+        if value == key:
+            return start, end
+    return None
 
 
 _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)

@@ -244,3 +244,84 @@ def test_a_whole_number_is_no_fraction_of_a_percent() -> None:
     hives = {"apiary": "orchard row", "hives_inspected": 1, "queens_marked": 2}
     assert flagged(run("Inspection covered 100% of the hives.", hives)) == ["100%"]
     assert flagged(run("Queens marked rose 200%.", hives)) == ["200%"]
+
+
+# --- digits grouped by spaces ---------------------------------------------------------------
+
+ARCHIVE = {"archive": "county records office", "shelving_metres": 10482.75, "volumes": 41200}
+
+
+def test_digits_grouped_by_spaces_in_an_answer_are_one_number() -> None:
+    """ "10 482.75" is one number, grounded whole, where it once read "482.75" and flagged it;
+    "10 492.75" and "41 210" are flagged whole, where "41 210" was once two short tokens."""
+    result = run("The archive runs to 10 482.75 metres of shelving.", ARCHIVE)
+    assert flagged(result) == []
+    assert [p["claim"]["text"] for p in result["provenance"]] == ["10 482.75"]
+    result = run("It runs to 10 492.75 metres and holds 41 210 volumes.", ARCHIVE)
+    assert flagged(result) == ["10 492.75", "41 210"]
+    assert [f["value"] for f in result["findings"] if f["code"] == "unsupported_value"] == [
+        "10492.75",
+        "41210",
+    ]
+
+
+def test_no_break_and_narrow_spaces_group_digits_as_a_space_does() -> None:
+    """A no-break or a narrow no-break space between groups is a space that groups."""
+    assert flagged(run("The archive holds 41\u00a0200 volumes.", ARCHIVE)) == []
+    assert flagged(run("The archive holds 41\u202f200 volumes.", ARCHIVE)) == []
+    assert flagged(run("The archive holds 41\u202f210 volumes.", ARCHIVE)) == ["41\u202f210"]
+
+
+def test_a_source_grouping_digits_by_spaces_grounds_the_number_in_any_grouping() -> None:
+    """A seismograph log writes "41 200" events: "41,200" and "41200" are that number, with
+    the provenance on "41 200"; "41,210" is not. A JSON string does the same, escaped or not."""
+    log = "Seismograph station ridge-north: 41 200 events recorded this year."
+    for answer in ("The station recorded 41,200 events.", "The station recorded 41200 events."):
+        result = run(answer, log)
+        assert flagged(result) == [], answer
+    assert spanned(run("It recorded 41,200 events.", log), "41,200", log) == "41 200"
+    assert flagged(run("The station recorded 41,210 events.", log)) == ["41,210"]
+    assert flagged(run("It recorded 41200 events.", {"events": "41\u00a0200"})) == []
+
+
+def test_a_four_digit_head_is_no_group_head() -> None:
+    """ "in 2024 300 volunteers" is a year and a count, never 2024300: the year is read on
+    its own, and no source writing it that way carries 2024300."""
+    from checks.suite.evidence import read_answer
+    from checks.suite.options import EvidenceOptions
+    from checks.suite.tokens import index_text
+
+    answer = "In 2024 300 volunteers planted the riverbank."
+    assert [c.value for c in read_answer(answer, EvidenceOptions()).candidates] == ["2024"]
+    assert flagged(run(answer, {"season": 2024, "volunteers": 300})) == []
+    assert "2024300" not in index_text(answer)
+
+
+def test_a_run_that_may_be_a_list_is_grounded_by_either_reading() -> None:
+    """ "plots 1 200 300" may be three plot numbers or 1200300: a garden listing the plots
+    apart grounds it, a source writing 1 200 300 grounds 1,200,300, and a run of which one
+    number is carried by no source and the whole by none is flagged."""
+    garden = {"garden": "community allotments", "plots": [1, 200, 300]}
+    assert flagged(run("You hold plots 1 200 300.", garden)) == []
+    assert flagged(run("You hold plots 1 200 301.", garden)) == ["1 200 301"]
+    assert flagged(run("The tally reached 1,200,300.", "Tally to date: 1 200 300")) == []
+
+
+def test_digits_are_never_grouped_across_a_line_break_or_a_malformed_group() -> None:
+    """A line break, a group of two or four digits, a head of four: no number is grouped."""
+    from checks.suite.tokens import index_text, tokenize
+
+    assert "41200" not in index_text("Events\n41\n200")
+    assert flagged(run("Events recorded: 41,200.", "Events\n41\n200")) == ["41,200"]
+    not_grouped = {
+        "41\n200": "41200",
+        "41 20": "4120",
+        "41 2000": "412000",
+        "4120 300": "4120300",
+        "41  200": "41200",
+        "1.5 300": "1.5300",
+        "41 200,5": "41200",
+    }
+    for text, joined in not_grouped.items():
+        assert all(" " not in t.text and "\n" not in t.text for t in tokenize(text, grouped=True)), text
+        assert joined not in index_text(text), text
