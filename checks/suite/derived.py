@@ -4,7 +4,8 @@ A number no result carried is asked, in this order, whether it is
 
 1. a rounding of a carried number at the answer's precision;
 2. a unit conversion of one (steps of 1000 and 1024, up to three);
-3. the complement (100 − x) of a percentage field;
+3. the complement (100 − x) of a percentage field (one whose name says percent, in one
+   word or two: ``pct``, ``percent``, ``per_cent``);
 4. over the rows of a list (all of them, or a group of rows that share a value in one
    field): a column's sum, the same-unit ratio of two columns' sums (as a fraction or a
    percentage), the complement of that percentage, or the difference of two columns' sums.
@@ -71,13 +72,15 @@ class Derivation:
 
 _NUMBER_LINE = re.compile(r"^\d+(?:\.\d+)?$", re.M)
 _PERCENT_FIELD = re.compile(
-    r'"([^"\\]{0,64}(?:pct|percent|perc|util|usage|%)[^"\\]{0,64})"\s*:\s*"?(-?\d+(?:\.\d+)?)', re.I
+    r'"([^"\\]{0,64}(?:pct|percent|perc|per[ _-]cent|util|usage|%)[^"\\]{0,64})"\s*:\s*"?(-?\d+(?:\.\d+)?)',
+    re.I,
 )
 
 
-# Every match of _PERCENT_FIELD names one of these in its key. Finding none of them is far
+# Every match of _PERCENT_FIELD names one of these in its key ("per cent" is "percent" in
+# two words, as ``tokens.WORDED_UNITS`` reads it in a text). Finding none of them is far
 # cheaper than running the pattern, which backtracks at every quote of a large result.
-_PERCENT_WORDS = ("pct", "perc", "util", "usage", "%")
+_PERCENT_WORDS = ("pct", "perc", "per_cent", "per-cent", "per cent", "util", "usage", "%")
 
 
 # A figure over a list's rows: its magnitude (an answer states a difference or a complement

@@ -16,6 +16,17 @@ in the tool results of the conversation so far:
 Every grounded value is reported in ``provenance`` with the call, JSON path and span that
 carry it.
 
+Principles of the lookup:
+
+- **A percent is also the fraction it is.** A candidate marked as a percent ("12.5%",
+  "12.5 percent", "12.5 per cent") is looked up under its number and under that number
+  divided by 100, computed exactly (``decimals``): a result's ``"rate": 0.125`` grounds
+  "12.5%", and "13.5%" is still flagged. A whole quotient (100 % is 1) is not looked up: a
+  source's 1 or 2 is a count far more often than a ratio.
+- **A number grouped by spaces is grounded by either reading** (``tokens``): the run as
+  one number ("41 200" is 41200), or every number of it read apart ("plots 1 200 300"
+  may be a list). So reading such a run whole flags nothing its numbers apart would not.
+
 What it is not: a truth judge. A false sentence built from real values ("fc1/3 is up" when
 the data says down), a real value said of the wrong subject, a small invented count and an
 invented name without a digit all pass. It answers one question, "was this value read at
@@ -49,7 +60,7 @@ from .arithmetic import (
     stated_shifts,
     user_counts,
 )
-from .decimals import ZERO, read_number
+from .decimals import ZERO, exactly, number_text, read_number
 from .derived import MAX_SOURCES, Derivation, explain
 from .durations import elapsed, read_durations
 from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, parse_arguments
@@ -60,6 +71,7 @@ from .records import contradicted_findings, names_in, other_record_findings, rou
 from .shown import Shown
 from .text import sentences
 from .tokens import (
+    PERCENT_UNITS,
     Candidate,
     Token,
     classify,
@@ -161,7 +173,7 @@ def read_answer(
     ``counted`` says whether the results count a noun (they carry its plural as a word or a
     key); a number said of such a noun ("7 reservations") is a candidate whatever its size.
     """
-    tokens = tokenize(answer)
+    tokens = tokenize(answer, grouped=True)
     values = read_values(answer)  # every date and clock time, in any notation
     if skip:
         tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
@@ -479,6 +491,8 @@ class EvidenceChecker:
                 known[candidate.value] = ()
                 continue
             where = self._locate(candidate, lookups, state)
+            if where is None and candidate.apart:
+                where = self._locate_apart(candidate.apart, state)
             if where is None:
                 unread.append(candidate)
                 continue
@@ -659,6 +673,23 @@ class EvidenceChecker:
         return None
 
     @staticmethod
+    def _locate_apart(
+        numbers: tuple[str, ...], state: _State
+    ) -> tuple[Source, tuple[int, int] | None] | None:
+        """Where the first of a run's numbers read apart stands, when every one of them is
+        carried: a run grouped by spaces that no source carries whole may be a list ("items
+        1 200 300"), and reading it whole flags nothing that reading it apart would not."""
+        first: tuple[Source, tuple[int, int] | None] | None = None
+        for number in numbers:
+            found = state.grounds.ground((number, *number_variants(number)))
+            if found is None:
+                return None
+            if first is None:
+                source, key = found
+                first = (source, source.span_of(key))
+        return first
+
+    @staticmethod
     def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: CheckerReport) -> None:
         names = [c.value for c in values]
         correction = correction_for(names, opts.posture)
@@ -769,13 +800,27 @@ def _elapsed(answer: str, candidate: Candidate, turn_sources: list[Source]) -> C
 
 def _lookups(candidate: Candidate) -> list[str]:
     """The keys a candidate is looked up under, among the tools' and the people's words
-    alike: its forms, and a number's spellings with trailing zeros or a glued unit."""
+    alike: its forms, a number's spellings with trailing zeros or a glued unit, and a
+    percent's fraction (``percent_fraction``)."""
     forms = list(candidate.forms)
     if candidate.number is not None:
         forms.extend(
             v for form in candidate.forms if _NUMBERISH.fullmatch(form) for v in number_variants(form)
         )
+        if candidate.unit in PERCENT_UNITS and (fraction := percent_fraction(candidate.number)) is not None:
+            forms.extend((fraction, fraction + "0", fraction + "00"))
     return forms
+
+
+@exactly
+def percent_fraction(percent: Decimal) -> str | None:
+    """The fraction a percent is (``12.5`` % is ``0.125``), exactly, as a source writes a
+    number; None where it is a whole number, which a source writes as a count far more
+    often than as a ratio (100 % is 1)."""
+    fraction = percent / 100
+    if fraction == fraction.to_integral_value():
+        return None
+    return number_text(fraction)
 
 
 def _span(candidate: Candidate) -> Span:

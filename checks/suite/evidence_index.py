@@ -33,6 +33,7 @@ from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
     fragment_forms,
+    grouped_span,
     index_text,
     is_separator,
     normalize,
@@ -349,8 +350,8 @@ class Source:
         if not _NUMERIC_KEY.fullmatch(key):
             return None
         if not self.looks_json:
-            return key_span(self.low, key)
-        span = key_span(self.low, key, plain=False)
+            return key_span(self.low, key) or grouped_span(self.low, key)
+        span = key_span(self.low, key, plain=False) or grouped_span(self.low, key)
         if span is not None or not needs_its_strings(self.text):
             return span
         strings = self.cache.get("strings")

@@ -38,8 +38,11 @@ What the tables leave to code:
   as written (``50``), as programs record either.
 - **A number grouped with commas and no currency** ("41,200") is read too, as a number of
   the same family: its key is the one the same digits with a currency get. Other
-  groupings without a currency ("41 200", "41.200") are not: without a mark they may be two
-  numbers, a version or a decimal.
+  groupings without a currency ("41 200", "41.200") are no amounts: without a mark they may
+  be two numbers, a version or a decimal. Digits grouped by spaces are read as a plain
+  number by ``tokens`` instead: read apart they are several numbers, not another value of
+  one amount (as "1.000" is), so ``tokens`` keeps both readings (a source carries both, an
+  answer is grounded by either).
 
 A long text (a tool's result) is read only around the marks it holds, so that a result of
 megabytes with no amount costs a few searches; what is read there is read as in a short one.

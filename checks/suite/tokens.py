@@ -10,6 +10,24 @@ stays in C where it can (``str.translate`` and ``str.split``), because results a
 and answers are small.
 
 User patterns (``shapes``, ``exempt``) are matched whole-token under a time bound.
+
+Principles:
+
+- **A unit written in two words is one token.** "per cent" is read as "percent" is
+  (``WORDED_UNITS``): in an answer "12.5 per cent" is a figure with its unit, as "12.5
+  percent" and "12.5%" are, so another percent written that way is flagged like theirs; in
+  a source it carries the number as they do, and a field named for a percent in two words
+  is a percentage field (``derived``).
+- **Digits grouped by spaces are one number where the grouping is well formed**
+  (``SPACED_NUMBER``): a head of one to three digits, then groups of exactly three, each
+  after one space (a no-break, thin or narrow no-break one too), then perhaps a decimal
+  part; never across a line break, never glued to a word or to another number's digits.
+  "41 200" and "10 482.75" are one number each, on both sides. A head of four digits is no
+  head ("in 2024 300 people" is two numbers). A run that may also be a list of numbers
+  ("items 1 200 300") keeps both readings: a source carries the grouped one as an extra
+  key beside its numbers, and an answer's run is grounded when either reading is (the run
+  as one number, or every number of it apart), so reading it grouped flags nothing the
+  list reading would not. Amounts of money are read apart (``money``).
 """
 
 from __future__ import annotations
@@ -25,7 +43,7 @@ from decimal import Decimal
 from .decimals import read_number
 from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
-from .money import amount_keys
+from .money import GROUP_SPACES, amount_keys
 from .notations import identifier_runs
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
@@ -71,7 +89,39 @@ UNITS = frozenset(
     ["%", "percent", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
 )
+# Units written in two words, each read as one token with the one-word unit as its value.
+WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
+_WORDED = {tuple(spelling.split()): unit for spelling, unit in WORDED_UNITS.items()}
+_WORDED_FIRSTS = frozenset(first for first, _ in _WORDED)
+# The units that mark a figure as a percent.
+PERCENT_UNITS = frozenset(["%", "percent"])
 _UNIT_SUFFIX = re.compile(r"(%|percent|iops|[kmg]bps|ms|us|bytes?|[kmgtpe]i?b)(?:/s)?")
+
+
+# A number whose digits are grouped by spaces ("41 200", "10 482.75"): the principle in the
+# module's docstring. Its head is not after a word, a point, a comma, a date's or a range's
+# mark, or another number and a space ("2024 300"); its end is not before a word, more
+# digits or a decimal mark. The head's first digit comes first and the look back follows
+# it, so a large text is scanned for digits alone.
+_GROUP_SPACE = f"[{GROUP_SPACES}]"
+SPACED_NUMBER = re.compile(
+    rf"[1-9](?<![\w.,:/-].)(?<!\d{_GROUP_SPACE}.)\d{{0,2}}(?:{_GROUP_SPACE}\d{{3}})+(?:\.\d+)?"
+    rf"(?![\w]|[.,]\d|{_GROUP_SPACE}\d)"
+)
+_GROUP_SPLIT = re.compile(_GROUP_SPACE)
+# The last group of such a run, as a source's forms hold it: a cheap test of whether a
+# source may write one at all.
+_LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
+
+
+def spaced_value(run: str) -> str:
+    """The canonical number a run ``SPACED_NUMBER`` matched writes: ``41 200`` is ``41200``."""
+    return canonical_number(_GROUP_SPLIT.sub("", run))
+
+
+def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
+    """Where each number grouped by spaces stands in ``text``, and its canonical value."""
+    return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
 
 
 def is_unit(word: str) -> bool:
@@ -132,11 +182,16 @@ class Candidate:
     forms: tuple[str, ...]  # spellings looked up
     number: Decimal | None = None  # exact; None past the digits a number may have (``decimals``)
     precision: int | None = None  # decimals as written, for numbers
+    unit: str | None = None  # a figure's unit ("%", "percent", "kb")
+    apart: tuple[str, ...] = ()  # a run of digits grouped by spaces: its numbers read apart
 
 
-def tokenize(text: str) -> list[Token]:
+def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
     """Every token of ``text``. The checkers read every token: an answer's size is bounded
-    where it is accepted, and the reading is linear in it."""
+    where it is accepted, and the reading is linear in it.
+
+    A unit written in two words is one token (``WORDED_UNITS``); with ``grouped``, so is a
+    number whose digits are grouped by spaces (``SPACED_NUMBER``), its value canonical."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
@@ -155,7 +210,50 @@ def tokenize(text: str) -> list[Token]:
                 offset += len(part) + 1
         for piece, at in pieces:
             tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
+    if any(token.value in _WORDED_FIRSTS for token in tokens):
+        tokens = _join_worded_units(text, tokens)
+    if grouped:
+        tokens = _join_spaced_numbers(text, tokens)
     return tokens
+
+
+def _join_worded_units(text: str, tokens: list[Token]) -> list[Token]:
+    """``tokens`` with each unit written in two words, one space apart, made one token."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if i + 1 < len(tokens):
+            following = tokens[i + 1]
+            unit = _WORDED.get((token.value, following.value))
+            if unit is not None and text[token.end : following.start] in (" ", "\u00a0"):
+                out.append(Token(text[token.start : following.end], token.start, following.end, unit))
+                i += 2
+                continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def _join_spaced_numbers(text: str, tokens: list[Token]) -> list[Token]:
+    """``tokens`` with the tokens that exactly cover a number grouped by spaces made one."""
+    runs = spaced_numbers(text)
+    if not runs:
+        return tokens
+    out: list[Token] = []
+    i = 0
+    for start, end, value in runs:
+        while i < len(tokens) and tokens[i].start < start:
+            out.append(tokens[i])
+            i += 1
+        j = i
+        while j < len(tokens) and tokens[j].end <= end:
+            j += 1
+        if j > i and tokens[i].start == start and tokens[j - 1].end == end:
+            out.append(Token(text[start:end], start, end, value))
+            i = j
+    out.extend(tokens[i:])
+    return out
 
 
 _INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
@@ -198,6 +296,7 @@ def classify(
     if _NUMBER.fullmatch(value):
         precision = len(value.split(".")[1]) if "." in value else 0
         number = read_number(value)
+        apart = _apart(token)
         if figures and unit is not None:
             with_unit = value + unit.value
             return Candidate(
@@ -209,11 +308,21 @@ def classify(
                 (value, with_unit),
                 number,
                 _written_precision(token.text),
+                unit.value,
+                apart,
             )
         if digit_count(value) >= min_digits:
             number_forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
             return Candidate(
-                value, token.text, token.start, token.end, "number", number_forms, number, precision
+                value,
+                token.text,
+                token.start,
+                token.end,
+                "number",
+                number_forms,
+                number,
+                precision,
+                apart=apart,
             )
         if decimal_rounding and "." in value:
             return Candidate(
@@ -232,12 +341,21 @@ def classify(
             (number_text, value),
             read_number(number_text),
             _written_precision(glued.group(1)),
+            glued.group(2),
         )
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
         # A unit-dressed number with figures off: a number like any other.
         number_text = canonical_number(glued.group(1))
         if digit_count(number_text) >= min_digits:
-            return Candidate(number_text, token.text, token.start, token.end, "number", (number_text, value))
+            return Candidate(
+                number_text,
+                token.text,
+                token.start,
+                token.end,
+                "number",
+                (number_text, value),
+                unit=glued.group(2),
+            )
         return None
     if len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value):
         return None
@@ -249,6 +367,13 @@ def classify(
     if glued:
         forms.append(canonical_number(glued.group(1)))  # 1204itw is also looked up as 1204
     return Candidate(value, token.text, token.start, token.end, "identifier", tuple(forms))
+
+
+def _apart(token: Token) -> tuple[str, ...]:
+    """The numbers of a number grouped by spaces read apart, its other reading ("1 200 300"
+    may be a list); empty for any other token."""
+    pieces = _GROUP_SPLIT.split(token.text)
+    return tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()
 
 
 def _written_precision(text: str) -> int:
@@ -280,10 +405,33 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
     dressed = [t for t in forms if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET]
     if dressed:
         forms.update([core for core in (t.strip(DECORATION) for t in dressed) if core])
+    forms.update(_spaced_keys(text, forms))
     forms.update(value_forms(text, forms))
     if amounts:
         forms.update(amount_keys(low, words=forms))
     return forms
+
+
+_ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)
+
+
+def _spaced_keys(text: str, forms: set[str]) -> list[str]:
+    """The values of the numbers ``text`` groups by spaces (``SPACED_NUMBER``), beside the
+    numbers its tokens are; searched for only where its forms hold a group that may end one,
+    or where JSON escapes may hide a space that groups."""
+    if "\\u" in text:
+        text = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    elif not _LAST_GROUP.search("\n".join(forms)):
+        return []
+    return [value for _, _, value in spaced_numbers(text)]
+
+
+def grouped_span(text: str, key: str) -> tuple[int, int] | None:
+    """Where the first number grouped by spaces whose value is ``key`` stands in ``text``."""
+    for start, end, value in spaced_numbers(text):
+        if value == key:
+            return start, end
+    return None
 
 
 _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)

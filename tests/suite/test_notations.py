@@ -211,3 +211,140 @@ def test_every_kind_of_value_is_one_shape() -> None:
     assert [text[v.start : v.end] for v in found[:4]] == ["2031-03-14", "09:30", "2 hours", "€1,250.00"]
     for value in found:
         assert set(value.lookups()) & set(value.keys()) or value.kind == "date"
+
+
+# --- percents: "per cent", and the fraction a percent is -------------------------------------
+
+SEED_STORE = {"store": "north vault", "humidity_percent": 12.5, "status": "sealed"}
+RESERVOIR = "Reservoir gauge, east basin: level 87 per cent of capacity."
+
+
+def test_per_cent_in_an_answer_is_a_percent_like_percent_and_the_sign() -> None:
+    """ "12.5 per cent" is read as "12.5 percent" is: grounded where a source carries 12.5,
+    flagged, unit and all, where none carries the percent it states."""
+    assert flagged(run("The seed vault humidity is 12.5 per cent.", SEED_STORE)) == []
+    assert flagged(run("The seed vault humidity is 13.5 per cent.", SEED_STORE)) == ["13.5 per cent"]
+    assert flagged(run("The seed vault humidity is 13.5 Per Cent today.", SEED_STORE)) == ["13.5 Per Cent"]
+
+
+def test_per_cent_in_a_source_grounds_a_percent_in_any_notation() -> None:
+    """A reservoir's text result writes "87 per cent": the answer's "87%", "87 percent" and
+    "87 per cent" are that value; 78 %, in any notation, is not."""
+    for answer in ("The east basin is 87% full.", "It is 87 percent full.", "It is 87 per cent full."):
+        assert flagged(run(answer, RESERVOIR)) == [], answer
+    assert flagged(run("The east basin is 78% full.", RESERVOIR)) == ["78%"]
+    assert flagged(run("The east basin is 78 per cent full.", RESERVOIR)) == ["78 per cent"]
+
+
+def test_a_percent_field_named_in_two_words_has_its_complement_computed() -> None:
+    """A field named "per_cent" is a percentage as one named "percent" is: the answer's
+    87.5 % is its complement, a computed value, not an invented one."""
+    result = run("The seed bank is 87.5% full.", {"bank": "south hall", "empty_per_cent": 12.5})
+    assert flagged(result) == []
+    assert [f["code"] for f in result["findings"] if f["checker"] == "evidence"] == ["computed_value"]
+
+
+def test_a_fraction_a_result_carries_grounds_the_percent_it_is() -> None:
+    """ "occupancy_rate": 0.125 is 12.5 %, whether the answer writes the sign, the word or
+    two words; the provenance is that number; 13.5 % is still flagged."""
+    campsite = {"site": "lakeside meadow", "occupancy_rate": 0.125}
+    for answer in ("Occupancy is 12.5%.", "Occupancy is 12.5 percent.", "Occupancy is 12.5 per cent."):
+        assert flagged(run(answer, campsite)) == [], answer
+    assert spanned(run("Occupancy is 12.5%.", campsite), "12.5%", campsite) == "0.125"
+    assert flagged(run("Occupancy is 13.5%.", campsite)) == ["13.5%"]
+
+
+def test_a_fraction_written_with_trailing_zeros_grounds_the_percent() -> None:
+    """A herd's vaccination coverage of "0.870" is 87 %; 78 % is not."""
+    herd = "Herd record: vaccination coverage 0.870 across the upper pasture"
+    assert flagged(run("Coverage is 87% across the herd.", herd)) == []
+    assert flagged(run("Coverage is 78% across the herd.", herd)) == ["78%"]
+
+
+def test_a_whole_number_is_no_fraction_of_a_percent() -> None:
+    """A count of 1 does not ground "100%", nor a 2 "200%": a whole number is a count before
+    it is a ratio, so only a fraction with a point is read as a percent."""
+    hives = {"apiary": "orchard row", "hives_inspected": 1, "queens_marked": 2}
+    assert flagged(run("Inspection covered 100% of the hives.", hives)) == ["100%"]
+    assert flagged(run("Queens marked rose 200%.", hives)) == ["200%"]
+
+
+# --- digits grouped by spaces ---------------------------------------------------------------
+
+ARCHIVE = {"archive": "county records office", "shelving_metres": 10482.75, "volumes": 41200}
+
+
+def test_digits_grouped_by_spaces_in_an_answer_are_one_number() -> None:
+    """ "10 482.75" is one number, grounded whole, where it once read "482.75" and flagged it;
+    "10 492.75" and "41 210" are flagged whole, where "41 210" was once two short tokens."""
+    result = run("The archive runs to 10 482.75 metres of shelving.", ARCHIVE)
+    assert flagged(result) == []
+    assert [p["claim"]["text"] for p in result["provenance"]] == ["10 482.75"]
+    result = run("It runs to 10 492.75 metres and holds 41 210 volumes.", ARCHIVE)
+    assert flagged(result) == ["10 492.75", "41 210"]
+    assert [f["value"] for f in result["findings"] if f["code"] == "unsupported_value"] == [
+        "10492.75",
+        "41210",
+    ]
+
+
+def test_no_break_and_narrow_spaces_group_digits_as_a_space_does() -> None:
+    """A no-break or a narrow no-break space between groups is a space that groups."""
+    assert flagged(run("The archive holds 41\u00a0200 volumes.", ARCHIVE)) == []
+    assert flagged(run("The archive holds 41\u202f200 volumes.", ARCHIVE)) == []
+    assert flagged(run("The archive holds 41\u202f210 volumes.", ARCHIVE)) == ["41\u202f210"]
+
+
+def test_a_source_grouping_digits_by_spaces_grounds_the_number_in_any_grouping() -> None:
+    """A seismograph log writes "41 200" events: "41,200" and "41200" are that number, with
+    the provenance on "41 200"; "41,210" is not. A JSON string does the same, escaped or not."""
+    log = "Seismograph station ridge-north: 41 200 events recorded this year."
+    for answer in ("The station recorded 41,200 events.", "The station recorded 41200 events."):
+        result = run(answer, log)
+        assert flagged(result) == [], answer
+    assert spanned(run("It recorded 41,200 events.", log), "41,200", log) == "41 200"
+    assert flagged(run("The station recorded 41,210 events.", log)) == ["41,210"]
+    assert flagged(run("It recorded 41200 events.", {"events": "41\u00a0200"})) == []
+
+
+def test_a_four_digit_head_is_no_group_head() -> None:
+    """ "in 2024 300 volunteers" is a year and a count, never 2024300: the year is read on
+    its own, and no source writing it that way carries 2024300."""
+    from checks.suite.evidence import read_answer
+    from checks.suite.options import EvidenceOptions
+    from checks.suite.tokens import index_text
+
+    answer = "In 2024 300 volunteers planted the riverbank."
+    assert [c.value for c in read_answer(answer, EvidenceOptions()).candidates] == ["2024"]
+    assert flagged(run(answer, {"season": 2024, "volunteers": 300})) == []
+    assert "2024300" not in index_text(answer)
+
+
+def test_a_run_that_may_be_a_list_is_grounded_by_either_reading() -> None:
+    """ "plots 1 200 300" may be three plot numbers or 1200300: a garden listing the plots
+    apart grounds it, a source writing 1 200 300 grounds 1,200,300, and a run of which one
+    number is carried by no source and the whole by none is flagged."""
+    garden = {"garden": "community allotments", "plots": [1, 200, 300]}
+    assert flagged(run("You hold plots 1 200 300.", garden)) == []
+    assert flagged(run("You hold plots 1 200 301.", garden)) == ["1 200 301"]
+    assert flagged(run("The tally reached 1,200,300.", "Tally to date: 1 200 300")) == []
+
+
+def test_digits_are_never_grouped_across_a_line_break_or_a_malformed_group() -> None:
+    """A line break, a group of two or four digits, a head of four: no number is grouped."""
+    from checks.suite.tokens import index_text, tokenize
+
+    assert "41200" not in index_text("Events\n41\n200")
+    assert flagged(run("Events recorded: 41,200.", "Events\n41\n200")) == ["41,200"]
+    not_grouped = {
+        "41\n200": "41200",
+        "41 20": "4120",
+        "41 2000": "412000",
+        "4120 300": "4120300",
+        "41  200": "41200",
+        "1.5 300": "1.5300",
+        "41 200,5": "41200",
+    }
+    for text, joined in not_grouped.items():
+        assert all(" " not in t.text and "\n" not in t.text for t in tokenize(text, grouped=True)), text
+        assert joined not in index_text(text), text

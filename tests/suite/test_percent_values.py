@@ -1,11 +1,13 @@
 """Percents are read one way wherever they are written (issue 25).
 
-The notations are generated from the suite's own table of units (``checks.suite.tokens.
-UNITS``: its percent sign and word), glued to the figure or a space apart: a percent any
-source writes, in the user's words, the system prompt, a tool's text, a string of a tool's
-JSON or a number of it, grounds the same percent written in any of them in an answer, and
-another percent is flagged. The conversations are made up, from unrelated everyday
-settings, and name no checker's domain.
+The notations are generated from the suite's own tables of units (``checks.suite.tokens.
+PERCENT_UNITS``, its percent sign and word, and ``WORDED_UNITS``, the same word written in
+two: "per cent"), glued to the figure or a space apart: a percent any source writes, in the
+user's words, the system prompt, a tool's text, a string of a tool's JSON or a number of it,
+grounds the same percent written in any of them in an answer, and another percent is
+flagged. A tool's JSON may also carry the percent as the fraction it is (``0.125`` for
+12.5 %), which grounds it the same way. The conversations are made up, from unrelated
+everyday settings, and name no checker's domain.
 """
 
 from __future__ import annotations
@@ -14,17 +16,23 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
 from checks.suite.decimals import number_text
-from checks.suite.tokens import UNITS
+from checks.suite.tokens import PERCENT_UNITS, UNITS, WORDED_UNITS
 
 # --- the notations, from the suite's own table ----------------------------------------------------
 
-PERCENT_MARKS = sorted(unit for unit in UNITS if unit == "%" or unit.startswith("per"))
+PERCENT_MARKS = sorted(
+    {unit for unit in UNITS if unit in PERCENT_UNITS}
+    | {spelling for spelling, unit in WORDED_UNITS.items() if unit in PERCENT_UNITS}
+)
+# A tool's JSON number may be the percent or the fraction it is.
+FRACTION = "tool JSON fraction"
+PERCENT_ROLES = [*ROLES, FRACTION]
 
 
 @dataclass(frozen=True)
@@ -65,10 +73,18 @@ SETTINGS = [
 def conversation(setting: int, role: str, source: str, answer: str) -> dict[str, Any]:
     """One turn: the user asks, a lookup returns, the answer states a percent."""
     question, sentence = SETTINGS[setting]
+    if role == FRACTION:
+        return one_turn(
+            question, sentence, "tool JSON number", source, answer, noun="reading", number_key="reading_rate"
+        )
     return one_turn(question, sentence, role, source, answer, noun="reading", number_key="reading_percent")
 
 
 def source_text(role: str, value: Decimal, notation: Notation) -> str:
+    if role == FRACTION:
+        # A whole number of hundreds is a fraction no source writes as one: 100 % is 1, a count.
+        assume(value % 100 != 0)
+        return number_text(value / 100)
     return number_text(value) if role == "tool JSON number" else notation.write(value)
 
 
@@ -80,7 +96,7 @@ def source_text(role: str, value: Decimal, notation: Notation) -> str:
     value=percents,
     said=notations(),
     answered=notations(),
-    role=st.sampled_from(ROLES),
+    role=st.sampled_from(PERCENT_ROLES),
     setting=st.integers(0, len(SETTINGS) - 1),
 )
 def test_a_percent_any_source_writes_grounds_the_same_percent_in_any_notation(
@@ -97,7 +113,7 @@ def test_a_percent_any_source_writes_grounds_the_same_percent_in_any_notation(
     value=percents,
     said=notations(),
     answered=notations(),
-    role=st.sampled_from(ROLES),
+    role=st.sampled_from(PERCENT_ROLES),
     setting=st.integers(0, len(SETTINGS) - 1),
 )
 def test_another_percent_in_any_notation_is_flagged(
