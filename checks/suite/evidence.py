@@ -79,7 +79,6 @@ from .tokens import (
     lookup_forms,
     match_patterns,
     normalize,
-    number_variants,
     tokenize,
     value_text,
 )
@@ -681,7 +680,7 @@ class EvidenceChecker:
         1 200 300"), and reading it whole flags nothing that reading it apart would not."""
         first: tuple[Source, tuple[int, int] | None] | None = None
         for number in numbers:
-            found = state.grounds.ground((number, *number_variants(number)))
+            found = state.grounds.ground((number,))
             if found is None:
                 return None
             if first is None:
@@ -800,15 +799,13 @@ def _elapsed(answer: str, candidate: Candidate, turn_sources: list[Source]) -> C
 
 def _lookups(candidate: Candidate) -> list[str]:
     """The keys a candidate is looked up under, among the tools' and the people's words
-    alike: its forms, a number's spellings with trailing zeros or a glued unit, and a
-    percent's fraction (``percent_fraction``)."""
+    alike: its forms (a source files a number under its canonical spelling too:
+    ``tokens.token_keys``), and a percent's fraction (``percent_fraction``)."""
     forms = list(candidate.forms)
-    if candidate.number is not None:
-        forms.extend(
-            v for form in candidate.forms if _NUMBERISH.fullmatch(form) for v in number_variants(form)
-        )
-        if candidate.unit in PERCENT_UNITS and (fraction := percent_fraction(candidate.number)) is not None:
-            forms.extend((fraction, fraction + "0", fraction + "00"))
+    if candidate.number is not None and candidate.unit in PERCENT_UNITS:
+        fraction = percent_fraction(candidate.number)
+        if fraction is not None:
+            forms.append(fraction)
     return forms
 
 

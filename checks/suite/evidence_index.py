@@ -38,7 +38,7 @@ from .tokens import (
     is_separator,
     normalize,
     parts_of_tokens,
-    token_forms,
+    token_keys,
     value_text,
 )
 from .types import Conversation, Evidence, Receipt
@@ -335,7 +335,7 @@ class Source:
             while end < len(low) and not is_separator(low[end]):
                 end += 1
             raw = low[start:end]
-            if form in token_forms(raw):
+            if form in token_keys(raw):
                 core = raw.strip(DECORATION)
                 core_start = start + raw.index(core)
                 return core_start, core_start + len(core)

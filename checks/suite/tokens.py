@@ -52,24 +52,8 @@ SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab
 _SEPARATOR_SET = frozenset(SEPARATORS)
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
 _DIGITS = frozenset("0123456789")
-_GLUED_UNITS = (
-    "%",
-    "ms",
-    "us",
-    "iops",
-    "mbps",
-    "gbps",
-    "kb",
-    "mb",
-    "gb",
-    "tb",
-    "pb",
-    "kib",
-    "mib",
-    "gib",
-    "tib",
-)
-_TAIL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz%")
+# How a numeric token with another spelling ends: a decimal's zero, a glued unit's letter.
+_SPELLED_ENDS = frozenset("0abcdefghijklmnopqrstuvwxyz%")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
 DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
@@ -400,11 +384,16 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
         # JSON escapes would glue their letter to the next word.
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
     forms = set(low.translate(_TO_SPACE).split())
-    # Few tokens have another form, and comprehensions find them fast. A decimal's trailing
-    # zeros and a glued unit are met on the lookup side instead (``number_variants``).
-    dressed = [t for t in forms if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET]
-    if dressed:
-        forms.update([core for core in (t.strip(DECORATION) for t in dressed) if core])
+    # Few tokens have another form (``token_keys``), and a comprehension finds them fast: a
+    # dressed token, a decimal that may end in zeros, a number with a unit glued to it.
+    spelled = [
+        t
+        for t in forms
+        if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET or (t[0] in _DIGITS and t[-1] in _SPELLED_ENDS)
+    ]
+    for token in spelled:
+        forms.update(token_keys(token))
+    forms.discard("")
     forms.update(_spaced_keys(text, forms))
     forms.update(value_forms(text, forms))
     if amounts:
@@ -492,37 +481,27 @@ def fragment_forms(forms: set[str]) -> set[str]:
     }
 
 
-def number_variants(value: str) -> list[str]:
-    """Spellings a source may give a canonical number: trailing zeros, a glued unit."""
-    if "." in value:
-        out = [value + "0", value + "00"]
-    else:
-        out = [value + ".0", value + ".00"]
-    out.extend([value + unit for unit in _GLUED_UNITS])
-    return out
-
-
-def _derived_spellings(token: str) -> Iterable[str]:
-    """The other forms one source token is read under: its canonical number."""
-    if token[-1] == "0" and "." in token and _NUMBER.fullmatch(token):
-        yield canonical_number(token)
+def _derived_spellings(core: str) -> Iterable[str]:
+    """The canonical number an undressed numeric token also is: a decimal without its
+    trailing zeros (``2.50`` is ``2.5``), a number without the unit glued to it (``10ms``)."""
+    if core[-1] == "0" and "." in core and _NUMBER.fullmatch(core):
+        yield canonical_number(core)
         return
-    if token[-1].isalpha() or token[-1] in "%s":
-        match = _GLUED.fullmatch(token)
-        if match:
-            yield canonical_number(match.group(1))
+    match = _GLUED.fullmatch(core)
+    if match and _UNIT_SUFFIX.fullmatch(match.group(2)):
+        yield canonical_number(match.group(1))
 
 
-def token_forms(token: str) -> set[str]:
-    """The forms one raw source token yields (the per-token half of ``index_text``)."""
+def token_keys(token: str) -> set[str]:
+    """The keys one raw source token is filed under: lower case and undressed, and a number
+    under its canonical spelling too, so an answer's value is looked up as it is. The one
+    definition ``index_text`` and ``evidence_index.Source.span_of`` both read a token by."""
     core = token.lower().strip(DECORATION)
     if not core:
         return set()
     out = {core}
-    if core[0].isdigit():
+    if core[0] in _DIGITS:
         out.update(_derived_spellings(core))
-        if _GROUPED.fullmatch(core):
-            out.add(canonical_number(core))
     return out
 
 

@@ -3,11 +3,15 @@ with provenance to the span that carries it, and a near miss is still flagged.""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
 from suite_helpers import build_conversation, build_turn
 
 from checks.suite import run_suite
+from checks.suite.tokens import canonical_number, index_text, token_keys
 
 FLIGHT = {
     "flight_number": "HAT039",
@@ -348,3 +352,22 @@ def test_digits_are_never_grouped_across_a_line_break_or_a_malformed_group() -> 
     for text, joined in not_grouped.items():
         assert all(" " not in t.text and "\n" not in t.text for t in tokenize(text, grouped=True)), text
         assert joined not in index_text(text), text
+
+
+@given(
+    number=st.decimals(min_value=0, max_value=10**6, places=2, allow_nan=False, allow_infinity=False),
+    zeros=st.integers(0, 2),
+    unit=st.sampled_from(["", "%", "ms", "gb", "kib"]),
+    dress=st.sampled_from(["", "$", "#", "~"]),
+)
+def test_a_source_files_each_token_under_the_keys_one_definition_gives(
+    number: Decimal, zeros: int, unit: str, dress: str
+) -> None:
+    """``index_text`` files every token under ``token_keys``, the definition ``span_of``
+    reads a token by too: a number with trailing zeros or a glued unit is filed under its
+    canonical spelling, so an answer's value needs no list of spellings to look up."""
+    written = f"{number:f}" + ("0" * zeros if "." in f"{number:f}" else "") + unit
+    token = dress + written
+    keys = token_keys(token)
+    assert keys <= index_text(f"Noted: {token} today.")
+    assert canonical_number(f"{number:f}") in keys
