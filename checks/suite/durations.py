@@ -50,6 +50,36 @@ UNITS: dict[str, int] = {
     "weeks": 604800,
     "week": 604800,
 }
+# Numbers written in words, as lengths of time are ("two hours", "an hour and a half").
+# "a" and "an" are one only before "and a half" in an answer ("an hour and a half"): "in a
+# minute" is seldom a claim of sixty seconds; a source reads them always.
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "eighteen": 18,
+    "twenty": 20,
+    "twenty-four": 24,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "forty-eight": 48,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy-two": 72,
+    "ninety": 90,
+}
+_ARTICLES = {"a": 1, "an": 1}
 # Letters glued to a number that name a unit only inside a sum with hours, or as hours.
 GLUED_LETTERS: dict[str, int] = {"h": 3600, "m": 60, "s": 1}
 KEY_PREFIX = "duration "
@@ -57,7 +87,20 @@ KEY_PREFIX = "duration "
 _NUMBER = r"\d+(?:\.\d+)?"
 # One part: a number and a unit's word ("90 minutes"), or hours with letters glued ("1h",
 # "1h30m", "1h 30m 10s"), read whole.
-_WORD_PART = re.compile(rf"(?<![\w.])({_NUMBER})[ \u00a0]?({alternation(UNITS)})\b", re.I)
+# A hyphen may join them ("a 90-minute session"); a number after a colon is no part's start
+# ("1:30 hours" is read whole, below).
+_WORD_PART = re.compile(rf"(?<![\w.:])({_NUMBER})[ \u00a0-]?({alternation(UNITS)})\b", re.I)
+# The same with the number in words, and perhaps "and a half" after it or after the unit:
+# "two hours", "two and a half hours", "an hour and a half"; and "half an hour".
+_SPELLED_PART = re.compile(
+    rf"(?<![\w-])({alternation([*NUMBER_WORDS, *_ARTICLES])})( and a half)?[ -]"
+    rf"({alternation(UNITS)})\b( and a half)?|(?<![\w-])half an? ({alternation(UNITS)})\b",
+    re.I,
+)
+# Hours and minutes with a colon, said to be hours: "1:30 hours", "1:30 h".
+_CLOCKED_HOURS = re.compile(r"(?<![\w.:])(\d{1,3}):([0-5]\d)[ \u00a0]?(?:hours|hrs|hr|h)\b", re.I)
+# On a source, a clock-like length ("01:30:00") is a duration too (and a time of day).
+_CLOCKLIKE = re.compile(r"(?<![\w.:])(\d{1,3}):([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")
 _GLUED = re.compile(r"(?<![\w.])\d+(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)
 # On a source, minutes or seconds glued alone ("45m") are read too: a reading more there only
 # grounds more, while an answer's "45m" may be a length and is not checked as a duration.
@@ -74,7 +117,7 @@ _UNIT_ENDINGS = tuple(UNITS)
 _KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case text
 _KEYED = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 # Whether a text may hold a duration at all: a unit's word, a glued hour or an ISO period.
-_MAY_HOLD = re.compile(rf"\b(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|\bP(?:\d+D)?T\d", re.I)
+_MAY_HOLD = re.compile(rf"(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|\bP(?:\d+D)?T\d|\d:\d\d:\d", re.I)
 
 
 def duration_key(seconds: Decimal) -> str:
@@ -110,6 +153,25 @@ def _parts(text: str, lenient: bool) -> list[tuple[Decimal, int, int, int]]:
         (Decimal(m.group(1)) * UNITS[m.group(2).lower()], UNITS[m.group(2).lower()], m.start(), m.end())
         for m in _WORD_PART.finditer(text)
     ]
+    for m in _SPELLED_PART.finditer(text):
+        word, half, unit, half_after, half_unit = m.groups()
+        if half_unit is not None:  # "half an hour"
+            whole = UNITS[half_unit.lower()]
+            parts.append((Decimal(whole) / 2, whole // 2, m.start(), m.end()))
+            continue
+        halved = half or half_after
+        if word.lower() in _ARTICLES and not (lenient or halved):
+            continue
+        count = Decimal(NUMBER_WORDS.get(word.lower(), 1)) + (Decimal("0.5") if halved else 0)
+        unit_seconds = UNITS[unit.lower()]
+        step = unit_seconds // 2 if halved else unit_seconds
+        parts.append((count * unit_seconds, step, m.start(), m.end()))
+    for m in _CLOCKED_HOURS.finditer(text):
+        parts.append((Decimal(int(m.group(1)) * 3600 + int(m.group(2)) * 60), 60, m.start(), m.end()))
+    if lenient:
+        for m in _CLOCKLIKE.finditer(text):
+            h, mi, se = (int(g) for g in m.groups())
+            parts.append((Decimal(h * 3600 + mi * 60 + se), 1, m.start(), m.end()))
     glued = [*_GLUED.finditer(text), *(_GLUED_ALONE.finditer(text) if lenient else ())]
     for match in glued:
         pieces = [(Decimal(n), GLUED_LETTERS[u.lower()]) for n, u in _GLUED_PART.findall(match.group())]

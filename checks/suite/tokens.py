@@ -430,6 +430,8 @@ _MONTH_TOKENS = frozenset(MONTH_NAMES)
 # "a. m." is two tokens, of which "m." is the telling one.
 _HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
 _DATE_MARKS = frozenset("-/.")  # what separates the numbers of a date written in one token
+_DURATION_ENDINGS = tuple(DURATION_WORDS)
+_MILITARY_TOKENS = frozenset(["hrs", "hours"])
 
 
 def value_text(text: str) -> str:
@@ -449,20 +451,29 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     that may hold one are read, each alone, which is the same reading for a value inside
     one token and far less to read in a large result.
     """
-    readable = value_text(text) if not forms.isdisjoint(_MONTH_TOKENS | _HALF_DAY_TOKENS) else ""
     numeric = [t for t in forms if t[0] in _DIGITS]  # the tokens a value may stand in alone
-    if not forms.isdisjoint(_MONTH_TOKENS):
+    dated = [t for t in numeric if not _DATE_MARKS.isdisjoint(t)]
+    # A month's name may stand in a token of its own, or glued to a day ("19-may-2024").
+    in_words = not forms.isdisjoint(_MONTH_TOKENS) or any(t.upper() != t for t in dated)
+    readable = value_text(text) if in_words or not forms.isdisjoint(_HALF_DAY_TOKENS) else ""
+    if in_words:
         keys, years = date_keys(readable)
     else:
-        keys, years = date_keys(
-            "\n".join(t for t in numeric if not _DATE_MARKS.isdisjoint(t)), in_words=False
-        )
+        keys, years = date_keys("\n".join(dated), in_words=False)
     if not forms.isdisjoint(_HALF_DAY_TOKENS):
         keys |= time_keys(readable)
+    elif not forms.isdisjoint(_MILITARY_TOKENS):  # "2200 hrs": the time stands across tokens
+        keys |= time_keys(value_text(text))
     else:
-        keys |= time_keys("\n".join(t for t in numeric if ":" in t or t[-1] == "m"))
-    # A duration's unit is a word of its own, a letter glued to its number, or ISO's "PT".
-    if not forms.isdisjoint(DURATION_WORDS) or any(t[-1] in "hms" for t in numeric) or "PT" in text:
+        keys |= time_keys("\n".join(t for t in numeric if ":" in t or t[-1] == "m" or "h" in t))
+    # A duration's unit is a word of its own (after figures or number words), a unit glued
+    # or hyphened to its number ("90min", "90-minute"), a clock-like length ("01:30:00"), or
+    # ISO's "PT".
+    if (
+        not forms.isdisjoint(DURATION_WORDS)
+        or any(t[-1] in "hms" or t.endswith(_DURATION_ENDINGS) or t.count(":") == 2 for t in numeric)
+        or "PT" in text
+    ):
         keys |= duration_keys(value_text(text))
     return [*keys, *map(str, years)]
 

@@ -41,13 +41,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
+from decimal import Decimal
 from functools import lru_cache
 from typing import ClassVar
 
 from .durations import KEY_PREFIX as DURATION_KEY
-from .durations import DurationValue, read_durations
+from .durations import DurationValue, duration_key, read_durations
 from .text import alternation
 
 # --- vocabularies -------------------------------------------------------------------------
@@ -238,6 +239,7 @@ class TimeValue:
     end: int
     open_half: bool = False
     day_offset: int = 0  # a next-day mark's days ("03:00:00+1": 1); no part of the time
+    also: tuple[str, ...] = ()  # the keys of another reading of the same writing ("2200 hrs")
 
     @property
     def hours(self) -> list[int]:
@@ -249,8 +251,9 @@ class TimeValue:
         return None if self.open_half else f"{self.hour:02d}:{self.minute:02d}"
 
     def keys(self) -> list[str]:
-        """Its 24-hour hour and minute, for each half of the day it may be in."""
-        return [time_key(hour, self.minute) for hour in self.hours]
+        """Its 24-hour hour and minute, for each half of the day it may be in, and the keys
+        of any other reading of its writing."""
+        return [time_key(hour, self.minute) for hour in self.hours] + list(self.also)
 
     def lookups(self) -> list[str]:
         """A clock time is looked up under the keys it is filed under."""
@@ -338,6 +341,13 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
         in_words=True,
     ),
     Notation(
+        # 19-May-2024, 19-May-24: a day, a month's name and a year joined by hyphens.
+        "day_month_dashed",
+        rf"{_DAY}-{_MONTH_NAME}-(?P<year>{_DIGIT}{{4}}|{_DIGIT}{{2}}){_DATE_END}",
+        ("{dd}-{mon}-{year}", "{day}-{month_name}-{yy}"),
+        in_words=True,
+    ),
+    Notation(
         # 19 May 2024; the 19th of May, 2024; Sunday, 19 May.
         "day_first",
         rf"(?:{_WEEKDAY},?{_GAP})?(?:the{_GAP})?{_DAY}{_ORDINAL}?{_GAP}(?:of{_GAP})?{_MONTH_NAME}\b"
@@ -382,6 +392,25 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
             "{h12}:{minute:02d}{ampm}",
             "12:{minute:02d} {noon}",
         ),
+    ),
+    Notation(
+        # 7.30pm, 10.00 PM: a point between hour and minute, read only before a half-day mark.
+        "dotted",
+        rf"(?P<hour>{_DIGIT}{{1,2}})\.(?P<minute>[0-5]{_DIGIT}){_HALF}",
+        ("{h12}.{minute:02d}{ampm}", "{h12}.{minute:02d} {AMPM}"),
+    ),
+    Notation(
+        # 22h00, 7h30: an "h" between hour and minute, a 24-hour clock.
+        "h_separated",
+        rf"(?P<hour>[01]?{_DIGIT}|2[0-3])h(?P<minute>[0-5]{_DIGIT})(?![\w])",
+        ("{hh}h{minute:02d}",),
+    ),
+    Notation(
+        # 2200 hrs, 0730 hours: four figures of a 24-hour clock, said to be hours. Also a
+        # length of 2,200 hours (``durations``): the time carries that reading too.
+        "military",
+        rf"(?P<hour>[01]{_DIGIT}|2[0-3])(?P<minute>[0-5]{_DIGIT})[ \u00a0]?(?:hrs|hours)\b",
+        ("{hh}{minute:02d} hrs",),
     ),
     Notation(
         # 10 PM, 10pm, 10 a.m., 12 noon.
@@ -556,6 +585,9 @@ def read_times(text: str) -> Iterator[TimeValue]:
         found = _time(parts, match.start(), match.end())
         if found is None:
             continue
+        if notation.name == "military":  # "2200 hrs" may be 2,200 hours long too
+            hours = Decimal(parts["hour"] + parts["minute"]) * 3600
+            found = replace(found, also=(duration_key(hours),))
         if "first_hour" not in parts:
             yield found
             continue
@@ -616,6 +648,12 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
 
 def read_values(text: str) -> list[Value]:
     """Every date, clock time and duration (``durations``) of ``text``, in the order they stand."""
-    found: list[Value] = [*read_dates(text), *read_times(text), *read_durations(text)]
+    # "1:30 hours" is a length of time, not half past one: a duration's span wins, except
+    # over a time that carries the duration's reading itself ("2200 hrs").
+    times = list(read_times(text))
+    both = {t.start for t in times if t.also}
+    durations = [d for d in read_durations(text) if d.start not in both]
+    times = [t for t in times if t.also or not any(d.start <= t.start < d.end for d in durations)]
+    found: list[Value] = [*read_dates(text), *times, *durations]
     found.sort(key=lambda v: v.start)
     return found

@@ -18,7 +18,7 @@ from suite_helpers import build_conversation, build_turn
 from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
-from checks.suite.durations import UNITS, read_durations
+from checks.suite.durations import NUMBER_WORDS, UNITS, read_durations
 
 MINUTE_WORDS = sorted(word for word, seconds in UNITS.items() if seconds == 60)
 HOUR_WORDS = sorted(word for word, seconds in UNITS.items() if seconds == 3600)
@@ -36,8 +36,17 @@ def spellings(minutes: int) -> list[str]:
     out = [f"{minutes} {word}" for word in MINUTE_WORDS]
     if rest in (0, 30):
         out += [f"{Decimal(minutes) / 60} {word}" for word in HOUR_WORDS]
+    out.append(f"{minutes}-minute")
+    words = {n: w for w, n in NUMBER_WORDS.items()}
+    if hours in words and rest in (0, 30):
+        half = " and a half" if rest else ""
+        out.append(f"{words[hours]}{half} hours")
     if hours:
-        out += [f"{hours}h {rest}m" if rest else f"{hours}h", f"PT{hours}H{rest}M"]
+        out += [
+            f"{hours}h {rest}m" if rest else f"{hours}h",
+            f"PT{hours}H{rest}M",
+            f"{hours}:{rest:02d} hours",
+        ]
         if rest:
             out += [f"{hours} {h} {rest} {m}" for h in HOUR_WORDS for m in MINUTE_WORDS[:2]]
             out.append(f"{hours} hours and {rest} minutes")
@@ -82,6 +91,20 @@ def test_another_duration_in_any_spelling_is_flagged(
     report = run_suite(one_turn(question, sentence, role, source, wrong, noun="length", number_key=key))
     assert [v.seconds for v in read_durations(wrong)] == [Decimal((minutes + off) * 60)]
     assert len(unsupported(report)) == 1, (source, wrong)
+
+
+def test_a_clock_like_length_in_a_source_grounds_a_duration_and_words_are_read() -> None:
+    """A source's "01:30:00" is a time and a length; "an hour and a half" and "half an
+    hour" are lengths; an answer's "in a minute" is no claim of sixty seconds."""
+    report = run_suite(
+        one_turn("How long?", "It took {}.", "tool text", "01:30:00", "90 minutes", noun="run")
+    )
+    assert unsupported(report) == []
+    spelled = {
+        t: [v.seconds for v in read_durations(t)]
+        for t in ("an hour and a half", "half an hour", "in a minute")
+    }
+    assert spelled == {"an hour and a half": [5400], "half an hour": [1800], "in a minute": []}
 
 
 def test_parts_are_one_sum_only_when_each_is_below_the_unit_before_it() -> None:
