@@ -42,7 +42,7 @@ from .tokens import (
     value_text,
 )
 from .types import Conversation, Evidence, Receipt
-from .values import is_value_key, read_values
+from .values import is_value_key, keyed_instants, read_values
 
 # Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
@@ -52,6 +52,7 @@ _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  #
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
+_LONG_NUMBER = re.compile(r":\s*\d{9}")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 # Keys under which an absence envelope repeats what it was asked for.
@@ -255,6 +256,8 @@ class Source:
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
             forms |= keyed_durations(text, forms)
+            if _LONG_NUMBER.search(text) is not None:  # seconds since 1970 have ten digits
+                forms |= keyed_instants(text)
             if needs_its_strings(text):
                 for _, _, content in _string_contents(text):
                     forms |= amount_keys(content)

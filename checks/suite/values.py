@@ -25,6 +25,10 @@ Principles:
   every value but a full date, since "any year" matches both 2024 and 2025, which must not
   match each other, and no set of keys shared by both sides says so. Seconds are not
   compared: "22:00" and "22:00:30" are one minute.
+- **A member's name may say what its number is.** Seconds (or milliseconds) since 1970
+  under a member named for an instant (``starts_at``, ``createdTime``, ``timestamp``) are a
+  date and a time, in UTC (``keyed_instants``); the same number under another name is a
+  number.
 - **A range is its two ends.** "June 3-5, 2024" is June 3 and June 5, 2024: a source
   carries both, and an answer claims each on its own.
 - **Marks about a value are not the value.** A weekday, an ordinal suffix, a next-day mark
@@ -42,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import ClassVar
@@ -644,6 +648,26 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     first = _range_start(parts, time) if "first_hour" in parts else None
     return tuple(time.keys()) + (tuple(first.keys()) if first is not None else ())
+
+
+# A JSON member that holds an instant as seconds (or milliseconds) since 1970, named for it:
+# ``created_at``, ``startTime``, ``timestamp``, ``due_date``, ``ts``, ``epoch``.
+_INSTANT_NAME = re.compile(r"(?:^|[_\-]|(?<=[a-z])(?=[A-Z]))(?:at|time|timestamp|date|ts|epoch)$", re.I)
+_INSTANT = re.compile(r'"([^"\\]{1,80})"\s*:\s*(\d{9,10}|\d{12,13})(?![\d.eE])')
+
+
+def keyed_instants(json_text: str) -> set[str]:
+    """The date and time keys (in UTC) of the JSON numbers that a member named for an
+    instant holds as seconds or milliseconds since 1970 (``"starts_at": 1716120000``)."""
+    out: set[str] = set()
+    for name, number in _INSTANT.findall(json_text):
+        if _INSTANT_NAME.search(name) is None:
+            continue
+        seconds = int(number) // (1000 if len(number) > 10 else 1)
+        moment = datetime.fromtimestamp(seconds, tz=UTC)
+        out.update(DateValue(((moment.year, moment.month, moment.day),), 0, 0).keys())
+        out.update(TimeValue(moment.hour, moment.minute, moment.second, 0, 0).keys())
+    return out
 
 
 def read_values(text: str) -> list[Value]:

@@ -410,3 +410,18 @@ def test_a_range_of_hours_with_one_half_day_mark_is_two_times() -> None:
     for answer, role, source, flagged in cases:
         found = flags(conversation(source, role, answer))
         assert [f["claim"]["text"] for f in found] == flagged, answer
+
+
+def test_seconds_since_1970_under_a_member_named_for_an_instant_are_a_date_and_time() -> None:
+    """`"starts_at": 1716120000` (2024-05-19 12:00 UTC), in seconds or milliseconds, grounds
+    the date and the time; the same number under another name, or another day, does not."""
+    cases = [
+        ({"starts_at": 1716120000}, "The tasting starts May 19, 2024 at 12:00.", []),
+        ({"openedTime": 1716120000000}, "The vault opened on 2024-05-19.", []),
+        ({"starts_at": 1716120000}, "The tasting starts May 20, 2024.", ["May 20, 2024"]),
+        ({"visitors": 1716120000}, "The tasting starts May 19, 2024.", ["May 19, 2024"]),
+    ]
+    for result, answer, flagged in cases:
+        turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
+        found = flags(build_conversation(turn))
+        assert [f["claim"]["text"] for f in found] == flagged, answer
