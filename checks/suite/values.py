@@ -36,8 +36,9 @@ Principles:
   beside the time (``TimeValue.day_offset``), as it says which day the time is on.
 - **No domain.** Nothing here knows what the dates and times are of.
 
-What is not read: a bare "noon" or "midnight" (more often prose, "before midnight", than a
-value), a two-digit year written with dots ("1.2.24" is more often a version), a date glued
+"noon" and "midnight" alone are the times they name: "before midnight" claims 00:00.
+
+What is not read: a two-digit year written with dots ("1.2.24" is more often a version), a date glued
 to letters, digits or other separators (a part of an identifier or a path).
 """
 
@@ -417,6 +418,12 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
         ("{hh}{minute:02d} hrs",),
     ),
     Notation(
+        # noon, midnight: a time of its own.
+        "word",
+        r"(?<![\w-])(?P<half>noon|midnight)(?![\w-])",
+        ("{noon}",),
+    ),
+    Notation(
         # 10 PM, 10pm, 10 a.m., 12 noon.
         "hour",
         rf"(?P<hour>{_DIGIT}{{1,2}}){_HALF}",
@@ -470,7 +477,7 @@ def _group_names(notations: tuple[Notation, ...]) -> _Groups:
 
 
 _DATES = _compile(DATE_NOTATIONS, _DATE_START, [*MONTH_NAMES, *WEEKDAY_NAMES, "the"])
-_TIMES = _compile(TIME_NOTATIONS, _TIME_START, [])
+_TIMES = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"])
 _DATE_GROUPS = _group_names(DATE_NOTATIONS)
 # For keys alone, where a text writes no month's name: the notations in figures only.
 _FIGURE_NOTATIONS = tuple(notation for notation in DATE_NOTATIONS if not notation.in_words)
@@ -479,7 +486,7 @@ _FIGURE_DATE_GROUPS = _group_names(_FIGURE_NOTATIONS)
 _TIME_GROUPS = _group_names(TIME_NOTATIONS)
 # For keys alone: a time's seconds are matched but not kept, as no key holds them, so that
 # the times of a large result are read once for each minute they name.
-_TIMES_WITHOUT_SECONDS = _compile(TIME_NOTATIONS, _TIME_START, [], ["second"])
+_TIMES_WITHOUT_SECONDS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"])
 
 
 def _notation_group(notation: Notation) -> str:
@@ -544,7 +551,7 @@ def read_dates(text: str) -> Iterator[DateValue]:
 
 
 def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
-    hour, minute = int(parts["hour"]), int(parts.get("minute", 0))
+    hour, minute = int(parts.get("hour", 12)), int(parts.get("minute", 0))  # "noon" alone: 12
     second = int(parts["second"]) if "second" in parts else None
     if minute > 59 or (second is not None and second > 59):
         return None
