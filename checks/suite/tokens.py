@@ -28,6 +28,9 @@ Principles:
   key beside its numbers, and an answer's run is grounded when either reading is (the run
   as one number, or every number of it apart), so reading it grouped flags nothing the
   list reading would not. Amounts of money are read apart (``money``).
+- **Points group digits where the writing says so**: two groups or more ("2.750.300"), or
+  one group before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal and
+  stays one.
 """
 
 from __future__ import annotations
@@ -63,6 +66,11 @@ _TOKEN = re.compile(rf"(?:[^{_SEP_CLASS},]|(?<=\d),(?=\d))+")
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# Points that group and a comma that marks decimals, where the writing says so: two groups
+# or more ("2.750.300"), or a group and a decimal comma ("10.482,75"). One group alone
+# ("41.200") is as often a decimal, and stays one.
+_DOTTED = re.compile(r"\d{1,3}(?:(?:\.\d{3}){2,}(?:,\d{1,2})?|\.\d{3},\d{1,2})")
+_DOTTED_IN_TEXT = re.compile(rf"(?<![\w.,]){_DOTTED.pattern}(?![\w]|[.,]\d)")
 _HEX = re.compile(r"[0-9a-f]+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
@@ -129,7 +137,14 @@ def normalize(token: str) -> str:
     if value and value[0].isdigit():
         if _GROUPED.fullmatch(value) or _NUMBER.fullmatch(value):
             return canonical_number(value)
+        if _DOTTED.fullmatch(value):
+            return dotted_value(value)
     return value
+
+
+def dotted_value(written: str) -> str:
+    """The canonical number a point-grouped writing is: ``10.482,75`` is ``10482.75``."""
+    return canonical_number(written.replace(".", "").replace(",", "."))
 
 
 def lookup_forms(value: str) -> list[str]:
@@ -185,7 +200,7 @@ def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
             continue
         start = match.start() + lead
         pieces = [(core, start)]
-        if "," in core and not _GROUPED.fullmatch(core):
+        if "," in core and not _GROUPED.fullmatch(core) and not _DOTTED.fullmatch(core):
             # 1204,1205 is two numbers; only a well-formed grouping is one.
             pieces, offset = [], start
             for part in core.split(","):
@@ -389,12 +404,17 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
     spelled = [
         t
         for t in forms
-        if t[0] in _DECORATION_SET or t[-1] in _DECORATION_SET or (t[0] in _DIGITS and t[-1] in _SPELLED_ENDS)
+        if t[0] in _DECORATION_SET
+        or t[-1] in _DECORATION_SET
+        or (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
     ]
     for token in spelled:
         forms.update(token_keys(token))
     forms.discard("")
     forms.update(_spaced_keys(text, forms))
+    # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
+    if "," in text and any(t[0] in _DIGITS and t[-4:-3] == "." for t in spelled):
+        forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
     forms.update(value_forms(text, forms))
     if amounts:
         forms.update(amount_keys(low, words=forms))
@@ -497,6 +517,9 @@ def _derived_spellings(core: str) -> Iterable[str]:
     trailing zeros (``2.50`` is ``2.5``), a number without the unit glued to it (``10ms``)."""
     if core[-1] == "0" and "." in core and _NUMBER.fullmatch(core):
         yield canonical_number(core)
+        return
+    if core.count(".") > 1 and _DOTTED.fullmatch(core):
+        yield dotted_value(core)
         return
     match = _GLUED.fullmatch(core)
     if match and _UNIT_SUFFIX.fullmatch(match.group(2)):

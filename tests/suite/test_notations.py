@@ -371,3 +371,20 @@ def test_a_source_files_each_token_under_the_keys_one_definition_gives(
     keys = token_keys(token)
     assert keys <= index_text(f"Noted: {token} today.")
     assert canonical_number(f"{number:f}") in keys
+
+
+def test_points_that_group_are_read_where_the_writing_says_so() -> None:
+    """"2.750.300" (two groups) and "10.482,75" (a group and a decimal comma) are the numbers
+    2750300 and 10482.75 on either side; "41.200" alone stays a decimal."""
+
+    def flagged(source: str, answer: str) -> list[str]:
+        turn = build_turn(f"The tally is {answer}.", calls=[{"tool": "census", "result": {"note": source}}])
+        report = run_suite(build_conversation(turn))
+        return [f["claim"]["text"] for f in report["findings"] if f["code"] == "unsupported_value"]
+
+    assert flagged("2750300 seeds", "2.750.300") == []
+    assert flagged("2.750.300 seeds", "2,750,300") == []
+    assert flagged("10.482,75 litres", "10,482.75") == []
+    assert flagged("10482.75 litres", "10.482,75") == []
+    assert flagged("2750300 seeds", "2.750.310") == ["2.750.310"]
+    assert flagged("10.482,75 litres", "10,482.76") == ["10,482.76"]
