@@ -85,39 +85,44 @@ GLUED_LETTERS: dict[str, int] = {"h": 3600, "m": 60, "s": 1}
 KEY_PREFIX = "duration "
 
 _NUMBER = r"\d+(?:\.\d+)?"
-# One part: a number and a unit's word ("90 minutes"), or hours with letters glued ("1h",
-# "1h30m", "1h 30m 10s"), read whole.
-# A hyphen may join them ("a 90-minute session"); a number after a colon is no part's start
-# ("1:30 hours" is read whole, below).
-_WORD_PART = re.compile(rf"(?<![\w.:])({_NUMBER})[ \u00a0-]?({alternation(UNITS)})\b", re.I)
-# The same with the number in words, and perhaps "and a half" after it or after the unit:
-# "two hours", "two and a half hours", "an hour and a half"; and "half an hour".
-_SPELLED_PART = re.compile(
-    rf"(?<![\w-])({alternation([*NUMBER_WORDS, *_ARTICLES])})( and a half)?[ -]"
-    rf"({alternation(UNITS)})\b( and a half)?|(?<![\w-])half an? ({alternation(UNITS)})\b",
-    re.I,
+# Every pattern below opens with a character, not a look back, so the regular expression
+# engine scans a large text for that character alone (the look back follows it).
+#
+# A unit's word, found first; what stands before it says whether it ends a part and how
+# long the part is: a number ("90 minutes", "a 90-minute session"), a number in words
+# perhaps with "and a half" ("two hours", "two and a half hours"), "half a(n)" ("half an
+# hour"), or hours and minutes with a colon ("1:30 hours"). "and a half" may follow the
+# unit too ("an hour and a half").
+_UNIT_WORD = re.compile(rf"(?:{alternation(UNITS)})\b")  # on lower-case text: far quicker than re.I
+_BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
+_BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
+_BEFORE_WORDS = re.compile(
+    rf"(?:^|(?<=[^\w-]))({alternation([*NUMBER_WORDS, *_ARTICLES])})( and a half)?[ -]$", re.I
 )
-# Hours and minutes with a colon, said to be hours: "1:30 hours", "1:30 h".
-_CLOCKED_HOURS = re.compile(r"(?<![\w.:])(\d{1,3}):([0-5]\d)[ \u00a0]?(?:hours|hrs|hr|h)\b", re.I)
+_BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
+_HALF_AFTER = " and a half"
+_LOOK_BACK = 40  # characters before a unit's word that may hold its number
 # On a source, a clock-like length ("01:30:00") is a duration too (and a time of day).
-_CLOCKLIKE = re.compile(r"(?<![\w.:])(\d{1,3}):([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")
-_GLUED = re.compile(r"(?<![\w.])\d+(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)
+_CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")
+# Hours with letters glued ("1h", "1h30m", "1h 30m 10s"), read whole.
+_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)
 # On a source, minutes or seconds glued alone ("45m") are read too: a reading more there only
 # grounds more, while an answer's "45m" may be a length and is not checked as a duration.
-_GLUED_ALONE = re.compile(r"(?<![\w.$€£])\d+(?:\.\d+)?[ms]\b", re.I)
+_GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)
 _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
-_ISO = re.compile(r"(?<![\w])P(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
+_ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 # What may stand between the parts of one sum: "1 hour 30 minutes", "1 hour, 30 minutes",
 # "1 hour and 30 minutes".
 _JOINER = re.compile(r",? and |, | ")
 # Words a JSON member's name ends with that say its number counts a unit (``wait_minutes``).
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({alternation(UNITS)})$", re.I)
 # A JSON member whose name ends in a unit and whose value is a number.
-_UNIT_ENDINGS = tuple(UNITS)
 _KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case text
 _KEYED = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 # Whether a text may hold a duration at all: a unit's word, a glued hour or an ISO period.
-_MAY_HOLD = re.compile(rf"(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|\bP(?:\d+D)?T\d|\d:\d\d:\d", re.I)
+_MAY_HOLD = re.compile(
+    rf"(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d"
+)  # lower case
 
 
 def duration_key(seconds: Decimal) -> str:
@@ -147,37 +152,64 @@ class DurationValue:
         return self.keys()
 
 
-def _parts(text: str, lenient: bool) -> list[tuple[Decimal, int, int, int]]:
-    """Each part a text writes: its seconds, its unit's seconds, and its span, in order."""
-    parts = [
-        (Decimal(m.group(1)) * UNITS[m.group(2).lower()], UNITS[m.group(2).lower()], m.start(), m.end())
-        for m in _WORD_PART.finditer(text)
-    ]
-    for m in _SPELLED_PART.finditer(text):
-        word, half, unit, half_after, half_unit = m.groups()
-        if half_unit is not None:  # "half an hour"
-            whole = UNITS[half_unit.lower()]
-            parts.append((Decimal(whole) / 2, whole // 2, m.start(), m.end()))
-            continue
-        halved = half or half_after
-        if word.lower() in _ARTICLES and not (lenient or halved):
-            continue
-        count = Decimal(NUMBER_WORDS.get(word.lower(), 1)) + (Decimal("0.5") if halved else 0)
-        unit_seconds = UNITS[unit.lower()]
-        step = unit_seconds // 2 if halved else unit_seconds
-        parts.append((count * unit_seconds, step, m.start(), m.end()))
-    for m in _CLOCKED_HOURS.finditer(text):
-        parts.append((Decimal(int(m.group(1)) * 3600 + int(m.group(2)) * 60), 60, m.start(), m.end()))
-    if lenient:
+def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> tuple[Decimal, int, int, int] | None:
+    """The part a unit's word ends, read from what stands before it (and "and a half" after
+    it), or None where no number stands there."""
+    start, end = unit.span()
+    if start and (text[start - 1].isalpha()):
+        return None  # "holiday", "thermometer": no unit's word
+    seconds = UNITS[unit.group()]
+    before = text[max(0, start - _LOOK_BACK) : start]
+    offset = start - len(before)
+    if (m := _BEFORE_NUMBER.search(before)) is not None:
+        return Decimal(m.group(1)) * seconds, seconds, offset + m.start(), end
+    if seconds == 3600 and (m := _BEFORE_CLOCKED.search(before)) is not None:
+        return Decimal(int(m.group(1)) * 3600 + int(m.group(2)) * 60), 60, offset + m.start(), end
+    if (m := _BEFORE_HALF.search(before)) is not None:
+        return Decimal(seconds) / 2, seconds // 2, offset + m.start(), end
+    if (m := _BEFORE_WORDS.search(before)) is None:
+        return None
+    word, half = m.group(1).lower(), m.group(2)
+    half_after = text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
+    if word in _ARTICLES and not (lenient or half or half_after):
+        return None  # "in a minute" is seldom a claim of sixty seconds
+    count = Decimal(NUMBER_WORDS.get(word, 1)) + (Decimal("0.5") if half or half_after else 0)
+    step = seconds // 2 if half or half_after else seconds
+    return count * seconds, step, offset + m.start(), end + (len(_HALF_AFTER) if half_after else 0)
+
+
+# What ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO periods.
+READERS = frozenset(["words", "glued", "clock", "iso"])
+
+
+def _parts(
+    text: str, lenient: bool, readers: AbstractSet[str] = READERS
+) -> list[tuple[Decimal, int, int, int]]:
+    """Each part a text writes: its seconds, its unit's seconds, and its span, in order;
+    ``readers`` are the notations looked for (a source's words tell which it may hold)."""
+    parts: list[tuple[Decimal, int, int, int]] = []
+    if "words" in readers:
+        low = text.lower()
+        if len(low) != len(text):  # a few characters lower-case to two: keep the offsets
+            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+        for unit in _UNIT_WORD.finditer(low):
+            part = _part_ending(text, unit, lenient)
+            if part is not None:
+                parts.append(part)
+    if lenient and "clock" in readers:
         for m in _CLOCKLIKE.finditer(text):
-            h, mi, se = (int(g) for g in m.groups())
+            h, mi, se = (int(g) for g in m.group().split(":"))
             parts.append((Decimal(h * 3600 + mi * 60 + se), 1, m.start(), m.end()))
-    glued = [*_GLUED.finditer(text), *(_GLUED_ALONE.finditer(text) if lenient else ())]
+    glued = (
+        [*_GLUED.finditer(text), *(_GLUED_ALONE.finditer(text) if lenient else ())]
+        if "glued" in readers
+        else []
+    )
     for match in glued:
         pieces = [(Decimal(n), GLUED_LETTERS[u.lower()]) for n, u in _GLUED_PART.findall(match.group())]
         seconds = sum((number * unit for number, unit in pieces), Decimal(0))
         parts.append((seconds, pieces[-1][1], match.start(), match.end()))
-    for match in _ISO.finditer(text):
+    for match in _ISO.finditer(text) if "iso" in readers else ():
         if any(match.groups()):  # not "PT" alone
             days, hours, minutes, secs = (Decimal(part or 0) for part in match.groups())
             seconds = days * 86400 + hours * 3600 + minutes * 60 + secs
@@ -190,14 +222,16 @@ def _parts(text: str, lenient: bool) -> list[tuple[Decimal, int, int, int]]:
     return kept
 
 
-def read_durations(text: str, lenient: bool = False) -> Iterator[DurationValue]:
+def read_durations(
+    text: str, lenient: bool = False, readers: AbstractSet[str] = READERS
+) -> Iterator[DurationValue]:
     """Every duration ``text`` writes, in the order they stand. Parts joined as one sum are
     one value when each is less than one of the unit before it ("1 hour 30 minutes");
     "3 days, 24 hours" is two values. ``lenient`` reads a source: "45m" too."""
-    if _MAY_HOLD.search(text) is None:
+    if _MAY_HOLD.search(text.lower()) is None:
         return
     current: list[tuple[Decimal, int, int, int]] = []
-    for part in _parts(text, lenient):
+    for part in _parts(text, lenient, readers):
         if current:
             _, unit, _, end = current[-1]
             joined = _JOINER.fullmatch(text, end, part[2]) is not None
@@ -232,19 +266,16 @@ def elapsed(value: DurationValue, clocks: list[tuple[int, str]]) -> tuple[str, s
     return None
 
 
-def duration_keys(text: str) -> set[str]:
-    """The keys of every duration ``text`` writes."""
-    return {key for value in read_durations(text, lenient=True) for key in value.keys()}
+def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
+    """The keys of every duration a source's ``text`` writes in the notations of ``readers``."""
+    return {key for value in read_durations(text, True, readers) for key in value.keys()}
 
 
-def keyed_durations(json_text: str, words: AbstractSet[str]) -> set[str]:
+def keyed_durations(json_text: str) -> set[str]:
     """The duration keys of the JSON numbers whose member names end in a unit
-    (``"wait_minutes": 90``), read from the text as it stands. ``words`` are the text's
-    words in lower case, for the quick test: most results name no unit."""
-    if not any(word.endswith(_UNIT_ENDINGS) for word in words):
-        return set()
+    (``"wait_minutes": 90``), read from the text as it stands."""
     low = json_text.lower()
-    if _KEYED_UNIT.search(low) is None:
+    if _KEYED_UNIT.search(low) is None:  # a quick scan (it opens with a unit's word)
         return set()
     out: set[str] = set()
     for name, number in _KEYED.findall(json_text):

@@ -255,7 +255,7 @@ class Source:
         forms = index_text(text, amounts=not json_text)
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
-            forms |= keyed_durations(text, forms)
+            forms |= keyed_durations(text)
             if _LONG_NUMBER.search(text) is not None:  # seconds since 1970 have ten digits
                 forms |= keyed_instants(text)
             if needs_its_strings(text):

@@ -451,6 +451,7 @@ _MONTH_TOKENS = frozenset(MONTH_NAMES)
 _HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
 _DATE_MARKS = frozenset("-/.")  # what separates the numbers of a date written in one token
 _DURATION_ENDINGS = tuple(DURATION_WORDS)
+_MONTH_GLUED = re.compile(rf"-(?:{'|'.join(sorted(MONTH_NAMES, key=len, reverse=True))})\.?-")  # 19-may-2024
 _MILITARY_TOKENS = frozenset(["hrs", "hours"])
 
 
@@ -474,7 +475,7 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     numeric = [t for t in forms if t[0] in _DIGITS]  # the tokens a value may stand in alone
     dated = [t for t in numeric if not _DATE_MARKS.isdisjoint(t)]
     # A month's name may stand in a token of its own, or glued to a day ("19-may-2024").
-    in_words = not forms.isdisjoint(_MONTH_TOKENS) or any(t.upper() != t for t in dated)
+    in_words = not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None
     readable = value_text(text) if in_words or not forms.isdisjoint(_HALF_DAY_TOKENS) else ""
     if in_words:
         keys, years = date_keys(readable)
@@ -486,15 +487,21 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
         keys |= time_keys(value_text(text))
     else:
         keys |= time_keys("\n".join(t for t in numeric if ":" in t or t[-1] == "m" or "h" in t))
-    # A duration's unit is a word of its own (after figures or number words), a unit glued
-    # or hyphened to its number ("90min", "90-minute"), a clock-like length ("01:30:00"), or
-    # ISO's "PT".
-    if (
-        not forms.isdisjoint(DURATION_WORDS)
-        or any(t[-1] in "hms" or t.endswith(_DURATION_ENDINGS) or t.count(":") == 2 for t in numeric)
-        or "PT" in text
-    ):
-        keys |= duration_keys(value_text(text))
+    # Durations are looked for in the notations the tokens show (``durations.READERS``): a
+    # unit's word of its own or hyphened to its number ("90-minute"), letters glued to one
+    # ("1h30m", "45m"), a clock-like length ("01:30:00"), ISO's "PT".
+    readers = set()
+    lettered = [t for t in numeric if t[-1].isalpha()]
+    if not forms.isdisjoint(DURATION_WORDS) or any(t.endswith(_DURATION_ENDINGS) for t in lettered):
+        readers.add("words")
+    if any(t[-1] in "hms" for t in lettered):
+        readers.add("glued")
+    if any(len(t) <= 9 and t.count(":") == 2 for t in numeric if ":" in t):
+        readers.add("clock")
+    if "PT" in text:
+        readers.add("iso")
+    if readers:
+        keys |= duration_keys(value_text(text), readers)
     return [*keys, *map(str, years)]
 
 
