@@ -20,7 +20,17 @@ from hypothesis import strategies as st
 from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
-from checks.suite.money import CODES, GROUP_SPACES, MINUS, SIGNS, WORDS, read_amounts
+from checks.suite.decimals import number_text
+from checks.suite.money import (
+    CODES,
+    GROUP_SPACES,
+    MINUS,
+    SCALE_LETTERS,
+    SCALE_WORDS,
+    SIGNS,
+    WORDS,
+    read_amounts,
+)
 
 # --- the notations, from the reader's own tables -------------------------------------------------
 
@@ -270,3 +280,193 @@ def test_a_slash_before_anything_but_a_unit_word_makes_no_amount() -> None:
     """ "$100/AB12" is a token of its own (a path, a reference), "$5/10" a fraction or a
     date: neither is an amount, and the token is read as it would be without the sign."""
     assert read_amounts("$100/AB12 and $5/10") == []
+
+
+# --- amounts with a scale: "$310K", "$2.4 million", "€3bn" -------------------------------------
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """One way to write an amount with a scale: a figure of a few digits, a scale word or
+    letters after it, and a currency mark before or after the two."""
+
+    scale: str  # a key of SCALE_WORDS or SCALE_LETTERS, in the case it is written in
+    power: int
+    gap: str  # between the figure and a scale word: "" or " "; letters are always glued
+    point: str  # "." or ","
+    mark: str
+    before: bool
+    mark_gap: str
+    minus: str
+    per: str
+
+    def write(self, mantissa: Decimal) -> str:
+        figure = number_text(abs(mantissa)).replace(".", self.point)
+        body = f"{figure}{self.gap}{self.scale}"
+        written = f"{self.mark}{self.mark_gap}{body}" if self.before else f"{body}{self.mark_gap}{self.mark}"
+        return (self.minus if mantissa < 0 else "") + written + self.per
+
+
+@st.composite
+def scaled_notations(draw: st.DrawFn) -> Scaled:
+    words = draw(st.booleans())
+    table = SCALE_WORDS if words else SCALE_LETTERS
+    scale = draw(st.sampled_from(sorted(table)))
+    power = table[scale]
+    scale = draw(st.sampled_from([scale, scale.upper(), scale.capitalize()]))
+    gap = draw(st.sampled_from(["", " "])) if words else ""
+    kind = draw(st.sampled_from(["sign", "code", "word"]))
+    if kind == "sign":
+        mark = draw(st.sampled_from(sorted(SIGNS)))
+        before = True if mark[0].isalpha() else draw(st.booleans())
+        mark_gap = draw(st.sampled_from(["", " "]))
+    elif kind == "code":
+        mark = draw(st.sampled_from(sorted(CODES)))
+        mark = mark.upper() if draw(st.booleans()) else mark
+        before, mark_gap = draw(st.booleans()), " "
+    else:
+        mark = draw(st.sampled_from(sorted(WORDS)))
+        before, mark_gap = False, " "
+    unit = draw(st.sampled_from(UNITS))
+    per = draw(st.sampled_from(["", f"/{unit}", f" per {unit}", " each"]))
+    minus = draw(st.sampled_from(["", *MINUS]))
+    return Scaled(scale, power, gap, draw(st.sampled_from([".", ","])), mark, before, mark_gap, minus, per)
+
+
+# The figure before a scale: a hundredth to a thousand, to two places, as people write one.
+mantissas = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("999.99"), places=2).map(
+    lambda d: Decimal(int(d)) if d == d.to_integral() else d.normalize()
+)
+
+
+def scaled_source(role: str, value: Decimal, notation: Notation) -> str:
+    """The amount a scaled figure writes, in one of the plain notations (a JSON number plain)."""
+    return number_text(value) if role == "tool JSON number" else notation.write(value)
+
+
+@CHECKS
+@given(
+    mantissa=mantissas,
+    scaled=scaled_notations(),
+    said=notations(),
+    role=st.sampled_from(ROLES),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_an_amount_with_a_scale_is_the_scaled_amount_on_either_side(
+    mantissa: Decimal, scaled: Scaled, said: Notation, role: str, setting: int
+) -> None:
+    """ "$2.4 million" is 2,400,000: a source that writes 2,400,000 in any notation grounds
+    it, and a source that writes "$2.4 million" grounds 2,400,000 in any notation."""
+    value = mantissa.scaleb(scaled.power)
+    written = scaled.write(mantissa)
+    for source, answer in ((scaled_source(role, value, said), written), (written, said.write(value))):
+        if role == "tool JSON number" and source == written:
+            continue  # a JSON number writes no scale
+        report = run_suite(conversation(setting, role, source, answer))
+        assert unsupported(report) == [], (source, answer)
+
+
+@CHECKS
+@given(
+    mantissa=mantissas,
+    scaled=scaled_notations(),
+    said=notations(),
+    role=st.sampled_from(ROLES),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_another_amount_with_a_scale_is_flagged_and_its_claim_holds_the_scale(
+    mantissa: Decimal, scaled: Scaled, said: Notation, role: str, setting: int
+) -> None:
+    """Ten times the figure and seven more, on the same scale: neither the scaled amount nor
+    the figure's own digits ("2.4" of "$2.4 million") ground it, and no rounding of the
+    source's amount at the precision it is written to gives it."""
+    value = mantissa.scaleb(scaled.power)
+    other = mantissa * 10 + 7
+    for source in (scaled_source(role, value, said), number_text(mantissa)):
+        assume(all(Decimal(run) != other for run in re.findall(r"\d+", source)))
+        answer = scaled.write(other)
+        report = run_suite(conversation(setting, role, source, answer))
+        [amount] = read_amounts(answer)
+        assert unsupported(report) == [answer[amount.number_start : amount.number_end]], (source, answer)
+        assert answer[amount.number_start : amount.number_end].lower().endswith(scaled.scale.lower())
+
+
+@CHECKS
+@given(mantissa=mantissas, scaled=scaled_notations())
+def test_an_amount_with_a_scale_is_read_as_one_value_with_its_scaled_key(
+    mantissa: Decimal, scaled: Scaled
+) -> None:
+    written = scaled.write(mantissa)
+    [amount] = read_amounts(f"It came to {written} in all.")
+    assert amount.keys() == (number_text(mantissa.scaleb(scaled.power)),), written
+    # Written to its last digit: "2.4 million" to a hundred thousand, "310K" to a thousand.
+    assert amount.precision == len(number_text(mantissa).partition(".")[2]) - scaled.power
+
+
+def _findings(question: str, result: str, answer: str, user: str = "") -> list[tuple[str, str]]:
+    """The evidence findings of one turn: ``user`` said, a lookup returned ``result``."""
+    call = {"id": "call-s", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    data = {
+        "external_id": "scaled-amounts",
+        "messages": [
+            {"role": "user", "content": f"{question} {user}".strip()},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call-s", "content": result},
+            {"role": "assistant", "content": answer},
+        ],
+    }
+    report = run_suite(data, only={"evidence"})
+    return [(f["code"], f["claim"]["text"]) for f in report["findings"] if f.get("claim")]
+
+
+MUSEUM = "How much did the foundation award the museum for its new wing?"
+APPRAISAL = "What did the appraiser value the farmhouse at?"
+WATER = "What does the water board plan to spend on its pipes?"
+
+
+def test_a_figure_with_a_scale_is_the_scaled_amount_not_its_digits() -> None:
+    """ "$2.4 million" is 2,400,000: the result's 2400000 grounds it, and a fee of $2.40 in
+    the same result does not, however alike the digits."""
+    answer = "The foundation awarded $2.4 million for the wing."
+    assert _findings(MUSEUM, '{"award_usd": 2400000, "currency": "USD"}', answer) == []
+    assert _findings(MUSEUM, "Award letter GR-88. Filing fee: $2.40.", answer) == [
+        ("unsupported_value", "2.4 million")
+    ]
+    assert _findings(MUSEUM, '{"award_usd": 2400000}', "The foundation awarded $2.5 million.") == [
+        ("unsupported_value", "2.5 million")
+    ]
+
+
+def test_a_scaled_figure_that_rounds_the_result_is_computed_and_one_that_does_not_is_flagged() -> None:
+    """ "$2.4 million" is written to a hundred thousand: 2,413,000 rounds to it (a rounding,
+    noted), 2,520,000 does not."""
+    answer = "The foundation awarded $2.4 million for the wing."
+    [(code, claim)] = _findings(MUSEUM, '{"award_usd": 2413000}', answer)
+    assert (code, claim) == ("computed_value", "2.4 million")
+    assert _findings(MUSEUM, '{"award_usd": 2520000}', answer) == [("unsupported_value", "2.4 million")]
+
+
+def test_thousands_glued_as_a_letter_are_an_amount_not_an_identifier() -> None:
+    """ "$310K" is 310,000: a parcel numbered 310 does not ground it, the valuation does."""
+    answer = "The appraiser valued the farmhouse at $310K."
+    assert _findings(APPRAISAL, '{"parcel": 310, "appraised_value": 298500}', answer) == [
+        ("unsupported_value", "310K")
+    ]
+    assert _findings(APPRAISAL, '{"parcel": 17, "appraised_value": 310000}', answer) == []
+    # The user's own figure, in another notation, supplies it too.
+    said = "I had offered $305,000 for it."
+    assert _findings(APPRAISAL, '{"appraised_value": 310000}', "Your $305K offer is below it.", said) == []
+
+
+def test_a_scale_in_letters_or_a_word_is_read_on_a_source_too() -> None:
+    """A source's "€3bn" is three thousand million euros; a source's bare "2.4 million",
+    with no currency, is 2,400,000 too, and neither grounds another amount."""
+    plan = "Capital plan: €3bn over ten years."
+    assert _findings(WATER, plan, "The board plans to spend €3,000,000,000.") == []
+    assert _findings(WATER, plan, "The board plans to spend €3.5bn.") == [("unsupported_value", "3.5bn")]
+    told = "Wing budget approved: 2.4 million."
+    assert _findings(MUSEUM, told, "The wing was awarded USD 2.4 million.") == []
+    assert _findings(MUSEUM, told, "The wing was awarded USD 2,400,000.") == []
+    assert _findings(MUSEUM, told, "The wing was awarded 2.6 million dollars.") == [
+        ("unsupported_value", "2.6 million")
+    ]
