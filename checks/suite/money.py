@@ -38,6 +38,13 @@ What the tables leave to code:
   result's bare ``"price": 50`` states none for an answer's "$50" to differ from. An amount
   in a minor unit ("50 cents") carries its value in the major unit (``0.5``) and the number
   as written (``50``), as programs record either.
+- **A JSON number counts a minor unit where its member's name says so**
+  (``keyed_minor_amounts``): ``"amount_cents": 125000``, ``"priceCents": 1299`` and
+  ``"total_in_cents"`` name the unit their number counts, so the number also carries the
+  amount in the major unit (``1250``, ``12.99``, exactly), as "50 cents" does in a text. The
+  words are ``MINOR_WORDS``, ending the name as a word of its own (after a separator or
+  none, or capitalized after a lower-case letter), never as the end of a longer word
+  ("percent", "recent").
 - **A scale multiplies the number it follows, and the amount is the scaled value.**
   "$310K", "$2.4M", "$2.4 million", "€3bn" and "USD 2.4 million" write 310,000, 2,400,000,
   3,000,000,000 and 2,400,000, on both sides: their keys are the scaled value's, so a
@@ -227,6 +234,21 @@ _SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
 _LABELLED = re.compile(
     rf"\b(?:{alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
 )
+# A JSON number whose member's name ends in a minor unit's word, as a word of its own: in
+# lower case after no letter or digit ("amount_cents", "cents"), capitalized or in capitals
+# after no capital or digit ("priceCents", "AMOUNT_CENTS"); never the end of a longer word
+# ("percent", "recent"). Each pattern starts with its word, which the regular expression
+# engine searches for as a literal: a few searches in C however large the text.
+_MINOR_MEMBERS = [
+    (
+        re.compile(
+            rf'{re.escape(spelled)}(?<!{before}{re.escape(spelled)})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])'
+        ),
+        per,
+    )
+    for word, per in MINOR_WORDS.items()
+    for spelled, before in ((word, r"[^\W_]"), (word.capitalize(), "[A-Z0-9]"), (word.upper(), "[A-Z0-9]"))
+]
 
 
 # --- reading digits ------------------------------------------------------------------------
@@ -496,6 +518,19 @@ def labelled_amounts(text: str) -> set[Decimal]:
     """The numbers a text names after a money noun with no currency mark ("total price is
     305"), each in every reading its digits have."""
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
+
+
+def keyed_minor_amounts(json_text: str) -> set[str]:
+    """The amount keys of the JSON numbers whose member names say they count a minor unit
+    (``"amount_cents": 125000`` is 1250, ``"priceCents": 1299`` is 12.99): the number over
+    the units that make one major unit, exactly, read from the text as it stands."""
+    out: set[str] = set()
+    for pattern, per in _MINOR_MEMBERS:
+        for match in pattern.finditer(json_text):
+            value = read_number(match.group(1))
+            if value is not None:
+                out.add(number_text(EXACT.divide(value.copy_abs(), per)))
+    return out
 
 
 def money_values(text: str) -> set[Decimal]:

@@ -24,6 +24,7 @@ from checks.suite.decimals import number_text
 from checks.suite.money import (
     CODES,
     GROUP_SPACES,
+    MINOR_WORDS,
     MINUS,
     SCALE_LETTERS,
     SCALE_WORDS,
@@ -470,3 +471,88 @@ def test_a_scale_in_letters_or_a_word_is_read_on_a_source_too() -> None:
     assert _findings(MUSEUM, told, "The wing was awarded 2.6 million dollars.") == [
         ("unsupported_value", "2.6 million")
     ]
+
+
+# --- a JSON number under a name that says it counts a minor unit: "amount_cents": 125000 ----------
+
+# How APIs name such a member, from a noun and the unit's word: snake case, camel case, in
+# capitals, in words, or the word alone.
+NAME_STYLES = [
+    lambda noun, word: f"{noun}_{word}",
+    lambda noun, word: f"{noun}{word.capitalize()}",
+    lambda noun, word: f"{noun}_in_{word}".upper(),
+    lambda noun, word: f"{noun} in {word}",
+    lambda noun, word: word,
+]
+
+
+@st.composite
+def minor_members(draw: st.DrawFn) -> tuple[str, int]:
+    """A member name that ends in a minor unit's word, and how many make one major unit."""
+    word = draw(st.sampled_from(sorted(MINOR_WORDS)))
+    noun = draw(st.sampled_from(["amount", "total", "fee", "balance_due"]))
+    return draw(st.sampled_from(NAME_STYLES))(noun, word), MINOR_WORDS[word]
+
+
+@CHECKS
+@given(
+    value=signed_amounts,
+    member=minor_members(),
+    answered=notations(),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_a_json_number_in_a_minor_unit_grounds_the_amount_in_any_notation(
+    value: Decimal, member: tuple[str, int], answered: Notation, setting: int
+) -> None:
+    name, per = member
+    question, sentence = SETTINGS[setting]
+    number = str(int(value * per))
+    answer = answered.write(value)
+    data = one_turn(question, sentence, "tool JSON number", number, answer, noun="figure", number_key=name)
+    assert unsupported(run_suite(data)) == [], (name, number, answer)
+
+
+@CHECKS
+@given(
+    value=amounts,
+    member=minor_members(),
+    answered=notations(),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_another_amount_than_a_json_number_in_a_minor_unit_is_flagged(
+    value: Decimal, member: tuple[str, int], answered: Notation, setting: int
+) -> None:
+    name, per = member
+    question, sentence = SETTINGS[setting]
+    number = str(int(value * per))
+    answer = answered.write(value * 10 + 7)
+    data = one_turn(question, sentence, "tool JSON number", number, answer, noun="figure", number_key=name)
+    [amount] = read_amounts(answer)
+    assert unsupported(run_suite(data)) == [answer[amount.number_start : amount.number_end]], (name, answer)
+
+
+LESSONS = "What is the fee for the cello lessons this term?"
+PERMIT = "How much is the residents' parking permit for zone B?"
+CLINIC = "What was the bill for the dog's check-up at the vet?"
+
+
+def test_a_number_of_cents_grounds_the_amount_it_counts_and_no_other() -> None:
+    """A music school's ledger keeps fees in cents, a council's permits in pence, a clinic's
+    bills in cents in capitals: each grounds the amount its number counts."""
+    ledger = '{"student": "R. Okafor", "term_fee_cents": 48000, "currency": "USD"}'
+    assert _findings(LESSONS, ledger, "The term fee is $480.00.") == []
+    assert _findings(LESSONS, ledger, "The term fee is $490.00.") == [("unsupported_value", "490.00")]
+    permit = '{"zone": "B", "permitPence": 2599, "currency": "GBP"}'
+    assert _findings(PERMIT, permit, "The permit costs £25.99 a year.") == []
+    assert _findings(PERMIT, permit, "The permit costs £26.99 a year.") == [("unsupported_value", "26.99")]
+    bill = '{"visit": "V-2231", "CONSULT_TOTAL_CENTS": 7350}'
+    assert _findings(CLINIC, bill, "The check-up came to 73.50 USD.") == []
+
+
+def test_a_name_that_only_ends_in_the_letters_of_a_minor_unit_counts_none() -> None:
+    """ "percent" and "recent" end in "cent" without naming it: their numbers are no cents."""
+    for name in ("percent", "recent", "PERCENT", "descent"):
+        result = '{"' + name + '": 2599, "zone": "B"}'
+        assert _findings(PERMIT, result, "The permit costs £25.99 a year.") == [
+            ("unsupported_value", "25.99")
+        ]
