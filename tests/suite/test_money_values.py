@@ -556,3 +556,27 @@ def test_a_name_that_only_ends_in_the_letters_of_a_minor_unit_counts_none() -> N
         assert _findings(PERMIT, result, "The permit costs £25.99 a year.") == [
             ("unsupported_value", "25.99")
         ]
+
+
+def test_an_amount_with_a_scale_the_user_wrote_supplies_the_scaled_amount_to_a_write() -> None:
+    """A donor pledging "$2.4 million" supplies 2400000 to the write that records it, and
+    neither 2.4 nor another amount."""
+    for typed, supplied in (("2400000", True), ("2.4", False), ("2500000", False)):
+        call = {
+            "id": "call-w",
+            "type": "function",
+            "function": {"name": "record_pledge", "arguments": '{"amount": ' + typed + "}"},
+        }
+        data = {
+            "external_id": "scaled-write",
+            "messages": [
+                {"role": "user", "content": "Please record my pledge of $2.4 million to the hospice."},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call-w", "content": '{"ok": true}'},
+                {"role": "assistant", "content": "Recorded."},
+            ],
+        }
+        flagged = [
+            f for f in run_suite(data, only={"arguments"})["findings"] if f["code"] == "unsupported_argument"
+        ]
+        assert (flagged == []) is supplied, typed
