@@ -286,7 +286,7 @@ def _leaf(
     return Derivation(kind, how.format(where), (Evidence(call_id=source.call_id, path=path),))
 
 
-_ALL_KINDS = ("rounded", "unit-scale", "complement", "column-sum", "column-ratio", "column-difference")
+DERIVATION_KINDS = ("rounded", "unit-scale", "complement", "column-sum", "column-ratio", "column-difference")
 
 
 @exactly
@@ -295,7 +295,7 @@ def explain(
     precision: int,
     sources: list[Source],
     rounding_only: bool = False,
-    kinds: tuple[str, ...] = _ALL_KINDS,
+    kinds: tuple[str, ...] = DERIVATION_KINDS,
     whole_lists: bool = False,
 ) -> Derivation | None:
     """The first derivation (in the documented order) that gives ``number``, or None.

@@ -61,7 +61,7 @@ from .arithmetic import (
     user_counts,
 )
 from .decimals import ZERO, exactly, number_text, read_number
-from .derived import MAX_SOURCES, Derivation, explain
+from .derived import DERIVATION_KINDS, MAX_SOURCES, Derivation, explain
 from .durations import elapsed, read_durations
 from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, parse_arguments
 from .money import Amount, read_amounts
@@ -583,7 +583,10 @@ class EvidenceChecker:
             if opts.decimal_rounding and "." in candidate.value:
                 found = explain(candidate.number, candidate.precision or 0, newest_first, True)
             elif opts.figures and candidate.shape in ("number", "figure"):
-                found = explain(candidate.number, candidate.precision or 0, newest_first)
+                # A percent is no conversion of bytes or seconds: every other kind may give it.
+                percent = candidate.unit in PERCENT_UNITS
+                kinds = tuple(k for k in DERIVATION_KINDS if not (percent and k == "unit-scale"))
+                found = explain(candidate.number, candidate.precision or 0, newest_first, kinds=kinds)
             else:
                 found = None
             if found is not None:

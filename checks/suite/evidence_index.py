@@ -28,7 +28,7 @@ from typing import Any
 
 from .decimals import is_number, raw_decode, read_json
 from .durations import keyed_durations
-from .money import amount_keys, key_span, needs_its_strings
+from .money import amount_keys, key_span, keyed_minor_amounts, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
@@ -256,6 +256,7 @@ class Source:
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
             forms |= keyed_durations(text)
+            forms |= keyed_minor_amounts(text)
             if _LONG_NUMBER.search(text) is not None:  # seconds since 1970 have ten digits
                 forms |= keyed_instants(text)
             if needs_its_strings(text):

@@ -1,19 +1,21 @@
 """Amounts of money, read one way wherever they are written.
 
 "$1,000.00", "$1000", "1,000 USD", "USD 1,000", "US$1,000", "1 000 €", "1.000,00 €", "1000
-dollars", "-$5", "$85/person", "$54 each" and "$12 per night" each write one amount, and the
-same amount may be written one way by a person, another by a tool and a third by the answer
-that repeats it. This module is the suite's one reader of amounts. It reads a text into
-typed spans (``Amount``: its kind, its value as an exact ``Decimal``, the currency when one
-is stated, the unit of a per-unit amount, where it stands) and gives each its ``keys()``.
+dollars", "-$5", "$85/person", "$54 each", "$12 per night", "$310K" and "$2.4 million" each
+write one amount, and the same amount may be written one way by a person, another by a tool
+and a third by the answer that repeats it. This module is the suite's one reader of
+amounts. It reads a text into typed spans (``Amount``: its kind, its value as an exact
+``Decimal``, the currency when one is stated, the unit of a per-unit amount, where it
+stands) and gives each its ``keys()``.
 The evidence index stores a source's amounts under their keys and the evidence checker
 looks an answer's amounts up under theirs, so an amount written in one notation on one side
 is found in any notation on the other by construction.
 
 What makes a number an amount is data, not code: the tables below hold the currency signs,
-codes and words, the words of a minor unit, the characters that group digits, the signs of
-a negative amount and the words of a per-unit amount. They are the notations of money
-wherever it is written; no table names a domain or what is bought.
+codes and words, the words of a minor unit, the scales a number is written on, the
+characters that group digits, the signs of a negative amount and the words of a per-unit
+amount. They are the notations of money wherever it is written; no table names a domain or
+what is bought.
 
 What the tables leave to code:
 
@@ -36,6 +38,25 @@ What the tables leave to code:
   result's bare ``"price": 50`` states none for an answer's "$50" to differ from. An amount
   in a minor unit ("50 cents") carries its value in the major unit (``0.5``) and the number
   as written (``50``), as programs record either.
+- **A JSON number counts a minor unit where its member's name says so**
+  (``keyed_minor_amounts``): ``"amount_cents": 125000``, ``"priceCents": 1299`` and
+  ``"total_in_cents"`` name the unit their number counts, so the number also carries the
+  amount in the major unit (``1250``, ``12.99``, exactly), as "50 cents" does in a text. The
+  words are ``MINOR_WORDS``, ending the name as a word of its own (after a separator or
+  none, or capitalized after a lower-case letter), never as the end of a longer word
+  ("percent", "recent").
+- **A scale multiplies the number it follows, and the amount is the scaled value.**
+  "$310K", "$2.4M", "$2.4 million", "€3bn" and "USD 2.4 million" write 310,000, 2,400,000,
+  3,000,000,000 and 2,400,000, on both sides: their keys are the scaled value's, so a
+  source's 2,400,000 grounds "$2.4 million" and a source's "$2.40" does not. A scale word
+  stands one space from the number or touches it, scale letters touch it, and neither is
+  part of a longer word ("$5 millionaires", "$5km"). An amount's span holds its scale, and
+  its precision is where its last written digit stands: "2.4 million" is written to a
+  hundred thousand, so a number that rounds to it is a rounding of it (``derived``), not a
+  different value, while one that does not is. A scale is no currency mark: without one, a
+  scale *word* a space after a number makes a number of a source (a person's "2.4 million"
+  is 2,400,000 too, beside its digits), never of an answer, and scale letters make nothing
+  ("5m", "16k" are as often a length or a size).
 - **A number grouped with commas and no currency** ("41,200") is read too, as a number of
   the same family: its key is the one the same digits with a currency get. Other
   groupings without a currency ("41 200", "41.200") are no amounts: without a mark they may
@@ -44,8 +65,9 @@ What the tables leave to code:
   one amount (as "1.000" is), so ``tokens`` keeps both readings (a source carries both, an
   answer is grounded by either).
 
-A long text (a tool's result) is read only around the marks it holds, so that a result of
-megabytes with no amount costs a few searches; what is read there is read as in a short one.
+A long text (a tool's result) is read only around the marks it holds (and, on a source, its
+scale words), so that a result of megabytes with no amount costs a few searches; what is
+read there is read as in a short one.
 """
 
 from __future__ import annotations
@@ -55,7 +77,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .decimals import number_text, read_number
+from .decimals import EXACT, number_text, read_number
 from .text import alternation
 
 # --- the notation tables -------------------------------------------------------------------
@@ -115,6 +137,29 @@ WORDS: dict[str, str] = {
 }
 # Words of a minor unit after the number, with how many make one of the major unit.
 MINOR_WORDS: dict[str, int] = {"cents": 100, "cent": 100, "pence": 100}
+# Scales after the number, with the power of ten each multiplies it by: words, one space
+# from the number or glued to it ("$2.4 million"), and letters, glued to it ("$310K", "€3bn").
+SCALE_WORDS: dict[str, int] = {
+    "thousand": 3,
+    "million": 6,
+    "billion": 9,
+    "trillion": 12,
+    "lakh": 5,
+    "lakhs": 5,
+    "crore": 7,
+    "crores": 7,
+}
+SCALE_LETTERS: dict[str, int] = {
+    "k": 3,
+    "m": 6,
+    "mm": 6,
+    "mn": 6,
+    "mln": 6,
+    "b": 9,
+    "bn": 9,
+    "t": 12,
+    "tn": 12,
+}
 # Characters that group digits: a space, a no-break space, a thin space, a narrow no-break space.
 GROUP_SPACES = " \u00a0\u2009\u202f"
 # Signs of a negative amount, written touching it ("-$5", "$-5"): hyphen-minus and minus.
@@ -134,6 +179,9 @@ _WORD = alternation(list(WORDS) + list(MINOR_WORDS))
 _SPACE = "[ \u00a0]"
 _GAP = f"{_SPACE}?"  # between a sign and its number: one space at most, never a line break
 _MINUS = f"[{MINUS}]"
+# A scale: a word a space from the number or glued to it, letters glued to it; never part
+# of a longer word ("$5 millionaires", "$5km").
+_SCALE = rf"(?:{_SPACE}?(?:{alternation(SCALE_WORDS)})|(?:{alternation(SCALE_LETTERS)}))(?!\w)"
 # A run of digits and separators; a space separates only before a group of exactly three.
 _NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
 # A code or a word stands one space from the number ("USD 5", "5 dollars"), a sign touches it
@@ -147,6 +195,7 @@ _AMOUNT = re.compile(
     (?P<minus>{_MINUS})?
     (?:(?P<before>{_MARK_BEFORE}){_GAP}(?P<minus2>{_MINUS})?)?
     (?P<number>(?>{_NUMERAL}))(?!\d|[.,]\d)
+    (?P<scale>{_SCALE})?
     (?P<after>{_MARK_AFTER})?
     (?:
         [ \u00a0]?/[ \u00a0]?(?P<slash>[a-z]+)\b
@@ -159,7 +208,7 @@ _AMOUNT = re.compile(
 )
 # The same amount as a piece of a larger regular expression (no groups), and without a
 # mark: a term of the arithmetic an answer writes ("1,480 USD - 1,215 USD = 265 USD").
-AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_MARK_AFTER})?)"
+AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_SCALE})?(?:{_MARK_AFTER})?)"
 # A mark before or after an amount's digits, as pieces of a larger regular expression.
 MARK_BEFORE_TEXT = rf"(?i:{_MARK_BEFORE}{_GAP}{_MINUS}?)"
 MARK_AFTER_TEXT = rf"(?i:{_MARK_AFTER})"
@@ -185,6 +234,21 @@ _SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
 _LABELLED = re.compile(
     rf"\b(?:{alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
 )
+# A JSON number whose member's name ends in a minor unit's word, as a word of its own: in
+# lower case after no letter or digit ("amount_cents", "cents"), capitalized or in capitals
+# after no capital or digit ("priceCents", "AMOUNT_CENTS"); never the end of a longer word
+# ("percent", "recent"). Each pattern starts with its word, which the regular expression
+# engine searches for as a literal: a few searches in C however large the text.
+_MINOR_MEMBERS = [
+    (
+        re.compile(
+            rf'{re.escape(spelled)}(?<!{before}{re.escape(spelled)})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])'
+        ),
+        per,
+    )
+    for word, per in MINOR_WORDS.items()
+    for spelled, before in ((word, r"[^\W_]"), (word.capitalize(), "[A-Z0-9]"), (word.upper(), "[A-Z0-9]"))
+]
 
 
 # --- reading digits ------------------------------------------------------------------------
@@ -254,9 +318,9 @@ class Amount:
     per: str | None  # the unit of a per-unit amount ("person", "night", "each")
     start: int  # the whole amount: sign, number, currency, unit
     end: int
-    number_start: int  # its digits alone
+    number_start: int  # its digits alone, and the scale written after them ("2.4 million")
     number_end: int
-    precision: int  # decimals as written, of the first reading
+    precision: int  # decimals as written, of the first reading, less a scale's power ("2.4 million": -5)
 
     @property
     def magnitude(self) -> Decimal:
@@ -289,19 +353,26 @@ def _currency(mark: str | None) -> str | None:
     return code.upper() if code in CODES else None
 
 
-def _amount(match: re.Match[str], plain: bool, bare: bool = False) -> Amount | None:
+def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool = False) -> Amount | None:
     """The amount a match of ``_AMOUNT`` is; a number with no mark is one only when grouped
-    with commas and ``plain`` is asked for, or when ``bare`` is."""
+    with commas and ``plain`` is asked for, when a scale word stands a space after it and
+    ``scaled`` is asked for, or when ``bare`` is."""
     before, after = match.group("before"), match.group("after")
-    number = match.group("number")
+    number, scale = match.group("number"), match.group("scale")
     kind = "money"
     if before is None and after is None:
-        if not (bare or (plain and _COMMA_GROUPED.fullmatch(number))):
+        if scale is not None:
+            spaced_word = scale[0].isspace() and scale.strip().lower() in SCALE_WORDS
+            if not (bare or (scaled and spaced_word)):
+                return None
+        elif not (bare or (plain and _COMMA_GROUPED.fullmatch(number))):
             return None
         kind = "number"
-    written = read_numeral(number)
-    if not written:
+    digits = read_numeral(number)
+    if not digits:
         return None
+    power = _power(scale)
+    written = tuple(EXACT.scaleb(reading, power) for reading in digits) if power else digits
     readings = written
     minor = MINOR_WORDS.get(after.strip().lower()) if after else None
     if minor is not None:
@@ -317,17 +388,28 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False) -> Amount | N
         start=match.start(),
         end=match.end(),
         number_start=match.start("number"),
-        number_end=match.end("number"),
-        precision=_decimals(written[0]),
+        number_end=match.end("scale" if scale is not None else "number"),
+        precision=_decimals(digits[0]) - power,
     )
 
 
-def read_amounts(text: str, *, plain: bool = False, words: AbstractSet[str] | None = None) -> list[Amount]:
+def _power(scale: str | None) -> int:
+    """The power of ten a scale as written multiplies by (none for no scale)."""
+    if scale is None:
+        return 0
+    word = scale.strip().lower()
+    return SCALE_WORDS.get(word) or SCALE_LETTERS[word]
+
+
+def read_amounts(
+    text: str, *, plain: bool = False, scaled: bool = False, words: AbstractSet[str] | None = None
+) -> list[Amount]:
     """The amounts of money ``text`` writes, in order; with ``plain``, also the numbers it
-    groups with commas and no currency ("41,200"). ``words``, the text's lower-case words
+    groups with commas and no currency ("41,200"); with ``scaled``, also the numbers a scale
+    word follows with no currency ("2.4 million"). ``words``, the text's lower-case words
     where the caller has them (a source's forms), spare a long text a search for each code."""
     low = text.lower()
-    places = _places(text, low, plain, words if len(text) > _SMALL else None)
+    places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
     if not places:
         return []
     # A text whose lower case is longer (a few letters lower to two) is read whole, since
@@ -340,14 +422,15 @@ def read_amounts(text: str, *, plain: bool = False, words: AbstractSet[str] | No
             start = match.start()
             if text[start].isdigit() and start >= 2 and text[start - 1] in ".," and text[start - 2].isdigit():
                 continue  # the rest of a number that is not one ("5" of "1.1.5")
-            amount = _amount(match, plain)
+            amount = _amount(match, plain, scaled=scaled)
             if amount is not None:
                 out.append(amount)
     return out
 
 
-def _places(text: str, low: str, plain: bool, words: AbstractSet[str] | None) -> list[int]:
-    """Where ``text`` writes a currency mark (or, with ``plain``, a comma before three digits)."""
+def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> list[int]:
+    """Where ``text`` writes a currency mark (or, with ``plain``, a comma before three digits;
+    with ``scaled``, a scale word)."""
     places: list[int] = []
     for sign in ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS:
         places.extend(_find_all(text, sign))
@@ -360,6 +443,9 @@ def _places(text: str, low: str, plain: bool, words: AbstractSet[str] | None) ->
             places.extend(_find_all(low, word))
     if plain:
         places.extend(match.start() for match in _COMMA_GROUP.finditer(text))
+    if scaled:  # read without a mark only as a word of its own: one of ``words`` where given
+        for word in SCALE_WORDS if words is None else SCALE_WORDS.keys() & words:
+            places.extend(_find_all(low, word))
     return places
 
 
@@ -405,14 +491,17 @@ def read_amount(text: str) -> Amount | None:
 
 
 def amount_keys(text: str, *, plain: bool = True, words: AbstractSet[str] | None = None) -> set[str]:
-    """The keys of every amount (and, with ``plain``, comma-grouped number) ``text`` writes:
-    what a source (a person's words, a tool's text, a string of a tool's JSON) is indexed under."""
-    return {key for amount in read_amounts(text, plain=plain, words=words) for key in amount.keys()}
+    """The keys of every amount (and, with ``plain``, comma-grouped number; and every number
+    a scale word follows) ``text`` writes: what a source (a person's words, a tool's text, a
+    string of a tool's JSON) is indexed under."""
+    found = read_amounts(text, plain=plain, scaled=True, words=words)
+    return {key for amount in found for key in amount.keys()}
 
 
 def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | None:
-    """Where the digits of the first amount of ``text`` with ``key`` among its keys stand."""
-    for amount in read_amounts(text, plain=plain):
+    """Where the digits (and the scale) of the first amount of ``text`` with ``key`` among
+    its keys stand."""
+    for amount in read_amounts(text, plain=plain, scaled=True):
         if key in amount.keys():
             return amount.number_start, amount.number_end
     return None
@@ -429,6 +518,19 @@ def labelled_amounts(text: str) -> set[Decimal]:
     """The numbers a text names after a money noun with no currency mark ("total price is
     305"), each in every reading its digits have."""
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
+
+
+def keyed_minor_amounts(json_text: str) -> set[str]:
+    """The amount keys of the JSON numbers whose member names say they count a minor unit
+    (``"amount_cents": 125000`` is 1250, ``"priceCents": 1299`` is 12.99): the number over
+    the units that make one major unit, exactly, read from the text as it stands."""
+    out: set[str] = set()
+    for pattern, per in _MINOR_MEMBERS:
+        for match in pattern.finditer(json_text):
+            value = read_number(match.group(1))
+            if value is not None:
+                out.add(number_text(EXACT.divide(value.copy_abs(), per)))
+    return out
 
 
 def money_values(text: str) -> set[Decimal]:

@@ -13,6 +13,12 @@ User patterns (``shapes``, ``exempt``) are matched whole-token under a time boun
 
 Principles:
 
+- **The units of a figure are data.** ``UNITS`` lists every unit a figure may be written
+  with, a space from it or glued to it, and ``PERCENT_UNITS`` those that make it a percent:
+  the sign, the word and its abbreviation ("12.5%", "12.5 percent", "12.5 pct"). Every
+  reading of a unit (a token after a figure, a unit glued to one, a source's spelling of
+  a number without its unit) is built from these tables, so a unit added there is read
+  everywhere, on both sides.
 - **A unit written in two words is one token.** "per cent" is read as "percent" is
   (``WORDED_UNITS``): in an answer "12.5 per cent" is a figure with its unit, as "12.5
   percent" and "12.5%" are, so another percent written that way is flagged like theirs; in
@@ -48,6 +54,7 @@ from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
 from .money import GROUP_SPACES, amount_keys
 from .notations import identifier_runs
+from .text import alternation
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
@@ -77,8 +84,9 @@ _SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 
+# The units a figure is written with, a space from it or glued to it ("12.5 %", "10ms").
 UNITS = frozenset(
-    ["%", "percent", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
+    ["%", "percent", "pct", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
@@ -86,8 +94,9 @@ WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
 _WORDED = {tuple(spelling.split()): unit for spelling, unit in WORDED_UNITS.items()}
 _WORDED_FIRSTS = frozenset(first for first, _ in _WORDED)
 # The units that mark a figure as a percent.
-PERCENT_UNITS = frozenset(["%", "percent"])
-_UNIT_SUFFIX = re.compile(r"(%|percent|iops|[kmg]bps|ms|us|bytes?|[kmgtpe]i?b)(?:/s)?")
+PERCENT_UNITS = frozenset(["%", "percent", "pct"])
+# A unit glued to its figure, per second or not ("10ms", "40mb/s"): any of ``UNITS``.
+_UNIT_SUFFIX = re.compile(rf"({alternation(UNITS)})(?:/s)?")
 
 
 # A number whose digits are grouped by spaces ("41 200", "10 482.75"): the principle in the

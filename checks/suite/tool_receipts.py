@@ -134,6 +134,7 @@ _UNITS = {
     "gb",
     "tb",
     "percent",
+    "pct",
     "time",
     "status",
     "ok",

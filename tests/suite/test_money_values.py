@@ -20,7 +20,18 @@ from hypothesis import strategies as st
 from value_roles import CHECKS, ROLES, one_turn, unsupported
 
 from checks.suite import run_suite
-from checks.suite.money import CODES, GROUP_SPACES, MINUS, SIGNS, WORDS, read_amounts
+from checks.suite.decimals import number_text
+from checks.suite.money import (
+    CODES,
+    GROUP_SPACES,
+    MINOR_WORDS,
+    MINUS,
+    SCALE_LETTERS,
+    SCALE_WORDS,
+    SIGNS,
+    WORDS,
+    read_amounts,
+)
 
 # --- the notations, from the reader's own tables -------------------------------------------------
 
@@ -270,3 +281,302 @@ def test_a_slash_before_anything_but_a_unit_word_makes_no_amount() -> None:
     """ "$100/AB12" is a token of its own (a path, a reference), "$5/10" a fraction or a
     date: neither is an amount, and the token is read as it would be without the sign."""
     assert read_amounts("$100/AB12 and $5/10") == []
+
+
+# --- amounts with a scale: "$310K", "$2.4 million", "€3bn" -------------------------------------
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """One way to write an amount with a scale: a figure of a few digits, a scale word or
+    letters after it, and a currency mark before or after the two."""
+
+    scale: str  # a key of SCALE_WORDS or SCALE_LETTERS, in the case it is written in
+    power: int
+    gap: str  # between the figure and a scale word: "" or " "; letters are always glued
+    point: str  # "." or ","
+    mark: str
+    before: bool
+    mark_gap: str
+    minus: str
+    per: str
+
+    def write(self, mantissa: Decimal) -> str:
+        figure = number_text(abs(mantissa)).replace(".", self.point)
+        body = f"{figure}{self.gap}{self.scale}"
+        written = f"{self.mark}{self.mark_gap}{body}" if self.before else f"{body}{self.mark_gap}{self.mark}"
+        return (self.minus if mantissa < 0 else "") + written + self.per
+
+
+@st.composite
+def scaled_notations(draw: st.DrawFn) -> Scaled:
+    words = draw(st.booleans())
+    table = SCALE_WORDS if words else SCALE_LETTERS
+    scale = draw(st.sampled_from(sorted(table)))
+    power = table[scale]
+    scale = draw(st.sampled_from([scale, scale.upper(), scale.capitalize()]))
+    gap = draw(st.sampled_from(["", " "])) if words else ""
+    kind = draw(st.sampled_from(["sign", "code", "word"]))
+    if kind == "sign":
+        mark = draw(st.sampled_from(sorted(SIGNS)))
+        before = True if mark[0].isalpha() else draw(st.booleans())
+        mark_gap = draw(st.sampled_from(["", " "]))
+    elif kind == "code":
+        mark = draw(st.sampled_from(sorted(CODES)))
+        mark = mark.upper() if draw(st.booleans()) else mark
+        before, mark_gap = draw(st.booleans()), " "
+    else:
+        mark = draw(st.sampled_from(sorted(WORDS)))
+        before, mark_gap = False, " "
+    unit = draw(st.sampled_from(UNITS))
+    per = draw(st.sampled_from(["", f"/{unit}", f" per {unit}", " each"]))
+    minus = draw(st.sampled_from(["", *MINUS]))
+    return Scaled(scale, power, gap, draw(st.sampled_from([".", ","])), mark, before, mark_gap, minus, per)
+
+
+# The figure before a scale: a hundredth to a thousand, to two places, as people write one.
+mantissas = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("999.99"), places=2).map(
+    lambda d: Decimal(int(d)) if d == d.to_integral() else d.normalize()
+)
+
+
+def scaled_source(role: str, value: Decimal, notation: Notation) -> str:
+    """The amount a scaled figure writes, in one of the plain notations (a JSON number plain)."""
+    return number_text(value) if role == "tool JSON number" else notation.write(value)
+
+
+@CHECKS
+@given(
+    mantissa=mantissas,
+    scaled=scaled_notations(),
+    said=notations(),
+    role=st.sampled_from(ROLES),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_an_amount_with_a_scale_is_the_scaled_amount_on_either_side(
+    mantissa: Decimal, scaled: Scaled, said: Notation, role: str, setting: int
+) -> None:
+    """ "$2.4 million" is 2,400,000: a source that writes 2,400,000 in any notation grounds
+    it, and a source that writes "$2.4 million" grounds 2,400,000 in any notation."""
+    value = mantissa.scaleb(scaled.power)
+    written = scaled.write(mantissa)
+    for source, answer in ((scaled_source(role, value, said), written), (written, said.write(value))):
+        if role == "tool JSON number" and source == written:
+            continue  # a JSON number writes no scale
+        report = run_suite(conversation(setting, role, source, answer))
+        assert unsupported(report) == [], (source, answer)
+
+
+@CHECKS
+@given(
+    mantissa=mantissas,
+    scaled=scaled_notations(),
+    said=notations(),
+    role=st.sampled_from(ROLES),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_another_amount_with_a_scale_is_flagged_and_its_claim_holds_the_scale(
+    mantissa: Decimal, scaled: Scaled, said: Notation, role: str, setting: int
+) -> None:
+    """Ten times the figure and seven more, on the same scale: neither the scaled amount nor
+    the figure's own digits ("2.4" of "$2.4 million") ground it, and no rounding of the
+    source's amount at the precision it is written to gives it."""
+    value = mantissa.scaleb(scaled.power)
+    other = mantissa * 10 + 7
+    for source in (scaled_source(role, value, said), number_text(mantissa)):
+        assume(all(Decimal(run) != other for run in re.findall(r"\d+", source)))
+        answer = scaled.write(other)
+        report = run_suite(conversation(setting, role, source, answer))
+        [amount] = read_amounts(answer)
+        assert unsupported(report) == [answer[amount.number_start : amount.number_end]], (source, answer)
+        assert answer[amount.number_start : amount.number_end].lower().endswith(scaled.scale.lower())
+
+
+@CHECKS
+@given(mantissa=mantissas, scaled=scaled_notations())
+def test_an_amount_with_a_scale_is_read_as_one_value_with_its_scaled_key(
+    mantissa: Decimal, scaled: Scaled
+) -> None:
+    written = scaled.write(mantissa)
+    [amount] = read_amounts(f"It came to {written} in all.")
+    assert amount.keys() == (number_text(mantissa.scaleb(scaled.power)),), written
+    # Written to its last digit: "2.4 million" to a hundred thousand, "310K" to a thousand.
+    assert amount.precision == len(number_text(mantissa).partition(".")[2]) - scaled.power
+
+
+def _findings(question: str, result: str, answer: str, user: str = "") -> list[tuple[str, str]]:
+    """The evidence findings of one turn: ``user`` said, a lookup returned ``result``."""
+    call = {"id": "call-s", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    data = {
+        "external_id": "scaled-amounts",
+        "messages": [
+            {"role": "user", "content": f"{question} {user}".strip()},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call-s", "content": result},
+            {"role": "assistant", "content": answer},
+        ],
+    }
+    report = run_suite(data, only={"evidence"})
+    return [(f["code"], f["claim"]["text"]) for f in report["findings"] if f.get("claim")]
+
+
+MUSEUM = "How much did the foundation award the museum for its new wing?"
+APPRAISAL = "What did the appraiser value the farmhouse at?"
+WATER = "What does the water board plan to spend on its pipes?"
+
+
+def test_a_figure_with_a_scale_is_the_scaled_amount_not_its_digits() -> None:
+    """ "$2.4 million" is 2,400,000: the result's 2400000 grounds it, and a fee of $2.40 in
+    the same result does not, however alike the digits."""
+    answer = "The foundation awarded $2.4 million for the wing."
+    assert _findings(MUSEUM, '{"award_usd": 2400000, "currency": "USD"}', answer) == []
+    assert _findings(MUSEUM, "Award letter GR-88. Filing fee: $2.40.", answer) == [
+        ("unsupported_value", "2.4 million")
+    ]
+    assert _findings(MUSEUM, '{"award_usd": 2400000}', "The foundation awarded $2.5 million.") == [
+        ("unsupported_value", "2.5 million")
+    ]
+
+
+def test_a_scaled_figure_that_rounds_the_result_is_computed_and_one_that_does_not_is_flagged() -> None:
+    """ "$2.4 million" is written to a hundred thousand: 2,413,000 rounds to it (a rounding,
+    noted), 2,520,000 does not."""
+    answer = "The foundation awarded $2.4 million for the wing."
+    [(code, claim)] = _findings(MUSEUM, '{"award_usd": 2413000}', answer)
+    assert (code, claim) == ("computed_value", "2.4 million")
+    assert _findings(MUSEUM, '{"award_usd": 2520000}', answer) == [("unsupported_value", "2.4 million")]
+
+
+def test_thousands_glued_as_a_letter_are_an_amount_not_an_identifier() -> None:
+    """ "$310K" is 310,000: a parcel numbered 310 does not ground it, the valuation does."""
+    answer = "The appraiser valued the farmhouse at $310K."
+    assert _findings(APPRAISAL, '{"parcel": 310, "appraised_value": 298500}', answer) == [
+        ("unsupported_value", "310K")
+    ]
+    assert _findings(APPRAISAL, '{"parcel": 17, "appraised_value": 310000}', answer) == []
+    # The user's own figure, in another notation, supplies it too.
+    said = "I had offered $305,000 for it."
+    assert _findings(APPRAISAL, '{"appraised_value": 310000}', "Your $305K offer is below it.", said) == []
+
+
+def test_a_scale_in_letters_or_a_word_is_read_on_a_source_too() -> None:
+    """A source's "€3bn" is three thousand million euros; a source's bare "2.4 million",
+    with no currency, is 2,400,000 too, and neither grounds another amount."""
+    plan = "Capital plan: €3bn over ten years."
+    assert _findings(WATER, plan, "The board plans to spend €3,000,000,000.") == []
+    assert _findings(WATER, plan, "The board plans to spend €3.5bn.") == [("unsupported_value", "3.5bn")]
+    told = "Wing budget approved: 2.4 million."
+    assert _findings(MUSEUM, told, "The wing was awarded USD 2.4 million.") == []
+    assert _findings(MUSEUM, told, "The wing was awarded USD 2,400,000.") == []
+    assert _findings(MUSEUM, told, "The wing was awarded 2.6 million dollars.") == [
+        ("unsupported_value", "2.6 million")
+    ]
+
+
+# --- a JSON number under a name that says it counts a minor unit: "amount_cents": 125000 ----------
+
+# How APIs name such a member, from a noun and the unit's word: snake case, camel case, in
+# capitals, in words, or the word alone.
+NAME_STYLES = [
+    lambda noun, word: f"{noun}_{word}",
+    lambda noun, word: f"{noun}{word.capitalize()}",
+    lambda noun, word: f"{noun}_in_{word}".upper(),
+    lambda noun, word: f"{noun} in {word}",
+    lambda noun, word: word,
+]
+
+
+@st.composite
+def minor_members(draw: st.DrawFn) -> tuple[str, int]:
+    """A member name that ends in a minor unit's word, and how many make one major unit."""
+    word = draw(st.sampled_from(sorted(MINOR_WORDS)))
+    noun = draw(st.sampled_from(["amount", "total", "fee", "balance_due"]))
+    return draw(st.sampled_from(NAME_STYLES))(noun, word), MINOR_WORDS[word]
+
+
+@CHECKS
+@given(
+    value=signed_amounts,
+    member=minor_members(),
+    answered=notations(),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_a_json_number_in_a_minor_unit_grounds_the_amount_in_any_notation(
+    value: Decimal, member: tuple[str, int], answered: Notation, setting: int
+) -> None:
+    name, per = member
+    question, sentence = SETTINGS[setting]
+    number = str(int(value * per))
+    answer = answered.write(value)
+    data = one_turn(question, sentence, "tool JSON number", number, answer, noun="figure", number_key=name)
+    assert unsupported(run_suite(data)) == [], (name, number, answer)
+
+
+@CHECKS
+@given(
+    value=amounts,
+    member=minor_members(),
+    answered=notations(),
+    setting=st.integers(0, len(SETTINGS) - 1),
+)
+def test_another_amount_than_a_json_number_in_a_minor_unit_is_flagged(
+    value: Decimal, member: tuple[str, int], answered: Notation, setting: int
+) -> None:
+    name, per = member
+    question, sentence = SETTINGS[setting]
+    number = str(int(value * per))
+    answer = answered.write(value * 10 + 7)
+    data = one_turn(question, sentence, "tool JSON number", number, answer, noun="figure", number_key=name)
+    [amount] = read_amounts(answer)
+    assert unsupported(run_suite(data)) == [answer[amount.number_start : amount.number_end]], (name, answer)
+
+
+LESSONS = "What is the fee for the cello lessons this term?"
+PERMIT = "How much is the residents' parking permit for zone B?"
+CLINIC = "What was the bill for the dog's check-up at the vet?"
+
+
+def test_a_number_of_cents_grounds_the_amount_it_counts_and_no_other() -> None:
+    """A music school's ledger keeps fees in cents, a council's permits in pence, a clinic's
+    bills in cents in capitals: each grounds the amount its number counts."""
+    ledger = '{"student": "R. Okafor", "term_fee_cents": 48000, "currency": "USD"}'
+    assert _findings(LESSONS, ledger, "The term fee is $480.00.") == []
+    assert _findings(LESSONS, ledger, "The term fee is $490.00.") == [("unsupported_value", "490.00")]
+    permit = '{"zone": "B", "permitPence": 2599, "currency": "GBP"}'
+    assert _findings(PERMIT, permit, "The permit costs £25.99 a year.") == []
+    assert _findings(PERMIT, permit, "The permit costs £26.99 a year.") == [("unsupported_value", "26.99")]
+    bill = '{"visit": "V-2231", "CONSULT_TOTAL_CENTS": 7350}'
+    assert _findings(CLINIC, bill, "The check-up came to 73.50 USD.") == []
+
+
+def test_a_name_that_only_ends_in_the_letters_of_a_minor_unit_counts_none() -> None:
+    """ "percent" and "recent" end in "cent" without naming it: their numbers are no cents."""
+    for name in ("percent", "recent", "PERCENT", "descent"):
+        result = '{"' + name + '": 2599, "zone": "B"}'
+        assert _findings(PERMIT, result, "The permit costs £25.99 a year.") == [
+            ("unsupported_value", "25.99")
+        ]
+
+
+def test_an_amount_with_a_scale_the_user_wrote_supplies_the_scaled_amount_to_a_write() -> None:
+    """A donor pledging "$2.4 million" supplies 2400000 to the write that records it, and
+    neither 2.4 nor another amount."""
+    for typed, supplied in (("2400000", True), ("2.4", False), ("2500000", False)):
+        call = {
+            "id": "call-w",
+            "type": "function",
+            "function": {"name": "record_pledge", "arguments": '{"amount": ' + typed + "}"},
+        }
+        data = {
+            "external_id": "scaled-write",
+            "messages": [
+                {"role": "user", "content": "Please record my pledge of $2.4 million to the hospice."},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call-w", "content": '{"ok": true}'},
+                {"role": "assistant", "content": "Recorded."},
+            ],
+        }
+        flagged = [
+            f for f in run_suite(data, only={"arguments"})["findings"] if f["code"] == "unsupported_argument"
+        ]
+        assert (flagged == []) is supplied, typed

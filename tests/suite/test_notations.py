@@ -374,7 +374,7 @@ def test_a_source_files_each_token_under_the_keys_one_definition_gives(
 
 
 def test_points_that_group_are_read_where_the_writing_says_so() -> None:
-    """"2.750.300" (two groups) and "10.482,75" (a group and a decimal comma) are the numbers
+    """ "2.750.300" (two groups) and "10.482,75" (a group and a decimal comma) are the numbers
     2750300 and 10482.75 on either side; "41.200" alone stays a decimal."""
 
     def flagged(source: str, answer: str) -> list[str]:

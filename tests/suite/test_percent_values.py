@@ -128,3 +128,45 @@ def test_another_percent_in_any_notation_is_flagged(
     answer = answered.write(other)
     report = run_suite(conversation(setting, role, source, answer))
     assert unsupported(report) == [answer], (source, answer)
+
+
+# --- "pct", the abbreviation, is a percent's unit like its sign and its word ------------------
+
+
+def test_pct_is_a_percent_unit_in_the_tables_every_reading_is_built_from() -> None:
+    """The property tests above draw their notations from these tables, so "pct" is among them."""
+    assert "pct" in UNITS and "pct" in PERCENT_UNITS
+
+
+def test_a_figure_in_pct_is_read_as_a_percent_and_flagged_when_no_source_has_it() -> None:
+    """A soil lab's moisture reading: "13.5 pct" is a percent figure as "13.5%" is, so the
+    answer's wrong figure is flagged, spaced or glued, and its right one is grounded."""
+    question, sentence = "How damp is the sample from plot nine?", "The sample holds {} moisture."
+    for source in ("12.5 pct", "12.5%", "12.5 per cent", "12.5pct"):
+        for role in ("user", "tool text", "tool JSON string", "call argument"):
+            for answer in ("12.5 pct", "12.5pct"):
+                report = run_suite(one_turn(question, sentence, role, source, answer, noun="reading"))
+                assert unsupported(report) == [], (source, role, answer)
+            for answer in ("13.5 pct", "13.5pct"):
+                report = run_suite(one_turn(question, sentence, role, source, answer, noun="reading"))
+                assert unsupported(report) == [answer], (source, role, answer)
+
+
+def test_a_figure_in_pct_is_grounded_by_the_fraction_a_result_holds() -> None:
+    """A rowing club's attendance rate: a result's ``0.875`` is 87.5 pct, and 88.5 pct is not."""
+    question, sentence = "How many rowers turned up this season?", "Turnout was {} of the roster."
+    right = one_turn(
+        question, sentence, "tool JSON number", "0.875", "87.5 pct", noun="turnout", number_key="rate"
+    )
+    wrong = one_turn(
+        question, sentence, "tool JSON number", "0.875", "88.5 pct", noun="turnout", number_key="rate"
+    )
+    assert unsupported(run_suite(right)) == []
+    assert unsupported(run_suite(wrong)) == ["88.5 pct"]
+
+
+def test_a_percent_is_no_conversion_of_bytes_or_seconds() -> None:
+    """0.3 × 1024 is 307.2, but "307 pct" of a fill level is no unit conversion of a rate of
+    0.3: it is flagged, as "307 KiB" of a 0.3 MiB file would not be."""
+    report = run_suite(conversation(0, "tool JSON fraction", "0.3", "307 pct"))
+    assert unsupported(report) == ["307 pct"]

@@ -554,3 +554,12 @@ def test_it_leaves_a_subset_count_of_the_only_tool_alone_too(conversation, turn)
     assert [f["code"] for f in told(conversation, turn, "I found 3 tickets.", mixed)] == [
         "count_misstatement"
     ]
+
+
+@pytest.mark.parametrize("unit", ["percent", "pct"])
+def test_a_number_in_a_percent_unit_is_no_count_of_results(conversation, turn, unit: str) -> None:
+    """ "returned 40 pct" says a share, not how many rows came back: no count to compare."""
+    data = conversation(
+        turn(f"The search returned 40 {unit}.", calls=[{"tool": "search", "result": rows(3)}])
+    )
+    assert codes(run_suite(data)) == []
