@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import ClassVar
 
-from .text import alternation
+from .text import NUMBER_WORDS, alternation
 
 UNITS: dict[str, int] = {
     "seconds": 1,
@@ -50,35 +50,10 @@ UNITS: dict[str, int] = {
     "weeks": 604800,
     "week": 604800,
 }
-# Numbers written in words, as lengths of time are ("two hours", "an hour and a half").
-# "a" and "an" are one only before "and a half" in an answer ("an hour and a half"): "in a
-# minute" is seldom a claim of sixty seconds; a source reads them always.
-NUMBER_WORDS: dict[str, int] = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "eighteen": 18,
-    "twenty": 20,
-    "twenty-four": 24,
-    "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "forty-eight": 48,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy-two": 72,
-    "ninety": 90,
-}
+# Numbers written in words (``text.NUMBER_WORDS``), as lengths of time are ("two hours",
+# "an hour and a half"). "a" and "an" are one only before "and a half" in an answer ("an
+# hour and a half"): "in a minute" is seldom a claim of sixty seconds; a source reads them
+# always.
 _ARTICLES = {"a": 1, "an": 1}
 # Letters glued to a number that name a unit only inside a sum with hours, or as hours.
 GLUED_LETTERS: dict[str, int] = {"h": 3600, "m": 60, "s": 1}

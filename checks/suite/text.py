@@ -52,6 +52,15 @@ NUMBER_WORDS = {
     "eighteen": 18,
     "nineteen": 19,
     "twenty": 20,
+    "twenty-four": 24,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "forty-eight": 48,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy-two": 72,
+    "ninety": 90,
 }
 # Longest first, so "a single" wins over a shorter alternative.
 NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
