@@ -132,14 +132,6 @@ class Turn:
         """The receipt of this turn that records ``call``, if there is one."""
         return self._receipt_calls[1].get(call)
 
-    def result_for(self, call_id: str) -> Message | None:
-        """The first tool message of the turn that names ``call_id``. An id may name several
-        calls: where the call or receipt is known, ``result_of`` gives its own result."""
-        for message in self.tool_results:
-            if message.tool_call_id == call_id:
-                return message
-        return None
-
 
 @dataclass(frozen=True)
 class Conversation:
