@@ -49,6 +49,8 @@ UNITS: dict[str, int] = {
     "day": 86400,
     "weeks": 604800,
     "week": 604800,
+    "wks": 604800,
+    "wk": 604800,
 }
 # Numbers written in words (``text.NUMBER_WORDS``), as lengths of time are ("two hours",
 # "an hour and a half"). "a" and "an" are one only before "and a half" in an answer ("an

@@ -1,6 +1,6 @@
 """Amounts of money, read one way wherever they are written.
 
-"$1,000.00", "$1000", "1,000 USD", "USD 1,000", "US$1,000", "1 000 €", "1.000,00 €", "1000
+"$1,000.00", "$1000", "1,000 USD", "USD 1,000", "USD1,000", "US$1,000", "1 000 €", "1.000,00 €", "1000
 dollars", "-$5", "$85/person", "$54 each", "$12 per night", "$310K" and "$2.4 million" each
 write one amount, and the same amount may be written one way by a person, another by a tool
 and a third by the answer that repeats it. This module is the suite's one reader of
@@ -184,9 +184,10 @@ _MINUS = f"[{MINUS}]"
 _SCALE = rf"(?:{_SPACE}?(?:{alternation(SCALE_WORDS)})|(?:{alternation(SCALE_LETTERS)}))(?!\w)"
 # A run of digits and separators; a space separates only before a group of exactly three.
 _NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
-# A code or a word stands one space from the number ("USD 5", "5 dollars"), a sign touches it
-# or stands one space away ("$5", "5 €").
-_MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|{_SIGN})"
+# A code or a word stands one space from the number ("USD 5", "5 dollars"), or a code
+# touches it ("USD5"); a sign touches it or stands one space away ("$5", "5 €").
+_MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|(?:{_CODE})(?=\d)|{_SIGN})"
+_GLUED_CODE = re.compile(rf"(?:{_CODE})(?=\d)", re.I)
 _MARK_AFTER = rf"(?:{_GAP}(?:{_SIGN})|{_SPACE}(?:{_CODE}|{_WORD})\b)"
 
 _AMOUNT = re.compile(
@@ -441,6 +442,7 @@ def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[s
     if marks:
         for word in marks:
             places.extend(_find_all(low, word))
+    places.extend(match.start() for match in _GLUED_CODE.finditer(text))  # "USD5" is no word of its own
     if plain:
         places.extend(match.start() for match in _COMMA_GROUP.finditer(text))
     if scaled:  # read without a mark only as a word of its own: one of ``words`` where given

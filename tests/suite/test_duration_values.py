@@ -138,3 +138,12 @@ def test_a_duration_between_two_clock_times_is_computed_not_invented() -> None:
         computed = [f["derivation"]["kind"] for f in report["findings"] if f["code"] == "computed_value"]
         assert (computed[0] if computed else None) == kind, answer
         assert bool(unsupported(report)) == (kind is None), answer
+
+
+def test_weeks_abbreviated_are_weeks() -> None:
+    report = run_suite(
+        one_turn("How long?", "The loan runs {}.", "tool text", "2 wks", "14 days", noun="loan")
+    )
+    assert unsupported(report) == []
+    report = run_suite(one_turn("How long?", "The loan runs {}.", "user", "2 wks", "15 days", noun="loan"))
+    assert unsupported(report) == ["15 days"]

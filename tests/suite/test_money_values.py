@@ -580,3 +580,16 @@ def test_an_amount_with_a_scale_the_user_wrote_supplies_the_scaled_amount_to_a_w
             f for f in run_suite(data, only={"arguments"})["findings"] if f["code"] == "unsupported_argument"
         ]
         assert (flagged == []) is supplied, typed
+
+
+def test_a_code_glued_to_its_number_is_an_amount_on_either_side() -> None:
+    """ "USD1,250" and "eur40" are amounts as "USD 1,250" is: they ground the same amount in
+    any notation and another amount is flagged."""
+    for source, answer, flagged in [
+        ("USD1,250", "$1250", []),
+        ("USD1,250", "$1,260", ["1,260"]),
+        ("the pass is eur40", "40 EUR", []),
+    ]:
+        for role in ("user", "tool text"):
+            report = run_suite(conversation(1, role, source, answer))
+            assert unsupported(report) == flagged, (role, source, answer)
