@@ -184,10 +184,12 @@ _MINUS = f"[{MINUS}]"
 _SCALE = rf"(?:{_SPACE}?(?:{alternation(SCALE_WORDS)})|(?:{alternation(SCALE_LETTERS)}))(?!\w)"
 # A run of digits and separators; a space separates only before a group of exactly three.
 _NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
-# A code or a word stands one space from the number ("USD 5", "5 dollars"), or a code
-# touches it ("USD5"); a sign touches it or stands one space away ("$5", "5 €").
-_MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|(?:{_CODE})(?=\d)|{_SIGN})"
-_GLUED_CODE = re.compile(rf"(?:{_CODE})(?=\d)", re.I)
+# A code or a word stands one space from the number ("USD 5", "5 dollars"), or a code in
+# capitals touches it ("USD5"; "cad3f" is a hexadecimal id); a sign touches it or stands
+# one space away ("$5", "5 €").
+_UPPER_CODE = "|".join(sorted(code.upper() for code in CODES))
+_MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|(?-i:{_UPPER_CODE})(?=\d)|{_SIGN})"
+_GLUED_CODE = re.compile(rf"(?:{_UPPER_CODE})(?=\d)")
 _MARK_AFTER = rf"(?:{_GAP}(?:{_SIGN})|{_SPACE}(?:{_CODE}|{_WORD})\b)"
 
 _AMOUNT = re.compile(

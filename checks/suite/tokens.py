@@ -426,7 +426,8 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
         forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
     forms.update(value_forms(text, forms))
     if amounts:
-        forms.update(amount_keys(low, words=forms))
+        # The text as written: a code glued to its number is read only in capitals ("USD5").
+        forms.update(amount_keys(value_text(text), words=forms))
     return forms
 
 

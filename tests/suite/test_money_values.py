@@ -583,12 +583,14 @@ def test_an_amount_with_a_scale_the_user_wrote_supplies_the_scaled_amount_to_a_w
 
 
 def test_a_code_glued_to_its_number_is_an_amount_on_either_side() -> None:
-    """ "USD1,250" and "eur40" are amounts as "USD 1,250" is: they ground the same amount in
-    any notation and another amount is flagged."""
+    """ "USD1,250" is an amount as "USD 1,250" is: it grounds the same amount in any notation
+    and another amount is flagged. A code glued in lower case is no amount ("cad3f" is as
+    often a hexadecimal id)."""
     for source, answer, flagged in [
         ("USD1,250", "$1250", []),
         ("USD1,250", "$1,260", ["1,260"]),
-        ("the pass is eur40", "40 EUR", []),
+        ("the pass is EUR40", "40 EUR", []),
+        ("the id is cad3f91", "3 CAD", ["3"]),
     ]:
         for role in ("user", "tool text"):
             report = run_suite(conversation(1, role, source, answer))
