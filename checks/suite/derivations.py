@@ -229,21 +229,28 @@ class Pools:
 _Aggregate = tuple[Decimal, Decimal, str, str]
 
 
-def _cached(source: Source, name: str, read: Callable[[Source], Any]) -> Any:
-    found = source.cache.get(name)
-    if found is None:
-        found = source.cache[name] = read(source)
-    return found
+def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
+    """``read(source)``, computed on first use and kept in the source's cache."""
+
+    def kept(source: Source) -> T:
+        found = source.cache.get(read.__name__)
+        if found is None:
+            found = source.cache[read.__name__] = read(source)
+        return found
+
+    return kept
 
 
-def _read_numbers(source: Source) -> list[tuple[Decimal, str]]:
+@_kept
+def _numbers(source: Source) -> list[tuple[Decimal, str]]:
     """Every number a source carries, sorted, with its spelling (only compared, never computed)."""
     found = sorted(_NUMBER_LINE.findall("\n".join(source.forms)))
     # Sorted by spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
     return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
 
 
-def _read_percents(source: Source) -> list[tuple[Decimal, int]]:
+@_kept
+def _percents(source: Source) -> list[tuple[Decimal, int]]:
     """Percentage fields: each value with where its number stands. Only for ASCII text is
     ``lower`` exactly what ``re.I`` matches, so other text is left to the pattern itself."""
     text = source.text[:2_000_000]
@@ -256,8 +263,9 @@ def _read_percents(source: Source) -> list[tuple[Decimal, int]]:
     ]
 
 
+@_kept
 @exactly
-def _read_aggregates(source: Source) -> list[_Aggregate]:
+def _aggregates(source: Source) -> list[_Aggregate]:
     out: list[_Aggregate] = []
     tables: list[tuple[str, list[dict[str, Any]]]] = []
     _tables(source.parsed() if source.looks_json else None, "", tables)
@@ -392,7 +400,7 @@ def _leaf(
 
 def _rounded(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for source in p.records:
-        spelling = _near(_cached(source, "numbers", _read_numbers), f.number or ZERO, tol)
+        spelling = _near(_numbers(source), f.number or ZERO, tol)
         if spelling is not None:
             return _leaf("rounded", "{}", source, spelling)
     return None
@@ -400,7 +408,7 @@ def _rounded(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _scaled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for source in p.records:
-        numbers = _cached(source, "numbers", _read_numbers)
+        numbers = _numbers(source)
         for factor, label in _SCALES:
             spelling = _near(numbers, (f.number or ZERO) / factor, tol / factor)
             if spelling is not None:
@@ -410,7 +418,7 @@ def _scaled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for source in p.records:
-        for value, offset in _cached(source, "percents", _read_percents):
+        for value, offset in _percents(source):
             if 0 <= value <= 100 and abs(100 - value - (f.number or ZERO)) <= tol:
                 return _leaf("complement", "100 − {}", source, offset=offset)
     return None
@@ -424,7 +432,7 @@ def _column(kind: str, whole: bool = False) -> Callable[[Figure, Pools, Decimal]
         number = f.number or ZERO
         low, high = number - tol, number + tol  # two comparisons settle most of a long list
         for source in p.records:
-            for magnitude, off, found, how in _cached(source, "aggregates", _read_aggregates):
+            for magnitude, off, found, how in _aggregates(source):
                 if (
                     found == kind
                     and low <= magnitude <= high
@@ -444,15 +452,13 @@ def _column(kind: str, whole: bool = False) -> Callable[[Figure, Pools, Decimal]
 # --- the answer's amounts and the conversation's ---------------------------------------------
 
 
-def money_leaves(source: Source, limit: int = MAX_POOL) -> list[Operand]:
+@_kept
+def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
-    cached = source.cache.get("money")
-    if cached is not None:
-        return cached
     out: list[Operand] = []
 
     def walk(node: Any, path: str, money: bool, depth: int) -> None:
-        if len(out) >= limit or depth > 12:
+        if len(out) >= MAX_POOL or depth > 12:
             return
         if isinstance(node, dict):
             for key, item in node.items():
@@ -464,17 +470,13 @@ def money_leaves(source: Source, limit: int = MAX_POOL) -> list[Operand]:
             out.append(Operand(Decimal(node), path, (Evidence(call_id=source.call_id, path=path),)))
 
     walk(source.parsed() if source.looks_json else None, "", False, 0)
-    source.cache["money"] = out
     return out
 
 
+@_kept
 def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
-    cached = source.cache.get("list_counts")
-    if cached is not None:
-        return cached
     out: list[Operand] = []
-    source.cache["list_counts"] = out
 
     def walk(node: Any, path: str, depth: int) -> None:
         if depth > 8 or len(out) >= 16:
@@ -484,10 +486,8 @@ def list_counts(source: Source) -> list[Operand]:
                 walk(item, join_path(path, str(key)), depth + 1)
         elif isinstance(node, list):
             if 2 <= len(node) <= MAX_COUNT and all(isinstance(row, dict) for row in node):
-                evidence = (Evidence(call_id=source.call_id, path=path),)
-                out.append(
-                    Operand(Decimal(len(node)), f"the {len(node)} rows of {path or 'the result'}", evidence)
-                )
+                rows = f"the {len(node)} rows of {path or 'the result'}"
+                out.append(Operand(Decimal(len(node)), rows, (Evidence(call_id=source.call_id, path=path),)))
             for i, item in enumerate(node[:50]):
                 walk(item, join_path(path, i), depth + 1)
 
@@ -516,13 +516,8 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
                 if isinstance(item, str) and item.lower() in names:
                     found: dict[str, Operand] = {}
                     amounts(node, path, "", found, 0)
-                    if found:
-                        out.append(
-                            NamedRecord(
-                                item.lower(),
-                                {k: replace(o, label=f"{k} of {item}") for k, o in found.items()},
-                            )
-                        )
+                    named = {k: replace(o, label=f"{k} of {item}") for k, o in found.items()}
+                    out.extend([NamedRecord(item.lower(), named)] if found else [])
                     break
             for key, item in node.items():
                 if isinstance(item, (dict, list)):
@@ -772,7 +767,8 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-def _read_day_marks(source: Source) -> list[tuple[date, int, int]]:
+@_kept
+def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     """For each time a result writes with a next-day mark (``"00:00:00+1"``), each date the
     result or its call names moved by the mark's days, with the time's span."""
     marked = [time for time in read_times(source.text) if time.day_offset]
@@ -792,7 +788,7 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """The date of a time a result writes with a next-day mark."""
     for target in f.days:
         for source in p.records:
-            for day, start, end in _cached(source, "day_marks", _read_day_marks):
+            for day, start, end in _day_marks(source):
                 if day == target:
                     evidence, marked = (source.evidence_at((start, end)),), source.text[start:end]
                     origin = Operand(ZERO, f"{marked} ({source.call_id or source.role})", evidence)
@@ -860,96 +856,39 @@ class Row:
     kind: str
     pool: str
     arity: str
-    shapes: frozenset[str]
-    guard: Callable[[Figure], bool] | None
+    shapes: str
     tolerance: Callable[[Figure], Decimal]
     find: Callable[[Figure, Pools, Decimal], Derivation | None]
+    guard: Callable[[Figure], bool] | None = None
 
 
-_NUMBERS = frozenset({"number", "percent"})
-_AMOUNTS = frozenset({"amount"})
+_ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
 TABLE = (
-    Row(
-        "elapsed",
-        "the answer's and this turn's clock times",
-        "2",
-        frozenset({"duration"}),
-        None,
-        _cent,
-        _elapsed,
-    ),
-    Row(
-        "date-shift",
-        "dates held; the days the user asked for",
-        "2",
-        frozenset({"date"}),
-        None,
-        _cent,
-        _shifted,
-    ),
-    Row(
-        "day-mark",
-        "one record: a marked time, a date named",
-        "2",
-        frozenset({"date"}),
-        None,
-        _cent,
-        _day_marked,
-    ),
-    Row("rounded", "one record", "1", _NUMBERS | {"decimal"}, None, _digits, _rounded),
-    Row("unit-scale", "one record", "1", frozenset({"number"}), None, _digits, _scaled),
-    Row("complement", "one record: a percentage field", "1", _NUMBERS, None, _digits, _complement),
-    Row("column-sum", "one record: a list's rows", "n", _NUMBERS, None, _digits, _column("column-sum")),
-    Row("column-ratio", "one record: a list's rows", "2n", _NUMBERS, None, _digits, _column("column-ratio")),
-    Row("complement", "one record: a list's rows", "2n", _NUMBERS, None, _digits, _column("complement")),
-    Row(
-        "column-difference",
-        "one record: a list's rows",
-        "2n",
-        _NUMBERS,
-        None,
-        _digits,
-        _column("column-difference"),
-    ),
-    Row("written", "the answer's words", "n", _AMOUNTS, None, _cent, _written),
-    Row("sum", "the answer's amounts", "2-8", _AMOUNTS, _totalled, _cent, _listed),
-    Row("sum", "the records the answer names", "2-8", _AMOUNTS, _totalled, _cent, _named),
-    Row("total-less", "the answer's amounts", "2-8", _AMOUNTS, _remaining, _cent, _total_less),
-    Row(
-        "difference",
-        "amounts stated, the user's, this turn's reads",
-        "2",
-        _AMOUNTS,
-        _remaining,
-        _cent,
-        _difference,
-    ),
-    Row("product", "amounts; the user's counts, lists' lengths", "2", _AMOUNTS, None, _cent, _product),
-    Row("rounded", "one record", "1", _AMOUNTS, None, _digits, _rounded),
-    Row(
-        "column-sum",
-        "one record: all of a list's rows",
-        "n",
-        _AMOUNTS | {"paid"},
-        None,
-        _digits,
-        _column("column-sum", whole=True),
-    ),
-    Row(
-        "again",
-        "earlier answers' derivations",
-        "1",
-        _AMOUNTS,
-        None,
-        _cent,
-        lambda f, p, tol: p.before.get(f.number or ZERO),
-    ),
+    Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _cent, _elapsed),
+    Row("date-shift", "dates held; days the user asked for", "2", "date", _cent, _shifted),
+    Row("day-mark", "one record: a marked time, a date named", "2", "date", _cent, _day_marked),
+    Row("rounded", "one record", "1", _ANY + " decimal", _digits, _rounded),
+    Row("unit-scale", "one record", "1", "number", _digits, _scaled),
+    Row("complement", "one record: a percentage field", "1", _ANY, _digits, _complement),
+    Row("column-sum", "one record: a list's rows", "n", _ANY, _digits, _column("column-sum")),
+    Row("column-ratio", "one record: a list's rows", "2n", _ANY, _digits, _column("column-ratio")),
+    Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
+    Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
+    Row("written", "the answer's words", "n", "amount", _cent, _written),
+    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
+    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
+    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
+    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
+    Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),
+    Row("rounded", "one record", "1", "amount", _digits, _rounded),
+    Row("column-sum", "one record: a whole list", "n", "amount paid", _digits, _column("column-sum", True)),
+    Row("again", "earlier answers", "1", "amount", _cent, lambda f, p, _: p.before.get(f.number or ZERO)),
 )
 
 
 def _first(f: Figure, p: Pools) -> Derivation | None:
     for row in TABLE:
-        if f.shapes & row.shapes and (row.guard is None or row.guard(f)):
+        if not f.shapes.isdisjoint(row.shapes.split()) and (row.guard is None or row.guard(f)):
             found = row.find(f, p, row.tolerance(f))
             if found is not None:
                 return found
@@ -963,31 +902,18 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     An amount is weighed against the amounts stated near it (``Pools.amounts``), as known at
     the start of each of three rounds: one explained in a round is an operand in the next."""
     out: list[Derivation | None] = [None] * len(figures)
-    totals = {c.start for c in pools.amounts if labelled_total(pools.answer, c.start)}
-    for f in figures:
-        if f.at >= 0:
-            f.sentence = sentence_at(pools.sentences, pools.amounts[f.at].start)
-            f.said = (
-                _label(pools.answer, pools.amounts[f.at].start)
-                + " "
-                + (f.sentence.text if f.sentence else "")
-            )
-            match = _FOR_PEOPLE.search(f.sentence.text if f.sentence else "")
-            number = parse_number(match.group(1)) if match else None
-            f.people = number if number is not None and number >= 2 else None
+    known, totals = pools.known, [labelled_total(pools.answer, c.start) for c in pools.amounts]
+    for f in (f for f in figures if f.at >= 0):
+        f.sentence = sentence_at(pools.sentences, pools.amounts[f.at].start)
+        said = f.sentence.text if f.sentence else ""
+        f.said = _label(pools.answer, pools.amounts[f.at].start) + " " + said
+        number = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
+        f.people = number if number is not None and number >= 2 else None
     pending = list(range(len(figures)))
     for _ in range(3):
         pools.stated = [
-            Stated(
-                c.number or ZERO,
-                c.start,
-                c.end,
-                c.text,
-                c.value in pools.known,
-                pools.known.get(c.value, ()),
-                c.start in totals,
-            )
-            for c in pools.amounts
+            Stated(c.number or ZERO, c.start, c.end, c.text, c.value in known, known.get(c.value, ()), total)
+            for c, total in zip(pools.amounts, totals, strict=True)
         ]
         progress = False
         for i in pending:
@@ -995,10 +921,9 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
             if f.at >= 0:
                 low = max(0, f.at - MAX_POOL)
                 f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
-            out[i] = _first(f, pools)
-            if out[i] is not None and f.at >= 0:
-                pools.known[f.key] = out[i].evidence  # type: ignore[union-attr]
-                progress = True
+            found = out[i] = _first(f, pools)
+            if found is not None and f.at >= 0:
+                known[f.key], progress = found.evidence, True
         pending = [i for i in pending if out[i] is None and figures[i].at >= 0]
         if not progress or not pending:
             break
