@@ -588,7 +588,7 @@ class EvidenceChecker:
                 elif opts.figures and c.shape in ("number", "figure"):
                     # A percent is no conversion of bytes or seconds: every other row may give it.
                     shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
-            days = tuple(found for found in map(day_of_key, c.forms) if found is not None)
+            days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
             if opts.figures:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
