@@ -886,9 +886,12 @@ TABLE = (
 )
 
 
+_SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
+
+
 def _first(f: Figure, p: Pools) -> Derivation | None:
-    for row in TABLE:
-        if not f.shapes.isdisjoint(row.shapes.split()) and (row.guard is None or row.guard(f)):
+    for row, shapes in zip(TABLE, _SHAPES, strict=True):
+        if not f.shapes.isdisjoint(shapes) and (row.guard is None or row.guard(f)):
             found = row.find(f, p, row.tolerance(f))
             if found is not None:
                 return found
