@@ -24,7 +24,7 @@ moves with the machine's other work, so compare turns per second within one pair
 Where the time goes now (pyinstrument over 1000 turns of checkers): a third in finding
 the JSON path of each grounded value (the C scanner reads every row before the one that
 holds it), a quarter in reading each result's forms (``index_text``), a sixth in
-``derived.explain`` (sorting a result's numbers; column sums of its tables).
+the record rows of ``derivations`` (sorting a result's numbers; column sums of its tables).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ in the tool results of the conversation so far:
 
 - ``unsupported_value`` (flag): no tool result carries it and no person supplied it;
 - ``computed_value`` (info): no result carries it, but it is a rounding, unit conversion,
-  complement, column sum, ratio or difference of numbers one does (``derived``);
+  complement, column sum, ratio or difference of numbers one does, or another derivation
+  of ``derivations.TABLE``;
 - ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier
   turn, none in this one;
 - ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already
@@ -44,25 +45,21 @@ from decimal import Decimal
 from typing import Any
 
 from . import deadline
-from .arithmetic import (
+from .decimals import exactly, number_text, read_number
+from .derivations import (
     MAX_POOL,
-    Computed,
-    Context,
+    MAX_SOURCES,
+    Derivation,
+    Figure,
     NamedRecord,
     Operand,
-    Stated,
-    day_marked_date,
-    explain_amount,
-    labelled_total,
+    Pools,
+    derive,
     money_leaves,
     named_records,
-    shifted_date,
     stated_shifts,
     user_counts,
 )
-from .decimals import ZERO, exactly, number_text, read_number
-from .derived import DERIVATION_KINDS, MAX_SOURCES, Derivation, explain
-from .durations import elapsed, read_durations
 from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, parse_arguments
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
@@ -80,10 +77,9 @@ from .tokens import (
     match_patterns,
     normalize,
     tokenize,
-    value_text,
 )
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, Turn
-from .values import Value, day_of_key, read_times, read_values
+from .values import Value, day_of_key, read_values
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -339,7 +335,7 @@ class _State:
         # For the arithmetic of later answers: amounts said before, counts and date shifts
         # the user stated.
         self.amounts: list[Operand] = []
-        self.derivations: dict[Decimal, Derivation | Computed] = {}  # amounts explained in earlier answers
+        self.derivations: dict[Decimal, Derivation] = {}  # amounts explained in earlier answers
         # The first count the user wrote of each number, and each shift of days, in order: a
         # later one of the same number explains nothing the first does not.
         self.counts: dict[int, Operand] = {}
@@ -389,31 +385,38 @@ class _State:
             return False
         return self.tools.counts_noun(count_key(plural, 0)[:-1])
 
-    def explained_before(self, number: Decimal | None) -> Derivation | Computed | None:
-        """An amount an earlier answer computed, said again: the same derivation explains it."""
-        return None if number is None else self.derivations.get(number)
-
-    def context_for(self, turn_sources: list[Source], candidates: list[Candidate]) -> Context:
-        """The operands an answer's arithmetic may use besides the amounts it states."""
-        read = [leaf for source in turn_sources for leaf in money_leaves(source)]
+    def pools_for(
+        self, turn: Turn, turn_sources: list[Source], candidates: list[Candidate], amounts: bool
+    ) -> Pools:
+        """The operands an answer's figures may be derived from; those of its amounts (the
+        money read, the counts, the records it names) only when it has amounts to explain."""
+        pools = Pools(
+            self.tools.newest(MAX_SOURCES),
+            turn.answer,
+            turn=turn_sources,
+            shifts=list(self.shifts),
+            holding=self.holding_date,
+            before=self.derivations,
+            sentences=sentences(turn.answer) if amounts else [],
+        )
+        if not amounts:
+            return pools
+        pools.read = [leaf for source in turn_sources for leaf in money_leaves(source)][:MAX_POOL]
+        pools.earlier = self.amounts[-MAX_POOL:]
         # The user's counts, then the lengths of the results' lists, newest first; of each
         # number only the first, since a product made with a later one is made with it.
         counts = dict(self.counts)
         for count in self.tools.list_counts():
             counts.setdefault(int(count.value), count)
-        names = sorted((c.start, c.value) for c in candidates if c.shape == "identifier")
+        pools.counts = list(counts.values())
+        pools.names = sorted((c.start, c.value) for c in candidates if c.shape == "identifier")
+        wanted = {value for _, value in pools.names}
         records: dict[str, NamedRecord] = {}
-        wanted = {value for _, value in names}
-        for source in self.tools.newest(MAX_SOURCES):
+        for source in pools.records:
             for record in named_records(source, wanted - set(records)):
                 records.setdefault(record.name, record)
-        return Context(
-            read=read[:MAX_POOL],
-            earlier=self.amounts[-MAX_POOL:],
-            counts=list(counts.values()),
-            records=records,
-            names=names,
-        )
+        pools.named = records
+        return pools
 
     def holding_date(self, wanted: date) -> Source | None:
         """The newest tool result that writes a date, else the first person who wrote it."""
@@ -567,92 +570,37 @@ class EvidenceChecker:
         unread: list[Candidate],
         known: dict[str, tuple[Evidence, ...]],
         turn_sources: list[Source],
-    ) -> dict[str, Derivation | Computed]:
-        """What explains each value no source carries (``derived`` and ``arithmetic``).
-
-        Amounts are tried in rounds, because one figure explained (a total) is an operand of
-        the next (the refund that total leaves).
-        """
-        out: dict[str, Derivation | Computed] = {}
+    ) -> dict[str, Derivation]:
+        """What explains each value no source carries (``derivations``): which rows may is
+        what the options allow of its shape."""
         if not opts.figures and not opts.decimal_rounding:
-            return out
-        newest_first = state.tools.newest(MAX_SOURCES)  # all that ``explain`` reads
-        for candidate in unread:
-            if candidate.number is None or candidate.shape == "amount":
-                continue
-            if opts.decimal_rounding and "." in candidate.value:
-                found = explain(candidate.number, candidate.precision or 0, newest_first, True)
-            elif opts.figures and candidate.shape in ("number", "figure"):
-                # A percent is no conversion of bytes or seconds: every other kind may give it.
-                percent = candidate.unit in PERCENT_UNITS
-                kinds = tuple(k for k in DERIVATION_KINDS if not (percent and k == "unit-scale"))
-                found = explain(candidate.number, candidate.precision or 0, newest_first, kinds=kinds)
-            else:
-                found = None
-            if found is not None:
-                out[candidate.value] = found
-        if not opts.figures:
-            return out
-        for candidate in unread:
-            # Each full date the candidate may be (two where day and month may swap).
-            for day in (found for found in map(day_of_key, candidate.forms) if found is not None):
-                shifted = shifted_date(
-                    day.isoformat(), state.holding_date, list(state.shifts)
-                ) or day_marked_date(day.isoformat(), newest_first)
-                if shifted is not None:
-                    out[candidate.value] = shifted
-                    break
-        for candidate in unread:
-            if candidate.shape == "duration":
-                between = _elapsed(turn.answer, candidate, turn_sources)
-                if between is not None:
-                    out[candidate.value] = between
+            return {}
         amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
-        pending = [c for c in unread if c.shape == "amount" and c.number is not None]
-        if not pending:
-            return out
-        context = state.context_for(turn_sources, candidates)
-        sentences_ = sentences(turn.answer)
         place: dict[str, int] = {}  # each value's first place among the amounts
         for i, c in enumerate(amounts):
             place.setdefault(c.value, i)
-        totals = {c.start for c in amounts if labelled_total(turn.answer, c.start)}
-        for _ in range(3):
-            stated = [
-                Stated(
-                    c.number or ZERO,
-                    c.start,
-                    c.end,
-                    c.text,
-                    c.value in known,
-                    known.get(c.value, ()),
-                    c.start in totals,
+        figures: list[Figure] = []
+        for c in unread:
+            shapes: set[str] = set()
+            if c.number is not None and c.shape != "amount":
+                if opts.decimal_rounding and "." in c.value:
+                    shapes.add("decimal")
+                elif opts.figures and c.shape in ("number", "figure"):
+                    # A percent is no conversion of bytes or seconds: every other row may give it.
+                    shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
+            days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
+            if opts.figures:
+                shapes |= {"date"} if days else set()
+                shapes |= {"duration"} if c.shape == "duration" else set()
+                shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
+            if shapes:
+                at = place[c.value] if "amount" in shapes else -1
+                figures.append(
+                    Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at)
                 )
-                for c in amounts
-            ]
-            progress = False
-            for candidate in pending:
-                if candidate.value in out:
-                    continue
-                index = place[candidate.value]
-                computed: Derivation | Computed | None = (
-                    explain_amount(index, stated, turn.answer, sentences_, context)
-                    or explain(
-                        candidate.number,
-                        candidate.precision or 0,
-                        newest_first,
-                        kinds=("rounded", "column-sum"),
-                        whole_lists=True,
-                    )
-                    or state.explained_before(candidate.number)
-                )
-                if computed is not None:
-                    out[candidate.value] = computed
-                    known[candidate.value] = computed.evidence
-                    progress = True
-            if not progress:
-                break
-        return out
+        pools = state.pools_for(turn, turn_sources, candidates, any(f.at >= 0 for f in figures))
+        pools.amounts, pools.known = amounts, known
+        return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
 
     @staticmethod
     def _locate(
@@ -766,38 +714,6 @@ class EvidenceChecker:
                 "served_results": served,
             },
         )
-
-
-def _elapsed(answer: str, candidate: Candidate, turn_sources: list[Source]) -> Computed | None:
-    """A duration that elapses between two clock times the answer or this turn's results
-    write (``durations.elapsed``): "a total of 5 hours" between a departure and an arrival."""
-    value = next((v for v in read_durations(candidate.text) if v.start == 0), None)
-    if value is None:
-        return None
-    clocks: list[tuple[int, str]] = []
-    places: dict[str, tuple[Evidence, ...]] = {}
-    for text, where, source in [(answer, "stated", None)] + [
-        (s.text, s.call_id or s.role, s) for s in turn_sources
-    ]:
-        for time in read_times(value_text(text)):
-            mark = f"+{time.day_offset}" if time.day_offset else ""
-            label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
-            clocks.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
-            if source is not None:
-                places[label] = (source.evidence_at((time.start, time.end)),)
-            if len(clocks) >= MAX_POOL:
-                break
-    found = elapsed(value, clocks)
-    if found is None:
-        return None
-    first, second = found
-    operands = (Operand(ZERO, first, places.get(first, ())), Operand(ZERO, second, places.get(second, ())))
-    return Computed(
-        "elapsed",
-        f"the time from {first} to {second}",
-        places.get(first, ()) + places.get(second, ()),
-        operands,
-    )
 
 
 def _lookups(candidate: Candidate) -> list[str]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from typing import Any
 
-from .arithmetic import Operand, dates_in, list_counts
+from .derivations import Operand, dates_in, list_counts
 from .evidence_index import Source
 
 # How many times over the messages the walks for one kind of question may go before it is
@@ -157,7 +157,7 @@ class Shown(Grown):
         ordinal = (self._newest_date if newest else self._first_date).get(wanted)
         return self.sources[ordinal] if ordinal is not None else None
 
-    # --- the lengths of lists of records (``arithmetic.list_counts``) ----------------------
+    # --- the lengths of lists of records (``derivations.list_counts``) -------------------
 
     def _read_list_counts(self, ordinal: int, source: Source) -> None:
         seen: set[int] = set()

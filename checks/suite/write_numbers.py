@@ -17,7 +17,7 @@ result. So each number in the arguments of a call that may change something
   that an earlier answer or the user stated as money, that a result holds under a money key
   (price, amount, total, …) or names in its text ("total price is 305"), or a sum over a
   result's list
-  (``derived``), or one share of a payment whose shares under the same key add up to such
+  (``derivations``), or one share of a payment whose shares under the same key add up to such
   an amount; a count no larger than another argument of the same call that names
   the same thing and is itself supplied (the non-free bags of a total the user gave);
 - **zero**, the default of every count.
@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .arithmetic import money_leaves
 from .decimals import ZERO, exactly, is_number
-from .derived import MAX_SOURCES, explain
+from .derivations import MAX_SOURCES, Figure, Pools, derive, money_leaves
 from .evidence_index import Source, json_leaves
 from .money import labelled_amounts, money_values
 from .shown import Grown
@@ -293,8 +292,8 @@ def _known_amount(value: Decimal, supply: Supply) -> bool:
     one result's list."""
     if value in supply.prose_amounts or supply.money_read(value):
         return True
-    newest = supply.results[-MAX_SOURCES:][::-1]  # all that ``explain`` reads
-    return explain(value, 2, newest, kinds=("column-sum",), whole_lists=True) is not None
+    paid = Figure(value, frozenset({"paid"}), precision=2)
+    return derive([paid], Pools(supply.results[-MAX_SOURCES:][::-1]))[0] is not None
 
 
 def _supplied(path: str, value: Decimal, supply: Supply) -> bool:

@@ -1,0 +1,933 @@
+"""Numbers no source carries that are derived from numbers sources do: one table of them.
+
+A figure an answer writes, or a number a write is given, that no source carries may still be
+no invention: a rounding or a unit conversion of a number read, the sum of a column, the
+answer's own total of the amounts it lists, a price times the count the user gave, a date
+read moved by the days the user asked for. ``TABLE`` lists every derivation accepted, one
+row each, in the order they are tried: what it computes, from which pool of operands, with
+how many, the words that must surround the figure (``Row.guard``), and how near the result
+must come (``Row.tolerance``). A figure is explained by the first row that gives it, and by
+nothing else: no chains, no averages, no arbitrary subsets.
+
+Principles:
+
+- **Every operand is a value a pool holds**, never a number found in passing: one record
+  (each of the newest results, read alone; two values read from two results are never
+  paired by chance), the answer's own amounts, earlier answers' known amounts, the user's
+  and the prompt's words, the money this turn's results carry, the records the answer names.
+- **What the sentence says the figure is must fit**: a total is a total only where it is
+  labelled one, what remains only where it is said to remain, and a figure said to be for N
+  people is explained only by a product by N.
+- **Tolerance is what the figure's writing allows**: a number stands for half a unit of its
+  last written digit either side (53.2 for 53.15 to 53.25), an amount of money for half a
+  cent, a date for itself. Numbers are ``Decimal`` (``decimals``): sums and products are
+  exact; a quotient is taken to QUOTIENT_DIGITS digits and matches only when the digits it
+  leaves off could not move it out of the tolerance.
+- **Every search is bounded** (``MAX_*``): past a bound it stops, which can only leave more
+  figures flagged, never fewer. A figure is weighed against the amounts the answer states
+  near it, at most MAX_POOL before and as many after, so each costs the same however long
+  the answer; what a result yields is read once and kept in its cache.
+- **One explained figure is an operand of the next** (the total, then what it leaves):
+  amounts are tried in rounds (``derive``).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from operator import itemgetter
+from typing import Any
+
+from .decimals import EXACT, ZERO, exactly, is_number, read_number
+from .durations import elapsed, read_durations
+from .evidence_index import Source, join_path, json_leaves
+from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
+from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
+from .tokens import Candidate, value_text
+from .types import Evidence
+from .values import read_dates, read_times
+
+MAX_ROWS = 500
+MAX_COLUMNS = 16
+MAX_GROUP_KEYS = 6
+MAX_GROUPS_PER_KEY = 64
+MAX_DERIVED = 20_000
+MAX_SOURCES = 32
+MAX_RUN = 8
+MAX_POOL = 96
+MAX_COUNT = 9
+QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
+_QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
+
+_SCALES = tuple(
+    (
+        Decimal(base) ** power,  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
+        f"{'×' if power > 0 else '÷'} {base}" + ("" if abs(power) == 1 else f"^{abs(power)}"),
+    )
+    for base in (1000, 1024)
+    for power in (1, 2, 3, -1, -2, -3)
+)
+_UNIT_WORDS = (
+    frozenset(
+        "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
+        "kbps hours hrs h min mins minutes days w kw watts".split()
+    )
+    | CODES  # a currency is a unit too: ``price_eur``
+)
+_NUMBER_LINE = re.compile(r"^\d+(?:\.\d+)?$", re.M)
+_PERCENT_FIELD = re.compile(
+    r'"([^"\\]{0,64}(?:pct|percent|perc|per[ _-]cent|util|usage|%)[^"\\]{0,64})"\s*:\s*"?(-?\d+(?:\.\d+)?)',
+    re.I,
+)
+# Every match of _PERCENT_FIELD names one of these in its key; finding none of them is far
+# cheaper than running the pattern, which backtracks at every quote of a large result.
+_PERCENT_WORDS = ("pct", "perc", "per_cent", "per-cent", "per cent", "util", "usage", "%")
+_MONEY_KEY = re.compile(
+    r"price|amount|total|cost|fee|fare|balance|paid|payment|refund|charge|credit|subtotal|tax|value", re.I
+)
+_TOTAL_WORDS = re.compile(
+    r"\b(?:total(?:s|ing|ling|led)?|sum|combined|altogether|overall|in all|grand)\b", re.I
+)
+_REMAINDER_WORDS = re.compile(
+    r"\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
+    r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b",
+    re.I,
+)
+_BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
+# The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
+_OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
+_OPERATOR = rf"\s*(?:{_OPERATOR_SIGN})\s*"
+_EXPRESSION = rf"{AMOUNT_TEXT}(?:{_OPERATOR}{AMOUNT_TEXT})+"
+_EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$")
+_EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
+_NEAR = 16
+_TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
+_PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?|tickets?|seats?)"
+_COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
+_FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{_COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
+_COUNT_IN_USER = re.compile(rf"\b(\d+|{_COUNT_WORD})\b", re.I)
+_SHIFT = re.compile(
+    rf"\b(?:(?P<n>\d+|{_COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
+    r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A value a derivation may use: where it stands and what grounds it."""
+
+    value: Decimal
+    label: str  # how the finding names it: "$105 (stated)", "payment_history[0].amount"
+    evidence: tuple[Evidence, ...] = ()
+    start: int | None = None  # where this answer states it
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class Stated:
+    """An amount the answer writes, in answer order."""
+
+    value: Decimal
+    start: int
+    end: int
+    text: str
+    known: bool  # grounded in the conversation, or explained here
+    evidence: tuple[Evidence, ...] = ()
+    total: bool = False  # labelled a total on its line (``labelled_total``)
+
+    def operand(self) -> Operand:
+        return Operand(self.value, f"{self.text} (stated)", self.evidence, self.start, self.end)
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """How a figure is made: its kind (a row's), from what, and what grounds the operands."""
+
+    kind: str
+    source: str  # the operands named: "100 × clusters[].used_tb ÷ clusters[].total_tb"
+    evidence: tuple[Evidence, ...]
+    operands: tuple[Operand, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "from": self.source}
+        if self.operands:
+            out["operands"] = [
+                {
+                    "text": o.label,
+                    "value": f"{o.value:.2f}".rstrip("0").rstrip("."),
+                    "start": o.start,
+                    "end": o.end,
+                }
+                for o in self.operands
+            ]
+        return out
+
+
+@dataclass(frozen=True)
+class NamedRecord:
+    """A JSON object of a result that an identifier names (a flight, an order), with its amounts."""
+
+    name: str
+    amounts: dict[str, Operand]  # path inside the record -> the amount there
+
+
+@dataclass
+class Figure:
+    """A value to explain: which rows may (``Row.shapes``), and what they read of it."""
+
+    number: Decimal | None
+    shapes: frozenset[str]
+    precision: int = 0  # decimals as written
+    key: str = ""  # the value as the caller files it (``Pools.known``)
+    text: str = ""  # as written
+    days: tuple[date, ...] = ()  # the full dates it may be
+    at: int = -1  # its place among the answer's amounts (``Pools.amounts``)
+    # Read by ``derive`` for an amount: the amounts near it and its place among them, its
+    # sentence, the words around it, and the people the sentence says it is for.
+    near: list[Stated] = field(default_factory=list)
+    index: int = 0
+    sentence: Sentence | None = None
+    said: str = ""
+    people: int | None = None
+
+
+@dataclass
+class Pools:
+    """The operands a figure may be derived from, by pool (``Row.pool``)."""
+
+    records: list[Source]  # the newest results, newest first: each one record
+    answer: str = ""
+    amounts: list[Candidate] = field(default_factory=list)  # the answer's amounts, in order
+    known: dict[str, tuple[Evidence, ...]] = field(default_factory=dict)  # value -> what grounds it
+    turn: list[Source] = field(default_factory=list)  # this turn's results
+    read: list[Operand] = field(default_factory=list)  # money leaves of this turn's results
+    earlier: list[Operand] = field(default_factory=list)  # earlier answers' known amounts, the user's
+    counts: list[Operand] = field(default_factory=list)  # counts the user wrote or a list holds
+    named: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
+    names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
+    shifts: list[int] = field(default_factory=list)  # days the user asked to move a date by
+    holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
+    before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
+    stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
+    sentences: list[Sentence] = field(default_factory=list)
+
+    def named_between(self, start: int, end: int) -> list[str]:
+        """The records the answer names from ``start`` up to ``end``, in answer order."""
+        first = bisect_left(self.names, start, key=itemgetter(0))
+        return [name for _, name in self.names[first : bisect_left(self.names, end, key=itemgetter(0))]]
+
+
+# --- one record: what a result's numbers give ------------------------------------------------
+
+# A figure over a list's rows: its magnitude (a difference or a complement is stated without
+# its sign), how far it may lie from the true one (a ratio's digits left off), its kind, how made.
+_Aggregate = tuple[Decimal, Decimal, str, str]
+
+
+def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
+    """``read(source)``, computed on first use and kept in the source's cache."""
+
+    def kept(source: Source) -> T:
+        found = source.cache.get(read.__name__)
+        if found is None:
+            found = source.cache[read.__name__] = read(source)
+        return found
+
+    return kept
+
+
+@_kept
+def _numbers(source: Source) -> list[tuple[Decimal, str]]:
+    """Every number a source carries, sorted, with its spelling (only compared, never computed)."""
+    found = sorted(_NUMBER_LINE.findall("\n".join(source.forms)))
+    # Sorted by spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
+    return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+
+
+@_kept
+def _percents(source: Source) -> list[tuple[Decimal, int]]:
+    """Percentage fields: each value with where its number stands. Only for ASCII text is
+    ``lower`` exactly what ``re.I`` matches, so other text is left to the pattern itself."""
+    text = source.text[:2_000_000]
+    if text.isascii() and not any(map(text.lower().__contains__, _PERCENT_WORDS)):
+        return []
+    return [
+        (value, m.start(2))
+        for m in _PERCENT_FIELD.finditer(text)
+        if (value := read_number(m.group(2))) is not None
+    ]
+
+
+@_kept
+@exactly
+def _aggregates(source: Source) -> list[_Aggregate]:
+    out: list[_Aggregate] = []
+    tables: list[tuple[str, list[dict[str, Any]]]] = []
+    _tables(source.parsed() if source.looks_json else None, "", tables)
+    for path, rows in tables:
+        _aggregate(path, rows, out)
+        if len(out) >= MAX_DERIVED:
+            break
+    return out
+
+
+def _tables(value: Any, path: str, out: list[tuple[str, list[dict[str, Any]]]], depth: int = 0) -> None:
+    """Every list of rows (objects) in a JSON value, with its path; rows are not walked."""
+    if depth > 16 or len(out) >= 64:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                _tables(item, join_path(path, str(key)), out, depth + 1)
+    elif isinstance(value, list):
+        rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)]
+        if rows:
+            out.append((path, rows))
+        else:
+            for i, item in enumerate(value[:MAX_ROWS]):
+                if isinstance(item, (dict, list)):
+                    _tables(item, join_path(path, i), out, depth + 1)
+
+
+def _unit(key: str) -> str | None:
+    parts = re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", key)
+    tail = parts[-1].lower() if len(parts) > 1 else ""
+    return tail if tail in _UNIT_WORDS else None
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with the numbers of its nested objects as columns of their own (``prices.economy``)."""
+    if not any(isinstance(v, dict) for v in row.values()):
+        return row
+    out = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items() if is_number(v)})
+        else:
+            out[key] = value
+    return out
+
+
+def _aggregate(path: str, rows: list[dict[str, Any]], out: list[_Aggregate]) -> None:
+    """Over all the rows, and over each group that shares a text value: each column's sum, the
+    same-unit ratio of two (a fraction, a percentage and its complement) and their difference."""
+    rows = [_flat(row) for row in rows]
+    columns: list[str] = []
+    texts: list[str] = []
+    for row in rows[:32]:
+        for k, v in row.items():
+            if is_number(v):
+                if k not in columns and len(columns) < MAX_COLUMNS:
+                    columns.append(k)
+            elif isinstance(v, str) and k not in texts:
+                texts.append(k)
+    if not columns:
+        return
+    # Integers and Decimals as read: a sum of them in EXACT is a Decimal, exact.
+    values = {c: [v if is_number(v := row.get(c)) else 0 for row in rows] for c in columns}
+    present = {c: any(is_number(row.get(c)) for row in rows) for c in columns}
+    groups: list[tuple[str, list[int] | None]] = [("", None)]
+    keyed: list[tuple[str, dict[str, list[int]]]] = []
+    for k in texts:
+        members: dict[str, list[int]] = {}
+        for i, row in enumerate(rows):
+            if isinstance(v := row.get(k), str):
+                members.setdefault(v, []).append(i)
+                if len(members) > MAX_GROUPS_PER_KEY:
+                    break
+        if 1 < len(members) <= MAX_GROUPS_PER_KEY:
+            keyed.append((k, members))
+    keyed.sort(key=lambda item: len(item[1]))
+    for k, members in keyed[:MAX_GROUP_KEYS]:
+        groups.extend((f"{k}={v}", idx) for v, idx in members.items())
+    pairs = [(a, b) for a in columns for b in columns if a != b and _unit(a) == _unit(b)]
+    for label, idx in groups:
+        sums = {
+            c: Decimal(sum(values[c] if idx is None else [values[c][i] for i in idx], ZERO))
+            for c in columns
+            if present[c]
+        }
+        name = {c: f"{path}[{label}].{c}" for c in sums}
+        out.extend((abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items())
+        for a, b in pairs:
+            if a not in sums or b not in sums:
+                continue
+            if sums[b]:
+                ratio, off = _quotient(sums[a], sums[b])
+                out.append((abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name[a]} ÷ {name[b]}"))
+                out.append((abs(ratio), off, "column-ratio", f"{name[a]} ÷ {name[b]}"))
+                out.append(
+                    (abs(100 - 100 * ratio), 100 * off, "complement", f"100 − 100 × {name[a]} ÷ {name[b]}")
+                )
+            if sums[a] >= sums[b]:
+                out.append((sums[a] - sums[b], ZERO, "column-difference", f"{name[a]} − {name[b]}"))
+        if len(out) >= MAX_DERIVED:
+            del out[MAX_DERIVED:]
+            return
+
+
+def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
+    """``a ÷ b`` to QUOTIENT_DIGITS digits, and how far it may lie from the true quotient:
+    nothing when it ends within them, else less than one unit of its last digit."""
+    ratio = _QUOTIENT.divide(a, b)
+    if EXACT.multiply(ratio, b) == a:
+        return ratio, ZERO
+    return ratio, Decimal(1).scaleb(ratio.adjusted() - QUOTIENT_DIGITS + 1)
+
+
+def _near(numbers: list[tuple[Decimal, str]], target: Decimal, tol: Decimal) -> str | None:
+    """The spelling of a carried number within ``tol`` of ``target``, if any (binary search)."""
+    i = bisect_left(numbers, (target - tol, ""))
+    return numbers[i][1] if i < len(numbers) and numbers[i][0] <= target + tol else None
+
+
+def _leaf(
+    kind: str, how: str, source: Source, spelling: str | None = None, offset: int | None = None
+) -> Derivation:
+    if offset is None and spelling is not None:
+        span = source.span_of(spelling)
+        offset = span[0] if span else None
+    path = source.path_at(offset) if offset is not None else ""
+    return Derivation(
+        kind, how.format(path or f"{source.call_id} text"), (Evidence(call_id=source.call_id, path=path),)
+    )
+
+
+def _rounded(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    for source in p.records:
+        spelling = _near(_numbers(source), f.number or ZERO, tol)
+        if spelling is not None:
+            return _leaf("rounded", "{}", source, spelling)
+    return None
+
+
+def _scaled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    for source in p.records:
+        numbers = _numbers(source)
+        for factor, label in _SCALES:
+            spelling = _near(numbers, (f.number or ZERO) / factor, tol / factor)
+            if spelling is not None:
+                return _leaf("unit-scale", "{} " + label, source, spelling)
+    return None
+
+
+def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    for source in p.records:
+        for value, offset in _percents(source):
+            if 0 <= value <= 100 and abs(100 - value - (f.number or ZERO)) <= tol:
+                return _leaf("complement", "100 − {}", source, offset=offset)
+    return None
+
+
+def _column(kind: str, whole: bool = False) -> Callable[[Figure, Pools, Decimal], Derivation | None]:
+    """The row over lists' rows of one ``kind``; ``whole`` takes every row of a list only,
+    never a group of them (a reservation's total is the sum of all its legs)."""
+
+    def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+        number = f.number or ZERO
+        low, high = number - tol, number + tol  # two comparisons settle most of a long list
+        for source in p.records:
+            for magnitude, off, found, how in _aggregates(source):
+                if (
+                    found == kind
+                    and low <= magnitude <= high
+                    and (not whole or "[]." in how)  # a group's name holds it: ``rows[key=value].column``
+                    and (not off or abs(magnitude - number) + off <= tol)
+                ):
+                    columns = tuple(
+                        Evidence(call_id=source.call_id, path=part)
+                        for part in re.findall(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+", how)
+                    )
+                    return Derivation(kind, how, columns or (Evidence(call_id=source.call_id),))
+        return None
+
+    return find
+
+
+# --- the answer's amounts and the conversation's ---------------------------------------------
+
+
+@_kept
+def money_leaves(source: Source) -> list[Operand]:
+    """The numbers a JSON result carries under a money key, each with its path."""
+    out: list[Operand] = []
+
+    def walk(node: Any, path: str, money: bool, depth: int) -> None:
+        if len(out) >= MAX_POOL or depth > 12:
+            return
+        if isinstance(node, dict):
+            for key, item in node.items():
+                walk(item, join_path(path, str(key)), money or bool(_MONEY_KEY.search(str(key))), depth + 1)
+        elif isinstance(node, list):
+            for i, item in enumerate(node[:200]):
+                walk(item, join_path(path, i), money, depth + 1)
+        elif money and is_number(node):
+            out.append(Operand(Decimal(node), path, (Evidence(call_id=source.call_id, path=path),)))
+
+    walk(source.parsed() if source.looks_json else None, "", False, 0)
+    return out
+
+
+@_kept
+def list_counts(source: Source) -> list[Operand]:
+    """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
+    out: list[Operand] = []
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        if depth > 8 or len(out) >= 16:
+            return
+        if isinstance(node, dict):
+            for key, item in node.items():
+                walk(item, join_path(path, str(key)), depth + 1)
+        elif isinstance(node, list):
+            if 2 <= len(node) <= MAX_COUNT and all(isinstance(row, dict) for row in node):
+                rows = f"the {len(node)} rows of {path or 'the result'}"
+                out.append(Operand(Decimal(len(node)), rows, (Evidence(call_id=source.call_id, path=path),)))
+            for i, item in enumerate(node[:50]):
+                walk(item, join_path(path, i), depth + 1)
+
+    walk(source.parsed() if source.looks_json else None, "", 0)
+    return out
+
+
+def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
+    """The objects of a JSON result that hold one of ``names`` as a value of their own, each
+    with the amounts it carries under money keys (nested objects included)."""
+    out: list[NamedRecord] = []
+
+    def amounts(node: dict[str, Any], path: str, inner: str, found: dict[str, Operand], depth: int) -> None:
+        for key, item in node.items():
+            here, rel = join_path(path, str(key)), f"{inner}.{key}" if inner else str(key)
+            if isinstance(item, dict) and depth < 3:
+                amounts(item, here, rel, found, depth + 1)
+            elif is_number(item) and _MONEY_KEY.search(rel):
+                found[rel] = Operand(Decimal(item), here, (Evidence(call_id=source.call_id, path=here),))
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        if depth > 12 or len(out) >= 256:
+            return
+        if isinstance(node, dict):
+            for item in node.values():
+                if isinstance(item, str) and item.lower() in names:
+                    found: dict[str, Operand] = {}
+                    amounts(node, path, "", found, 0)
+                    named = {k: replace(o, label=f"{k} of {item}") for k, o in found.items()}
+                    out.extend([NamedRecord(item.lower(), named)] if found else [])
+                    break
+            for key, item in node.items():
+                if isinstance(item, (dict, list)):
+                    walk(item, join_path(path, str(key)), depth + 1)
+        elif isinstance(node, list):
+            for i, item in enumerate(node[:500]):
+                walk(item, join_path(path, i), depth + 1)
+
+    if names:
+        walk(source.parsed() if source.looks_json else None, "", 0)
+    return out
+
+
+def user_counts(text: str) -> list[Operand]:
+    """Whole numbers from 2 to 9 the user wrote, in figures or words."""
+    out = []
+    for match in _COUNT_IN_USER.finditer(text):
+        number = parse_number(match.group(1))
+        if number is not None and 2 <= number <= MAX_COUNT:
+            out.append(Operand(Decimal(number), f"{match.group(1)} (the user's words)"))
+    return out
+
+
+def _label(answer: str, start: int) -> str:
+    """The words before an amount on its line ("Total Price:"), read no further back than a
+    sentence is (``text.MAX_SENTENCE``): each amount of one long line costs the same."""
+    begin = max(0, start - MAX_SENTENCE)
+    return answer[answer.rfind("\n", begin, start) + 1 or begin : start]
+
+
+def labelled_total(answer: str, start: int) -> bool:
+    """Whether the amount at ``start`` is labelled a total on its line; read once an amount."""
+    return bool(_TOTAL_WORDS.search(_label(answer, start)))
+
+
+def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
+    return Derivation(kind, source, tuple(e for o in operands for e in o.evidence), tuple(operands))
+
+
+def _summed(kind: str, run: list[Stated] | list[Operand], target: Decimal, tol: Decimal) -> Derivation | None:
+    operands = [s.operand() if isinstance(s, Stated) else s for s in run]
+    if abs(sum((o.value for o in operands), ZERO) - target) > tol:
+        return None
+    return _made(kind, " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
+
+
+def _evaluate(expression: str) -> tuple[Decimal, str] | None:
+    """The value of a written ``a + b − c × d`` and its kind, or None when it is not one."""
+    total, sign, product, kinds, at = ZERO, 1, None, set(), 0
+    while at < len(expression):
+        match = _TERM.match(expression, at)
+        amount = read_amount(match.group(1)) if match is not None else None
+        if match is None or amount is None or match.end() == at:
+            return None
+        at = match.end()
+        product = amount.magnitude if product is None else product * amount.magnitude
+        op = (match.group(2) or "").strip()
+        if not op:
+            break
+        if op in ("\u00d7", "*", "x"):
+            kinds.add("product")
+            continue
+        total, product, sign = total + sign * product, None, 1 if op == "+" else -1
+        kinds.add("sum" if op == "+" else "difference")
+    if product is None or at < len(expression.rstrip()):
+        return None
+    kind = "difference" if "difference" in kinds else ("product" if "product" in kinds else "sum")
+    return total + sign * product, kind
+
+
+def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """The answer's own arithmetic, just before the figure (``… = $X``) or in brackets after;
+    its kind is its operators'. Looked for only where an "=" or "(" stands near the figure."""
+    figure, answer = f.near[f.index], p.answer
+    before = after = None
+    if "=" in answer[max(0, figure.start - _NEAR) : figure.start]:
+        before = _EXPRESSION_BEFORE.search(answer, max(0, figure.start - 200), figure.start)
+    if "(" in answer[figure.end : figure.end + _NEAR]:
+        after = _EXPRESSION_AFTER.match(answer, figure.end)
+    for match in (before, after):
+        evaluated = _evaluate(match.group(1)) if match is not None else None
+        if match and evaluated and abs(evaluated[0] - figure.value) <= tol:
+            if f.people is not None and evaluated[1] != "product":
+                return None
+            return Derivation(evaluated[1], f"{' '.join(match.group(1).split())} as the answer writes it", ())
+    return None
+
+
+def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """All the amounts stated since the last break (the answer's start, a blank line, a numbered
+    item or heading, the previous total), never a part of them; else the totals listed before."""
+    stated, index = f.near, f.index
+    for start in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
+        closed = start == 0 or stated[start - 1].total
+        if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
+            run = stated[start:index]
+            if (
+                len(run) >= 2
+                and all(s.known for s in run)
+                and (found := _summed("sum", run, stated[index].value, tol))
+            ):
+                return found
+            if closed:
+                break
+    totals = [s for s in stated[:index] if s.known and s.total]
+    for k in range(2, min(len(totals), MAX_RUN) + 1):
+        found = _summed("sum", totals[-k:], stated[index].value, tol)
+        if found is not None:
+            return found
+    return None
+
+
+def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
+    """One amount, under the same key, of every record the answer names since a break (the
+    legs it lists), nearest break first."""
+    stated, figure = f.near, f.near[f.index]
+    breaks = [
+        m.end() for m in _BREAK.finditer(p.answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)
+    ]
+    breaks += [s.end for s in stated[: f.index] if s.total]
+    for start in sorted({0, *breaks}, reverse=True)[:MAX_RUN]:
+        named = dict.fromkeys(p.named_between(start, f.sentence.end if f.sentence else figure.end))
+        records = [p.named[n] for n in named if n in p.named]
+        if 2 <= len(records) <= MAX_RUN:
+            for key in sorted(set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))):
+                yield [r.amounts[key] for r in records]
+
+
+def _named(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    return next(
+        (d for run in _named_sums(f, p) if (d := _summed("sum", run, f.near[f.index].value, tol))), None
+    )
+
+
+def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """The nearest earlier total less every amount stated between it and the figure."""
+    stated, index = f.near, f.index
+    for t in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
+        total, between = stated[t], stated[t + 1 : index]
+        if not total.known or not total.total:
+            continue
+        if between and all(s.known for s in between):
+            if abs(total.value - sum((s.value for s in between), ZERO) - stated[index].value) <= tol:
+                less = " − ".join(s.text for s in between)
+                return _made(
+                    "total-less", f"{total.text} − {less}", [total.operand()] + [s.operand() for s in between]
+                )
+        return None
+    return None
+
+
+def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """``a − b`` of two amounts the pools hold; two only read must be read from one result (a
+    record's price paid and refund), never paired across results by chance."""
+    pool = [s.operand() for i, s in enumerate(f.near) if s.known and i != f.index][:MAX_POOL]
+    pool += p.earlier[-MAX_POOL:] + p.read[:MAX_POOL]
+    said = len(pool) - len(p.read[:MAX_POOL])  # the first ``said`` were stated, not only read
+    for i, a in enumerate(pool):
+        for b in pool[i + 1 :]:
+            if (
+                i >= said
+                and a.evidence[:1]
+                and b.evidence[:1]
+                and a.evidence[0].call_id != b.evidence[0].call_id
+            ):
+                continue
+            big, small = (a, b) if a.value >= b.value else (b, a)
+            if abs(big.value - small.value - f.near[f.index].value) <= tol and big.value != small.value:
+                return _made("difference", f"{big.label} − {small.label}", [big, small])
+    return None
+
+
+def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """An amount of the pools (or a sum over the records the answer names) times a count the
+    user or the data gave, which the sentence says: N where it says the figure is for N people."""
+    figure = f.near[f.index]
+    counts = [c for c in p.counts if f.people is None or int(c.value) == f.people]
+    said = {int(c.value) for c in counts if _says(f.sentence.text if f.sentence else "", int(c.value))}
+    if not said:
+        return None
+    values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
+    for run in _named_sums(f, p):
+        label = "(" + " + ".join(o.label for o in run) + ")"
+        values.append(
+            Operand(sum((o.value for o in run), ZERO), label, tuple(e for o in run for e in o.evidence))
+        )
+    for count in counts:
+        for value in values[: 3 * MAX_POOL] if int(count.value) in said else ():
+            if abs(value.value * count.value - figure.value) <= tol:
+                return _made("product", f"{value.label} × {count.label}", [value, count])
+    return None
+
+
+def _says(sentence: str, number: int) -> bool:
+    words = [w for w, n in NUMBER_WORDS.items() if n == number and " " not in w]
+    return bool(re.search(rf"\b(?:{number}|{'|'.join(words)})\b", sentence, re.I))
+
+
+# --- dates and times ---------------------------------------------------------------------------
+
+
+def stated_shifts(text: str) -> list[int]:
+    """Numbers of days a person asked to move a date by: "the day after" is +1."""
+    out = []
+    for match in _SHIFT.finditer(text):
+        if match.group("tomorrow") or match.group("next"):
+            out.append(1)
+        elif match.group("after"):
+            out.append(1 if match.group("after").lower() == "after" else -1)
+        else:
+            word = match.group("n").lower()
+            n = (1 if word == "a" else (parse_number(word) or 0)) * (
+                7 if match.group("unit").lower().startswith("week") else 1
+            )
+            out.append(n if match.group("dir").lower() in ("later", "after") else -n)
+    return [n for n in out if n and abs(n) <= 366]
+
+
+def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
+    """Each full date ``text`` writes, in any notation (``values``), with its span."""
+    for found in read_dates(text):
+        for day in found.dates():
+            yield day, found.start, found.end
+
+
+def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A date the pools hold (a result, the user, the prompt: ``Pools.holding``) moved by one of
+    the days the user asked for."""
+    for target in f.days:
+        for shift in dict.fromkeys(p.shifts):
+            wanted = target - timedelta(days=shift)
+            source = p.holding(wanted)
+            for found, start, end in dates_in(source.text) if source is not None else ():
+                if found == wanted and source is not None:
+                    evidence = (
+                        Evidence(call_id=source.call_id, path=source.path_at(start), start=start, end=end),
+                    )
+                    days = f"{abs(shift)} day{'s' * (abs(shift) != 1)} {'later' if shift > 0 else 'earlier'}"
+                    origin = Operand(
+                        ZERO,
+                        f"{found.isoformat()} ({source.call_id or source.role})",
+                        evidence if source.role == "tool" else (),
+                    )
+                    return Derivation(
+                        "date-shift", f"{found.isoformat()} moved {days}", origin.evidence, (origin,)
+                    )
+    return None
+
+
+@_kept
+def _day_marks(source: Source) -> list[tuple[date, int, int]]:
+    """For each time a result writes with a next-day mark (``"00:00:00+1"``), each date the
+    result or its call names moved by the mark's days, with the time's span."""
+    marked = [time for time in read_times(source.text) if time.day_offset]
+    if not marked:
+        return []
+    named = {day for day, _, _ in dates_in(source.text)}
+    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
+        named.update(day for day, _, _ in dates_in(text))
+    return [
+        (day + timedelta(days=time.day_offset), time.start, time.end)
+        for time in marked
+        for day in sorted(named)
+    ]
+
+
+def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """The date of a time a result writes with a next-day mark."""
+    for target in f.days:
+        for source in p.records:
+            for day, start, end in _day_marks(source):
+                if day == target:
+                    evidence, marked = (source.evidence_at((start, end)),), source.text[start:end]
+                    origin = Operand(ZERO, f"{marked} ({source.call_id or source.role})", evidence)
+                    return Derivation("day-mark", f"the day of {marked}", evidence, (origin,))
+    return None
+
+
+def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A duration that elapses between two clock times the answer or this turn's results
+    write (``durations.elapsed``): "a total of 5 hours" between a departure and an arrival."""
+    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    if value is None:
+        return None
+    clocks: list[tuple[int, str]] = []
+    places: dict[str, tuple[Evidence, ...]] = {}
+    for text, where, source in [(p.answer, "stated", None)] + [
+        (s.text, s.call_id or s.role, s) for s in p.turn
+    ]:
+        for time in read_times(value_text(text)):
+            mark = f"+{time.day_offset}" if time.day_offset else ""
+            label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
+            clocks.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
+            if source is not None:
+                places[label] = (source.evidence_at((time.start, time.end)),)
+            if len(clocks) >= MAX_POOL:
+                break
+    found = elapsed(value, clocks)
+    if found is None:
+        return None
+    operands = tuple(Operand(ZERO, label, places.get(label, ())) for label in found)
+    return Derivation(
+        "elapsed",
+        f"the time from {found[0]} to {found[1]}",
+        operands[0].evidence + operands[1].evidence,
+        operands,
+    )
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+def _digits(f: Figure) -> Decimal:
+    """Half a unit of the last digit written: 53.2 stands for 53.15 to 53.25."""
+    return Decimal(5).scaleb(-f.precision - 1)
+
+
+def _cent(f: Figure) -> Decimal:
+    return Decimal("0.005")
+
+
+def _totalled(f: Figure) -> bool:
+    return f.people is None and bool(_TOTAL_WORDS.search(f.said))
+
+
+def _remaining(f: Figure) -> bool:
+    return f.people is None and bool(_REMAINDER_WORDS.search(f.said))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One derivation: the kind findings report, the pool of its operands, how many it takes,
+    the figures it may explain (``Figure.shapes``), the words that must surround the figure,
+    how near it must come, and the function that finds it."""
+
+    kind: str
+    pool: str
+    arity: str
+    shapes: str
+    tolerance: Callable[[Figure], Decimal]
+    find: Callable[[Figure, Pools, Decimal], Derivation | None]
+    guard: Callable[[Figure], bool] | None = None
+
+
+_ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
+TABLE = (
+    Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _cent, _elapsed),
+    Row("date-shift", "dates held; days the user asked for", "2", "date", _cent, _shifted),
+    Row("day-mark", "one record: a marked time, a date named", "2", "date", _cent, _day_marked),
+    Row("rounded", "one record", "1", _ANY + " decimal", _digits, _rounded),
+    Row("unit-scale", "one record", "1", "number", _digits, _scaled),
+    Row("complement", "one record: a percentage field", "1", _ANY, _digits, _complement),
+    Row("column-sum", "one record: a list's rows", "n", _ANY, _digits, _column("column-sum")),
+    Row("column-ratio", "one record: a list's rows", "2n", _ANY, _digits, _column("column-ratio")),
+    Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
+    Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
+    Row("written", "the answer's words", "n", "amount", _cent, _written),
+    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
+    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
+    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
+    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
+    Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),
+    Row("rounded", "one record", "1", "amount", _digits, _rounded),
+    Row("column-sum", "one record: a whole list", "n", "amount paid", _digits, _column("column-sum", True)),
+    Row("again", "earlier answers", "1", "amount", _cent, lambda f, p, _: p.before.get(f.number or ZERO)),
+)
+
+
+_SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
+
+
+def _first(f: Figure, p: Pools) -> Derivation | None:
+    for row, shapes in zip(TABLE, _SHAPES, strict=True):
+        if not f.shapes.isdisjoint(shapes) and (row.guard is None or row.guard(f)):
+            found = row.find(f, p, row.tolerance(f))
+            if found is not None:
+                return found
+    return None
+
+
+@exactly
+def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
+    """Each figure's first derivation in ``TABLE`` order, or None.
+
+    An amount is weighed against the amounts stated near it (``Pools.amounts``), as known at
+    the start of each of three rounds: one explained in a round is an operand in the next."""
+    out: list[Derivation | None] = [None] * len(figures)
+    known, totals = pools.known, [labelled_total(pools.answer, c.start) for c in pools.amounts]
+    for f in (f for f in figures if f.at >= 0):
+        f.sentence = sentence_at(pools.sentences, pools.amounts[f.at].start)
+        said = f.sentence.text if f.sentence else ""
+        f.said = _label(pools.answer, pools.amounts[f.at].start) + " " + said
+        number = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
+        f.people = number if number is not None and number >= 2 else None
+    pending = list(range(len(figures)))
+    for _ in range(3):
+        pools.stated = [
+            Stated(c.number or ZERO, c.start, c.end, c.text, c.value in known, known.get(c.value, ()), total)
+            for c, total in zip(pools.amounts, totals, strict=True)
+        ]
+        progress = False
+        for i in pending:
+            f = figures[i]
+            if f.at >= 0:
+                low = max(0, f.at - MAX_POOL)
+                f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
+            found = out[i] = _first(f, pools)
+            if found is not None and f.at >= 0:
+                known[f.key], progress = found.evidence, True
+        pending = [i for i in pending if out[i] is None and figures[i].at >= 0]
+        if not progress or not pending:
+            break
+    return out
