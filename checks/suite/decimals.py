@@ -111,6 +111,20 @@ def read_json(text: str) -> Any:
         return _LONG_INTEGERS.decode(text)
 
 
+NO_JSON: Any = object()  # what ``json_head`` reads where a text holds no JSON
+
+
+def json_head(text: str) -> tuple[Any, bool]:
+    """The JSON value at the head of a text (after its white space), numbers read exactly,
+    or ``NO_JSON``; and whether it is the whole text, as ``json.loads`` would read it."""
+    start = len(text) - len(text.lstrip())
+    try:
+        value, end = raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return NO_JSON, False
+    return value, not text[:start].strip(" \t\n\r") and not text[end:].strip(" \t\n\r")
+
+
 def is_number(value: Any) -> TypeGuard[int | Decimal]:
     """A JSON number as ``read_json`` reads one: never a boolean, a LongNumber, or a float
     (``NaN`` and ``Infinity``, which Python's ``json`` reads as floats, are no numbers)."""

@@ -96,7 +96,18 @@ from .text import (
     singular,
 )
 from .tool_names import READ_VERBS, may_write
-from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolClaim, Turn
+from .types import (
+    CheckerReport,
+    Conversation,
+    Evidence,
+    Finding,
+    Message,
+    Receipt,
+    RunContext,
+    Span,
+    ToolClaim,
+    Turn,
+)
 
 NAME = "tool_receipts"
 
@@ -647,15 +658,13 @@ def _list_reads(turn: Turn) -> list[_ListRead]:
             continue
         call = turn.call_of(receipt)
         message = turn.result_of(receipt)
-        out.append(_list_read(receipt, call.arguments if call else "", message.text if message else ""))
+        out.append(_list_read(receipt, call.arguments if call else "", message))
     return out
 
 
-def _list_read(receipt: Receipt, arguments_text: str, result_text: str) -> _ListRead:
-    try:
-        result = json.loads(result_text)
-    except (ValueError, RecursionError):
-        result = None
+def _list_read(receipt: Receipt, arguments_text: str, message: Message | None) -> _ListRead:
+    result = message.value if message is not None else None
+    rows = message.rows if message is not None else None
     try:
         arguments = json.loads(arguments_text)
     except (ValueError, RecursionError):
@@ -663,13 +672,12 @@ def _list_read(receipt: Receipt, arguments_text: str, result_text: str) -> _List
     named = [_key(t) for t in name_tokens(receipt.tool) if t not in _NAME_NOISE and not t[-1].isdigit()]
     # The name's last word is what it lists: list_account_tickets lists tickets, not accounts.
     subject = set(named[-1:])
-    rows: list[Any] | None = result if isinstance(result, list) else None
     complete = not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
     if isinstance(result, dict):
-        lists = [(k, v) for k, v in result.items() if isinstance(v, list)]
-        if len(lists) == 1:
-            key, rows = lists[0]
-            subject.update(_key(t) for t in name_tokens(key))
+        # The name of the one list field names what it lists.
+        subject.update(
+            _key(t) for k, v in result.items() if isinstance(v, list) and v is rows for t in name_tokens(k)
+        )
         complete = complete and not any(
             set(name_tokens(k)) & _PAGING for k, v in result.items() if not isinstance(v, list)
         )
@@ -715,7 +723,7 @@ def _list_read(receipt: Receipt, arguments_text: str, result_text: str) -> _List
         rows=tuple(row_words) if row_words is not None else None,
         filters=tuple(filters),
         complete=complete,
-        tokens=(arguments_text + " " + result_text).lower(),
+        tokens=(arguments_text + " " + (message.text if message is not None else "")).lower(),
     )
 
 
@@ -763,14 +771,7 @@ def _stated_elsewhere(count: int, turn: Turn) -> bool:
     for message in turn.messages:
         if message.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", message.text):
             return True
-    for message in turn.tool_results:
-        try:
-            value = json.loads(message.text)
-        except (ValueError, RecursionError):
-            continue
-        if _holds_count(value, count, 0):
-            return True
-    return False
+    return any(_holds_count(message.value, count, 0) for message in turn.tool_results)
 
 
 def _holds_count(value: Any, count: int, depth: int) -> bool:

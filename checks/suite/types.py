@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
 
+from .decimals import json_head
 from .outbound import Allow
 from .pairing import answered_calls, by_occurrence
 
@@ -34,6 +35,35 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False  # the source format marked this tool result as an error
+
+    # The text is parsed once, on first use, for every checker of a run: numbers exact.
+    @cached_property
+    def _json(self) -> tuple[Any, bool]:
+        return json_head(self.text)
+
+    @property
+    def head(self) -> Any:
+        """The JSON value at the head of the text (a note may follow it), or ``NO_JSON``."""
+        return self._json[0]
+
+    @property
+    def value(self) -> Any:
+        """The text as one JSON document, as ``json.loads`` reads it; None where it is none."""
+        value, whole = self._json
+        return value if whole else None
+
+    @property
+    def rows(self) -> list[Any] | None:
+        """The rows the result holds (``rows_of`` its value)."""
+        return rows_of(self.value)
+
+
+def rows_of(value: Any) -> list[Any] | None:
+    """The one list a JSON value holds: itself, or the single list field of an object."""
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return lists[0] if len(lists) == 1 else None
+    return value if isinstance(value, list) else None
 
 
 @dataclass(frozen=True)
