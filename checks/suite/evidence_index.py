@@ -576,11 +576,9 @@ def build_index(conversation: Conversation) -> ConversationIndex:
     for turn in conversation.turns:
         mine: list[Source] = []
         answers = turn.answers
-        arguments: dict[Any, Any] = {}  # each call's arguments, parsed once
         for i, message in enumerate(turn.messages):
             for call in message.tool_calls:
-                arguments[call] = parse_arguments(call.arguments)
-                calls[call.call_id] = (call.tool, arguments[call], turn.index, i)
+                calls[call.call_id] = (call.tool, call.parsed, turn.index, i)
             if message.role == "assistant" or not message.text:
                 continue
             answered = answers.get(i) if message.role == "tool" else None
@@ -593,7 +591,7 @@ def build_index(conversation: Conversation) -> ConversationIndex:
                 call_id=message.tool_call_id if message.role == "tool" else None,
                 message=message,
                 tool=answered.tool if answered else None,
-                arguments=arguments[answered] if answered else None,
+                arguments=answered.parsed if answered else None,
             )
             sources.append(source)
             mine.append(source)
@@ -608,7 +606,7 @@ def build_index(conversation: Conversation) -> ConversationIndex:
                     answered.arguments,
                     call_id=answered.call_id,
                     tool=answered.tool,
-                    arguments=arguments[answered],
+                    arguments=answered.parsed,
                 )
                 sources.append(query)
                 mine.append(query)

@@ -105,6 +105,7 @@ from .types import (
     Receipt,
     RunContext,
     Span,
+    ToolCall,
     ToolClaim,
     Turn,
 )
@@ -658,17 +659,14 @@ def _list_reads(turn: Turn) -> list[_ListRead]:
             continue
         call = turn.call_of(receipt)
         message = turn.result_of(receipt)
-        out.append(_list_read(receipt, call.arguments if call else "", message))
+        out.append(_list_read(receipt, call, message))
     return out
 
 
-def _list_read(receipt: Receipt, arguments_text: str, message: Message | None) -> _ListRead:
+def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None) -> _ListRead:
     result = message.value if message is not None else None
     rows = message.rows if message is not None else None
-    try:
-        arguments = json.loads(arguments_text)
-    except (ValueError, RecursionError):
-        arguments = None
+    arguments = call.parsed if call is not None else None
     named = [_key(t) for t in name_tokens(receipt.tool) if t not in _NAME_NOISE and not t[-1].isdigit()]
     # The name's last word is what it lists: list_account_tickets lists tickets, not accounts.
     subject = set(named[-1:])
@@ -723,7 +721,7 @@ def _list_read(receipt: Receipt, arguments_text: str, message: Message | None) -
         rows=tuple(row_words) if row_words is not None else None,
         filters=tuple(filters),
         complete=complete,
-        tokens=(arguments_text + " " + (message.text if message is not None else "")).lower(),
+        tokens=f"{call.arguments if call else ''} {message.text if message else ''}".lower(),
     )
 
 
@@ -1064,11 +1062,8 @@ def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
     words: set[str] = set()
     call = where.call_of(receipt)
     if call is not None:
-        try:
-            arguments = json.loads(call.arguments)
-        except (ValueError, RecursionError):
-            arguments = call.arguments
-        for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments)):
+        arguments = call.arguments if call.parsed is None else call.parsed
+        for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float)):
             words.add(singular(token))
     return words
 

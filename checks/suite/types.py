@@ -26,6 +26,15 @@ class ToolCall:
     arguments: str  # the raw JSON string as the model wrote it; may be invalid
     message_index: int  # position of the requesting message within its turn
 
+    @cached_property
+    def parsed(self) -> Any:
+        """The arguments read once, numbers exact: {} where none were written, None where
+        they are no JSON document."""
+        if not self.arguments:
+            return {}
+        value, whole = json_head(self.arguments)
+        return value if whole else None
+
 
 @dataclass(frozen=True)
 class Message:
