@@ -228,7 +228,6 @@ class Source:
     arguments: Any = None  # the call's arguments, parsed, for a tool result
     message: Message | None = field(default=None, repr=False)  # whose one parse it shares
     _forms: set[str] | None = field(default=None, repr=False)
-    _parsed: Any = field(default=_NO_PATH, repr=False)
     _low: str | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -268,10 +267,11 @@ class Source:
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
-        if self._parsed is _NO_PATH and self.looks_json and "json" not in self.cache:
-            self.cache["json"] = True
-            self._parsed = self.message.head if self.message is not None else json_head(self.text)[0]
-        return self._parsed
+        if not self.looks_json:
+            return _NO_PATH
+        if "json" not in self.cache:
+            self.cache["json"] = self.message.head if self.message is not None else json_head(self.text)[0]
+        return self.cache["json"]
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
@@ -382,8 +382,8 @@ class Source:
     def value_at(self, parts: list[str | int]) -> Any:
         """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
         row of a large result without the rest); ``None`` where the way is not known."""
-        if self._parsed is not _NO_PATH:
-            value = self._parsed
+        value = self.cache.get("json", _NO_PATH)
+        if value is not _NO_PATH:
             for part in parts:
                 value = _step(value, part)
             return value
@@ -500,10 +500,7 @@ def _complete_prefix(text: str) -> int:
 
 
 def parse_arguments(raw: str) -> Any:
-    try:
-        return read_json(raw) if raw else {}
-    except (ValueError, RecursionError):
-        return None
+    return read_json(raw) if raw else {}
 
 
 class Grounds:

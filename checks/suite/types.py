@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
 
-from .decimals import json_head
+from .decimals import json_head, read_json
 from .outbound import Allow
 from .pairing import answered_calls, by_occurrence
 
@@ -30,10 +30,7 @@ class ToolCall:
     def parsed(self) -> Any:
         """The arguments read once, numbers exact: {} where none were written, None where
         they are no JSON document."""
-        if not self.arguments:
-            return {}
-        value, whole = json_head(self.arguments)
-        return value if whole else None
+        return read_json(self.arguments) if self.arguments else {}
 
 
 @dataclass(frozen=True)
