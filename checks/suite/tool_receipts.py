@@ -108,6 +108,7 @@ from .types import (
     ToolCall,
     ToolClaim,
     Turn,
+    members,
 )
 
 NAME = "tool_receipts"
@@ -769,23 +770,13 @@ def _stated_elsewhere(count: int, turn: Turn) -> bool:
     for message in turn.messages:
         if message.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", message.text):
             return True
-    return any(_holds_count(message.value, count, 0) for message in turn.tool_results)
-
-
-def _holds_count(value: Any, count: int, depth: int) -> bool:
-    if depth > 6:
-        return False
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, int) and not isinstance(item, bool):
-                tokens = set(name_tokens(key))
-                if item == count and (tokens & _COUNT_KEYS or key.lower().startswith(("number_of", "n_"))):
-                    return True
-            elif _holds_count(item, count, depth + 1):
-                return True
-    elif isinstance(value, list):
-        return any(_holds_count(item, count, depth + 1) for item in value[:200])
-    return False
+    return any(
+        type(item) is int
+        and item == count
+        and (set(name_tokens(key)) & _COUNT_KEYS or key.lower().startswith(("number_of", "n_")))
+        for message in turn.tool_results
+        for key, item in members(message.value)
+    )
 
 
 @dataclass(frozen=True)

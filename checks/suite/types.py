@@ -6,6 +6,7 @@ change the conversation it judges and a finding can be serialized without surpri
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
@@ -62,6 +63,23 @@ class Message:
     def rows(self) -> list[Any] | None:
         """The rows the result holds (``rows_of`` its value)."""
         return rows_of(self.value)
+
+
+# How far a walk of a JSON value goes: containers this deep, and this many items of a list.
+MAX_DEPTH, MAX_ITEMS = 12, 500
+
+
+def members(value: Any) -> Iterator[tuple[Any, Any]]:
+    """Every member ``(key, item)`` of the objects a JSON value holds, within ``MAX_DEPTH``
+    and ``MAX_ITEMS``, so no nesting or length makes a walk long. In no particular order."""
+    stack = [(value, 0)] if isinstance(value, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            yield from node.items()
+        items = node.values() if isinstance(node, dict) else node[:MAX_ITEMS]
+        if depth < MAX_DEPTH:
+            stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
 
 
 def rows_of(value: Any) -> list[Any] | None:
