@@ -267,11 +267,14 @@ class Source:
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
-        if not self.looks_json:
-            return _NO_PATH
-        if "json" not in self.cache:
-            self.cache["json"] = self.message.head if self.message is not None else json_head(self.text)[0]
-        return self.cache["json"]
+        value = self.cache.get("json")
+        if value is None:
+            if not self.looks_json:
+                value = _NO_PATH
+            else:
+                value = self.message.head if self.message is not None else json_head(self.text)[0]
+            self.cache["json"] = value
+        return value
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
