@@ -29,7 +29,7 @@ from typing import Any
 from . import deadline
 from .decimals import number_text
 from .evidence import clip
-from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, json_leaves, parse_arguments
+from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, json_leaves
 from .money import money_values
 from .options import Options
 from .shown import Grown, Texts
@@ -184,7 +184,7 @@ class ArgumentsChecker:
         seen: _Seen,
         at: dict[int, Source],
     ) -> list[Finding]:
-        arguments = parse_arguments(call.arguments)
+        arguments = call.parsed
         if arguments is None:
             return []
         producers = options.arguments.arguments_from.get(call.tool)

@@ -632,12 +632,8 @@ def result_facts(message: Message | None) -> dict[str, Any]:
     """What a tool message says about its call: success, row count and emptiness."""
     if message is None:
         return {"ok": True, "result_count": None, "emptiness": "unknown"}
-    try:
-        value = json.loads(message.text)
-    except (ValueError, RecursionError):
-        value = None
-    error = message.is_error or is_error_shaped(message.text, value)
-    rows = _rows(value)
+    error = message.is_error or is_error_shaped(message.text, message.value)
+    rows = message.rows
     if rows is None:
         count, emptiness = None, "unknown"
     else:
@@ -669,17 +665,6 @@ def is_error_shaped(text: str, value: Any) -> bool:
     if value is not None:
         return False
     return len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
-
-
-def _rows(value: Any) -> list[Any] | None:
-    """A top-level array, or the single array field of an object."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict):
-        lists = [v for v in value.values() if isinstance(v, list)]
-        if len(lists) == 1:
-            return lists[0]
-    return None
 
 
 def _receipts(

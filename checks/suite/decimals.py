@@ -101,14 +101,25 @@ def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
         return _LONG_INTEGERS.raw_decode(text, start)
 
 
-def read_json(text: str) -> Any:
-    """``json.loads`` with numbers read exactly (``raw_decode``)."""
+NO_JSON: Any = object()  # what ``json_head`` reads where a text holds no JSON
+
+
+def json_head(text: str) -> tuple[Any, bool]:
+    """The JSON value at the head of a text (after its white space), numbers read exactly,
+    or ``NO_JSON``; and whether it is the whole text, as ``json.loads`` would read it."""
+    start = len(text) - len(text.lstrip())
     try:
-        return _DECODER.decode(text)
-    except json.JSONDecodeError:
-        raise
-    except ValueError:
-        return _LONG_INTEGERS.decode(text)
+        value, end = raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return NO_JSON, False
+    return value, not text[:start].strip(" \t\n\r") and not text[end:].strip(" \t\n\r")
+
+
+def read_json(text: str) -> Any:
+    """The text as one JSON document, as ``json.loads`` reads it, numbers exact; None where
+    it is none."""
+    value, whole = json_head(text)
+    return value if whole else None
 
 
 def is_number(value: Any) -> TypeGuard[int | Decimal]:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decimals import is_number, raw_decode, read_json
+from .decimals import NO_JSON, is_number, json_head, raw_decode, read_json
 from .durations import keyed_durations
 from .money import amount_keys, key_span, keyed_minor_amounts, needs_its_strings
 from .notations import count_keys, fragment_span
@@ -41,7 +41,7 @@ from .tokens import (
     token_keys,
     value_text,
 )
-from .types import Conversation, Evidence, Receipt
+from .types import Conversation, Evidence, Message, Receipt, rows_of
 from .values import is_value_key, keyed_instants, read_values
 
 # Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
@@ -59,7 +59,7 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _ECHO_KEYS = frozenset(
     ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
 )
-_NO_PATH = object()
+_NO_PATH = NO_JSON
 
 # How the suite's own correction starts when a runtime sends it back as a user message.
 CORRECTION_PREFIX = "Note from Receipts (evidence check):"
@@ -226,9 +226,8 @@ class Source:
     call_id: str | None = None
     tool: str | None = None
     arguments: Any = None  # the call's arguments, parsed, for a tool result
+    message: Message | None = field(default=None, repr=False)  # whose one parse it shares
     _forms: set[str] | None = field(default=None, repr=False)
-    _parsed: Any = field(default=_NO_PATH, repr=False)
-    _json_end: int = 0
     _low: str | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -268,14 +267,14 @@ class Source:
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
-        if self._parsed is _NO_PATH and self.looks_json and "json" not in self.cache:
-            self.cache["json"] = True
-            start = len(self.text) - len(self.text.lstrip())
-            try:
-                self._parsed, self._json_end = raw_decode(self.text, start)
-            except (ValueError, RecursionError):
-                self._parsed = _NO_PATH
-        return self._parsed
+        value = self.cache.get("json")
+        if value is None:
+            if not self.looks_json:
+                value = _NO_PATH
+            else:
+                value = self.message.head if self.message is not None else json_head(self.text)[0]
+            self.cache["json"] = value
+        return value
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
@@ -386,8 +385,8 @@ class Source:
     def value_at(self, parts: list[str | int]) -> Any:
         """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
         row of a large result without the rest); ``None`` where the way is not known."""
-        if self._parsed is not _NO_PATH:
-            value = self._parsed
+        value = self.cache.get("json", _NO_PATH)
+        if value is not _NO_PATH:
             for part in parts:
                 value = _step(value, part)
             return value
@@ -443,12 +442,9 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
     if "[]" not in result.text and "[ ]" not in result.text and result.forms.isdisjoint(_ABSENCE_WORDS):
         return False  # no empty list and no absence flag: nothing to parse for
     value = result.parsed() if result.looks_json else None
-    if isinstance(value, dict):
-        if is_absence(value):
-            return True
-        lists = [v for v in value.values() if isinstance(v, list)]
-        return len(lists) == 1 and not lists[0]
-    return isinstance(value, list) and not value
+    if isinstance(value, dict) and is_absence(value):
+        return True
+    return rows_of(value) == []
 
 
 def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
@@ -507,10 +503,7 @@ def _complete_prefix(text: str) -> int:
 
 
 def parse_arguments(raw: str) -> Any:
-    try:
-        return read_json(raw) if raw else {}
-    except (ValueError, RecursionError):
-        return None
+    return read_json(raw) if raw else {}
 
 
 class Grounds:
@@ -583,11 +576,9 @@ def build_index(conversation: Conversation) -> ConversationIndex:
     for turn in conversation.turns:
         mine: list[Source] = []
         answers = turn.answers
-        arguments: dict[Any, Any] = {}  # each call's arguments, parsed once
         for i, message in enumerate(turn.messages):
             for call in message.tool_calls:
-                arguments[call] = parse_arguments(call.arguments)
-                calls[call.call_id] = (call.tool, arguments[call], turn.index, i)
+                calls[call.call_id] = (call.tool, call.parsed, turn.index, i)
             if message.role == "assistant" or not message.text:
                 continue
             answered = answers.get(i) if message.role == "tool" else None
@@ -598,8 +589,9 @@ def build_index(conversation: Conversation) -> ConversationIndex:
                 message.role,
                 message.text,
                 call_id=message.tool_call_id if message.role == "tool" else None,
+                message=message,
                 tool=answered.tool if answered else None,
-                arguments=arguments[answered] if answered else None,
+                arguments=answered.parsed if answered else None,
             )
             sources.append(source)
             mine.append(source)
@@ -614,7 +606,7 @@ def build_index(conversation: Conversation) -> ConversationIndex:
                     answered.arguments,
                     call_id=answered.call_id,
                     tool=answered.tool,
-                    arguments=arguments[answered],
+                    arguments=answered.parsed,
                 )
                 sources.append(query)
                 mine.append(query)

@@ -32,6 +32,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from . import deadline, tool_receipts
@@ -163,13 +164,15 @@ def _moment(at: str | None) -> str | None:
 
 def _norm(value: Any) -> str:
     """One spelling for comparing a filter value: case and surrounding space do not count."""
+    if isinstance(value, Decimal):  # a row's number: spelled as the filter's float is
+        value = float(value)
     if isinstance(value, str):
         return value.strip().casefold()
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, (int, float)):
         return str(value).casefold()
-    return json.dumps(value, sort_keys=True, ensure_ascii=False).casefold()
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=float).casefold()
 
 
 def _items(filters: dict[str, Any]) -> set[tuple[str, str]]:

@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .types import members
+
 # --- identifier fragments ----------------------------------------------------------------
 
 MIN_FRAGMENT_DIGITS = 4
@@ -134,22 +136,13 @@ def count_key(noun: str, count: int) -> str:
     return f"count:{_singular(noun)}:{count}"
 
 
-def count_keys(value: object, depth: int = 0) -> set[str]:
+def count_keys(value: object) -> set[str]:
     """The count keys of the lists a JSON value holds: ``"passengers": [3 rows]`` counts 3
     passengers (the key's last word names the noun: ``open_tickets`` counts tickets)."""
     out: set[str] = set()
-    if depth > 12:
-        return out
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, list):
-                noun = re.split(r"[^a-z]+", str(key).lower())[-1]
-                if noun:
-                    out.add(count_key(noun, len(item)))
-            if isinstance(item, (dict, list)):
-                out |= count_keys(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value[:500]:
-            if isinstance(item, (dict, list)):
-                out |= count_keys(item, depth + 1)
+    for key, item in members(value):
+        if isinstance(item, list):
+            noun = re.split(r"[^a-z]+", str(key).lower())[-1]
+            if noun:
+                out.add(count_key(noun, len(item)))
     return out

@@ -10,7 +10,6 @@ conversation is read), so this module only adds place and rows.
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import cached_property
@@ -67,16 +66,8 @@ class Call:
     @property
     def rows(self) -> tuple[Any, ...] | None:
         """The rows the call read, where its result is a list (top level or the one list field)."""
-        if self.result is None:
-            return None
-        try:
-            value = json.loads(self.result.text)
-        except (ValueError, RecursionError):
-            return None
-        if isinstance(value, dict):
-            lists = [v for v in value.values() if isinstance(v, list)]
-            value = lists[0] if len(lists) == 1 else None
-        return tuple(value) if isinstance(value, list) else None
+        rows = self.result.rows if self.result is not None else None
+        return tuple(rows) if rows is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as data, for a reviewer's page or a test."""

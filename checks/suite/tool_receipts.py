@@ -96,7 +96,20 @@ from .text import (
     singular,
 )
 from .tool_names import READ_VERBS, may_write
-from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolClaim, Turn
+from .types import (
+    CheckerReport,
+    Conversation,
+    Evidence,
+    Finding,
+    Message,
+    Receipt,
+    RunContext,
+    Span,
+    ToolCall,
+    ToolClaim,
+    Turn,
+    members,
+)
 
 NAME = "tool_receipts"
 
@@ -647,29 +660,23 @@ def _list_reads(turn: Turn) -> list[_ListRead]:
             continue
         call = turn.call_of(receipt)
         message = turn.result_of(receipt)
-        out.append(_list_read(receipt, call.arguments if call else "", message.text if message else ""))
+        out.append(_list_read(receipt, call, message))
     return out
 
 
-def _list_read(receipt: Receipt, arguments_text: str, result_text: str) -> _ListRead:
-    try:
-        result = json.loads(result_text)
-    except (ValueError, RecursionError):
-        result = None
-    try:
-        arguments = json.loads(arguments_text)
-    except (ValueError, RecursionError):
-        arguments = None
+def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None) -> _ListRead:
+    result = message.value if message is not None else None
+    rows = message.rows if message is not None else None
+    arguments = call.parsed if call is not None else None
     named = [_key(t) for t in name_tokens(receipt.tool) if t not in _NAME_NOISE and not t[-1].isdigit()]
     # The name's last word is what it lists: list_account_tickets lists tickets, not accounts.
     subject = set(named[-1:])
-    rows: list[Any] | None = result if isinstance(result, list) else None
     complete = not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
     if isinstance(result, dict):
-        lists = [(k, v) for k, v in result.items() if isinstance(v, list)]
-        if len(lists) == 1:
-            key, rows = lists[0]
-            subject.update(_key(t) for t in name_tokens(key))
+        # The name of the one list field names what it lists.
+        subject.update(
+            _key(t) for k, v in result.items() if isinstance(v, list) and v is rows for t in name_tokens(k)
+        )
         complete = complete and not any(
             set(name_tokens(k)) & _PAGING for k, v in result.items() if not isinstance(v, list)
         )
@@ -715,7 +722,7 @@ def _list_read(receipt: Receipt, arguments_text: str, result_text: str) -> _List
         rows=tuple(row_words) if row_words is not None else None,
         filters=tuple(filters),
         complete=complete,
-        tokens=(arguments_text + " " + result_text).lower(),
+        tokens=f"{call.arguments if call else ''} {message.text if message else ''}".lower(),
     )
 
 
@@ -763,30 +770,13 @@ def _stated_elsewhere(count: int, turn: Turn) -> bool:
     for message in turn.messages:
         if message.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", message.text):
             return True
-    for message in turn.tool_results:
-        try:
-            value = json.loads(message.text)
-        except (ValueError, RecursionError):
-            continue
-        if _holds_count(value, count, 0):
-            return True
-    return False
-
-
-def _holds_count(value: Any, count: int, depth: int) -> bool:
-    if depth > 6:
-        return False
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, int) and not isinstance(item, bool):
-                tokens = set(name_tokens(key))
-                if item == count and (tokens & _COUNT_KEYS or key.lower().startswith(("number_of", "n_"))):
-                    return True
-            elif _holds_count(item, count, depth + 1):
-                return True
-    elif isinstance(value, list):
-        return any(_holds_count(item, count, depth + 1) for item in value[:200])
-    return False
+    return any(
+        type(item) is int
+        and item == count
+        and (set(name_tokens(key)) & _COUNT_KEYS or key.lower().startswith(("number_of", "n_")))
+        for message in turn.tool_results
+        for key, item in members(message.value)
+    )
 
 
 @dataclass(frozen=True)
@@ -1063,11 +1053,8 @@ def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
     words: set[str] = set()
     call = where.call_of(receipt)
     if call is not None:
-        try:
-            arguments = json.loads(call.arguments)
-        except (ValueError, RecursionError):
-            arguments = call.arguments
-        for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments)):
+        arguments = call.arguments if call.parsed is None else call.parsed
+        for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float)):
             words.add(singular(token))
     return words
 

@@ -6,10 +6,12 @@ change the conversation it judges and a finding can be serialized without surpri
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
 
+from .decimals import json_head, read_json
 from .outbound import Allow
 from .pairing import answered_calls, by_occurrence
 
@@ -25,6 +27,12 @@ class ToolCall:
     arguments: str  # the raw JSON string as the model wrote it; may be invalid
     message_index: int  # position of the requesting message within its turn
 
+    @cached_property
+    def parsed(self) -> Any:
+        """The arguments read once, numbers exact: {} where none were written, None where
+        they are no JSON document."""
+        return read_json(self.arguments) if self.arguments else {}
+
 
 @dataclass(frozen=True)
 class Message:
@@ -34,6 +42,52 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False  # the source format marked this tool result as an error
+
+    # The text is parsed once, on first use, for every checker of a run: numbers exact.
+    @cached_property
+    def _json(self) -> tuple[Any, bool]:
+        return json_head(self.text)
+
+    @property
+    def head(self) -> Any:
+        """The JSON value at the head of the text (a note may follow it), or ``NO_JSON``."""
+        return self._json[0]
+
+    @property
+    def value(self) -> Any:
+        """The text as one JSON document, as ``json.loads`` reads it; None where it is none."""
+        value, whole = self._json
+        return value if whole else None
+
+    @property
+    def rows(self) -> list[Any] | None:
+        """The rows the result holds (``rows_of`` its value)."""
+        return rows_of(self.value)
+
+
+# How far a walk of a JSON value goes: containers this deep, and this many items of a list.
+MAX_DEPTH, MAX_ITEMS = 12, 500
+
+
+def members(value: Any) -> Iterator[tuple[Any, Any]]:
+    """Every member ``(key, item)`` of the objects a JSON value holds, within ``MAX_DEPTH``
+    and ``MAX_ITEMS``, so no nesting or length makes a walk long. In no particular order."""
+    stack = [(value, 0)] if isinstance(value, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            yield from node.items()
+        items = node.values() if isinstance(node, dict) else node[:MAX_ITEMS]
+        if depth < MAX_DEPTH:
+            stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
+
+
+def rows_of(value: Any) -> list[Any] | None:
+    """The one list a JSON value holds: itself, or the single list field of an object."""
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return lists[0] if len(lists) == 1 else None
+    return value if isinstance(value, list) else None
 
 
 @dataclass(frozen=True)
