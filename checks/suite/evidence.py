@@ -60,7 +60,7 @@ from .derivations import (
     stated_shifts,
     user_counts,
 )
-from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, parse_arguments
+from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
@@ -299,7 +299,7 @@ def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
     """Under ``code: match``, fenced blocks that equal a program this turn's calls submitted."""
     submitted: set[str] = set()
     for call in turn.tool_calls:
-        submitted |= _strings(parse_arguments(call.arguments))
+        submitted |= _strings(call.parsed)
     out = []
     for match in _FENCE.finditer(turn.answer):
         body = match.group(1).strip()

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decimals import NO_JSON, is_number, json_head, raw_decode, read_json
+from .decimals import NO_JSON, is_number, json_head, raw_decode
 from .durations import keyed_durations
 from .money import amount_keys, key_span, keyed_minor_amounts, needs_its_strings
 from .notations import count_keys, fragment_span
@@ -500,10 +500,6 @@ def _complete_prefix(text: str) -> int:
     cut = max(text.rfind(c) for c in ",[]{}:")
     # A bare number or literal running to the end may be cut short too.
     return max(cut + 1, last)
-
-
-def parse_arguments(raw: str) -> Any:
-    return read_json(raw) if raw else {}
 
 
 class Grounds:
