@@ -38,7 +38,8 @@ from typing import Any
 from . import deadline, tool_receipts
 from .options import Options
 from .record import Call, Record, after, same_batch
-from .text import name_tokens, prepare, sentence_at, sentences
+from .text import prepare, sentence_at, sentences
+from .tool_receipts import same_tool
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, ToolClaim, Turn
 
 NAME = "negative_claims"
@@ -54,25 +55,11 @@ ESTABLISHED = "established"
 UNVERIFIED = "absence_unverified"
 
 # The decision table's codes, in its order (CONTRACT.md §5).
-TABLE = (
-    "too_many_claims",
-    "citation_unresolved",
-    "kind_mismatch",
-    "record_incomplete",
-    "outside_trusted_context",
-    "cited_call_undeclared",
-    "call_not_read",
-    "stale_turn",
-    "contradicted_by_rows",
-    "coverage_unverified",
-    "undeclared_empty",
-    "superseded_by_write",
-    "later_read_failed",
-    "wider_search_has_rows",
-    "other_read_has_rows",
-    "search_incomplete",
-    "about_mismatch",
-    "evidence_kind_undetermined",
+TABLE = tuple(
+    """too_many_claims citation_unresolved kind_mismatch record_incomplete outside_trusted_context
+    cited_call_undeclared call_not_read stale_turn contradicted_by_rows coverage_unverified
+    undeclared_empty superseded_by_write later_read_failed wider_search_has_rows other_read_has_rows
+    search_incomplete about_mismatch evidence_kind_undetermined""".split()
 )
 
 # Fixed sentences: what may be said in place of a claim the record does not back.
@@ -110,13 +97,7 @@ NARROWER = "The requested complete-list claim is not established; only this abse
 # Where the record was consulted and shows the claim does not hold; every other refusal
 # means the check could not be made.
 _CHECKED_FAIL = frozenset(
-    {
-        "contradicted_by_rows",
-        "wider_search_has_rows",
-        "other_read_has_rows",
-        "search_incomplete",
-        "about_mismatch",
-    }
+    "contradicted_by_rows wider_search_has_rows other_read_has_rows search_incomplete about_mismatch".split()
 )
 
 # What a prose absence lacks when the table cannot judge it.
@@ -188,10 +169,6 @@ def _wider(other: Call, cited: Call) -> bool:
     """``other`` searched the same population with fewer filters."""
     a, b = other.filters, cited.filters
     return a is not None and b is not None and _items(a) < _items(b)
-
-
-def _same_tool(a: str, b: str) -> bool:
-    return a == b or (bool(name_tokens(a)) and name_tokens(a) == name_tokens(b))
 
 
 def _rows_outside(other: Call, cited: Call) -> bool:
@@ -304,7 +281,7 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
     this_turn = ctx.record.in_turn(turn.index)
     for c in cited:
         if c.turn < turn.index and not any(
-            _same_tool(x.tool, c.tool) and x.is_read and x.receipt.dispatched and _same_filters(x, c)
+            same_tool(x.tool, c.tool) and x.is_read and x.receipt.dispatched and _same_filters(x, c)
             for x in this_turn
         ):
             return Verdict("stale_turn", cited, stale=c)
@@ -324,7 +301,7 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         if x.is_read
         and x.receipt.dispatched
         and not x.receipt.ok
-        and any(_same_tool(x.tool, c.tool) and _same_filters(x, c) and after(x, c) for c in cited)
+        and any(same_tool(x.tool, c.tool) and _same_filters(x, c) and after(x, c) for c in cited)
     ]
     if failed:
         return Verdict("later_read_failed", cited, contrary=failed)
@@ -333,13 +310,13 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         for x in others
         if x.is_read and x.receipt.trusted and x.receipt.dispatched and x.receipt.ok and x.has_rows
     ]
-    wider = [x for x in peers if any(_same_tool(x.tool, c.tool) and _wider(x, c) for c in cited)]
+    wider = [x for x in peers if any(same_tool(x.tool, c.tool) and _wider(x, c) for c in cited)]
     if wider:
         return Verdict("wider_search_has_rows", cited, contrary=wider)
     same = [
         x
         for x in peers
-        if any(_same_tool(x.tool, c.tool) and _same_filters(x, c) and not _rows_outside(x, c) for c in cited)
+        if any(same_tool(x.tool, c.tool) and _same_filters(x, c) and not _rows_outside(x, c) for c in cited)
     ]
     if same:
         return Verdict("other_read_has_rows", cited, contrary=same)
@@ -356,19 +333,10 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         return verdict
     if about_given and _norm(about) not in set().union(*(_filter_values(c) for c in cited)):
         return Verdict("about_mismatch", cited)
-    kinds = [_establishes(c) for c in cited]
-    if not set.intersection(*kinds):
+    # Each read establishes an absence (declared) or a complete list; one claim needs one kind.
+    if not (all(c.declared_absent for c in cited) or all(c.complete for c in cited)):
         return Verdict("evidence_kind_undetermined", cited)
     return Verdict(ESTABLISHED, cited)
-
-
-def _establishes(call: Call) -> set[str]:
-    out = set()
-    if call.declared_absent:
-        out.add("absence")
-    if call.complete:
-        out.add("complete")
-    return out
 
 
 def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
@@ -407,13 +375,12 @@ def statement(cited: list[Call]) -> str:
 
 
 def _evidence(calls: list[Call]) -> tuple[Evidence, ...]:
-    out: list[Evidence] = []
-    for call in calls:
-        if call.result is not None:
-            out.append(Evidence(call.receipt.call_id, "", 0, len(call.result.text)))
-        else:
-            out.append(Evidence(call.receipt.call_id, "", None, None))
-    return tuple(out)
+    return tuple(
+        Evidence(c.receipt.call_id, "", 0, len(c.result.text))
+        if c.result is not None
+        else Evidence(c.receipt.call_id)
+        for c in calls
+    )
 
 
 def _explain(verdict: Verdict, subject: str) -> str:
@@ -527,15 +494,8 @@ def _named_reads(item: _Typed, ctx: _Context) -> list[Call]:
 
 
 def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) -> _Typed | None:
-    """The typed claim of the turn that a prose absence restates, whatever the typed claim's shape.
-
-    A prose absence restates a typed claim of its turn when the sentence (or the sentence
-    just before it) names the claim's ``about``; when the claim cites a read of the tool the
-    absence rests on (for a malformed entry, a read its handles name); or when the claim
-    points at no read at all and names no subject, so nothing tells the two apart. A claim
-    whose subject is named and read linked comes first, then one whose subject is named;
-    among equals, the first typed claim.
-    """
+    """The typed claim of the turn that a prose absence restates, whatever the typed claim's
+    shape (the rule and the ranking are in the module docstring)."""
     answer = ctx.turn.answer
     parts = sentences(prepare(answer))
     here = sentence_at(parts, span.start)
@@ -549,7 +509,7 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
         about = _about(item.entry)
         named = about is not None and _mentions(context, about)
         reads = _named_reads(item, ctx)
-        linked = any(_same_tool(c.tool, claim.tool) for c in reads) or (not reads and about is None)
+        linked = any(same_tool(c.tool, claim.tool) for c in reads) or (not reads and about is None)
         if named or linked:
             # Subject named and read linked, then subject named, then read linked.
             ranked.append((0 if named and linked else 1 if named else 2, order, item))

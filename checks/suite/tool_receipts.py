@@ -116,42 +116,11 @@ NAME = "tool_receipts"
 # --- reading claims from the answer ---------------------------------------------------------
 
 # Nouns that stand for "whatever the tool returned", whichever tool it was.
-_GENERIC_NOUNS = {
-    "result",
-    "match",
-    "record",
-    "row",
-    "entry",
-    "hit",
-    "item",
-    "document",
-    "anything",
-    "nothing",
-    "data",
-    "response",
-}
+_GENERIC_NOUNS = set("result match record row entry hit item document anything nothing data response".split())
 # A number followed by one of these is a time or a size, not a count of results.
-_UNITS = {
-    "second",
-    "minute",
-    "hour",
-    "day",
-    "week",
-    "month",
-    "year",
-    "m",
-    "ms",
-    "byte",
-    "kb",
-    "mb",
-    "gb",
-    "tb",
-    "percent",
-    "pct",
-    "time",
-    "status",
-    "ok",
-}
+_UNITS = set(
+    "second minute hour day week month year m ms byte kb mb gb tb percent pct time status ok".split()
+)
 # "no other logins" / "no new logins" speak of a part of the results, not of all of them.
 _SUBSET_WORDS = {"other", "new", "further", "more", "additional", "different", "similar", "else", "recent"}
 _STOP = (
@@ -248,30 +217,10 @@ _NOT_A_REPORT = re.compile(
 )
 _EXPLICIT_TOOL = re.compile(r"\b(?:the\s+)?(?P<name>[A-Za-z][\w.-]*)\s+(?:tool|function)\b", re.I)
 # "the right tool", "that tool": words that point at a tool without naming one.
-_POINTING_WORDS = {
-    "the",
-    "a",
-    "an",
-    "that",
-    "this",
-    "same",
-    "right",
-    "correct",
-    "appropriate",
-    "proper",
-    "relevant",
-    "available",
-    "only",
-    "one",
-    "your",
-    "my",
-    "its",
-    "other",
-    "another",
-    "new",
-    "wrong",
-    "best",
-}
+_POINTING_WORDS = set(
+    """the a an that this same right correct appropriate proper relevant available only one your
+    my its other another new wrong best""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -302,7 +251,7 @@ class _ToolNames:
 
 
 def _tool_key(tool: str) -> tuple[bool, Any]:
-    """One key for the names ``_same_tool`` takes for one tool: its words, else the name."""
+    """One key for the names ``same_tool`` takes for one tool: its words, else the name."""
     tokens = name_tokens(tool)
     return (True, tuple(tokens)) if tokens else (False, tool)
 
@@ -424,7 +373,7 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
             if subject is not None and subject.claim is not None:
                 item = subject.claim
             elif subject is not None and item is not None and not subject.phrase_settles:
-                if _same_tool(item.claim.tool, subject.read.receipt.tool):
+                if same_tool(item.claim.tool, subject.read.receipt.tool):
                     item = None  # "3 open tickets" of the only tool's list: a part of it
         if item is not None:
             found.append(item)
@@ -878,7 +827,8 @@ def _claim_by_subject(
 # --- binding claims to receipts -------------------------------------------------------------
 
 
-def _same_tool(a: str, b: str) -> bool:
+def same_tool(a: str, b: str) -> bool:
+    """Two names of one tool: the same name, or the same words (``searchLogs``, ``search_logs``)."""
     return a == b or (bool(name_tokens(a)) and name_tokens(a) == name_tokens(b))
 
 
@@ -906,10 +856,10 @@ def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
     for receipt in where.receipts:
         if claim.call_id is not None:
             if receipt.call_id == claim.call_id:
-                if _same_tool(receipt.tool, claim.tool):
+                if same_tool(receipt.tool, claim.tool):
                     return receipt
                 named = named or receipt
-        elif _same_tool(receipt.tool, claim.tool):
+        elif same_tool(receipt.tool, claim.tool):
             return receipt
     return named
 
@@ -920,7 +870,7 @@ def _called_in_transcript(claim: ToolClaim, turn: Turn) -> bool:
         if claim.call_id is not None:
             if call.call_id == claim.call_id:
                 return True
-        elif _same_tool(call.tool, claim.tool):
+        elif same_tool(call.tool, claim.tool):
             return True
     return False
 
