@@ -58,104 +58,31 @@ from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunC
 NAME = "action_claims"
 
 # Past participles after "I've" / "I have": each names an action a tool would have to do.
-_PERFECT_VERBS = (
-    "saved",
-    "stored",
-    "remembered",
-    "created",
-    "added",
-    "written",
-    "updated",
-    "deleted",
-    "removed",
-    "sent",
-    "run",
-    "executed",
-    "scheduled",
-    "booked",
-    "changed",
-    "modified",
-    "deployed",
-    "installed",
-    "uploaded",
-    "emailed",
-    "cancelled",
-    "canceled",
-    "submitted",
-    "restarted",
-    "published",
-    "posted",
-    "renamed",
-    "archived",
-    "committed",
-    "recorded",
-    "logged",
-    "configured",
-    "set up",
-    "transferred",
-    "refunded",
-    "upgraded",
-)
+_PERFECT_VERBS = tuple(
+    """saved stored remembered created added written updated deleted removed sent run executed
+    scheduled booked changed modified deployed installed uploaded emailed cancelled canceled
+    submitted restarted published posted renamed archived committed recorded logged configured
+    transferred refunded upgraded""".split()
+) + ("set up",)
 # Simple past after "I": only verbs whose past form is unmistakably a finished act.
-_PAST_VERBS = (
-    "ran",
-    "saved",
-    "stored",
-    "deleted",
-    "removed",
-    "sent",
-    "executed",
-    "scheduled",
-    "booked",
-    "deployed",
-    "uploaded",
-    "emailed",
-    "submitted",
-    "restarted",
+_PAST_VERBS = tuple(
+    """ran saved stored deleted removed sent executed scheduled booked deployed uploaded emailed
+    submitted restarted""".split()
 )
-_SUCCESS_VERBS = (
-    "saved",
-    "stored",
-    "created",
-    "added",
-    "updated",
-    "deleted",
-    "removed",
-    "sent",
-    "scheduled",
-    "booked",
-    "deployed",
-    "written",
-    "uploaded",
-    "submitted",
+_SUCCESS_VERBS = tuple(
+    """saved stored created added updated deleted removed sent scheduled booked deployed written
+    uploaded submitted""".split()
 )
 # "It has been saved": the first ten, whose passive reads as a report of the model's own act,
 # and the changes real agents report of a record ("your reservation has been cancelled").
-_PASSIVE_VERBS = _SUCCESS_VERBS[:10] + (
-    "cancelled",
-    "canceled",
-    "refunded",
-    "transferred",
-    "changed",
-    "modified",
-    "upgraded",
-    "downgraded",
+_PASSIVE_VERBS = _SUCCESS_VERBS[:10] + tuple(
+    "cancelled canceled refunded transferred changed modified upgraded downgraded".split()
 )
 # A list item that opens with what was done: "- Added three checked bags", "2. **Bags**: Added one".
 _COUNT_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|a|an"
 # A word of a counted noun phrase: not an auxiliary, which would make it a passive report.
 _NOUNISH = r"(?!(?:has|have|had|been|is|are|was|were|be|being)\b)[a-z-]+"
-_HEADLINE_VERBS = (
-    "added",
-    "removed",
-    "cancelled",
-    "canceled",
-    "booked",
-    "upgraded",
-    "refunded",
-    "updated",
-    "changed",
-)
+_HEADLINE_VERBS = tuple("added removed cancelled canceled booked upgraded refunded updated changed".split())
 _ADVERBS = (
     r"(?:\s+(?:just|now|already|also|successfully|finally|since|gone\s+ahead\s+and|went\s+ahead\s+and))*"
 )
@@ -221,17 +148,7 @@ _EMPTY_OBJECT = re.compile(r"\s+(?:nothing|none|no)\b", re.I)
 _NEGATION = re.compile(rf"\b(?:not|never|nothing|none|no\s+one|nobody)\b|n{APOSTROPHE}t\b", re.I)
 
 # Verbs a model also uses for text it wrote in the reply itself ("I've written a draft below").
-_ARTIFACT_VERBS = (
-    "written",
-    "created",
-    "added",
-    "updated",
-    "drafted",
-    "rewritten",
-    "prepared",
-    "included",
-    "listed",
-)
+_ARTIFACT_VERBS = tuple("written created added updated drafted rewritten prepared included listed".split())
 _ARTIFACT_PLACE = re.compile(
     r"\b(?:below|above|the\s+following|in\s+(?:this|my)\s+(?:reply|answer|message|response))\b|:\s*$", re.I
 )
@@ -363,30 +280,18 @@ def _failed(receipt: Receipt) -> bool:
 
 # Which verbs of a tool's name can do what a claim's verb reports (``VERB_GROUPS``). A tool
 # whose verb is in none of the groups (``process_payment``) may do anything its object allows.
-_VERB_GROUPS = VERB_GROUPS
 _CLAIM_VERBS = {
-    "added": ("create", "change"),
+    **dict.fromkeys("added booked scheduled saved stored recorded".split(), ("create", "change")),
+    **dict.fromkeys("removed cancelled canceled".split(), ("remove", "change")),
+    **dict.fromkeys("changed modified upgraded downgraded".split(), ("change",)),
+    **dict.fromkeys("sent emailed".split(), ("send",)),
     "created": ("create",),
-    "booked": ("create", "change"),
-    "scheduled": ("create", "change"),
-    "saved": ("create", "change"),
-    "stored": ("create", "change"),
-    "recorded": ("create", "change"),
-    "removed": ("remove", "change"),
     "deleted": ("remove",),
-    "cancelled": ("remove", "change"),
-    "canceled": ("remove", "change"),
     "updated": ("change", "create"),
-    "changed": ("change",),
-    "modified": ("change",),
-    "upgraded": ("change",),
-    "downgraded": ("change",),
-    "sent": ("send",),
-    "emailed": ("send",),
     "submitted": ("send", "create"),
     "transferred": ("send", "change"),
 }
-_KNOWN_TOOL_VERBS = frozenset().union(*_VERB_GROUPS.values())
+_KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
 
 
 def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bool:
@@ -402,7 +307,7 @@ def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bo
         return True
     verb = verb_of(tool)
     groups = _CLAIM_VERBS.get(claim.verb)
-    if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in _VERB_GROUPS[g] for g in groups):
+    if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
     if not claim.objects:
         return True
@@ -410,22 +315,25 @@ def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bo
     return any(word[:3] in names for word in claim.objects)
 
 
+_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
+
+
 def _argument_words(raw: str) -> set[str]:
     """The words of a call's argument names: ``total_baggages`` says it changes bags."""
-    keys = re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:', raw)
-    return {singular(word) for key in keys for word in name_tokens(key)}
+    return {singular(word) for key in _KEY.findall(raw) for word in name_tokens(key)}
 
 
 def _able(
     claim: ActionClaim, calls: list[tuple[ToolCall, Receipt | None]]
 ) -> list[tuple[ToolCall, Receipt | None]]:
     """The calls that could have done what ``claim`` reports."""
-    out: list[tuple[ToolCall, Receipt | None]] = []
-    for call, receipt in calls:
-        effect = receipt.effect if receipt is not None else None
-        if effect != "read" and _could(claim, call.tool, effect, _argument_words(call.arguments)):
-            out.append((call, receipt))
-    return out
+    return [
+        (call, receipt)
+        for call, receipt in calls
+        if _could(
+            claim, call.tool, receipt.effect if receipt is not None else None, _argument_words(call.arguments)
+        )
+    ]
 
 
 def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: AbstractSet[str]) -> bool:
@@ -461,10 +369,7 @@ def _tools_ran(turn: Turn) -> bool:
 
 
 def _actions(claims: list[ActionClaim]) -> str:
-    verbs: list[str] = []
-    for claim in claims:
-        if claim.verb and claim.verb not in verbs:
-            verbs.append(claim.verb)
+    verbs = list(dict.fromkeys(claim.verb for claim in claims if claim.verb))
     if not verbs:
         return "saved, sent or changed"
     if len(verbs) == 1:
@@ -547,9 +452,6 @@ def _outcome_word(receipt: Receipt) -> str:
     return "was denied" if receipt.outcome == "denied" else "failed"
 
 
-_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
-
-
 def known_kinds(turns: list[Turn]) -> set[str]:
     """The kinds of thing the conversation's tools deal in: the words (first three letters)
     of their names, their arguments' names and their results' keys. A claim's object counts
@@ -565,21 +467,15 @@ def known_kinds(turns: list[Turn]) -> set[str]:
     return {singular(word)[:3] for word in words if len(word) >= 3}
 
 
-def check_turn(
-    turn: Turn,
-    earlier: set[_Shape] | None = None,
-    kinds: set[str] | None = None,
-    claims: list[ActionClaim] | None = None,
-) -> list[Finding]:
+def check_turn(turn: Turn, claims: list[ActionClaim], earlier: set[_Shape], kinds: set[str]) -> list[Finding]:
     """The turn's action claims against the calls that could have made them.
 
     With no tool run in the turn, every claim is ``unverified_action``. Otherwise each claim
     needs a call that could have done it (``_able``): of this turn, or for "has been", of an
     earlier one. A claim no call could have done is ``unverified_action``; one whose able
-    calls all failed is ``failed_action_claimed``.
+    calls all failed is ``failed_action_claimed``. ``kinds`` are the conversation's
+    (``known_kinds``), ``earlier`` the shapes of the earlier turns' calls (``_shapes``).
     """
-    if claims is None:
-        claims = find_action_claims(turn.answer) if turn.answer.strip() else []
     if not claims:
         return []
     if not _tools_ran(turn):
@@ -590,10 +486,9 @@ def check_turn(
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
-    kinds = known_kinds([turn]) if kinds is None else kinds
     for claim in claims:
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
-        if claim.perfect and earlier and any(_could(claim, *shape) for shape in earlier):
+        if claim.perfect and any(_could(claim, *shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
         able = _able(claim, calls)
         if not able:
@@ -636,9 +531,10 @@ class ActionClaims:
         for turn in conversation.turns:
             deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
+            # Read once, and only when a claim may be weighed against calls.
             if kinds is None and turn.tool_calls and claims:
                 kinds = known_kinds(list(conversation.turns))
-            findings.extend(check_turn(turn, earlier, kinds, claims))
+            findings.extend(check_turn(turn, claims, earlier, kinds or set()))
             earlier |= _shapes((call, turn.receipt_of(call)) for call in turn.tool_calls)
         return CheckerReport(findings)
 
@@ -652,30 +548,27 @@ def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: 
     """
     lines = ["Before you answer, know what you can do in this turn:"]
     if tools_offered is None:
-        lines.append(
-            "- Use only the tools you were actually given, and call them rather than imagining their results."
-        )
-        lines.append(
-            "- Report an action as done only when a tool result in this conversation shows that it happened."
-        )
+        lines += [
+            "- Use only the tools you were actually given, and call them rather than imagining "
+            "their results.",
+            "- Report an action as done only when a tool result in this conversation shows that it happened.",
+        ]
     elif not tools_offered:
-        lines.append(
+        lines += [
             "- You have NO tools in this turn. You cannot save, change, send, search or run anything, "
-            "and you cannot open files or web pages."
-        )
-        lines.append(
+            "and you cannot open files or web pages.",
             "- Do not say or suggest that you did something: there is no way for you to do it. "
             "If the request needs a tool, tell the user plainly that you cannot do it in this turn, "
-            "and what you would do with one."
-        )
+            "and what you would do with one.",
+        ]
     else:
         lines.append("- Tools you may call (call them; never make up what they return):")
         lines.extend(f"  - {name}" for name in tools_offered)
-        lines.append(
+        lines += [
             "- Report an action as done only when a tool result in this conversation shows that it happened. "
-            "If a call failed, was refused, or was never made, say that instead."
-        )
-        lines.append("- A result that reports an error or a refusal means the action did not happen.")
+            "If a call failed, was refused, or was never made, say that instead.",
+            "- A result that reports an error or a refusal means the action did not happen.",
+        ]
     if recall_hits > 0:
         noun = "memory from this workspace is" if recall_hits == 1 else "memories from this workspace are"
         lines.append(f"- {recall_hits} relevant {noun} given above as established context.")
