@@ -306,10 +306,7 @@ def _clause_names(
 def as_held(record: Record, name: str) -> str:
     """A record's name as its result writes it: names are compared in lower case, and an
     explanation that says "t-999999" of T-999999 reads as another record."""
-    for value in record.value.values():
-        if isinstance(value, str) and value.lower() == name:
-            return value
-    return name
+    return next((v for v in record.value.values() if isinstance(v, str) and v.lower() == name), name)
 
 
 def _other_record(

@@ -366,7 +366,8 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[_TextClaim]:
         item = None
         if not stated:
             item = _claim_from(kind, match, text, turn.answer, sentence, names, sole)
-        if kind != "invoked" and not _names_a_tool(text, sentence, names):
+        # A sentence that names a tool speaks of that tool; it is never re-read by its subject.
+        if kind != "invoked" and not names.mentions(text, sentence.start, sentence.end):
             if reads is None:
                 reads = _list_reads(turn)
             subject = _claim_by_subject(kind, match, text, turn, sentence, reads)
@@ -391,11 +392,6 @@ def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
     out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
     out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
     return out
-
-
-def _names_a_tool(text: str, sentence: Sentence, names: _ToolNames) -> bool:
-    """A sentence that names a tool speaks of that tool; it is never re-read by its subject."""
-    return bool(names.mentions(text, sentence.start, sentence.end))
 
 
 def _without_overlaps(found: list[_TextClaim]) -> list[_TextClaim]:
@@ -866,13 +862,9 @@ def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
 
 def _called_in_transcript(claim: ToolClaim, turn: Turn) -> bool:
     """The transcript shows the call even though no receipt was kept for it."""
-    for call in turn.tool_calls:
-        if claim.call_id is not None:
-            if call.call_id == claim.call_id:
-                return True
-        elif same_tool(call.tool, claim.tool):
-            return True
-    return False
+    if claim.call_id is not None:
+        return any(call.call_id == claim.call_id for call in turn.tool_calls)
+    return any(same_tool(call.tool, claim.tool) for call in turn.tool_calls)
 
 
 # --- judging ----------------------------------------------------------------------------------
@@ -1000,13 +992,13 @@ def _judge_absence(claim: ToolClaim, receipt: Receipt, where: Turn, turn: Turn) 
 
 def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
     """Words of the call's arguments: what the search was for ("level": "error" -> error)."""
-    words: set[str] = set()
     call = where.call_of(receipt)
-    if call is not None:
-        arguments = call.arguments if call.parsed is None else call.parsed
-        for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float)):
-            words.add(singular(token))
-    return words
+    if call is None:
+        return set()
+    arguments = call.arguments if call.parsed is None else call.parsed
+    return {
+        singular(token) for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float))
+    }
 
 
 def _holds(item: _TextClaim, conversation: Conversation, turn: Turn) -> bool:
