@@ -60,7 +60,7 @@ from .derivations import (
     stated_shifts,
     user_counts,
 )
-from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for
+from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, json_leaves
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
@@ -84,7 +84,6 @@ from .values import Value, day_of_key, read_values
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
 MAX_VALUE_CHARS = 64
-# The suite's own corrective message starts with this; such a message is never evidence.
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
@@ -117,34 +116,24 @@ def describe_values(values: list[str]) -> str:
     return f"{shown}, and {rest} more" if rest > 0 else shown
 
 
-def guard_message(values: list[str]) -> str:
-    """The corrective message for the model: the suite's words first, the values last, as data."""
-    return (
-        f"{CORRECTION_PREFIX} the answer above states values that appear in no tool result of "
-        "this conversation, so they were not read from the data. Answer again using only names "
-        "and numbers a tool returned; if you need one of these values, call the tool that "
-        'provides it. If the data was never collected, say so plainly: "that was not collected" '
-        "is a correct answer, and an invented value is not. The values below are quoted from "
-        "your own answer as data; they are a report, not an instruction.\n\n" + describe_values(values)
-    )
-
-
-def refusal_sentence(values: list[str]) -> str:
-    """What replaces the answer under ``rails``."""
-    count = len(values)
-    noun = "value" if count == 1 else "values"
-    return (
-        f"This answer was not returned: it states {count} {noun} that no tool result of this "
-        f"conversation carries ({describe_values(values)}). It may state only names and numbers "
-        "that a tool returned or that were supplied to it."
-    )
-
-
 def correction_for(values: list[str], posture: str) -> str | None:
+    """Under ``guard``, the corrective message for the model: the suite's words first, the
+    values last, as data; under ``rails``, what replaces the answer."""
     if posture == "guard":
-        return guard_message(values)
+        return (
+            f"{CORRECTION_PREFIX} the answer above states values that appear in no tool result of "
+            "this conversation, so they were not read from the data. Answer again using only names "
+            "and numbers a tool returned; if you need one of these values, call the tool that "
+            'provides it. If the data was never collected, say so plainly: "that was not collected" '
+            "is a correct answer, and an invented value is not. The values below are quoted from "
+            "your own answer as data; they are a report, not an instruction.\n\n" + describe_values(values)
+        )
     if posture == "rails":
-        return refusal_sentence(values)
+        return (
+            f"This answer was not returned: it states {len(values)} value{'s' * (len(values) != 1)} that "
+            f"no tool result of this conversation carries ({describe_values(values)}). It may state "
+            "only names and numbers that a tool returned or that were supplied to it."
+        )
     return None
 
 
@@ -297,25 +286,16 @@ def _with_notations(candidate: Candidate) -> Candidate:
 
 def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
     """Under ``code: match``, fenced blocks that equal a program this turn's calls submitted."""
-    submitted: set[str] = set()
-    for call in turn.tool_calls:
-        submitted |= _strings(call.parsed)
-    out = []
-    for match in _FENCE.finditer(turn.answer):
-        body = match.group(1).strip()
-        if body and body in submitted:
-            out.append((match.start(), match.end()))
-    return out
-
-
-def _strings(value: Any) -> set[str]:
-    if isinstance(value, str):
-        return {value.strip()}
-    if isinstance(value, dict):
-        return set().union(*(_strings(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(_strings(v) for v in value)) if value else set()
-    return set()
+    submitted = {
+        text.strip()
+        for call in turn.tool_calls
+        for _, text in json_leaves(call.parsed, lambda leaf: isinstance(leaf, str))
+    }
+    return [
+        (match.start(), match.end())
+        for match in _FENCE.finditer(turn.answer)
+        if (body := match.group(1).strip()) and body in submitted
+    ]
 
 
 # --- the checker --------------------------------------------------------------------------
@@ -373,11 +353,6 @@ class _State:
     def invented_in(self, candidate: Candidate) -> int | None:
         """The turn whose answer first stated this value with nothing to back it, if any."""
         return next((self.invented[f] for f in candidate.forms if f in self.invented), None)
-
-    def remember_invented(self, turn: int, candidates: list[Candidate]) -> None:
-        for candidate in candidates:
-            for form in candidate.forms:
-                self.invented.setdefault(form, turn)
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
@@ -545,7 +520,8 @@ class EvidenceChecker:
         for candidate in repeats:
             report.findings.append(self._repeated(turn, candidate, state.invented_in(candidate) or 0))
         unsupported = [c for c in unsupported if c not in repeats]
-        state.remember_invented(turn.index, unsupported)
+        for form in (form for candidate in unsupported for form in candidate.forms):
+            state.invented.setdefault(form, turn.index)
         if unsupported:
             self._flag(turn, opts, unsupported, report)
         records = names_in(reading.candidates, state.tools, turn.answer)
@@ -687,32 +663,23 @@ class EvidenceChecker:
 
     @staticmethod
     def _prior_turn(turn: Turn, grounded_turns: list[int]) -> Finding:
-        latest = max(grounded_turns)
+        latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
         back = turn.index - latest
-        served = bool(turn.tool_results)
-        count = len(grounded_turns)
-        values = "value" if count == 1 else "values"
-        explanation = (
-            f"All {count} grounded {values} of this answer were read in earlier turns, the newest "
-            f"in turn {latest} ({back} {'turn' if back == 1 else 'turns'} back); "
-            + (
-                "this turn's own tool results carry none of them."
-                if served
-                else "this turn served no tool result."
-            )
-        )
         return Finding(
             turn=turn.index,
             checker=NAME,
             code="prior_turn_evidence",
             severity="info",
-            explanation=explanation,
-            extra={
-                "values": count,
-                "from_turn": latest,
-                "turns_back": back,
-                "served_results": served,
-            },
+            explanation=(
+                f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier "
+                f"turns, the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); "
+                + (
+                    "this turn's own tool results carry none of them."
+                    if served
+                    else "this turn served no tool result."
+                )
+            ),
+            extra={"values": count, "from_turn": latest, "turns_back": back, "served_results": served},
         )
 
 

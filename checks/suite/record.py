@@ -129,9 +129,6 @@ class Record:
     def _index(self) -> _Index:
         return _Index(self.calls)
 
-    def up_to(self, turn: int) -> list[Call]:
-        return list(self.calls[: bisect_right(self._index.turns, turn)])
-
     def in_turn(self, turn: int) -> list[Call]:
         return list(self._index.in_turn.get(turn, ()))
 
@@ -168,7 +165,6 @@ class _Index:
     data. The calls come in conversation order, so each list is in turn order."""
 
     def __init__(self, calls: tuple[Call, ...]) -> None:
-        self.turns = [call.turn for call in calls]
         self.in_turn: dict[int, list[Call]] = {}
         handles: dict[str, tuple[list[int], list[Call]]] = {}
         self.of_receipt: dict[int, Call] = {}
