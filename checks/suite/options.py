@@ -77,6 +77,7 @@ class Options:
 
 
 # --- small validators ---------------------------------------------------------------------
+# ``where`` is the option's dotted name (``evidence.figures``); its last part is the key.
 
 
 def _section(raw: dict[str, Any], name: str, allowed: tuple[str, ...]) -> dict[str, Any]:
@@ -96,22 +97,22 @@ def _no_unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], prefix: str 
             raise OptionsError(where, f"is not an option; accepted here: {', '.join(allowed)}")
 
 
-def _bool(section: dict[str, Any], key: str, where: str, default: bool) -> bool:
-    value = section.get(key, default)
+def _bool(section: dict[str, Any], where: str, default: bool) -> bool:
+    value = section.get(where.rpartition(".")[2], default)
     if not isinstance(value, bool):
         raise OptionsError(where, f"must be true or false, not {value!r}")
     return value
 
 
-def _choice(section: dict[str, Any], key: str, where: str, default: str, choices: tuple[str, ...]) -> str:
-    value = section.get(key, default)
+def _choice(section: dict[str, Any], where: str, default: str, choices: tuple[str, ...]) -> str:
+    value = section.get(where.rpartition(".")[2], default)
     if value not in choices:
         raise OptionsError(where, f"must be one of {', '.join(choices)}, not {value!r}")
     return value
 
 
-def _whole(section: dict[str, Any], key: str, where: str, default: int, minimum: int) -> int:
-    value = section.get(key, default)
+def _whole(section: dict[str, Any], where: str, default: int, minimum: int) -> int:
+    value = section.get(where.rpartition(".")[2], default)
     # bool is an int in Python; `true` is not a number of anything.
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise OptionsError(where, f"must be a whole number of at least {minimum}, not {value!r}")
@@ -136,16 +137,7 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
 
 # --- sections -----------------------------------------------------------------------------
 
-_EVIDENCE_KEYS = (
-    "min_digits",
-    "figures",
-    "decimal_rounding",
-    "code",
-    "prior_turn",
-    "posture",
-    "shapes",
-    "exempt",
-)
+_EVIDENCE_KEYS = tuple("min_digits figures decimal_rounding code prior_turn posture shapes exempt".split())
 
 
 def _evidence(raw: dict[str, Any]) -> EvidenceOptions:
@@ -153,12 +145,12 @@ def _evidence(raw: dict[str, Any]) -> EvidenceOptions:
     default = EvidenceOptions()
     exempt_values, exempt_patterns = _exempt(s.get("exempt", []))
     return EvidenceOptions(
-        min_digits=_whole(s, "min_digits", "evidence.min_digits", default.min_digits, 1),
-        figures=_bool(s, "figures", "evidence.figures", default.figures),
-        decimal_rounding=_bool(s, "decimal_rounding", "evidence.decimal_rounding", default.decimal_rounding),
-        code=_choice(s, "code", "evidence.code", default.code, CODE_MODES),
-        prior_turn=_bool(s, "prior_turn", "evidence.prior_turn", default.prior_turn),
-        posture=_choice(s, "posture", "evidence.posture", default.posture, POSTURES),
+        min_digits=_whole(s, "evidence.min_digits", default.min_digits, 1),
+        figures=_bool(s, "evidence.figures", default.figures),
+        decimal_rounding=_bool(s, "evidence.decimal_rounding", default.decimal_rounding),
+        code=_choice(s, "evidence.code", default.code, CODE_MODES),
+        prior_turn=_bool(s, "evidence.prior_turn", default.prior_turn),
+        posture=_choice(s, "evidence.posture", default.posture, POSTURES),
         shapes=_shapes(s.get("shapes", [])),
         exempt_values=exempt_values,
         exempt_patterns=exempt_patterns,
@@ -227,18 +219,11 @@ def _negative_claims(raw: dict[str, Any]) -> NegativeClaimsOptions:
     tools = s.get("tools")
     return NegativeClaimsOptions(
         tools=None if tools is None else _names(tools, "negative_claims.tools"),
-        unestablished=_choice(s, "unestablished", "negative_claims.unestablished", "fallback", UNESTABLISHED),
+        unestablished=_choice(s, "negative_claims.unestablished", "fallback", UNESTABLISHED),
     )
 
 
-_ENTAILMENT_KEYS = (
-    "judge_url",
-    "model",
-    "timeout_s",
-    "sample",
-    "token_budget",
-    "daily_token_budget",
-)
+_ENTAILMENT_KEYS = tuple("judge_url model timeout_s sample token_budget daily_token_budget".split())
 
 
 def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
@@ -273,11 +258,9 @@ def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
         judge_url=judge_url,
         model=model,
         timeout_s=float(timeout),
-        sample=_whole(s, "sample", "entailment.sample", default.sample, 1),
-        token_budget=_whole(s, "token_budget", "entailment.token_budget", default.token_budget, 1),
-        daily_token_budget=_whole(
-            s, "daily_token_budget", "entailment.daily_token_budget", default.daily_token_budget, 1
-        ),
+        sample=_whole(s, "entailment.sample", default.sample, 1),
+        token_budget=_whole(s, "entailment.token_budget", default.token_budget, 1),
+        daily_token_budget=_whole(s, "entailment.daily_token_budget", default.daily_token_budget, 1),
     )
 
 
