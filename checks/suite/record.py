@@ -95,19 +95,17 @@ class Call:
 
 def _placed(turn: Turn) -> list[Call]:
     """The turn's receipts, each beside the call it records and that call's result."""
-    calls = []
-    for order, receipt in enumerate(turn.receipts):
-        call = turn.call_of(receipt)
-        calls.append(
-            Call(
-                receipt=receipt,
-                turn=turn.index,
-                order=order,
-                message_index=call.message_index if call is not None else None,
-                result=turn.result_of(call) if call is not None else None,
-            )
+    return [
+        Call(
+            receipt=receipt,
+            turn=turn.index,
+            order=order,
+            message_index=call.message_index if call is not None else None,
+            result=turn.result_of(call) if call is not None else None,
         )
-    return calls
+        for order, receipt in enumerate(turn.receipts)
+        for call in [turn.call_of(receipt)]
+    ]
 
 
 @dataclass(frozen=True)
