@@ -151,17 +151,10 @@ def _neighbour(item: Any, turns: int) -> dict[str, Any] | None:
     """A well-formed neighbour, else None (a caller's malformed item is ignored)."""
     if not isinstance(item, Mapping):
         return None
-    external_id, turn, answer, for_turn = (
-        item.get("external_id"),
-        item.get("turn"),
-        item.get("answer"),
-        item.get("for_turn"),
-    )
+    external_id, turn, answer, for_turn = (item.get(k) for k in ("external_id", "turn", "answer", "for_turn"))
     if not (isinstance(external_id, str) and isinstance(answer, str) and answer.strip()):
         return None
-    if not (_is_index(turn) and _is_index(for_turn)):
-        return None
-    if not 0 <= for_turn < turns:
+    if not (_is_index(turn) and _is_index(for_turn) and 0 <= for_turn < turns):
         return None
     return {"external_id": external_id, "turn": turn, "answer": answer, "for_turn": for_turn}
 
@@ -221,12 +214,7 @@ class Entailment:
                 [_unavailable(last, f"the entailment check stopped ({type(exc).__name__}: {exc})", "error")]
             )
 
-    def _judge(
-        self,
-        conversation: Conversation,
-        options: Options,
-        context: RunContext,
-    ) -> CheckerReport:
+    def _judge(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         opts = options.entailment
         last = conversation.turns[-1].index
         tokens_left_today = context.tokens_left_today
