@@ -114,7 +114,8 @@ def conversation(setting: int, role: str, source: str, answer: str) -> dict[str,
 
 
 def source_text(role: str, value: Decimal, notation: Notation) -> str:
-    return str(value) if role == "tool JSON number" else notation.write(value)
+    """The amount in one of the plain notations (a JSON number plain)."""
+    return number_text(value) if role == "tool JSON number" else notation.write(value)
 
 
 # --- the properties -----------------------------------------------------------------------------
@@ -340,11 +341,6 @@ mantissas = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("999.99"), 
 )
 
 
-def scaled_source(role: str, value: Decimal, notation: Notation) -> str:
-    """The amount a scaled figure writes, in one of the plain notations (a JSON number plain)."""
-    return number_text(value) if role == "tool JSON number" else notation.write(value)
-
-
 @CHECKS
 @given(
     mantissa=mantissas,
@@ -360,7 +356,7 @@ def test_an_amount_with_a_scale_is_the_scaled_amount_on_either_side(
     it, and a source that writes "$2.4 million" grounds 2,400,000 in any notation."""
     value = mantissa.scaleb(scaled.power)
     written = scaled.write(mantissa)
-    for source, answer in ((scaled_source(role, value, said), written), (written, said.write(value))):
+    for source, answer in ((source_text(role, value, said), written), (written, said.write(value))):
         if role == "tool JSON number" and source == written:
             continue  # a JSON number writes no scale
         report = run_suite(conversation(setting, role, source, answer))
@@ -383,7 +379,7 @@ def test_another_amount_with_a_scale_is_flagged_and_its_claim_holds_the_scale(
     source's amount at the precision it is written to gives it."""
     value = mantissa.scaleb(scaled.power)
     other = mantissa * 10 + 7
-    for source in (scaled_source(role, value, said), number_text(mantissa)):
+    for source in (source_text(role, value, said), number_text(mantissa)):
         assume(all(Decimal(run) != other for run in re.findall(r"\d+", source)))
         answer = scaled.write(other)
         report = run_suite(conversation(setting, role, source, answer))
