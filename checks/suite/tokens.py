@@ -120,8 +120,16 @@ def spaced_value(run: str) -> str:
     return canonical_number(_GROUP_SPLIT.sub("", run))
 
 
+# A digit, a space that groups and a digit: what every such number holds. Opening with the
+# space, a text is scanned for spaces alone (a result writes far fewer than digits), where
+# ``SPACED_NUMBER`` tries each digit.
+_DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
+
+
 def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
     """Where each number grouped by spaces stands in ``text``, and its canonical value."""
+    if _DIGIT_SPACE_DIGIT.search(text) is None:
+        return []
     return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
 
 
