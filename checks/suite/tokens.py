@@ -426,6 +426,10 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
         or (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
     ]
     for token in spelled:
+        # An undressed number with a colon or a hyphen inside (a date, a time, an instant)
+        # has no other spelling: its one key is itself, here already (the text is lower case).
+        if token[0] in _DIGITS and token[-1] not in _DECORATION_SET and (":" in token or "-" in token):
+            continue
         forms.update(token_keys(token))
     forms.discard("")
     forms.update(_spaced_keys(text, forms))
