@@ -471,7 +471,6 @@ _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 _MONTH_TOKENS = frozenset(MONTH_NAMES)
 # "a. m." is two tokens, of which "m." is the telling one.
 _HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
-_DATE_MARKS = frozenset("-/.")  # what separates the numbers of a date written in one token
 _DURATION_ENDINGS = tuple(DURATION_WORDS)
 _MONTH_GLUED = re.compile(rf"-(?:{'|'.join(sorted(MONTH_NAMES, key=len, reverse=True))})\.?-")  # 19-may-2024
 _MILITARY_TOKENS = frozenset(["hrs", "hours"])
@@ -495,7 +494,8 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     one token and far less to read in a large result.
     """
     numeric = [t for t in forms if t[0] in _DIGITS]  # the tokens a value may stand in alone
-    dated = [t for t in numeric if not _DATE_MARKS.isdisjoint(t)]
+    # What separates the numbers of a date written in one token.
+    dated = [t for t in numeric if "-" in t or "/" in t or "." in t]
     # A month's name may stand in a token of its own, or glued to a day ("19-may-2024").
     in_words = not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None
     readable = value_text(text) if in_words or not forms.isdisjoint(_HALF_DAY_TOKENS) else ""
