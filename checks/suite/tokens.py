@@ -120,8 +120,16 @@ def spaced_value(run: str) -> str:
     return canonical_number(_GROUP_SPLIT.sub("", run))
 
 
+# A digit, a space that groups and a digit: what every such number holds. Opening with the
+# space, a text is scanned for spaces alone (a result writes far fewer than digits), where
+# ``SPACED_NUMBER`` tries each digit.
+_DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
+
+
 def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
     """Where each number grouped by spaces stands in ``text``, and its canonical value."""
+    if _DIGIT_SPACE_DIGIT.search(text) is None:
+        return []
     return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
 
 
@@ -418,6 +426,10 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
         or (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
     ]
     for token in spelled:
+        # An undressed number with a colon or a hyphen inside (a date, a time, an instant)
+        # has no other spelling: its one key is itself, here already (the text is lower case).
+        if token[0] in _DIGITS and token[-1] not in _DECORATION_SET and (":" in token or "-" in token):
+            continue
         forms.update(token_keys(token))
     forms.discard("")
     forms.update(_spaced_keys(text, forms))
@@ -459,7 +471,6 @@ _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 _MONTH_TOKENS = frozenset(MONTH_NAMES)
 # "a. m." is two tokens, of which "m." is the telling one.
 _HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
-_DATE_MARKS = frozenset("-/.")  # what separates the numbers of a date written in one token
 _DURATION_ENDINGS = tuple(DURATION_WORDS)
 _MONTH_GLUED = re.compile(rf"-(?:{'|'.join(sorted(MONTH_NAMES, key=len, reverse=True))})\.?-")  # 19-may-2024
 _MILITARY_TOKENS = frozenset(["hrs", "hours"])
@@ -483,7 +494,8 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
     one token and far less to read in a large result.
     """
     numeric = [t for t in forms if t[0] in _DIGITS]  # the tokens a value may stand in alone
-    dated = [t for t in numeric if not _DATE_MARKS.isdisjoint(t)]
+    # What separates the numbers of a date written in one token.
+    dated = [t for t in numeric if "-" in t or "/" in t or "." in t]
     # A month's name may stand in a token of its own, or glued to a day ("19-may-2024").
     in_words = not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None
     readable = value_text(text) if in_words or not forms.isdisjoint(_HALF_DAY_TOKENS) else ""
