@@ -170,7 +170,7 @@ class Derivation:
 
 @dataclass(frozen=True)
 class NamedRecord:
-    """A JSON object of a result that an identifier names (a flight, an order), with its amounts."""
+    """A JSON object of a result that an identifier names (a sample, a work item), with its amounts."""
 
     name: str
     amounts: dict[str, Operand]  # path inside the record -> the amount there
@@ -426,7 +426,7 @@ def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _column(kind: str, whole: bool = False) -> Callable[[Figure, Pools, Decimal], Derivation | None]:
     """The row over lists' rows of one ``kind``; ``whole`` takes every row of a list only,
-    never a group of them (a reservation's total is the sum of all its legs)."""
+    never a group of them (a record's total is the sum of all its parts)."""
 
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         number = f.number or ZERO

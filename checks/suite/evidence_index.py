@@ -5,7 +5,7 @@ Each message becomes a ``Source`` whose normalized forms are computed on first u
 so the evidence and arguments checkers share one reading of a conversation.
 
 Principle: **the query is part of the receipt.** A call whose result found something is the
-runtime's record that it asked for what its arguments say, so "the flights on <the date
+runtime's record that it asked for what its arguments say, so "the rooms free on <the date
 searched>" is backed by the search's own arguments even when the rows do not repeat the
 date. A call that found nothing, failed or was denied backs nothing with its arguments. The
 arguments are still checked themselves, by the ``arguments`` checker. Which sources may back
