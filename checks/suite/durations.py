@@ -95,7 +95,6 @@ _JOINER = re.compile(r",? and |, | ")
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({alternation(UNITS)})$", re.I)
 # A JSON member whose name ends in a unit and whose value is a number.
 _KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case text
-_KEYED = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 # Whether a text may hold a duration at all: a unit's word, a glued hour or an ISO period.
 _MAY_HOLD = re.compile(
     rf"(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d"
@@ -160,15 +159,13 @@ READERS = frozenset(["words", "glued", "clock", "iso"])
 
 
 def _parts(
-    text: str, lenient: bool, readers: AbstractSet[str] = READERS
+    text: str, low: str, lenient: bool, readers: AbstractSet[str]
 ) -> list[tuple[Decimal, int, int, int]]:
-    """Each part a text writes: its seconds, its unit's seconds, and its span, in order;
-    ``readers`` are the notations looked for (a source's words tell which it may hold)."""
+    """Each part a text writes (``low``: the text in lower case, offset for offset): its
+    seconds, its unit's seconds, and its span, in order; ``readers`` are the notations
+    looked for (a source's words tell which it may hold)."""
     parts: list[tuple[Decimal, int, int, int]] = []
     if "words" in readers:
-        low = text.lower()
-        if len(low) != len(text):  # a few characters lower-case to two: keep the offsets
-            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
         for unit in _UNIT_WORD.finditer(low):
             part = _part_ending(text, unit, lenient)
             if part is not None:
@@ -205,10 +202,13 @@ def read_durations(
     """Every duration ``text`` writes, in the order they stand. Parts joined as one sum are
     one value when each is less than one of the unit before it ("1 hour 30 minutes");
     "3 days, 24 hours" is two values. ``lenient`` reads a source: "45m" too."""
-    if _MAY_HOLD.search(text.lower()) is None:
+    low = text.lower()
+    if _MAY_HOLD.search(low) is None:
         return
+    if len(low) != len(text):  # a few characters lower-case to two: keep the offsets
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     current: list[tuple[Decimal, int, int, int]] = []
-    for part in _parts(text, lenient, readers):
+    for part in _parts(text, low, lenient, readers):
         if current:
             _, unit, _, end = current[-1]
             joined = _JOINER.fullmatch(text, end, part[2]) is not None
@@ -248,15 +248,13 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
     return {key for value in read_durations(text, True, readers) for key in value.keys()}
 
 
-def keyed_durations(json_text: str) -> set[str]:
-    """The duration keys of the JSON numbers whose member names end in a unit
-    (``"wait_minutes": 90``), read from the text as it stands."""
-    low = json_text.lower()
-    if _KEYED_UNIT.search(low) is None:  # a quick scan (it opens with a unit's word)
-        return set()
-    out: set[str] = set()
-    for name, number in _KEYED.findall(json_text):
-        match = _KEY_WORDS.search(name)
-        if match is not None:
-            out.add(duration_key(Decimal(number) * UNITS[match.group(1).lower()]))
-    return out
+def member_may_hold(low_json: str) -> bool:
+    """Whether a lower-case JSON text may name a member for a unit at all (a quick scan)."""
+    return _KEYED_UNIT.search(low_json) is not None
+
+
+def member_keys(name: str, number: str) -> list[str]:
+    """The duration key of a JSON number whose member's name ends in a unit
+    (``"wait_minutes": 90``), or none."""
+    match = _KEY_WORDS.search(name)
+    return [] if match is None else [duration_key(Decimal(number) * UNITS[match.group(1).lower()])]

@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import durations, money, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
-from .durations import keyed_durations
-from .money import amount_keys, key_span, keyed_minor_amounts, needs_its_strings
+from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
@@ -42,7 +42,7 @@ from .tokens import (
     value_text,
 )
 from .types import Conversation, Evidence, Message, Receipt, rows_of
-from .values import is_value_key, keyed_instants, read_values
+from .values import is_value_key, read_values
 
 # Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
@@ -52,7 +52,6 @@ _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  #
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
-_LONG_NUMBER = re.compile(r":\s*\d{9}")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 # Keys under which an absence envelope repeats what it was asked for.
@@ -254,10 +253,7 @@ class Source:
         forms = index_text(text, amounts=not json_text)
         if json_text:
             forms |= amount_keys(text, plain=False, words=forms)
-            forms |= keyed_durations(text)
-            forms |= keyed_minor_amounts(text)
-            if _LONG_NUMBER.search(text) is not None:  # seconds since 1970 have ten digits
-                forms |= keyed_instants(text)
+            forms |= member_keys(text)
             if needs_its_strings(text):
                 for _, _, content in _string_contents(text):
                     forms |= amount_keys(content)
@@ -427,6 +423,29 @@ def is_absence(value: dict[str, Any]) -> bool:
 
 # The member names of an absence flag (``is_absence``), for a quick test before a parse.
 _ABSENCE_WORDS = frozenset(["absent", "found", "exists"])
+
+
+# A JSON member's name and its number: the name may say what the number counts.
+_MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
+# The kinds a member's name may give its number: a length of time (``wait_minutes``), an
+# instant (``starts_at``), an amount in a minor unit (``price_cents``).
+_NAMED_KINDS = (durations, values, money)
+
+
+def member_keys(json_text: str) -> set[str]:
+    """The keys of the JSON numbers whose member names say what they count, each kind asked
+    of each member; the members are read once, and only where a kind's quick scan of the
+    text says it may be there."""
+    low = json_text.lower()
+    kinds = [kind for kind in _NAMED_KINDS if kind.member_may_hold(low)]
+    if not kinds:
+        return set()
+    return {
+        key
+        for name, number in _MEMBER_NUMBER.findall(json_text)
+        for kind in kinds
+        for key in kind.member_keys(name, number)
+    }
 
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:

@@ -39,7 +39,7 @@ What the tables leave to code:
   in a minor unit ("50 cents") carries its value in the major unit (``0.5``) and the number
   as written (``50``), as programs record either.
 - **A JSON number counts a minor unit where its member's name says so**
-  (``keyed_minor_amounts``): ``"amount_cents": 125000``, ``"priceCents": 1299`` and
+  (``member_keys``): ``"amount_cents": 125000``, ``"priceCents": 1299`` and
   ``"total_in_cents"`` name the unit their number counts, so the number also carries the
   amount in the major unit (``1250``, ``12.99``, exactly), as "50 cents" does in a text. The
   words are ``MINOR_WORDS``, ending the name as a word of its own (after a separator or
@@ -240,15 +240,9 @@ _LABELLED = re.compile(
 # A JSON number whose member's name ends in a minor unit's word, as a word of its own: in
 # lower case after no letter or digit ("amount_cents", "cents"), capitalized or in capitals
 # after no capital or digit ("priceCents", "AMOUNT_CENTS"); never the end of a longer word
-# ("percent", "recent"). Each pattern starts with its word, which the regular expression
-# engine searches for as a literal: a few searches in C however large the text.
-_MINOR_MEMBERS = [
-    (
-        re.compile(
-            rf'{re.escape(spelled)}(?<!{before}{re.escape(spelled)})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])'
-        ),
-        per,
-    )
+# ("percent", "recent").
+_MINOR_NAMES = [
+    (re.compile(rf"(?<!{before}){re.escape(spelled)}$"), per)
     for word, per in MINOR_WORDS.items()
     for spelled, before in ((word, r"[^\W_]"), (word.capitalize(), "[A-Z0-9]"), (word.upper(), "[A-Z0-9]"))
 ]
@@ -524,17 +518,18 @@ def labelled_amounts(text: str) -> set[Decimal]:
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
 
 
-def keyed_minor_amounts(json_text: str) -> set[str]:
-    """The amount keys of the JSON numbers whose member names say they count a minor unit
+def member_may_hold(low_json: str) -> bool:
+    """Whether a lower-case JSON text may name a member for a minor unit at all."""
+    return any(f'{word}"' in low_json for word in MINOR_WORDS)
+
+
+def member_keys(name: str, number: str) -> list[str]:
+    """The amount key of a JSON number whose member's name says it counts a minor unit
     (``"amount_cents": 125000`` is 1250, ``"priceCents": 1299`` is 12.99): the number over
-    the units that make one major unit, exactly, read from the text as it stands."""
-    out: set[str] = set()
-    for pattern, per in _MINOR_MEMBERS:
-        for match in pattern.finditer(json_text):
-            value = read_number(match.group(1))
-            if value is not None:
-                out.add(number_text(EXACT.divide(value.copy_abs(), per)))
-    return out
+    the units that make one major unit, exactly; or none."""
+    per = next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
+    value = read_number(number) if per is not None else None
+    return [] if value is None or per is None else [number_text(EXACT.divide(value.copy_abs(), per))]
 
 
 def money_values(text: str) -> set[Decimal]:

@@ -27,7 +27,7 @@ Principles:
   compared: "22:00" and "22:00:30" are one minute.
 - **A member's name may say what its number is.** Seconds (or milliseconds) since 1970
   under a member named for an instant (``starts_at``, ``createdTime``, ``timestamp``) are a
-  date and a time, in UTC (``keyed_instants``); the same number under another name is a
+  date and a time, in UTC (``member_keys``); the same number under another name is a
   number.
 - **A range is its two ends.** "June 3-5, 2024" is June 3 and June 5, 2024: a source
   carries both, and an answer claims each on its own.
@@ -660,21 +660,22 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
 # A JSON member that holds an instant as seconds (or milliseconds) since 1970, named for it:
 # ``created_at``, ``startTime``, ``timestamp``, ``due_date``, ``ts``, ``epoch``.
 _INSTANT_NAME = re.compile(r"(?:^|[_\-]|(?<=[a-z])(?=[A-Z]))(?:at|time|timestamp|date|ts|epoch)$", re.I)
-_INSTANT = re.compile(r'"([^"\\]{1,80})"\s*:\s*(\d{9,10}|\d{12,13})(?![\d.eE])')
+_LONG_NUMBER = re.compile(r":\s*\d{9}")  # seconds since 1970 have ten digits
 
 
-def keyed_instants(json_text: str) -> set[str]:
-    """The date and time keys (in UTC) of the JSON numbers that a member named for an
-    instant holds as seconds or milliseconds since 1970 (``"starts_at": 1716120000``)."""
-    out: set[str] = set()
-    for name, number in _INSTANT.findall(json_text):
-        if _INSTANT_NAME.search(name) is None:
-            continue
-        seconds = int(number) // (1000 if len(number) > 10 else 1)
-        moment = datetime.fromtimestamp(seconds, tz=UTC)
-        out.update(DateValue(((moment.year, moment.month, moment.day),), 0, 0).keys())
-        out.update(TimeValue(moment.hour, moment.minute, moment.second, 0, 0).keys())
-    return out
+def member_may_hold(low_json: str) -> bool:
+    """Whether a JSON text holds a number long enough to be an instant at all."""
+    return _LONG_NUMBER.search(low_json) is not None
+
+
+def member_keys(name: str, number: str) -> list[str]:
+    """The date and time keys (in UTC) of a JSON number that a member named for an instant
+    holds as seconds or milliseconds since 1970 (``"starts_at": 1716120000``), or none."""
+    if not (number.isdigit() and len(number) in (9, 10, 12, 13)) or _INSTANT_NAME.search(name) is None:
+        return []
+    moment = datetime.fromtimestamp(int(number) // (1000 if len(number) > 10 else 1), tz=UTC)
+    day = DateValue(((moment.year, moment.month, moment.day),), 0, 0)
+    return [*day.keys(), *TimeValue(moment.hour, moment.minute, moment.second, 0, 0).keys()]
 
 
 def read_values(text: str) -> list[Value]:
