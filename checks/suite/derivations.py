@@ -46,7 +46,7 @@ from .decimals import EXACT, ZERO, exactly, is_number, read_number
 from .durations import elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
-from .text import MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
+from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .tokens import Candidate, value_text
 from .types import Evidence
 from .values import read_dates, read_times
@@ -107,11 +107,10 @@ _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)
 _NEAR = 16
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?|tickets?|seats?)"
-_COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
-_FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{_COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
-_COUNT_IN_USER = re.compile(rf"\b(\d+|{_COUNT_WORD})\b", re.I)
+_FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
+_COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
 _SHIFT = re.compile(
-    rf"\b(?:(?P<n>\d+|{_COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
+    rf"\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
     re.I,
 )

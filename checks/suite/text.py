@@ -62,6 +62,8 @@ NUMBER_WORDS = {
     "seventy-two": 72,
     "ninety": 90,
 }
+# The number words of one word, as a pattern (longest first): counts said in words.
+COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
 # Longest first, so "a single" wins over a shorter alternative.
 NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 

@@ -40,14 +40,13 @@ from .derivations import MAX_SOURCES, Figure, Pools, derive, money_leaves
 from .evidence_index import Source, json_leaves
 from .money import labelled_amounts, money_values
 from .shown import Grown
-from .text import NUMBER_WORDS, name_tokens, parse_number, singular
+from .text import COUNT_WORD, name_tokens, parse_number, singular
 
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
-_COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
-_SAID = re.compile(rf"\b(\d+|{_COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
 MAX_LEAVES = 2000
 
 
