@@ -46,74 +46,45 @@ def run_suite(
 ) -> dict[str, Any]:
     """Judge one conversation; the CONTRACT §2 output object.
 
-    ``only``/``skip`` name checkers to run or leave out. ``neighbours`` are answers of other
-    conversations that a search ranked beside this one's sampled answers, and
-    ``tokens_left_today`` what the project's daily judge budget still allows; both reach
-    every checker in its ``RunContext`` and are read by the entailment checker, whose
-    exchanges with its judge model are reported under ``judge`` when it asked one. So are
-    ``judge_key``, the project's own key for the judge its options name (the site's judge
-    uses the site's key), and ``outbound_allow``, the addresses besides public ones that
-    judge may reach (None: ``RECEIPTS_OUTBOUND_ALLOW`` from the environment). ``seconds``
-    limits the run's time (None: no limit); the checkers observe it (``deadline``).
-
-    Raises InvalidConversation for a payload that is not a conversation, OptionsError for
-    options that cannot be used and DeadlinePassed for a run past its ``seconds``; whatever
-    the checkers find is never an error.
+    ``only``/``skip`` name checkers to run or leave out; ``neighbours``, ``tokens_left_today``,
+    ``judge_key`` and ``outbound_allow`` reach every checker as its ``RunContext``; ``seconds``
+    limits the run's time (None: no limit), which the checkers observe (``deadline``).
+    Raises InvalidConversation, OptionsError or DeadlinePassed; a finding is never an error.
     """
     with deadline.within(seconds):
-        return _run(data, options, only, skip, neighbours, tokens_left_today, judge_key, outbound_allow)
-
-
-def _run(
-    data: dict[str, Any] | Conversation,
-    options: dict[str, Any] | Options | None,
-    only: set[str] | None,
-    skip: set[str] | None,
-    neighbours: list[dict[str, Any]] | None,
-    tokens_left_today: int | None,
-    judge_key: str | None,
-    outbound_allow: Allow | None,
-) -> dict[str, Any]:
-    conversation = data if isinstance(data, Conversation) else parse(data)
-    opts = parse_options(options)
-    selected = _selected(only, skip)
-    context = RunContext(
-        neighbours=neighbours,
-        tokens_left_today=tokens_left_today,
-        judge_key=judge_key,
-        outbound_allow=outbound_allow,
-    )
-    judge: dict[str, Any] | None = None
-    findings: list[Finding] = []
-    provenance: list[dict[str, Any]] = []
-    # Every turn has an entry; its reading statistics stay zero unless a checker reports them.
-    turns: list[dict[str, Any]] = [
-        {"turn": turn.index, "candidates": 0, "unread": 0, "index_truncated": False}
-        for turn in conversation.turns
-    ]
-    entry_of = {entry["turn"]: entry for entry in turns}
-    for checker in CHECKERS:
-        if checker.name not in selected:
-            continue
-        deadline.check()
-        report = checker.check(conversation, opts, context)
-        findings.extend(report.findings)
-        provenance.extend(report.provenance)
-        for index, fields in report.turns.items():
-            if index in entry_of:
-                entry_of[index].update(fields)
-        if report.judge is not None:
-            judge = report.judge
-    out: dict[str, Any] = {
-        "external_id": conversation.external_id,
-        "suite_version": SUITE_VERSION,
-        "findings": [finding.to_dict() for finding in _in_order(findings)],
-        "provenance": provenance,
-        "turns": turns,
-    }
-    if judge is not None:
-        out["judge"] = judge
-    return out
+        conversation = data if isinstance(data, Conversation) else parse(data)
+        opts = parse_options(options)
+        selected = _selected(only, skip)
+        context = RunContext(neighbours, tokens_left_today, judge_key, outbound_allow)
+        findings: list[Finding] = []
+        provenance: list[dict[str, Any]] = []
+        # Every turn has an entry; its reading statistics stay zero unless a checker reports them.
+        turns = {
+            t.index: {"turn": t.index, "candidates": 0, "unread": 0, "index_truncated": False}
+            for t in conversation.turns
+        }
+        judge: dict[str, Any] | None = None
+        for checker in CHECKERS:
+            if checker.name in selected:
+                deadline.check()
+                report = checker.check(conversation, opts, context)
+                findings.extend(report.findings)
+                provenance.extend(report.provenance)
+                for index, fields in report.turns.items():
+                    if index in turns:
+                        turns[index].update(fields)
+                judge = report.judge if report.judge is not None else judge
+        # Turn, then place in the answer; findings with no place close their turn. The sort is
+        # stable: at one place the registry's order (then each checker's) holds.
+        findings.sort(key=lambda f: (f.turn, 0, f.claim.start) if f.claim else (f.turn, 1, 0))
+        out = {
+            "external_id": conversation.external_id,
+            "suite_version": SUITE_VERSION,
+            "findings": [f.to_dict() for f in findings],
+            "provenance": provenance,
+            "turns": list(turns.values()),
+        }
+        return out if judge is None else out | {"judge": judge}
 
 
 def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
@@ -126,18 +97,3 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
                 where, f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
             )
     return (set(names) if only is None else set(only)) - set(skip or ())
-
-
-def _in_order(findings: list[Finding]) -> list[Finding]:
-    """Turn, then place in the answer; findings with no place in the answer close their turn.
-
-    The sort is stable, so at one place the registry's order (then each checker's) holds,
-    and the same conversation always reports the same list.
-    """
-
-    def key(finding: Finding) -> tuple[int, int, int]:
-        if finding.claim is None:
-            return (finding.turn, 1, 0)
-        return (finding.turn, 0, finding.claim.start)
-
-    return sorted(findings, key=key)

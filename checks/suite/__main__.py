@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, TextIO
 
 from . import InvalidConversation, OptionsError, parse, parse_options, run_suite
@@ -27,18 +28,6 @@ from .options import Options
 from .types import Conversation
 
 EXIT_OK, EXIT_UNREADABLE, EXIT_BAD_OPTIONS = 0, 1, 2
-
-
-def _arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m checks.suite",
-        description="Check conversations against their tool receipts and print findings as JSON lines.",
-    )
-    parser.add_argument(
-        "file", metavar="FILE", help="a conversation, a JSON array of them, or JSONL; - for stdin"
-    )
-    parser.add_argument("--config", metavar="FILE", help="a JSON object of checker options (CONTRACT §3)")
-    return parser.parse_args(argv)
 
 
 def _load_options(path: str | None) -> Options:
@@ -58,13 +47,6 @@ def _load_options(path: str | None) -> Options:
     return parse_options(raw)
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
 def items(text: str) -> Iterator[tuple[Any, str | None]]:
     """Each item of the input as (value, problem); problem is set when it is not JSON."""
     stripped = text.strip()
@@ -75,32 +57,20 @@ def items(text: str) -> Iterator[tuple[Any, str | None]]:
     except ValueError as exc:
         whole_error = exc
     else:
-        for value in whole if isinstance(whole, list) else [whole]:
-            yield value, None
+        yield from ((value, None) for value in (whole if isinstance(whole, list) else [whole]))
         return
     # Not one JSON document: read it as JSONL, one item per non-blank line.
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     parsed: list[tuple[Any, str | None]] = []
-    for number, line in lines:
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
-            parsed.append((json.loads(line), None))
+            if line.strip():
+                parsed.append((json.loads(line), None))
         except ValueError as exc:
             parsed.append((None, f"line {number} is not JSON ({exc})"))
-    if all(problem for _, problem in parsed):
-        # No line stands alone either: one broken document, reported once.
+    if all(problem for _, problem in parsed):  # no line stands alone either: one broken document
         yield None, f"not a JSON conversation, array or JSONL ({whole_error})"
         return
     yield from parsed
-
-
-def _judge(value: Any, problem: str | None, options: Options) -> dict[str, Any]:
-    external_id = value.get("external_id") if isinstance(value, dict) else None
-    if problem is not None:
-        return {"external_id": external_id, "error": problem}
-    try:
-        return run_suite(value, options)
-    except InvalidConversation as exc:
-        return {"external_id": external_id, "error": str(exc)}
 
 
 def _names_a_judge(options: Options) -> bool:
@@ -110,46 +80,54 @@ def _names_a_judge(options: Options) -> bool:
         return True  # named, but RECEIPTS_OUTBOUND_ALLOW is not readable: the suite reports why
 
 
-def _judge_all(entries: list[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
-    """Judge each item with its neighbours among the others and a daily budget shared by all."""
-    parsed: list[Conversation | None] = []
+def _judge_all(entries: Iterator[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
+    """Judge each item; when a judge is named, with its neighbours among the others and a daily
+    budget shared by all."""
+    judged = _names_a_judge(options)
+    rows: list[tuple[Any, str | None, Conversation | None]] = []
     for value, problem in entries:
         try:
-            parsed.append(parse(value) if problem is None else None)
-        except InvalidConversation:
-            parsed.append(None)  # _judge reports it on its own line
-    readable = [c for c in parsed if c is not None]
+            rows.append((value, problem, parse(value) if problem is None else None))
+        except InvalidConversation as exc:
+            rows.append((value, str(exc), None))
+    readable = [c for _, _, c in rows if c is not None]
     left = options.entailment.daily_token_budget
-    for (value, problem), conversation in zip(entries, parsed, strict=True):
+    for value, problem, conversation in rows:
         if conversation is None:
-            yield _judge(value, problem, options)
+            yield {
+                "external_id": value.get("external_id") if isinstance(value, dict) else None,
+                "error": problem,
+            }
             continue
         others = [c for c in readable if c is not conversation]
-        neighbours = neighbours_among(conversation, others, options.entailment.sample)
+        neighbours = neighbours_among(conversation, others, options.entailment.sample) if judged else None
         result = run_suite(conversation, options, neighbours=neighbours, tokens_left_today=left)
         left -= result.get("judge", {}).get("tokens", 0)
         yield result
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
-    args = _arguments(argv)
-    out = out or sys.stdout
+    parser = argparse.ArgumentParser(
+        prog="python -m checks.suite",
+        description="Check conversations against their tool receipts and print findings as JSON lines.",
+    )
+    parser.add_argument(
+        "file", metavar="FILE", help="a conversation, a JSON array of them, or JSONL; - for stdin"
+    )
+    parser.add_argument("--config", metavar="FILE", help="a JSON object of checker options (CONTRACT §3)")
+    args = parser.parse_args(argv)
     try:
         options = _load_options(args.config)
     except OptionsError as exc:
         print(f"invalid options: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
     try:
-        text = _read(args.file)
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    if _names_a_judge(options):
-        results = _judge_all(list(items(text)), options)
-    else:
-        results = (_judge(value, problem, options) for value, problem in items(text))
-    for result in results:
-        print(json.dumps(result, ensure_ascii=False), file=out)
+    for result in _judge_all(items(text), options):
+        print(json.dumps(result, ensure_ascii=False), file=out or sys.stdout)
     return EXIT_OK
 
 

@@ -1,13 +1,14 @@
 """Checker options (CONTRACT.md §3): one JSON object, every key optional.
 
-Every section is validated here, including those whose checkers are not registered yet, so
-a project's settings are refused or accepted once, the same way in the dashboard, the API
-and on the command line. A refusal names the option and says what would be accepted.
+Every section is validated here, whether or not its checker is registered, so a project's
+settings are accepted or refused once, the same way in the dashboard, the API and on the
+command line. A refusal names the option and says what would be accepted.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ class OptionsError(ValueError):
 
 @dataclass(frozen=True)
 class Shape:
-    """A user-named identifier shape the evidence checker should read as one token."""
+    """A user-named identifier shape the evidence checker reads as one token."""
 
     name: str
     pattern: str
@@ -76,47 +77,42 @@ class Options:
     entailment: EntailmentOptions = field(default_factory=EntailmentOptions)
 
 
-# --- small validators ---------------------------------------------------------------------
-# ``where`` is the option's dotted name (``evidence.figures``); its last part is the key.
+# A rule: what a value must be, and how a refusal says it.
+Rule = tuple[Callable[[Any], bool], str]
+_BOOL: Rule = (lambda v: isinstance(v, bool), "true or false")
+_COUNT: Rule = (lambda v: type(v) is int and v >= 1, "a whole number of at least 1")  # `true` counts nothing
 
 
-def _section(raw: dict[str, Any], name: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+def _one_of(choices: tuple[str, ...]) -> Rule:
+    return (lambda v: v in choices, f"one of {', '.join(choices)}")
+
+
+def _no_unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
+    for key in obj:
+        if key not in allowed:
+            raise OptionsError(f"{prefix}{key}", f"is not an option; accepted here: {', '.join(allowed)}")
+
+
+def _section(raw: dict[str, Any], name: str, keys: str) -> dict[str, Any]:
     value = raw.get(name, {})
     if value is None:
         return {}
+    allowed = tuple(keys.split())
     if not isinstance(value, dict):
         raise OptionsError(name, f"must be an object with any of the keys {', '.join(allowed)}")
     _no_unknown_keys(value, allowed, prefix=f"{name}.")
     return value
 
 
-def _no_unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
-    for key in obj:
-        if key not in allowed:
-            where = f"{prefix}{key}"
-            raise OptionsError(where, f"is not an option; accepted here: {', '.join(allowed)}")
-
-
-def _bool(section: dict[str, Any], where: str, default: bool) -> bool:
-    value = section.get(where.rpartition(".")[2], default)
-    if not isinstance(value, bool):
-        raise OptionsError(where, f"must be true or false, not {value!r}")
-    return value
-
-
-def _choice(section: dict[str, Any], where: str, default: str, choices: tuple[str, ...]) -> str:
-    value = section.get(where.rpartition(".")[2], default)
-    if value not in choices:
-        raise OptionsError(where, f"must be one of {', '.join(choices)}, not {value!r}")
-    return value
-
-
-def _whole(section: dict[str, Any], where: str, default: int, minimum: int) -> int:
-    value = section.get(where.rpartition(".")[2], default)
-    # bool is an int in Python; `true` is not a number of anything.
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise OptionsError(where, f"must be a whole number of at least {minimum}, not {value!r}")
-    return value
+def _checked(section: dict[str, Any], name: str, default: Any, rules: dict[str, Rule]) -> dict[str, Any]:
+    """Each key of ``rules``, as given or its default, refused unless its rule holds."""
+    out = {}
+    for key, (ok, wanted) in rules.items():
+        value = section.get(key, getattr(default, key))
+        if not ok(value):
+            raise OptionsError(f"{name}.{key}", f"must be {wanted}, not {value!r}")
+        out[key] = value
+    return out
 
 
 def _pattern(value: Any, where: str) -> str:
@@ -135,22 +131,13 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-# --- sections -----------------------------------------------------------------------------
-
-_EVIDENCE_KEYS = tuple("min_digits figures decimal_rounding code prior_turn posture shapes exempt".split())
-
-
 def _evidence(raw: dict[str, Any]) -> EvidenceOptions:
-    s = _section(raw, "evidence", _EVIDENCE_KEYS)
-    default = EvidenceOptions()
+    s = _section(raw, "evidence", "min_digits figures decimal_rounding code prior_turn posture shapes exempt")
     exempt_values, exempt_patterns = _exempt(s.get("exempt", []))
+    rules = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL, "code": _one_of(CODE_MODES)}
+    rules |= {"prior_turn": _BOOL, "posture": _one_of(POSTURES)}
     return EvidenceOptions(
-        min_digits=_whole(s, "evidence.min_digits", default.min_digits, 1),
-        figures=_bool(s, "evidence.figures", default.figures),
-        decimal_rounding=_bool(s, "evidence.decimal_rounding", default.decimal_rounding),
-        code=_choice(s, "evidence.code", default.code, CODE_MODES),
-        prior_turn=_bool(s, "evidence.prior_turn", default.prior_turn),
-        posture=_choice(s, "evidence.posture", default.posture, POSTURES),
+        **_checked(s, "evidence", EvidenceOptions(), rules),
         shapes=_shapes(s.get("shapes", [])),
         exempt_values=exempt_values,
         exempt_patterns=exempt_patterns,
@@ -171,8 +158,7 @@ def _shapes(value: Any) -> tuple[Shape, ...]:
             raise OptionsError(
                 f"{where}.name", "is required: a non-empty label for values this shape catches"
             )
-        if any(shape.name == name.strip() for shape in shapes):
-            # The name labels flagged values; two alike would make the record ambiguous.
+        if any(shape.name == name.strip() for shape in shapes):  # the name labels flagged values
             raise OptionsError(
                 f"{where}.name", f"{name!r} is used by another shape; give each a distinct name"
             )
@@ -200,68 +186,54 @@ def _exempt(value: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _arguments(raw: dict[str, Any]) -> ArgumentsOptions:
-    s = _section(raw, "arguments", ("arguments_from",))
-    value = s.get("arguments_from", {})
+    value = _section(raw, "arguments", "arguments_from").get("arguments_from", {})
     if not isinstance(value, dict):
         raise OptionsError(
             "arguments.arguments_from",
             'must be an object of tool: [producer tools], e.g. {"backup_status": ["fleet_report"]}',
         )
     return ArgumentsOptions(
-        arguments_from={
-            tool: _names(producers, f"arguments.arguments_from.{tool}") for tool, producers in value.items()
-        }
+        {tool: _names(names, f"arguments.arguments_from.{tool}") for tool, names in value.items()}
     )
 
 
 def _negative_claims(raw: dict[str, Any]) -> NegativeClaimsOptions:
-    s = _section(raw, "negative_claims", ("tools", "unestablished"))
+    s = _section(raw, "negative_claims", "tools unestablished")
     tools = s.get("tools")
     return NegativeClaimsOptions(
         tools=None if tools is None else _names(tools, "negative_claims.tools"),
-        unestablished=_choice(s, "negative_claims.unestablished", "fallback", UNESTABLISHED),
+        **_checked(s, "negative_claims", NegativeClaimsOptions(), {"unestablished": _one_of(UNESTABLISHED)}),
     )
-
-
-_ENTAILMENT_KEYS = tuple("judge_url model timeout_s sample token_budget daily_token_budget".split())
 
 
 def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
     if isinstance(raw.get("entailment"), dict) and "api_key_env" in raw["entailment"]:
-        # Options once named the environment variable holding the judge's key, which let
-        # whoever edits them send any such variable (the site's key among them) to a URL of
-        # their choosing. A key is now never named by options.
+        # Naming the variable that holds the key let whoever edits options send the site's key anywhere.
         raise OptionsError(
             "entailment.api_key_env",
             "is not accepted: options cannot name where a key is read from. A project's own "
             "judge key is set on its settings page (it is kept write-only and sent only to the "
             "judge_url of these options); the site's judge uses the site's key",
         )
-    s = _section(raw, "entailment", _ENTAILMENT_KEYS)
-    default = EntailmentOptions()
-    judge_url = s.get("judge_url")
-    if judge_url is not None and not (
-        isinstance(judge_url, str) and re.match(r"https?://[^\s/]+", judge_url)
-    ):
-        raise OptionsError(
-            "entailment.judge_url", "must be an http:// or https:// URL of an OpenAI-compatible API"
-        )
-    model = s.get("model")
-    if model is not None and not (isinstance(model, str) and model.strip()):
-        raise OptionsError("entailment.model", "must be a non-empty model name")
-    timeout = s.get("timeout_s", default.timeout_s)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 600:
-        raise OptionsError(
-            "entailment.timeout_s", f"must be a number of seconds above 0 and at most 600, not {timeout!r}"
-        )
-    return EntailmentOptions(
-        judge_url=judge_url,
-        model=model,
-        timeout_s=float(timeout),
-        sample=_whole(s, "entailment.sample", default.sample, 1),
-        token_budget=_whole(s, "entailment.token_budget", default.token_budget, 1),
-        daily_token_budget=_whole(s, "entailment.daily_token_budget", default.daily_token_budget, 1),
-    )
+    s = _section(raw, "entailment", " ".join(_ENTAILMENT))
+    checked = _checked(s, "entailment", EntailmentOptions(), _ENTAILMENT)
+    return EntailmentOptions(**checked | {"timeout_s": float(checked["timeout_s"])})
+
+
+_ENTAILMENT: dict[str, Rule] = {
+    "judge_url": (
+        lambda v: v is None or (isinstance(v, str) and bool(re.match(r"https?://[^\s/]+", v))),
+        "an http:// or https:// URL of an OpenAI-compatible API",
+    ),
+    "model": (lambda v: v is None or (isinstance(v, str) and bool(v.strip())), "a non-empty model name"),
+    "timeout_s": (
+        lambda v: type(v) in (int, float) and 0 < v <= 600,
+        "a number of seconds above 0 and at most 600",
+    ),
+    "sample": _COUNT,
+    "token_budget": _COUNT,
+    "daily_token_budget": _COUNT,
+}
 
 
 SECTIONS = ("evidence", "arguments", "negative_claims", "entailment")
@@ -276,9 +248,4 @@ def parse_options(raw: dict[str, Any] | Options | None) -> Options:
     if not isinstance(raw, dict):
         raise OptionsError("options", f"must be a JSON object with any of the keys {', '.join(SECTIONS)}")
     _no_unknown_keys(raw, SECTIONS)
-    return Options(
-        evidence=_evidence(raw),
-        arguments=_arguments(raw),
-        negative_claims=_negative_claims(raw),
-        entailment=_entailment(raw),
-    )
+    return Options(_evidence(raw), _arguments(raw), _negative_claims(raw), _entailment(raw))
