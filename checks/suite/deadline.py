@@ -2,13 +2,9 @@
 
 A caller that cannot stop a check from outside (a web server's request thread, which no
 timer signal reaches) gives ``run_suite`` a number of seconds. Each checker calls ``check``
-where its work grows with the conversation: once a turn, and once for each claim it reads
-out of an answer or each value it weighs. Past the limit ``check`` raises
-``DeadlinePassed``, and the run ends there: the caller answers with that, never with a list
-of findings that looks complete and is not.
-
-The limit is held in a context variable, so runs in different threads (or a run inside a
-run's caller) each keep their own, and a run given no limit costs one lookup a call.
+where its work grows with the conversation; past the limit it raises ``DeadlinePassed`` and
+the run ends there, never with a list of findings that looks complete and is not. The limit
+is held in a context variable, so runs in different threads each keep their own.
 """
 
 from __future__ import annotations

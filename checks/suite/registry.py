@@ -1,21 +1,10 @@
 """The checkers the suite runs, in the order their findings are reported at one position.
 
 Adding a checker is one module with a class that has a ``name`` and a ``check`` method, plus
-one line in ``CHECKERS``. Every checker, the entailment judge included, has the same method:
-
-    check(conversation, options, context) -> CheckerReport
-
-- ``conversation`` (``Conversation``) and ``options`` (``Options``) are the run's, read-only;
-- ``context`` (``RunContext``) is what the caller knows beyond them: ``neighbours`` (answers
-  of other conversations ranked beside this one's) and ``tokens_left_today`` (the daily
-  judge budget left); a checker that needs neither ignores it;
-- the ``CheckerReport`` holds the checker's ``findings`` and, when it has them, the
-  ``provenance`` of values it grounded, fields for the output's per-turn entries (``turns``,
-  by turn index) and its exchanges with a judge model (``judge``).
-
-``run_suite`` calls each selected checker in this order and merges the reports the same way
-for all: findings and provenance are concatenated, per-turn fields are added to each turn's
-entry, and a ``judge`` report is kept.
+one line in ``CHECKERS``. ``check(conversation, options, context) -> CheckerReport`` reads the
+run's conversation and options and what the caller knows beyond them (``RunContext``), and
+returns its findings with, when it has them, provenance, per-turn fields and judge exchanges;
+``run_suite`` merges the reports of the selected checkers the same way for all.
 """
 
 from __future__ import annotations

@@ -222,15 +222,8 @@ class Evidence:
     of: str = "result"  # result | arguments
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "call_id": self.call_id,
-            "path": self.path,
-            "start": self.start,
-            "end": self.end,
-        }
-        if self.of != "result":
-            out["of"] = self.of
-        return out
+        out = {"call_id": self.call_id, "path": self.path, "start": self.start, "end": self.end}
+        return out if self.of == "result" else out | {"of": self.of}
 
 
 @dataclass(frozen=True)
@@ -247,52 +240,29 @@ class Finding:
     extra: dict[str, Any] = field(default_factory=dict)  # checker-specific fields
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "turn": self.turn,
-            "checker": self.checker,
-            "code": self.code,
-            "severity": self.severity,
-            "claim": self.claim.to_dict() if self.claim else None,
-            "evidence": [item.to_dict() for item in self.evidence],
-            "explanation": self.explanation,
-            "correction": self.correction,
-        }
-        if self.value is not None:
-            out["value"] = self.value
-        out.update(self.extra)
-        return out
+        claim = self.claim.to_dict() if self.claim else None
+        out = {"turn": self.turn, "checker": self.checker, "code": self.code, "severity": self.severity}
+        out |= {"claim": claim, "evidence": [item.to_dict() for item in self.evidence]}
+        out |= {"explanation": self.explanation, "correction": self.correction}
+        return out | ({} if self.value is None else {"value": self.value}) | self.extra
 
 
 @dataclass(frozen=True)
 class RunContext:
-    """What the caller of a run knows beyond the conversation and its options.
+    """What the caller of a run knows beyond the conversation and its options; a checker that
+    needs none of it ignores it."""
 
-    ``neighbours`` are answers of other conversations that a search ranked beside this one's
-    sampled answers; ``tokens_left_today`` is what the project's daily judge budget still
-    allows (None: no daily limit). ``judge_key`` is the project's own key for the judge its
-    options name (never shown in a repr), and ``outbound_allow`` the operator's allow-list
-    for that judge's addresses (None: read from the environment). A checker that needs none
-    of them ignores them.
-    """
-
-    neighbours: list[dict[str, Any]] | None = None
-    tokens_left_today: int | None = None
-    judge_key: str | None = field(default=None, repr=False)
-    outbound_allow: Allow | None = None
+    neighbours: list[dict[str, Any]] | None = None  # answers a search ranked beside the sampled ones
+    tokens_left_today: int | None = None  # the project's daily judge budget left (None: no limit)
+    judge_key: str | None = field(default=None, repr=False)  # the project's key for its own judge
+    outbound_allow: Allow | None = None  # where that judge may be reached (None: the environment's)
 
 
 @dataclass
 class CheckerReport:
-    """What one checker says about one conversation; the suite merges every checker's report.
-
-    ``findings`` are its findings. The rest is optional and empty unless the checker has it:
-    ``provenance`` lists the values it grounded and where; ``turns`` maps a turn's index to
-    fields added to that turn's entry of the output ``turns`` (a turn the conversation does
-    not have is ignored); ``judge`` is its exchanges with a judge model, None when it asked
-    none.
-    """
+    """What one checker says about one conversation; the suite merges every checker's report."""
 
     findings: list[Finding] = field(default_factory=list)
-    provenance: list[dict[str, Any]] = field(default_factory=list)
-    turns: dict[int, dict[str, Any]] = field(default_factory=dict)
-    judge: dict[str, Any] | None = None
+    provenance: list[dict[str, Any]] = field(default_factory=list)  # the values grounded, and where
+    turns: dict[int, dict[str, Any]] = field(default_factory=dict)  # turn -> fields of its output entry
+    judge: dict[str, Any] | None = None  # the exchanges with a judge model, if any were asked
