@@ -1,24 +1,17 @@
 """Requests to URLs that a project chose (its judge, its webhooks), kept off the server's own network.
 
-A project admin can type any URL, and the server would send to it from where it stands:
-its loopback, the private network around it, a cloud's metadata service. So before each
-connection the host name is resolved and every address it resolves to is checked, and the
-connection is then made to an address that was checked, never to the name again: a name
-that resolves elsewhere a moment later (DNS rebinding) gains nothing. The name is kept for
-the Host header and for TLS (SNI and the certificate check).
+A project admin can type any URL, and the server would send to it from where it stands: its
+loopback, its private network, a cloud's metadata service. So before each connection the host
+name is resolved, every address it resolves to is checked, and the connection is made to an
+address that was checked, never to the name again (DNS rebinding gains nothing); the name is
+kept for the Host header and for TLS.
 
-Refused unless the operator allows them: loopback, private, shared (100.64.0.0/10),
-link-local, multicast, unspecified, reserved and every other address that is not public,
-the cloud metadata services (169.254.169.254, fd00:ec2::254, …), and IPv6 forms that carry
-such an IPv4 address (``::ffff:127.0.0.1``, 6to4, NAT64). Numeric spellings (``127.1``,
-``0x7f000001``, ``2130706433``) are resolved by the same resolver that would connect, so
-they are checked as the address they are.
-
-The operator's exceptions are an ``Allow``: networks (``127.0.0.1/32``) and host names
-(``judge.internal``), such as a judge on ``127.0.0.1:11434``. No redirect is followed (a
-3xx is the answer), and no proxy from the environment is used for a checked request, since
-a proxy would resolve the name itself. Standard library only: the suite's judge client and
-the webhook deliveries share this module.
+Refused unless the operator allows them (an ``Allow`` of networks and host names): every
+address that is not public, the cloud metadata services, and IPv6 forms that carry such an
+IPv4 address (``::ffff:127.0.0.1``, 6to4, NAT64). Numeric spellings (``127.1``,
+``0x7f000001``) go through the resolver that would connect, so they are checked as the address
+they are. No redirect is followed (a 3xx is the answer), and a checked request uses no proxy,
+which would resolve the name itself. Standard library only.
 """
 
 from __future__ import annotations
@@ -28,9 +21,8 @@ import ipaddress
 import re
 import socket
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -116,45 +108,36 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
     """The IPv4 address an IPv6 address stands for, where it carries one."""
     if not isinstance(address, ipaddress.IPv6Address):
         return None
-    if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address.sixtofour is not None:
-        return address.sixtofour
-    if address.teredo is not None:
-        return address.teredo[1]
-    if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return None
+    teredo = address.teredo[1] if address.teredo else None
+    nat64 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF) if address in _NAT64 else None
+    return address.ipv4_mapped or address.sixtofour or teredo or nat64
+
+
+# What makes an address one not to reach, in the order a refusal names it.
+_KINDS = (
+    ("is_unspecified", "the unspecified address"),
+    ("is_loopback", "a loopback address"),
+    ("is_link_local", "a link-local address"),
+    ("is_multicast", "a multicast address"),
+    ("is_reserved", "a reserved address"),
+    ("is_private", "a private address"),
+)
 
 
 def _kind(address: IPAddress) -> str | None:
     """What makes an address one not to reach, or None for a public one."""
     if address in METADATA:
         return "a cloud metadata service address"
-    if address.is_unspecified:
-        return "the unspecified address"
-    if address.is_loopback:
-        return "a loopback address"
-    if address.is_link_local:
-        return "a link-local address"
-    if address.is_multicast:
-        return "a multicast address"
-    if address.is_reserved:
-        return "a reserved address"
-    if address.is_private:
-        return "a private address"
-    if not address.is_global:
-        return "not a public address"
-    return None
+    kind = next((words for test, words in _KINDS if getattr(address, test)), None)
+    return kind or (None if address.is_global else "not a public address")
 
 
 def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
     """Why this address may not be reached (``"127.0.0.1 is a loopback address"``), or None."""
     ip = ipaddress.ip_address(address.split("%", 1)[0] if isinstance(address, str) else address)
     embedded = _embedded_ipv4(ip)
-    for candidate in (ip, embedded):
-        if candidate is not None and allow.allows_address(candidate):
-            return None
+    if any(allow.allows_address(candidate) for candidate in (ip, embedded) if candidate is not None):
+        return None
     # The IPv4 address an IPv6 form carries says best what it is, so it is named first.
     for candidate in (embedded, ip):
         kind = _kind(candidate) if candidate is not None else None
@@ -177,21 +160,15 @@ def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]
         reason = refusal(str(info[4][0]), allow)
         if reason is None:
             continue
-        if not _is_literal(name):
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:  # a name, not an address literal: say what it resolves to
             reason = f"{name} resolves to {reason.replace(' is ', ', which is ', 1)}"
         raise Refused(
             f"{reason}; requests to {REFUSED_KINDS} are refused unless the operator allows them "
             f"({ALLOW_SETTING})"
         )
     return infos
-
-
-def _is_literal(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def check_url(url: str, allow: Allow, *, unresolved_ok: bool = False) -> None:
@@ -228,34 +205,19 @@ def connect_checked(
     raise last or OSError(f"{host} has no address to connect to")
 
 
-class _Checked:
-    """Makes an http.client connection connect through ``connect_checked``."""
+def _checked(kind: type[http.client.HTTPConnection], allow: Allow) -> Callable[..., Any]:
+    """``kind`` of connection, opening its socket through ``connect_checked``: the Host header
+    and TLS (SNI, the certificate) go on with the host name as for any connection."""
 
-    _allow: Allow
+    def create(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
+        return connect_checked(address[0], address[1], allow, timeout, source_address)
 
-    def _check_connections(self, allow: Allow) -> None:
-        self._allow = allow
-        # http.client opens its socket with this attribute; everything else (the Host
-        # header, TLS with the host name) goes on as for any connection.
-        self._create_connection = self._connect  # type: ignore[attr-defined]
+    def connection(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+        made = kind(*args, **kwargs)
+        made._create_connection = create  # type: ignore[attr-defined]
+        return made
 
-    def _connect(
-        self, address: tuple[str, int], timeout: Any = None, source_address: Any = None
-    ) -> socket.socket:
-        host, port = address
-        return connect_checked(host, port, self._allow, timeout, source_address)
-
-
-class CheckedHTTPConnection(_Checked, http.client.HTTPConnection):
-    def __init__(self, *args: Any, allow: Allow, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._check_connections(allow)
-
-
-class CheckedHTTPSConnection(_Checked, http.client.HTTPSConnection):
-    def __init__(self, *args: Any, allow: Allow, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._check_connections(allow)
+    return connection
 
 
 class _CheckedHTTPHandler(urllib.request.HTTPHandler):
@@ -264,7 +226,7 @@ class _CheckedHTTPHandler(urllib.request.HTTPHandler):
         self._allow = allow
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(partial(CheckedHTTPConnection, allow=self._allow), req)  # type: ignore[arg-type]
+        return self.do_open(_checked(http.client.HTTPConnection, self._allow), req)
 
 
 class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
@@ -273,8 +235,8 @@ class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
         self._allow = allow
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        connection = partial(CheckedHTTPSConnection, allow=self._allow)
-        return self.do_open(connection, req, context=self._context)  # type: ignore[arg-type,attr-defined]
+        connection = _checked(http.client.HTTPSConnection, self._allow)
+        return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -289,9 +251,5 @@ def opener(allow: Allow | None) -> urllib.request.OpenerDirector:
     made directly (no proxy); None is for the operator's own URLs, which are not checked."""
     if allow is None:
         return urllib.request.build_opener(_NoRedirect)
-    return urllib.request.build_opener(
-        urllib.request.ProxyHandler({}),
-        _CheckedHTTPHandler(allow),
-        _CheckedHTTPSHandler(allow),
-        _NoRedirect,
-    )
+    checked = (urllib.request.ProxyHandler({}), _CheckedHTTPHandler(allow), _CheckedHTTPSHandler(allow))
+    return urllib.request.build_opener(*checked, _NoRedirect)
