@@ -1,26 +1,19 @@
 """Checker ``entailment``: a separate judge model asked narrow yes/no questions.
 
-The other checkers compare values with receipts; some misstatements carry no value to
-compare ("the service is healthy" over a result that says it is down). For those, a model
-that is not the agent's own reads the answer beside its evidence and says yes or no:
+Some misstatements carry no value to compare ("the service is healthy" over a result that
+says it is down). For those, a model that is not the agent's own reads the answer beside its
+evidence and says yes or no:
 
-- ``not_entailed`` (flag): the judge says the answer states something its turn's tool
-  results do not (the question shows the results, clipped to ``EVIDENCE_CLIP`` characters,
-  and says so when they were cut);
-- ``contradiction`` (flag): the judge says this answer and another that a search ranked
-  beside it contradict each other;
-- ``judge_unavailable`` (info): some or all of these questions were not answered.
+- ``not_entailed`` (flag): the answer states something its turn's tool results (shown up to
+  ``EVIDENCE_CLIP`` characters, the question saying when they were cut) do not;
+- ``contradiction`` (flag): this answer and another that a search ranked beside it
+  contradict each other;
+- ``judge_unavailable`` (info): one finding per run, on the last turn, whenever a question
+  went unasked or unanswered, whatever the cause; its ``unjudged`` lists each and why.
 
-Turns are sampled newest first, ``sample`` per run, among those with an answer; the
-entailment question is put only to a turn that also has tool results (an answer with no
-evidence at all is the action checker's business). A reply whose first line starts with
-neither yes nor no is no verdict, so it is reported as not judged, never as a defect.
-
-``judge_unavailable`` is one finding per run, on the conversation's last turn, whenever
-there was something to ask and it went unasked or unanswered, whatever the cause (no judge
-configured, the judge is the agent's own model, the token budget is spent, the judge is
-down, a reply could not be read); its ``unjudged`` lists each question left open and why.
-Nothing is written anywhere: the findings are the output.
+Turns are sampled newest first, ``sample`` per run, among those with an answer; only a turn
+with tool results is asked about entailment. A reply whose first line starts with neither yes
+nor no is no verdict: it is reported as not judged, never as a defect.
 """
 
 from __future__ import annotations
@@ -30,7 +23,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any
 
 from .judge import ENV_KEY, ENV_MODEL, ENV_URL, Judge, JudgeUnavailable, resolve, verdict_of
 from .options import Options
@@ -51,6 +44,11 @@ class _Question:
     evidence: tuple[Evidence, ...] = ()
     other: dict[str, Any] | None = None  # the neighbour, for a contradiction
 
+    def about(self, **fields: Any) -> dict[str, Any]:
+        """An exchange or an unjudged item: which question, ``fields``, and the neighbour."""
+        other = {} if self.other is None else {"other": self.other}
+        return {"turn": self.turn, "kind": self.kind, **fields, **other}
+
 
 @dataclass
 class _Run:
@@ -59,12 +57,18 @@ class _Run:
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     unjudged: list[dict[str, Any]] = field(default_factory=list)
 
+    def summary(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "tokens": self.spent,
+            "questions": len(self.exchanges),
+            "exchanges": self.exchanges,
+        }
+
 
 def sampled_turns(conversation: Conversation, sample: int) -> list[int]:
-    """The turns a run judges, newest first: up to ``sample`` turns that have an answer.
-
-    A caller that looks up neighbours for contradictions needs them for these turns only.
-    """
+    """The turns a run judges, newest first: up to ``sample`` turns that have an answer (a
+    caller that looks up neighbours needs them for these only)."""
     return [t.index for t in reversed(conversation.turns) if t.answer.strip()][:sample]
 
 
@@ -72,43 +76,30 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-# --- the questions -------------------------------------------------------------------------
-
-
-def _clip(text: str, limit: int) -> tuple[str, bool]:
-    return (text, False) if len(text) <= limit else (text[:limit], True)
-
-
 def entailment_question(turn: Turn) -> tuple[str, tuple[Evidence, ...]]:
     """The question about one turn, and where in its tool results the judge was shown."""
-    room = EVIDENCE_CLIP
+    room, whole = EVIDENCE_CLIP, 0
     blocks: list[str] = []
     evidence: list[Evidence] = []
-    whole = 0
     for i, message in enumerate(turn.messages):
-        if message.role != "tool":
-            continue
-        whole += len(message.text)
-        call = turn.answers.get(i)
-        label = f"[{message.tool_call_id or 'result'}: {call.tool if call else 'tool'}]"
-        shown = message.text[: max(room, 0)]
-        room -= len(shown)
-        blocks.append(f"{label}\n{shown}")
-        evidence.append(Evidence(call_id=message.tool_call_id, path="", start=0, end=len(shown)))
-    results = "\n\n".join(blocks)
+        if message.role == "tool":
+            whole += len(message.text)
+            call = turn.answers.get(i)
+            shown = message.text[: max(room, 0)]
+            room -= len(shown)
+            blocks.append(f"[{message.tool_call_id or 'result'}: {call.tool if call else 'tool'}]\n{shown}")
+            evidence.append(Evidence(call_id=message.tool_call_id, path="", start=0, end=len(shown)))
+    heading = "## The tool results (in full)"
     if whole > EVIDENCE_CLIP:
         heading = (
             f"## The tool results (the first {EVIDENCE_CLIP} of {whole} characters; the rest was "
             "not shown, so do not count against the answer what could be in the part cut off)"
         )
-    else:
-        heading = "## The tool results (in full)"
-    user = next((m.text for m in turn.messages if m.role == "user"), "")
-    user, _ = _clip(user, USER_CLIP)
-    answer, cut = _clip(turn.answer, ANSWER_CLIP)
-    answer_heading = (
-        f"## The answer (its first {ANSWER_CLIP} characters; judge only these)" if cut else "## The answer"
-    )
+    results = "\n\n".join(blocks)
+    user = next((m.text for m in turn.messages if m.role == "user"), "")[:USER_CLIP]
+    answer_heading = "## The answer"
+    if len(turn.answer) > ANSWER_CLIP:
+        answer_heading = f"## The answer (its first {ANSWER_CLIP} characters; judge only these)"
     text = (
         "You check an assistant's answer against the tool results it had in the same turn.\n"
         "Question: does the answer state nothing that the tool results (or the user's own "
@@ -117,14 +108,13 @@ def entailment_question(turn: Turn) -> tuple[str, tuple[Evidence, ...]]:
         "summarising, leaving things out and repeating the user's words are fine.\n"
         "Reply with one word on the first line, yes or no, and one sentence of reason on the "
         "second line.\n\n"
-        f"## The user's message\n\n{user}\n\n{heading}\n\n{results}\n\n{answer_heading}\n\n{answer}"
+        f"## The user's message\n\n{user}\n\n{heading}\n\n{results}\n\n"
+        f"{answer_heading}\n\n{turn.answer[:ANSWER_CLIP]}"
     )
     return text, tuple(evidence)
 
 
 def contradiction_question(answer: str, other: str) -> str:
-    a, _ = _clip(answer, PAIR_CLIP)
-    b, _ = _clip(other, PAIR_CLIP)
     return (
         "You compare two answers an assistant gave, which a search found to be about related "
         "things.\n"
@@ -134,35 +124,26 @@ def contradiction_question(answer: str, other: str) -> str:
         "one that is merely more detailed than the other.\n"
         "Reply with one word on the first line, yes or no, and on the second line one "
         "sentence naming the claim they disagree on.\n\n"
-        f"## Answer A\n\n{a}\n\n## Answer B\n\n{b}"
+        f"## Answer A\n\n{answer[:PAIR_CLIP]}\n\n## Answer B\n\n{other[:PAIR_CLIP]}"
     )
-
-
-def _pair_key(a: str, b: str) -> str:
-    first, second = sorted((a, b))
-    return digest(f"{first}\x00{second}")
-
-
-def _is_index(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _neighbour(item: Any, turns: int) -> dict[str, Any] | None:
     """A well-formed neighbour, else None (a caller's malformed item is ignored)."""
     if not isinstance(item, Mapping):
         return None
-    external_id, turn, answer, for_turn = (item.get(k) for k in ("external_id", "turn", "answer", "for_turn"))
+    keys = ("external_id", "turn", "answer", "for_turn")
+    external_id, turn, answer, for_turn = (item.get(k) for k in keys)
     if not (isinstance(external_id, str) and isinstance(answer, str) and answer.strip()):
         return None
-    if not (_is_index(turn) and _is_index(for_turn) and 0 <= for_turn < turns):
+    if not (type(turn) is int and type(for_turn) is int and 0 <= for_turn < turns):
         return None
-    return {"external_id": external_id, "turn": turn, "answer": answer, "for_turn": for_turn}
+    return dict(zip(keys, (external_id, turn, answer, for_turn), strict=True))
 
 
 def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | None) -> list[_Question]:
     by_turn: dict[int, list[dict[str, Any]]] = {}
-    for item in neighbours or ():
-        good = _neighbour(item, len(conversation.turns))
+    for good in (_neighbour(item, len(conversation.turns)) for item in neighbours or ()):
         if good is not None:
             by_turn.setdefault(good["for_turn"], []).append(good)
     asked: set[str] = set()
@@ -170,54 +151,38 @@ def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | N
     for index in sampled_turns(conversation, sample):
         turn = conversation.turns[index]
         if turn.tool_results:
-            text, evidence = entailment_question(turn)
-            plan.append(_Question(index, "entailment", text, evidence))
+            plan.append(_Question(index, "entailment", *entailment_question(turn)))
         for other in by_turn.get(index, []):
             if other["external_id"] == conversation.external_id and other["turn"] == index:
                 continue
             if other["answer"].strip() == turn.answer.strip():
                 continue  # one text cannot contradict itself
-            key = _pair_key(turn.answer, other["answer"])
-            if key in asked:
-                continue
-            asked.add(key)
-            plan.append(
-                _Question(
-                    index,
-                    "contradiction",
-                    contradiction_question(turn.answer, other["answer"]),
-                    other={"external_id": other["external_id"], "turn": other["turn"]},
-                )
-            )
+            key = digest("\x00".join(sorted((turn.answer, other["answer"]))))
+            if key not in asked:
+                asked.add(key)
+                text = contradiction_question(turn.answer, other["answer"])
+                where = {"external_id": other["external_id"], "turn": other["turn"]}
+                plan.append(_Question(index, "contradiction", text, other=where))
     return plan
-
-
-# --- the checker ---------------------------------------------------------------------------
 
 
 class Entailment:
     name = NAME
 
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
-        """Ask the judge about this conversation, with the context's neighbours and daily budget.
-
-        The report's ``judge`` is the run's exchanges with the judge, None when none was
-        asked. Never raises.
-        """
+        """Ask the judge about this conversation; the report's ``judge`` holds the exchanges
+        (None when none was asked). Never raises."""
         if not conversation.turns:
             return CheckerReport()
-        last = conversation.turns[-1].index
         try:
             return self._judge(conversation, options, context)
         except Exception as exc:  # the rest of the suite must still report
-            return CheckerReport(
-                [_unavailable(last, f"the entailment check stopped ({type(exc).__name__}: {exc})", "error")]
-            )
+            reason = f"the entailment check stopped ({type(exc).__name__}: {exc})"
+            return CheckerReport([_unavailable(conversation.turns[-1].index, reason, "error")])
 
     def _judge(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         opts = options.entailment
         last = conversation.turns[-1].index
-        tokens_left_today = context.tokens_left_today
         plan = _plan(conversation, opts.sample, context.neighbours)
         try:
             config = resolve(opts, project_key=context.judge_key, allow=context.outbound_allow)
@@ -227,52 +192,42 @@ class Entailment:
             return CheckerReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [])
         run = _Run(model=config.model)
         if not plan:
-            return CheckerReport(judge=_summary(run))  # nothing to ask: no tool results, no neighbours
+            return CheckerReport(judge=run.summary())  # nothing to ask: no tool results, no neighbours
         if conversation.agent_model and conversation.agent_model.strip().lower() == config.model.lower():
             reason = (
                 f"the judge model ({config.model}) is the model that wrote these answers, and a "
                 "model cannot be its own checker; name a different model in the entailment options"
             )
-            return CheckerReport([_unavailable(last, reason, "same_model")], judge=_summary(run))
+            return CheckerReport([_unavailable(last, reason, "same_model")], judge=run.summary())
         judge = Judge(config)
         findings: list[Finding] = []
         stopped: str | None = None
         for question in plan:
             if stopped is None:
-                stopped = _budget_spent(run.spent, opts.token_budget, tokens_left_today)
+                stopped = _budget_spent(run.spent, opts.token_budget, context.tokens_left_today)
+            if stopped is None:
+                try:
+                    reply = judge.ask(question.text)
+                except JudgeUnavailable as exc:
+                    stopped = exc.reason  # one failure ends the run's questions: no pile of timeouts
             if stopped is not None:
-                _not_judged(run, question, stopped)
-                continue
-            try:
-                reply = judge.ask(question.text)
-            except JudgeUnavailable as exc:
-                stopped = exc.reason  # one failure ends the run's questions: no pile of timeouts
-                _not_judged(run, question, stopped)
+                run.unjudged.append(question.about(reason=stopped))
                 continue
             run.spent += reply.total_tokens
             verdict = verdict_of(reply.text)
-            exchange: dict[str, Any] = {
-                "turn": question.turn,
-                "kind": question.kind,
-                "question": question.text,
-                "raw": reply.text,
-                "tokens": reply.total_tokens,
-                "verdict": verdict.said,
-            }
-            if question.other is not None:
-                exchange["other"] = question.other
-            run.exchanges.append(exchange)
+            exchange = {"question": question.text, "raw": reply.text, "tokens": reply.total_tokens}
+            run.exchanges.append(question.about(**exchange, verdict=verdict.said))
             if verdict.said is None:
                 first = next((ln.strip() for ln in reply.text.splitlines() if ln.strip()), "")
                 shown = f"{first[:80]!r}" if first else "an empty reply"
-                _not_judged(run, question, f"the judge's reply began with neither yes nor no ({shown})")
-                continue
-            finding = _finding(conversation, question, verdict.said, verdict.reason, reply, config.model)
-            if finding is not None:
-                findings.append(finding)
+                reason = f"the judge's reply began with neither yes nor no ({shown})"
+                run.unjudged.append(question.about(reason=reason))
+            elif verdict.said == ("no" if question.kind == "entailment" else "yes"):
+                common = {"model": config.model, "reason": verdict.reason} | exchange
+                findings.append(_finding(question, verdict.reason, common))
         if run.unjudged:
             findings.append(_unjudged_finding(last, run))
-        return CheckerReport(findings, judge=_summary(run))
+        return CheckerReport(findings, judge=run.summary())
 
 
 def _budget_spent(spent: int, token_budget: int, tokens_left_today: int | None) -> str | None:
@@ -286,65 +241,23 @@ def _budget_spent(spent: int, token_budget: int, tokens_left_today: int | None) 
     return None
 
 
-def _not_judged(run: _Run, question: _Question, reason: str) -> None:
-    item: dict[str, Any] = {"turn": question.turn, "kind": question.kind, "reason": reason}
-    if question.other is not None:
-        item["other"] = question.other
-    run.unjudged.append(item)
-
-
-def _summary(run: _Run) -> dict[str, Any]:
-    return {
-        "model": run.model,
-        "tokens": run.spent,
-        "questions": len(run.exchanges),
-        "exchanges": run.exchanges,
-    }
-
-
-def _finding(
-    conversation: Conversation, question: _Question, said: str, reason: str, reply: Any, model: str
-) -> Finding | None:
-    common = {
-        "model": model,
-        "reason": reason,
-        "question": question.text,
-        "raw": reply.text,
-        "tokens": reply.total_tokens,
-    }
-    because = f" Its reason: {reason}" if reason else " It gave no reason."
-    if question.kind == "entailment":
-        if said != "no":
-            return None
-        return Finding(
-            turn=question.turn,
-            checker=NAME,
-            code="not_entailed",
-            severity="flag",
-            explanation=(
-                f"A separate judge model ({model}) read this answer beside the turn's tool results "
-                f"and said the answer states more than they show.{because}"
-            ),
-            evidence=question.evidence,
-            value=digest(question.text),
-            extra=common,
-        )
-    if said != "yes":
-        return None
+def _finding(question: _Question, reason: str, common: dict[str, Any]) -> Finding:
+    """The defect a verdict finds: an answer its results do not entail, or a contradiction."""
     other = question.other or {}
-    claim_at_odds = reason.split(". ")[0].strip() if reason else ""
+    if question.kind == "entailment":
+        code, value, extra = "not_entailed", digest(question.text), common
+        beside = "the turn's tool results and said the answer states more than they show."
+    else:
+        code, value = "contradiction", f"{other.get('external_id')}#{other.get('turn')}"
+        extra = {"other": other, "claim_at_odds": reason.split(". ")[0].strip() if reason else "", **common}
+        beside = (
+            f"answer {other.get('turn')} of {other.get('external_id')}, which a search ranked next to "
+            "it, and said the two contradict each other."
+        )
+    because = f" Its reason: {reason}" if reason else " It gave no reason."
+    explanation = f"A separate judge model ({common['model']}) read this answer beside {beside}{because}"
     return Finding(
-        turn=question.turn,
-        checker=NAME,
-        code="contradiction",
-        severity="flag",
-        explanation=(
-            f"A separate judge model ({model}) read this answer beside answer {other.get('turn')} "
-            f"of {other.get('external_id')}, which a search ranked next to it, and said the two "
-            f"contradict each other.{because}"
-        ),
-        value=f"{other.get('external_id')}#{other.get('turn')}",
-        extra={"other": other, "claim_at_odds": claim_at_odds, **common},
+        question.turn, NAME, code, "flag", explanation, None, question.evidence, value=value, extra=extra
     )
 
 
@@ -356,41 +269,26 @@ _NO_JUDGE = (
 )
 
 
-def _unavailable(turn: int, reason: str, cause: str, **extra: Any) -> Finding:
+def _unavailable(turn: int, reason: str, cause: str, explanation: str = "", **extra: Any) -> Finding:
+    extra = {"cause": cause, "reason": reason, **extra}
     return Finding(
-        turn=turn,
-        checker=NAME,
-        code="judge_unavailable",
-        severity="info",
-        explanation=f"Not judged: {reason}.",
-        extra={"cause": cause, "reason": reason, **extra},
+        turn, NAME, "judge_unavailable", "info", explanation or f"Not judged: {reason}.", extra=extra
     )
 
 
 def _unjudged_finding(turn: int, run: _Run) -> Finding:
-    reasons = list(dict.fromkeys(item["reason"] for item in run.unjudged))
+    reasons = "; ".join(dict.fromkeys(item["reason"] for item in run.unjudged))
     listed = ", ".join(
         f"turn {item['turn']} ({item['kind']}"
         + (f" with {item['other']['external_id']}#{item['other']['turn']}" if "other" in item else "")
         + ")"
         for item in run.unjudged
     )
-    return Finding(
-        turn=turn,
-        checker=NAME,
-        code="judge_unavailable",
-        severity="info",
-        explanation=(
-            f"The judge model ({run.model}) left {len(run.unjudged)} question(s) unanswered: "
-            f"{'; '.join(reasons)}. Not judged: {listed}."
-        ),
-        extra={
-            "cause": "not_judged",
-            "reason": "; ".join(reasons),
-            "model": run.model,
-            "unjudged": run.unjudged,
-        },
+    explanation = (
+        f"The judge model ({run.model}) left {len(run.unjudged)} question(s) unanswered: "
+        f"{reasons}. Not judged: {listed}."
     )
+    return _unavailable(turn, reasons, "not_judged", explanation, model=run.model, unjudged=run.unjudged)
 
 
 # --- neighbours without a search engine (the command line) ---------------------------------
@@ -428,12 +326,11 @@ def neighbours_among(
     found: list[dict[str, Any]] = []
     for index in sampled_turns(conversation, sample):
         mine = terms(conversation.turns[index].answer)
-        scored = []
-        for position, (external_id, turn, answer, theirs) in enumerate(pool):
-            shared = len(mine & theirs)
-            if shared < 2:
-                continue
-            scored.append((-shared / math.sqrt(len(mine) * len(theirs)), position, external_id, turn, answer))
+        scored = [
+            (-len(mine & theirs) / math.sqrt(len(mine) * len(theirs)), position, external_id, turn, answer)
+            for position, (external_id, turn, answer, theirs) in enumerate(pool)
+            if len(mine & theirs) >= 2
+        ]
         for _, _, external_id, turn, answer in sorted(scored)[:per_turn]:
             found.append({"external_id": external_id, "turn": turn, "answer": answer, "for_turn": index})
     return found

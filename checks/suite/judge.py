@@ -70,6 +70,14 @@ class Reply:
     total_tokens: int
 
 
+def project_url(options: EntailmentOptions, env: Mapping[str, str] | None = None) -> str | None:
+    """The judge URL these options name when it is not the site's own; None otherwise."""
+    site = ((os.environ if env is None else env).get(ENV_URL) or "").strip()
+    if not options.judge_url or (site and options.judge_url.rstrip("/") == site.rstrip("/")):
+        return None
+    return options.judge_url
+
+
 def resolve(
     options: EntailmentOptions,
     env: Mapping[str, str] | None = None,
@@ -84,11 +92,10 @@ def resolve(
     """
     env = os.environ if env is None else env
     model = options.model or (env.get(ENV_MODEL) or "").strip() or None
-    site = (env.get(ENV_URL) or "").strip() or None
-    url = options.judge_url or site
+    url = options.judge_url or (env.get(ENV_URL) or "").strip()
     if not url or not model:
         return None
-    if not options.judge_url or (site is not None and url.rstrip("/") == site.rstrip("/")):  # the site's
+    if project_url(options, env) is None:  # the site's judge
         return JudgeConfig(url, model, env.get(ENV_KEY) or None, options.timeout_s)
     if allow is None:
         allow = outbound.Allow.parse(env.get(outbound.ALLOW_SETTING))
