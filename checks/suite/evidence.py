@@ -1,38 +1,29 @@
 """Checker ``evidence``: every number and identifier in an answer must have been read.
 
-A value the model typed rather than read (an FCID, a serial, a count) looks exactly like
-one it read. This checker reads the answer's candidates (see ``tokens``) and looks each up
-in the tool results of the conversation so far:
+A value the model typed rather than read (an FCID, a serial, a count) looks exactly like one
+it read. This checker reads the answer's candidates (``tokens``) and looks each up in the
+tool results of the conversation so far:
 
 - ``unsupported_value`` (flag): no tool result carries it and no person supplied it;
-- ``computed_value`` (info): no result carries it, but it is a rounding, unit conversion,
-  complement, column sum, ratio or difference of numbers one does, or another derivation
-  of ``derivations.TABLE``;
-- ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier
-  turn, none in this one;
+- ``computed_value`` (info): no result carries it, but a derivation of ``derivations.TABLE``
+  (a rounding, unit conversion, complement, column sum, ratio, difference…) makes it;
+- ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier turn;
 - ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already
   stated. Earlier answers back nothing (``evidence_index.BACKS``), but one invented value is
   one defect: flagged where it first appears, noted where it recurs.
 
 Every grounded value is reported in ``provenance`` with the call, JSON path and span that
-carry it.
+carry it. Principles of the lookup:
 
-Principles of the lookup:
+- **A percent is also the fraction it is**: "12.5%" is looked up under 12.5 and, computed
+  exactly, 0.125; a whole quotient (100 % is 1) is not, a source's 1 being a count far more
+  often than a ratio.
+- **A number grouped by spaces is grounded by either reading**: whole ("41 200" is 41200), or
+  every number of it read apart ("plots 1 200 300" may be a list).
 
-- **A percent is also the fraction it is.** A candidate marked as a percent ("12.5%",
-  "12.5 percent", "12.5 per cent") is looked up under its number and under that number
-  divided by 100, computed exactly (``decimals``): a result's ``"rate": 0.125`` grounds
-  "12.5%", and "13.5%" is still flagged. A whole quotient (100 % is 1) is not looked up: a
-  source's 1 or 2 is a count far more often than a ratio.
-- **A number grouped by spaces is grounded by either reading** (``tokens``): the run as
-  one number ("41 200" is 41200), or every number of it read apart ("plots 1 200 300"
-  may be a list). So reading such a run whole flags nothing its numbers apart would not.
-
-What it is not: a truth judge. A false sentence built from real values ("fc1/3 is up" when
-the data says down), a real value said of the wrong subject, a small invented count and an
-invented name without a digit all pass. It answers one question, "was this value read at
-all", and it leans toward silence: a missed fabrication is a miss, a false accusation
-refuses a good answer.
+It is no truth judge: a false sentence built from real values, a real value said of the
+wrong subject, a small invented count and an invented name without a digit all pass. It
+leans toward silence: a missed fabrication is a miss, a false accusation refuses a good answer.
 """
 
 from __future__ import annotations
@@ -51,7 +42,6 @@ from .derivations import (
     MAX_SOURCES,
     Derivation,
     Figure,
-    NamedRecord,
     Operand,
     Pools,
     derive,
@@ -78,7 +68,7 @@ from .tokens import (
     normalize,
     tokenize,
 )
-from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Severity, Span, Turn
 from .values import Value, day_of_key, read_values
 
 NAME = "evidence"
@@ -109,16 +99,12 @@ def clip(value: str) -> str:
     return value if len(value) <= MAX_VALUE_CHARS else value[: MAX_VALUE_CHARS - 1] + "…"
 
 
-def describe_values(values: list[str]) -> str:
-    """`a`, `b`, … at most twelve, then "and N more"."""
-    shown = ", ".join(f"`{clip(v)}`" for v in values[:MAX_REPORTED_VALUES])
-    rest = len(values) - MAX_REPORTED_VALUES
-    return f"{shown}, and {rest} more" if rest > 0 else shown
-
-
 def correction_for(values: list[str], posture: str) -> str | None:
-    """Under ``guard``, the corrective message for the model: the suite's words first, the
-    values last, as data; under ``rails``, what replaces the answer."""
+    """Under ``guard``, the corrective message for the model (the suite's words first, the
+    values last, as data); under ``rails``, what replaces the answer."""
+    listed = ", ".join(f"`{clip(v)}`" for v in values[:MAX_REPORTED_VALUES])
+    if len(values) > MAX_REPORTED_VALUES:
+        listed += f", and {len(values) - MAX_REPORTED_VALUES} more"
     if posture == "guard":
         return (
             f"{CORRECTION_PREFIX} the answer above states values that appear in no tool result of "
@@ -126,12 +112,12 @@ def correction_for(values: list[str], posture: str) -> str | None:
             "and numbers a tool returned; if you need one of these values, call the tool that "
             'provides it. If the data was never collected, say so plainly: "that was not collected" '
             "is a correct answer, and an invented value is not. The values below are quoted from "
-            "your own answer as data; they are a report, not an instruction.\n\n" + describe_values(values)
+            "your own answer as data; they are a report, not an instruction.\n\n" + listed
         )
     if posture == "rails":
         return (
             f"This answer was not returned: it states {len(values)} value{'s' * (len(values) != 1)} that "
-            f"no tool result of this conversation carries ({describe_values(values)}). It may state "
+            f"no tool result of this conversation carries ({listed}). It may state "
             "only names and numbers that a tool returned or that were supplied to it."
         )
     return None
@@ -143,7 +129,6 @@ def correction_for(values: list[str], posture: str) -> str | None:
 @dataclass
 class AnswerReading:
     candidates: list[Candidate]
-    shapes_timed_out: bool = False
 
 
 def read_answer(
@@ -152,83 +137,67 @@ def read_answer(
     skip: Sequence[tuple[int, int]] = (),
     counted: Callable[[str], bool] | None = None,
 ) -> AnswerReading:
-    """The candidates of an answer, declared shapes first, each with its span.
-
-    ``counted`` says whether the results count a noun (they carry its plural as a word or a
-    key); a number said of such a noun ("7 reservations") is a candidate whatever its size.
-    """
-    tokens = tokenize(answer, grouped=True)
-    values = read_values(answer)  # every date and clock time, in any notation
-    if skip:
-        tokens = [t for t in tokens if not any(a <= t.start < b for a, b in skip)]
-        values = [v for v in values if not any(a <= v.start < b for a, b in skip)]
+    """The candidates of an answer, declared shapes first, each with its span. ``counted``
+    says whether the results count a noun: a number said of one ("7 reservations") is a
+    candidate whatever its size."""
+    tokens = [t for t in tokenize(answer, grouped=True) if not any(a <= t.start < b for a, b in skip)]
+    values = [v for v in read_values(answer) if not any(a <= v.start < b for a, b in skip)]
     amount_of = _amounts_over(tokens, read_amounts(answer))
-    shape_of: list[int] = [-1] * len(tokens)
-    timed_out = False
-    if opts.shapes:
-        shape_of, timed_out = match_patterns([s.pattern for s in opts.shapes], [t.value for t in tokens])
+    shape_of, _ = match_patterns([s.pattern for s in opts.shapes], [t.value for t in tokens])
     candidates: list[Candidate] = []
-    i = 0
-    next_value = 0  # the first value not yet passed
-    while i < len(tokens):
-        token = tokens[i]
-        while next_value < len(values) and values[next_value].end <= token.start:
-            next_value += 1
-        if shape_of[i] >= 0:
-            shape = opts.shapes[shape_of[i]].name
-            candidates.append(
-                Candidate(
-                    token.value, token.text, token.start, token.end, shape, tuple(lookup_forms(token.value))
-                )
-            )
-            i += 1
+    at = 0  # the first value not yet passed
+    unit_at = -1  # a unit token read with the number before it
+    for i, token in enumerate(tokens):
+        if i == unit_at:
             continue
+        while at < len(values) and values[at].end <= token.start:
+            at += 1
         amount = amount_of[i]
-        if amount is not None:
+        if shape_of[i] >= 0:
+            shape, forms = opts.shapes[shape_of[i]].name, tuple(lookup_forms(token.value))
+            candidates.append(Candidate(token.value, token.text, token.start, token.end, shape, forms))
+        elif amount is not None:
             # An amount is one value however many tokens its notation makes ("1 000 €",
             # "US$1,000", "$85/person"): read once, at its first token.
             if i == 0 or amount_of[i - 1] is not amount:
                 candidates.append(_amount_candidate(answer, amount))
-            i += 1
-            continue
-        # A token a date or a time covers is read as that value (once, at its first token):
-        # "Sunday, May 19th, 2024" is one date; "2024-05-19T22:00" a date and a time.
-        covering = []
-        while next_value < len(values) and values[next_value].start < token.end:
-            covering.append(values[next_value])
-            next_value += 1
-        if covering or (next_value > 0 and values[next_value - 1].end > token.start):
-            candidates.extend(_value_candidate(answer, value) for value in covering)
-            i += 1
-            continue
-        unit = None
-        if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
-            following = tokens[i + 1]
-            if is_unit(following.value) and answer[token.end : following.start] in ("", " ", "\u00a0"):
-                unit = following
-        candidate = classify(
-            token,
-            min_digits=opts.min_digits,
-            figures=opts.figures,
-            decimal_rounding=opts.decimal_rounding,
-            unit=unit,
-        )
-        if candidate is None and counted is not None and token.value.isdigit():
-            candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
-        if candidate is not None:
-            candidate = _with_notations(candidate)
-            if candidate.text != answer[candidate.start : candidate.end]:
-                candidate = replace(candidate, text=answer[candidate.start : candidate.end])
-            candidates.append(candidate)
-            if unit is not None and candidate.end == unit.end:
-                i += 1
-        i += 1
-    return AnswerReading(candidates, timed_out)
+        elif (at < len(values) and values[at].start < token.end) or (
+            at > 0 and values[at - 1].end > token.start
+        ):
+            # A token a date or a time covers is read as that value, once, at its first token:
+            # "Sunday, May 19th, 2024" is one date; "2024-05-19T22:00" a date and a time.
+            while at < len(values) and values[at].start < token.end:
+                candidates.append(_value_candidate(answer, values[at]))
+                at += 1
+        else:
+            unit = None
+            if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
+                following = tokens[i + 1]
+                if is_unit(following.value) and answer[token.end : following.start] in ("", " ", "\u00a0"):
+                    unit = following
+            candidate = classify(
+                token,
+                min_digits=opts.min_digits,
+                figures=opts.figures,
+                decimal_rounding=opts.decimal_rounding,
+                unit=unit,
+            )
+            if candidate is None and counted is not None and token.value.isdigit():
+                candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
+            if candidate is not None:
+                # The other keys its value may be written under (``notations``).
+                run = number_run(candidate.value) if candidate.shape == "number" else None
+                extra = tuple(run.keys()) if run is not None else ()
+                text = answer[candidate.start : candidate.end]
+                candidates.append(replace(candidate, text=text, forms=candidate.forms + extra))
+                if unit is not None and candidate.end == unit.end:
+                    unit_at = i + 1
+    return AnswerReading(candidates)
 
 
 def _value_candidate(answer: str, value: Value) -> Candidate:
-    """A date or a clock time, looked up under its keys (``values``). Its value is the
-    canonical one (ISO 8601, 24-hour) where the answer said which; else as written."""
+    """A date or a clock time, looked up under its keys (``values``): its value is the
+    canonical one (ISO 8601, 24-hour) where the answer said which, else as written."""
     text = answer[value.start : value.end]
     return Candidate(
         value.canonical or normalize(text), text, value.start, value.end, value.kind, tuple(value.lookups())
@@ -248,10 +217,9 @@ def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | N
 
 
 def _amount_candidate(answer: str, amount: Amount) -> Candidate:
-    """Money, whatever its digits: "$740" is a value to check as much as "$7,400". The claim
-    is its digits, as written; it is looked up under the amount's keys (``money``)."""
-    keys = amount.keys()
-    start, end = amount.number_start, amount.number_end
+    """Money, whatever its digits ("$740" is checked as much as "$7,400"): its digits as
+    written, looked up under the amount's keys (``money``)."""
+    keys, start, end = amount.keys(), amount.number_start, amount.number_end
     return Candidate(
         keys[0], answer[start:end], start, end, "amount", keys, amount.magnitude, amount.precision
     )
@@ -261,12 +229,10 @@ def _count_candidate(
     answer: str, token: Token, following: list[Token], counted: Callable[[str], bool]
 ) -> Candidate | None:
     """ "7 reservations": a count of a noun the results count, the noun right after it. A
-    word between ("2 upcoming reservations") makes it a count of a part of the list, which
-    no list length settles, so it is not read."""
-    if not following:
-        return None
-    word = following[0]
-    if not word.value.isalpha() or answer[token.end : word.start].strip():
+    word between ("2 upcoming reservations") counts a part of the list, which no list length
+    settles, so it is not read."""
+    word = following[0] if following else None
+    if word is None or not word.value.isalpha() or answer[token.end : word.start].strip():
         return None
     if not (word.value.endswith("s") and counted(word.value)):
         return None
@@ -274,14 +240,6 @@ def _count_candidate(
     # A count of more digits than a number may have is no list's length: only as written.
     forms = (token.value,) if count is None else (token.value, count_key(word.value, int(count)))
     return Candidate(token.value, answer[token.start : word.end], token.start, word.end, "count", forms)
-
-
-def _with_notations(candidate: Candidate) -> Candidate:
-    """The candidate with the other keys its value may be written under (``notations``)."""
-    extra: list[str] = []
-    if candidate.shape == "number" and (run := number_run(candidate.value)) is not None:
-        extra = run.keys()
-    return replace(candidate, forms=candidate.forms + tuple(extra)) if extra else candidate
 
 
 def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
@@ -309,19 +267,15 @@ class _State:
         self.tools = Shown()  # the tool results so far
         self.queries = Shown()  # the arguments of the calls that found something
         self.people = Shown()  # the user's messages and the prompt
-        self.exempt: set[str] = set()  # what the options exempt
-        for value in opts.exempt_values:
-            self.exempt.update(lookup_forms(normalize(value)))
-        # For the arithmetic of later answers: amounts said before, counts and date shifts
-        # the user stated.
+        self.exempt = {form for value in opts.exempt_values for form in lookup_forms(normalize(value))}
+        # For the arithmetic of later answers: amounts said before, amounts earlier answers
+        # explained, and the first count of each number and each shift of days the user wrote
+        # (a later one of the same number explains nothing the first does not).
         self.amounts: list[Operand] = []
-        self.derivations: dict[Decimal, Derivation] = {}  # amounts explained in earlier answers
-        # The first count the user wrote of each number, and each shift of days, in order: a
-        # later one of the same number explains nothing the first does not.
+        self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
         self.shifts: dict[int, None] = {}
-        # The answers' own values that nothing backed: key -> the turn that first stated it.
-        self.invented: dict[str, int] = {}
+        self.invented: dict[str, int] = {}  # a key nothing backed -> the turn whose answer first said it
 
     def absorb(self, source: Source) -> None:
         if not self.grounds.absorb(source):
@@ -329,26 +283,17 @@ class _State:
         if source.role in ("tool", "call"):
             # A successful call's arguments back what the answer restates of its query.
             (self.tools if source.role == "tool" else self.queries).add(source)
-        else:
-            self.people.add(source)
-            who = "the user's words" if source.role == "user" else "the system prompt"
-            self.amounts.extend(
-                Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})")
-                for a in read_amounts(source.text)
-            )
-            if source.role == "user":
-                for count in user_counts(source.text):
-                    self.counts.setdefault(int(count.value), count)
-                self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
-
-    def remember_amounts(
-        self, turn: int, candidates: list[Candidate], known: dict[str, tuple[Evidence, ...]]
-    ) -> None:
-        """An answer's grounded and explained amounts are operands for the answers after it."""
-        for c in candidates:
-            if c.shape == "amount" and c.number is not None and c.value in known:
-                self.amounts.append(Operand(c.number, f"{c.text} (stated in turn {turn})", known[c.value]))
-        del self.amounts[:-MAX_POOL]
+            return
+        self.people.add(source)
+        who = "the user's words" if source.role == "user" else "the system prompt"
+        self.amounts.extend(
+            Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})")
+            for a in read_amounts(source.text)
+        )
+        if source.role == "user":
+            for count in user_counts(source.text):
+                self.counts.setdefault(int(count.value), count)
+            self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
 
     def invented_in(self, candidate: Candidate) -> int | None:
         """The turn whose answer first stated this value with nothing to back it, if any."""
@@ -360,43 +305,32 @@ class _State:
             return False
         return self.tools.counts_noun(count_key(plural, 0)[:-1])
 
-    def pools_for(
-        self, turn: Turn, turn_sources: list[Source], candidates: list[Candidate], amounts: bool
-    ) -> Pools:
-        """The operands an answer's figures may be derived from; those of its amounts (the
-        money read, the counts, the records it names) only when it has amounts to explain."""
-        pools = Pools(
-            self.tools.newest(MAX_SOURCES),
-            turn.answer,
-            turn=turn_sources,
-            shifts=list(self.shifts),
-            holding=self.holding_date,
-            before=self.derivations,
-            sentences=sentences(turn.answer) if amounts else [],
-        )
-        if not amounts:
-            return pools
-        pools.read = [leaf for source in turn_sources for leaf in money_leaves(source)][:MAX_POOL]
-        pools.earlier = self.amounts[-MAX_POOL:]
-        # The user's counts, then the lengths of the results' lists, newest first; of each
-        # number only the first, since a product made with a later one is made with it.
-        counts = dict(self.counts)
-        for count in self.tools.list_counts():
-            counts.setdefault(int(count.value), count)
-        pools.counts = list(counts.values())
-        pools.names = sorted((c.start, c.value) for c in candidates if c.shape == "identifier")
-        wanted = {value for _, value in pools.names}
-        records: dict[str, NamedRecord] = {}
-        for source in pools.records:
-            for record in named_records(source, wanted - set(records)):
-                records.setdefault(record.name, record)
-        pools.named = records
-        return pools
-
     def holding_date(self, wanted: date) -> Source | None:
         """The newest tool result that writes a date, else the first person who wrote it."""
         found = self.tools.holding_date(wanted, newest=True)
         return found if found is not None else self.people.holding_date(wanted, newest=False)
+
+    def locate(
+        self, candidate: Candidate, lookups: list[str]
+    ) -> tuple[Source, tuple[int, int] | None] | None:
+        """Where the newest source carrying one of the candidate's ``lookups`` stands."""
+        found = self.grounds.ground(lookups)
+        if found is not None:
+            return found[0], found[0].span_of(found[1])
+        # Keys read from a result only when asked: an identifier's digit run, a list's length.
+        lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
+        holder = (self.tools.with_lazy_key(lazy) or self.queries.with_lazy_key(lazy)) if lazy else None
+        if holder is not None:
+            for key in lazy:
+                if key in holder.fragments:
+                    return holder, holder.span_of(key)
+                if key in holder.counts:
+                    return holder, None
+        # A run grouped by spaces that no source carries whole may be a list ("items 1 200
+        # 300"): where the first of its numbers stands, when every one of them is carried.
+        apart = [self.grounds.ground((number,)) for number in candidate.apart]
+        first = apart[0] if apart and None not in apart else None
+        return None if first is None else (first[0], first[0].span_of(first[1]))
 
 
 class EvidenceChecker:
@@ -422,288 +356,227 @@ class EvidenceChecker:
                     state.absorb(source)
                     if source.role == "tool":
                         read.append(source)
-            self._judge(turn, opts, state, index.sources, report, read)
+            _judge(turn, opts, state, report, read)
             for source in later:
                 state.absorb(source)
         return report
 
-    def _judge(
-        self,
-        turn: Turn,
-        opts: EvidenceOptions,
-        state: _State,
-        sources: list[Source],
-        report: CheckerReport,
-        turn_sources: list[Source],
-    ) -> None:
-        # Nothing is left unread and no index is cut: the contract's fields say so.
-        stats: dict[str, Any] = {"candidates": 0, "unread": 0, "index_truncated": False}
-        report.turns[turn.index] = stats
-        if not turn.answer:
-            return
-        skip = code_blocks_to_skip(turn) if opts.code == "match" else []
-        reading = read_answer(turn.answer, opts, skip, counted=state.counts_noun)
-        stats["candidates"] = len(reading.candidates)
-        exempt_by_pattern: list[int] = [-1] * len(reading.candidates)
-        if opts.exempt_patterns:
-            exempt_by_pattern, _ = match_patterns(
-                list(opts.exempt_patterns), [c.value for c in reading.candidates]
-            )
 
-        seen: set[str] = set()
-        known: dict[str, tuple[Evidence, ...]] = {}  # value -> what grounds or explains it
-        unread: list[Candidate] = []
-        grounded_turns: list[int] = []
-        for i, candidate in enumerate(reading.candidates):
-            deadline.check()
-            if candidate.value in seen:
-                continue
-            seen.add(candidate.value)
-            lookups = _lookups(candidate)
-            if (
-                exempt_by_pattern[i] >= 0
-                or state.grounds.supplied(lookups)
-                or any(form in state.exempt for form in lookups)
-            ):
-                known[candidate.value] = ()
-                continue
-            where = self._locate(candidate, lookups, state)
-            if where is None and candidate.apart:
-                where = self._locate_apart(candidate.apart, state)
-            if where is None:
-                unread.append(candidate)
-                continue
-            source, span = where
-            grounded_turns.append(source.turn)
-            evidence = source.evidence_at(span)
-            known[candidate.value] = (evidence,)
-            report.provenance.append(
-                {
-                    "turn": turn.index,
-                    "value": clip(candidate.value),
-                    "claim": _span(candidate).to_dict(),
-                    "evidence": [evidence.to_dict()],
-                }
-            )
+def _judge(
+    turn: Turn, opts: EvidenceOptions, state: _State, report: CheckerReport, read: list[Source]
+) -> None:
+    # Nothing is left unread and no index is cut: the contract's fields say so.
+    stats = report.turns[turn.index] = {"candidates": 0, "unread": 0, "index_truncated": False}
+    if not turn.answer:
+        return
+    skip = code_blocks_to_skip(turn) if opts.code == "match" else []
+    candidates = read_answer(turn.answer, opts, skip, counted=state.counts_noun).candidates
+    stats["candidates"] = len(candidates)
+    exempt_by_pattern, _ = match_patterns(list(opts.exempt_patterns), [c.value for c in candidates])
+    seen: set[str] = set()
+    known: dict[str, tuple[Evidence, ...]] = {}  # value -> what grounds or explains it
+    unread: list[Candidate] = []
+    grounded_turns: list[int] = []
+    for i, candidate in enumerate(candidates):
+        deadline.check()
+        if candidate.value in seen:
+            continue
+        seen.add(candidate.value)
+        lookups = _lookups(candidate)
+        exempt = exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in lookups)
+        if exempt or state.grounds.supplied(lookups):
+            known[candidate.value] = ()
+            continue
+        where = state.locate(candidate, lookups)
+        if where is None:
+            unread.append(candidate)
+            continue
+        source, span = where
+        grounded_turns.append(source.turn)
+        known[candidate.value] = (source.evidence_at(span),)
+        value, claim = clip(candidate.value), _span(candidate).to_dict()
+        evidence = [known[candidate.value][0].to_dict()]
+        report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
-        explained = self._derive(turn, opts, state, reading.candidates, unread, known, turn_sources)
-        unsupported: list[Candidate] = []
-        for candidate in unread:
-            derivation = explained.get(candidate.value)
-            if derivation is None:
-                unsupported.append(candidate)
-                continue
-            report.findings.append(
-                Finding(
-                    turn=turn.index,
-                    checker=NAME,
-                    code="computed_value",
-                    severity="info",
-                    explanation=(
-                        f"“{clip(candidate.text)}” is written in no tool result, but it is "
-                        f"{_KIND_WORDS[derivation.kind]}: {derivation.source}."
-                    ),
-                    claim=_span(candidate),
-                    evidence=derivation.evidence,
-                    value=clip(candidate.value),
-                    extra={"derivation": derivation.to_dict()},
-                )
-            )
-        state.remember_amounts(turn.index, reading.candidates, known)
-        for candidate in unread:
-            if candidate.value in explained and candidate.number is not None:
-                state.derivations.setdefault(candidate.number, explained[candidate.value])
-
-        # An earlier answer backs nothing, but a value it invented is one defect: flagged
-        # where it first appears, noted where the model says it again.
-        repeats = [c for c in unsupported if state.invented_in(c) is not None]
-        for candidate in repeats:
-            report.findings.append(self._repeated(turn, candidate, state.invented_in(candidate) or 0))
-        unsupported = [c for c in unsupported if c not in repeats]
-        for form in (form for candidate in unsupported for form in candidate.forms):
-            state.invented.setdefault(form, turn.index)
-        if unsupported:
-            self._flag(turn, opts, unsupported, report)
-        records = names_in(reading.candidates, state.tools, turn.answer)
-        if records:
-            grounded = {
-                c.value for c in reading.candidates if known.get(c.value) and c.value not in explained
-            }
-            report.findings.extend(
-                other_record_findings(turn.index, turn.answer, reading.candidates, grounded, records, NAME)
-            )
-            report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
-            report.findings.extend(route_findings(turn.index, turn.answer, reading.candidates, records, NAME))
-        if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
-            report.findings.append(self._prior_turn(turn, grounded_turns))
-
-    @staticmethod
-    def _derive(
-        turn: Turn,
-        opts: EvidenceOptions,
-        state: _State,
-        candidates: list[Candidate],
-        unread: list[Candidate],
-        known: dict[str, tuple[Evidence, ...]],
-        turn_sources: list[Source],
-    ) -> dict[str, Derivation]:
-        """What explains each value no source carries (``derivations``): which rows may is
-        what the options allow of its shape."""
-        if not opts.figures and not opts.decimal_rounding:
-            return {}
-        amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
-        place: dict[str, int] = {}  # each value's first place among the amounts
-        for i, c in enumerate(amounts):
-            place.setdefault(c.value, i)
-        figures: list[Figure] = []
-        for c in unread:
-            shapes: set[str] = set()
-            if c.number is not None and c.shape != "amount":
-                if opts.decimal_rounding and "." in c.value:
-                    shapes.add("decimal")
-                elif opts.figures and c.shape in ("number", "figure"):
-                    # A percent is no conversion of bytes or seconds: every other row may give it.
-                    shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
-            days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
-            if opts.figures:
-                shapes |= {"date"} if days else set()
-                shapes |= {"duration"} if c.shape == "duration" else set()
-                shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
-            if shapes:
-                at = place[c.value] if "amount" in shapes else -1
-                figures.append(
-                    Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at)
-                )
-        pools = state.pools_for(turn, turn_sources, candidates, any(f.at >= 0 for f in figures))
-        pools.amounts, pools.known = amounts, known
-        return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
-
-    @staticmethod
-    def _locate(
-        candidate: Candidate, lookups: list[str], state: _State
-    ) -> tuple[Source, tuple[int, int] | None] | None:
-        """Where the newest source carrying one of the candidate's ``lookups`` stands."""
-        found = state.grounds.ground(lookups)
-        if found is not None:
-            source, key = found
-            return source, source.span_of(key)
-        # Keys read from a result only when asked: an identifier's digit run, a list's length.
-        lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
-        holder = (state.tools.with_lazy_key(lazy) or state.queries.with_lazy_key(lazy)) if lazy else None
-        if holder is not None:
-            for key in lazy:
-                if key in holder.fragments:
-                    return holder, holder.span_of(key)
-                if key in holder.counts:
-                    return holder, None
-        return None
-
-    @staticmethod
-    def _locate_apart(
-        numbers: tuple[str, ...], state: _State
-    ) -> tuple[Source, tuple[int, int] | None] | None:
-        """Where the first of a run's numbers read apart stands, when every one of them is
-        carried: a run grouped by spaces that no source carries whole may be a list ("items
-        1 200 300"), and reading it whole flags nothing that reading it apart would not."""
-        first: tuple[Source, tuple[int, int] | None] | None = None
-        for number in numbers:
-            found = state.grounds.ground((number,))
-            if found is None:
-                return None
-            if first is None:
-                source, key = found
-                first = (source, source.span_of(key))
-        return first
-
-    @staticmethod
-    def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: CheckerReport) -> None:
-        names = [c.value for c in values]
-        correction = correction_for(names, opts.posture)
-        for candidate in values:
-            numeric = candidate.shape in ("number", "figure") and opts.figures
-            explanation = (
-                f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
-                "conversation, and no user message or system prompt supplied it"
-                + (
-                    "; it is also no rounding, unit conversion, complement, column sum, ratio or "
-                    "difference of the numbers the results carry."
-                    if numeric
-                    else "."
-                )
-            )
-            report.findings.append(
-                Finding(
-                    turn=turn.index,
-                    checker=NAME,
-                    code="unsupported_value",
-                    severity="flag",
-                    explanation=explanation,
-                    claim=_span(candidate),
-                    correction=correction,
-                    value=clip(candidate.value),
-                    extra={"shape": candidate.shape},
-                )
-            )
-
-    @staticmethod
-    def _repeated(turn: Turn, candidate: Candidate, first: int) -> Finding:
-        return Finding(
-            turn=turn.index,
-            checker=NAME,
-            code="repeated_unsupported_value",
-            severity="info",
-            explanation=(
-                f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result and no "
-                f"person supplied it; the answer of turn {first} stated it first and is flagged there."
-            ),
-            claim=_span(candidate),
-            value=clip(candidate.value),
-            extra={"shape": candidate.shape, "first_turn": first},
+    explained = _derive(turn, opts, state, candidates, unread, known, read)
+    unsupported: list[Candidate] = []
+    for candidate in unread:
+        derivation = explained.get(candidate.value)
+        if derivation is None:
+            unsupported.append(candidate)
+            continue
+        if candidate.number is not None:
+            state.derivations.setdefault(candidate.number, derivation)
+        explanation = (
+            f"“{clip(candidate.text)}” is written in no tool result, but it is "
+            f"{_KIND_WORDS[derivation.kind]}: {derivation.source}."
         )
+        extra = {"derivation": derivation.to_dict()}
+        finding = _about(turn, candidate, "computed_value", "info", explanation, extra)
+        report.findings.append(replace(finding, evidence=derivation.evidence))
+    # An answer's grounded and explained amounts are operands for the answers after it.
+    for c in candidates:
+        if c.shape == "amount" and c.number is not None and c.value in known:
+            state.amounts.append(Operand(c.number, f"{c.text} (stated in turn {turn.index})", known[c.value]))
+    del state.amounts[:-MAX_POOL]
 
-    @staticmethod
-    def _prior_turn(turn: Turn, grounded_turns: list[int]) -> Finding:
-        latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
-        back = turn.index - latest
-        return Finding(
-            turn=turn.index,
-            checker=NAME,
-            code="prior_turn_evidence",
-            severity="info",
-            explanation=(
-                f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier "
-                f"turns, the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); "
-                + (
-                    "this turn's own tool results carry none of them."
-                    if served
-                    else "this turn served no tool result."
-                )
-            ),
-            extra={"values": count, "from_turn": latest, "turns_back": back, "served_results": served},
+    # An earlier answer backs nothing, but a value it invented is one defect: flagged where it
+    # first appears, noted where the model says it again.
+    firsts = [state.invented_in(c) for c in unsupported]
+    for candidate, first in zip(unsupported, firsts, strict=True):
+        if first is not None:
+            report.findings.append(_repeated(turn, candidate, first))
+        else:
+            for form in candidate.forms:
+                state.invented.setdefault(form, turn.index)
+    _flag(turn, opts, [c for c, first in zip(unsupported, firsts, strict=True) if first is None], report)
+    records = names_in(candidates, state.tools, turn.answer)
+    if records:
+        grounded = {c.value for c in candidates if known.get(c.value) and c.value not in explained}
+        report.findings.extend(
+            other_record_findings(turn.index, turn.answer, candidates, grounded, records, NAME)
         )
+        report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
+        report.findings.extend(route_findings(turn.index, turn.answer, candidates, records, NAME))
+    if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
+        report.findings.append(_prior_turn(turn, grounded_turns))
+
+
+def _derive(
+    turn: Turn,
+    opts: EvidenceOptions,
+    state: _State,
+    candidates: list[Candidate],
+    unread: list[Candidate],
+    known: dict[str, tuple[Evidence, ...]],
+    read: list[Source],
+) -> dict[str, Derivation]:
+    """What explains each value no source carries (``derivations``): which rows may is what
+    the options allow of its shape."""
+    if not opts.figures and not opts.decimal_rounding:
+        return {}
+    amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
+    place: dict[str, int] = {}  # each value's first place among the amounts
+    for i, c in enumerate(amounts):
+        place.setdefault(c.value, i)
+    figures: list[Figure] = []
+    for c in unread:
+        shapes: set[str] = set()
+        if c.number is not None and c.shape != "amount":
+            if opts.decimal_rounding and "." in c.value:
+                shapes.add("decimal")
+            elif opts.figures and c.shape in ("number", "figure"):
+                # A percent is no conversion of bytes or seconds: every other row may give it.
+                shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
+        days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
+        if opts.figures:
+            shapes |= {"date"} if days else set()
+            shapes |= {"duration"} if c.shape == "duration" else set()
+            shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
+        if shapes:
+            at = place[c.value] if "amount" in shapes else -1
+            figures.append(Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at))
+    with_amounts = any(f.at >= 0 for f in figures)
+    pools = Pools(
+        state.tools.newest(MAX_SOURCES),
+        turn.answer,
+        amounts,
+        known,
+        turn=read,
+        shifts=list(state.shifts),
+        holding=state.holding_date,
+        before=state.derivations,
+        sentences=sentences(turn.answer) if with_amounts else [],
+    )
+    if with_amounts:
+        # The operands of amounts: the money read, the user's counts then the lengths of the
+        # results' lists newest first (of each number only the first: a product made with a
+        # later one is made with it), and the records the answer names.
+        pools.read = [leaf for source in read for leaf in money_leaves(source)][:MAX_POOL]
+        pools.earlier = state.amounts[-MAX_POOL:]
+        counts = dict(state.counts)
+        for count in state.tools.list_counts():
+            counts.setdefault(int(count.value), count)
+        pools.counts = list(counts.values())
+        pools.names = sorted((c.start, c.value) for c in candidates if c.shape == "identifier")
+        wanted = {value for _, value in pools.names}
+        for source in pools.records:
+            for record in named_records(source, wanted - set(pools.named)):
+                pools.named.setdefault(record.name, record)
+    return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
+
+
+def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: CheckerReport) -> None:
+    correction = correction_for([c.value for c in values], opts.posture)
+    for candidate in values:
+        explanation = (
+            f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
+            "conversation, and no user message or system prompt supplied it"
+        )
+        if candidate.shape in ("number", "figure") and opts.figures:
+            explanation += (
+                "; it is also no rounding, unit conversion, complement, column sum, ratio or "
+                "difference of the numbers the results carry"
+            )
+        finding = _about(
+            turn, candidate, "unsupported_value", "flag", explanation + ".", {"shape": candidate.shape}
+        )
+        report.findings.append(replace(finding, correction=correction))
+
+
+def _repeated(turn: Turn, candidate: Candidate, first: int) -> Finding:
+    explanation = (
+        f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result and no "
+        f"person supplied it; the answer of turn {first} stated it first and is flagged there."
+    )
+    extra = {"shape": candidate.shape, "first_turn": first}
+    return _about(turn, candidate, "repeated_unsupported_value", "info", explanation, extra)
+
+
+def _about(
+    turn: Turn, candidate: Candidate, code: str, severity: Severity, why: str, extra: dict[str, Any]
+) -> Finding:
+    """A finding about one value of the answer: its span, and the value clipped."""
+    return Finding(
+        turn.index, NAME, code, severity, why, _span(candidate), value=clip(candidate.value), extra=extra
+    )
+
+
+def _prior_turn(turn: Turn, grounded_turns: list[int]) -> Finding:
+    latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
+    back = turn.index - latest
+    explanation = (
+        f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier "
+        f"turns, the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); "
+        + (
+            "this turn's own tool results carry none of them."
+            if served
+            else "this turn served no tool result."
+        )
+    )
+    extra = {"values": count, "from_turn": latest, "turns_back": back, "served_results": served}
+    return Finding(turn.index, NAME, "prior_turn_evidence", "info", explanation, extra=extra)
 
 
 def _lookups(candidate: Candidate) -> list[str]:
     """The keys a candidate is looked up under, among the tools' and the people's words
-    alike: its forms (a source files a number under its canonical spelling too:
-    ``tokens.token_keys``), and a percent's fraction (``percent_fraction``)."""
-    forms = list(candidate.forms)
-    if candidate.number is not None and candidate.unit in PERCENT_UNITS:
-        fraction = percent_fraction(candidate.number)
-        if fraction is not None:
-            forms.append(fraction)
-    return forms
+    alike: its forms (a source files a number under its canonical spelling too), and a
+    percent's fraction (``percent_fraction``)."""
+    fraction = (
+        percent_fraction(candidate.number)
+        if candidate.number is not None and candidate.unit in PERCENT_UNITS
+        else None
+    )
+    return [*candidate.forms, fraction] if fraction is not None else list(candidate.forms)
 
 
 @exactly
 def percent_fraction(percent: Decimal) -> str | None:
     """The fraction a percent is (``12.5`` % is ``0.125``), exactly, as a source writes a
-    number; None where it is a whole number, which a source writes as a count far more
-    often than as a ratio (100 % is 1)."""
+    number; None where it is whole, which a source writes as a count far more often than as
+    a ratio (100 % is 1)."""
     fraction = percent / 100
-    if fraction == fraction.to_integral_value():
-        return None
-    return number_text(fraction)
+    return None if fraction == fraction.to_integral_value() else number_text(fraction)
 
 
 def _span(candidate: Candidate) -> Span:
