@@ -1,38 +1,32 @@
 """Row-consistent grounding: a value said of a record must be that record's own.
 
 The evidence checker asks whether a value was read at all; a real value of the wrong record
-("T-100042 was opened on 2026-11-01" when that date is T-100000's, in the same result)
-passes that test. This module closes the gap for the plain cases, and stays silent wherever
-the answer leaves room for doubt.
+("T-100042 was opened on 2026-11-01" when that date is T-100000's, in the same result) passes
+that test. This module closes the gap for the plain cases, and stays silent wherever the
+answer leaves room for doubt.
 
-A *record* is a JSON object of a result that holds the identifier the answer names as a
-value of its own (a ticket id, a flight number: a string with a digit, not a date or a clock
-time); its *siblings* are the other objects of the list (or object) that holds it, the other
-rows of the same result. Only the results that carry the name are read, and only that far.
+A *record* is a JSON object of a result that holds the identifier the answer names as a value
+of its own (a string with a digit, not a date or a clock time); its *siblings* are the other
+objects of the list (or object) that holds it. Only the results that carry the name are read.
 
 - ``value_of_other_record`` (flag): one sentence names exactly one record and states a value
-  that the checker grounded; no object named like the record holds the value, and a sibling
-  holds it under a field the named record has too (so it is that field's value of the wrong
-  row). The evidence holds both fields. Amounts are judged only within their clause ("$250
-  from the certificate, $55 from card 7447" names no record for the $250). Values the user or
-  the prompt supplied, computed figures and identifiers are not judged.
-- ``contradicted_value`` (flag): a sentence that names one record says a value of one of its
-  fields ("Gold member", "Plan: Premium", "cabin is economy"); the value is one a sibling
-  holds in that field (so it is a value of that field, not a word that happens to stand
-  beside its name), and the record holds another value there, in every version read. A
-  route right after a record's name ("SHP-2201 from YORK to LEEDS") is judged the same way
-  against the record's own start and end fields (``origin``/``destination``, ``from``/
-  ``to``), with both places values those fields take in the record or its siblings.
-  Questions, conditions and proposals ("if you upgrade to Gold", "would you like economy")
-  describe no record and are skipped.
+  the checker grounded, which no object named like the record holds and a sibling holds
+  under a field the record has too. An amount is judged only within its clause ("$250 from
+  the certificate, $55 from card 7447" names no record for the $250). Values a person
+  supplied, computed figures and identifiers are not judged.
+- ``contradicted_value`` (flag): a sentence that names one record gives one of its fields a
+  value ("Gold member", "Plan: Premium") that a sibling holds there (so it is a value of that
+  field), while the record holds another in every version read; likewise a route right after
+  a record's name ("SHP-2201 from YORK to LEEDS") against its own start and end fields.
+  Questions, conditions and proposals ("if you upgrade to Gold") describe no record.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache, reduce
 from typing import Any
 
 from .evidence_index import Source, join_path
@@ -61,45 +55,38 @@ class Record:
     parts: tuple[str | int, ...]  # where it stands in the result, as path parts
     value: dict[str, Any]
     in_list: bool = False  # whether it stands in a list (or object) of objects, beside others
-    _leaves: dict[str, set[str]] | None = field(default=None, repr=False)
-    _flat: str | None = field(default=None, repr=False)
 
     @property
     def siblings(self) -> list[Record]:
         """The other objects beside it, read from the result only when asked for."""
-        if not self.in_list:
-            return []
-        rows = _rows(self.source, self.source.parsed(), self.parts[:-1])
+        rows = _rows(self.source, self.parts[:-1]) if self.in_list else []
         return [row for row in rows if row.value is not self.value]
 
     @property
     def path(self) -> str:
-        return _join(list(self.parts))
+        return reduce(join_path, self.parts, "")
 
     @property
     def names(self) -> set[str]:
         return {v.lower() for v in self.value.values() if isinstance(v, str) and is_name(v)}
 
-    @property
+    @cached_property
     def leaves(self) -> dict[str, set[str]]:
         """Each scalar field (nested paths joined by dots) with the forms of its value."""
-        if self._leaves is None:
-            self._leaves = {}
-            stack: list[tuple[str, Any]] = [("", self.value)]
-            while stack and len(self._leaves) < 512:
-                path, node = stack.pop()
-                if isinstance(node, dict):
-                    stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
-                elif not isinstance(node, list) and node is not None:
-                    self._leaves[path] = index_text(str(node))
-        return self._leaves
+        leaves: dict[str, set[str]] = {}
+        stack: list[tuple[str, Any]] = [("", self.value)]
+        while stack and len(leaves) < 512:
+            path, node = stack.pop()
+            if isinstance(node, dict):
+                stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
+            elif not isinstance(node, list) and node is not None:
+                leaves[path] = index_text(str(node))
+        return leaves
 
-    @property
+    @cached_property
     def flat(self) -> str:
         """Its scalar values as one lower-case text, for a quick look before ``leaves``."""
-        if self._flat is None:
-            self._flat = "\n".join(str(v).lower() for v in _scalars(self.value))
-        return self._flat
+        return "\n".join(str(v).lower() for v in _scalars(self.value))
 
     def fields_holding(self, forms: tuple[str, ...]) -> list[str]:
         # A spelling of the value that stands in no field rules the fields out unread; a key
@@ -110,8 +97,16 @@ class Record:
         return [path for path, held in self.leaves.items() if any(form in held for form in forms)]
 
     def evidence(self, path: str = "") -> Evidence:
-        where = join_path(self.path, path) if path else self.path
-        return Evidence(call_id=self.source.call_id, path=where)
+        return Evidence(call_id=self.source.call_id, path=join_path(self.path, path) if path else self.path)
+
+    def where(self) -> str:
+        """The record as an explanation names it: its tool and its path."""
+        return f"{self.source.tool or 'a result'}, {self.path or 'the result'}"
+
+    def held_name(self, name: str) -> str:
+        """A name as this record writes it: an explanation that says "t-999999" of
+        T-999999 reads as another record."""
+        return next((v for v in self.value.values() if isinstance(v, str) and v.lower() == name), name)
 
 
 def _scalars(value: Any) -> Iterator[Any]:
@@ -119,10 +114,8 @@ def _scalars(value: Any) -> Iterator[Any]:
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+        if isinstance(node, (dict, list)):
+            stack.extend(node.values() if isinstance(node, dict) else node)
         elif node is not None:
             yield node
 
@@ -149,24 +142,29 @@ def _record_at(source: Source, name: str) -> Record | None:
     if not source.looks_json or f'"{name}"' not in source.low:
         return None  # a name is a whole string value of its result
     span = source.span_of(name)
-    if span is None:
-        return None
-    parts = _parts(source.path_at(span[0]))
-    if not parts:
-        return None
-    holder_parts = parts[:-1]
-    holder = source.value_at(holder_parts)
-    held = holder.get(parts[-1]) if isinstance(holder, dict) else None
-    if not isinstance(held, str) or held.lower() != name:
+    parts: list[str | int] = []
+    for key, index, quoted in _PATH_PART.findall(source.path_at(span[0]) if span else ""):
+        parts.append(int(index) if index else (key or quoted[1:-1]))
+    holder = source.value_at(parts[:-1]) if parts else None
+    if (
+        not isinstance(holder, dict)
+        or not isinstance(held := holder.get(parts[-1]), str)
+        or held.lower() != name
+    ):
         return None  # a name is a string of the object's own, never a number in a field
-    return Record(source, tuple(holder_parts), holder, in_list=bool(holder_parts))
+    return Record(source, tuple(parts[:-1]), holder, in_list=len(parts) > 1)
 
 
-def _rows(source: Source, value: Any, parent: tuple[str | int, ...]) -> list[Record]:
+def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
     """The objects of one list (or object) of a result, read once for every name in it."""
     cache = source.cache.setdefault("rows", {})
     if parent not in cache:
-        holder = _resolve(value, list(parent))
+        holder = source.parsed()
+        for part in parent:
+            if isinstance(part, int) and isinstance(holder, list) and part < len(holder):
+                holder = holder[part]
+            else:
+                holder = holder.get(part) if isinstance(part, str) and isinstance(holder, dict) else None
         items = (
             holder.items()
             if isinstance(holder, dict)
@@ -174,44 +172,15 @@ def _rows(source: Source, value: Any, parent: tuple[str | int, ...]) -> list[Rec
             if isinstance(holder, list)
             else ()
         )
-        cache[parent] = [
-            Record(source, (*parent, key), item)
-            for key, item in list(items)[:MAX_SIBLINGS]
-            if isinstance(item, dict)
-        ]
+        rows = list(items)[:MAX_SIBLINGS]
+        cache[parent] = [Record(source, (*parent, key), item) for key, item in rows if isinstance(item, dict)]
     return cache[parent]
-
-
-def _parts(path: str) -> list[str | int]:
-    out: list[str | int] = []
-    for key, index, quoted in _PATH_PART.findall(path):
-        out.append(int(index) if index else (key or quoted[1:-1]))
-    return out
-
-
-def _join(parts: list[str | int]) -> str:
-    path = ""
-    for part in parts:
-        path = join_path(path, part)
-    return path
-
-
-def _resolve(value: Any, parts: list[str | int]) -> Any:
-    for part in parts:
-        if isinstance(part, int) and isinstance(value, list) and part < len(value):
-            value = value[part]
-        elif isinstance(part, str) and isinstance(value, dict):
-            value = value.get(part)
-        else:
-            return None
-    return value
 
 
 def names_in(candidates: list[Candidate], results: Shown, answer: str) -> dict[str, list[Record]]:
     """The answer's identifiers that name a record and that a check here can use, each with
     its records (``results`` are the tool results so far): the only name of a sentence, or a
-    name a route follows. A value that stands quoted in no result names nothing, and is not
-    looked up."""
+    name a route follows. A value that stands quoted in no result names nothing."""
     possible = {
         c.value
         for c in candidates
@@ -221,17 +190,14 @@ def names_in(candidates: list[Candidate], results: Shown, answer: str) -> dict[s
         return {}
     wanted = {c.value for c in candidates if c.value in possible and _ROUTE.match(answer, c.end)}
     for sentence in sentences(answer):
-        here = {
-            c.value for c in candidates if sentence.start <= c.start < sentence.end and c.value in possible
-        }
-        if len(here) == 1:
-            wanted |= here
-    out: dict[str, list[Record]] = {}
-    for name in wanted:
-        found = named(results, name)
-        if found:
-            out[name] = found
-    return out
+        here = {c.value for c in _inside(candidates, sentence) if c.value in possible}
+        wanted |= here if len(here) == 1 else set()
+    found = {name: named(results, name) for name in wanted}
+    return {name: records for name, records in found.items() if records}
+
+
+def _inside(candidates: list[Candidate], sentence: Sentence) -> list[Candidate]:
+    return [c for c in candidates if sentence.start <= c.start < sentence.end]
 
 
 # --- value_of_other_record ---------------------------------------------------------------
@@ -248,7 +214,7 @@ def other_record_findings(
     """Values a sentence states of the one record it names that only a sibling holds."""
     out: list[Finding] = []
     for sentence in sentences(answer):
-        inside = [c for c in candidates if sentence.start <= c.start < sentence.end]
+        inside = _inside(candidates, sentence)
         here = {c.value for c in inside if c.value in records}
         if len(here) != 1:
             continue
@@ -256,7 +222,11 @@ def other_record_findings(
         own = records[name]
         fields = {path for record in own for path in record.leaves}
         for candidate in inside:
-            if candidate.value in records or candidate.value not in grounded or not _attribute(candidate):
+            # A value a record has (a time, a date, an amount or a number), never an identifier.
+            attribute = candidate.shape in ("date", "time", "amount", "number", "figure")
+            if candidate.value in records or candidate.value not in grounded:
+                continue
+            if not (attribute or _DATE.fullmatch(candidate.value)):
                 continue
             if candidate.shape == "amount" and _clause_names(answer, sentence, candidate, records) != {name}:
                 continue  # "$250 from the certificate, $55 from card 7447": each amount's own clause
@@ -272,63 +242,52 @@ def _sibling_holding(
     own: list[Record], candidate: Candidate, fields: set[str], name: str
 ) -> tuple[Record, str] | None:
     """A row beside the named record that holds the value in a field the record has too."""
-    for record in own:
-        for sibling in record.siblings:
-            if name in sibling.names:
-                continue  # another object of the same record (its second leg, say)
+    for sibling in (sibling for record in own for sibling in record.siblings):
+        if name not in sibling.names:  # else another object of the same record (its second leg)
             shared = [path for path in sibling.fields_holding(candidate.forms) if path in fields]
             if shared:
                 return sibling, shared[0]
     return None
 
 
-def _attribute(candidate: Candidate) -> bool:
-    """A value a record has: a time, a date, an amount or a number; never an identifier."""
-    return candidate.shape in ("date", "time", "amount", "number", "figure") or bool(
-        _DATE.fullmatch(candidate.value)
-    )
-
-
 def _clause_names(
     answer: str, sentence: Sentence, candidate: Candidate, records: dict[str, list[Record]]
 ) -> set[str]:
     """The record names of the clause (between commas, semicolons and "and") holding a value."""
-    start = max(answer.rfind(sep, sentence.start, candidate.start) for sep in (",", ";", " and "))
-    ends = [
-        at
-        for at in (answer.find(sep, candidate.end, sentence.end) for sep in (",", ";", " and "))
-        if at != -1
-    ]
+    separators = (",", ";", " and ")
+    start = max(answer.rfind(sep, sentence.start, candidate.start) for sep in separators)
+    ends = [at for at in (answer.find(sep, candidate.end, sentence.end) for sep in separators) if at != -1]
     clause = answer[max(start, sentence.start) : min(ends, default=sentence.end)]
     return {normalize(word) for word in clause.split()} & set(records)
-
-
-def as_held(record: Record, name: str) -> str:
-    """A record's name as its result writes it: names are compared in lower case, and an
-    explanation that says "t-999999" of T-999999 reads as another record."""
-    return next((v for v in record.value.values() if isinstance(v, str) and v.lower() == name), name)
 
 
 def _other_record(
     turn: int, candidate: Candidate, name: str, own: Record, other: Record, field_path: str, checker: str
 ) -> Finding:
     other_name = sorted(other.names)[0] if other.names else other.path
-    return Finding(
-        turn=turn,
-        checker=checker,
-        code="value_of_other_record",
-        severity="flag",
-        explanation=(
-            f"The sentence states “{candidate.text}” of {as_held(own, name)}, but the record of "
-            f"{as_held(own, name)} ({own.source.tool or 'a result'}, {own.path or 'the result'}) does not "
-            f"hold it; it is the value of another record, {as_held(other, other_name)} "
-            f"({join_path(other.path, field_path)})."
-        ),
-        claim=Span(candidate.text, candidate.start, candidate.end),
-        evidence=(own.evidence(field_path), other.evidence(field_path)),
-        value=candidate.value,
-        extra={"record": name, "other_record": other_name, "field": field_path},
+    mine = own.held_name(name)
+    why = (
+        f"The sentence states “{candidate.text}” of {mine}, but the record of {mine} ({own.where()}) does "
+        f"not hold it; it is the value of another record, {other.held_name(other_name)} "
+        f"({join_path(other.path, field_path)})."
     )
+    claim = Span(candidate.text, candidate.start, candidate.end)
+    evidence = (own.evidence(field_path), other.evidence(field_path))
+    extra = {"record": name, "other_record": other_name, "field": field_path}
+    return _flag(turn, checker, "value_of_other_record", why, claim, evidence, candidate.value, extra)
+
+
+def _flag(
+    turn: int,
+    checker: str,
+    code: str,
+    why: str,
+    claim: Span,
+    evidence: tuple[Evidence, ...],
+    value: str,
+    extra: Any,
+) -> Finding:
+    return Finding(turn, checker, code, "flag", why, claim, evidence, value=value, extra=extra)
 
 
 # --- contradicted_value ------------------------------------------------------------------
@@ -357,7 +316,7 @@ def contradicted_findings(
     for sentence in sentences(answer):
         if sentence.is_question or _NOT_A_REPORT.search(sentence.text):
             continue
-        here = _names_in(sentence, records)
+        here = {normalize(word) for word in re.split(r"[\s(),;:]+", sentence.text)} & set(records)
         if len(here) != 1:
             continue
         own = records[next(iter(here))]
@@ -371,45 +330,21 @@ def contradicted_findings(
             if readings:
                 value, start, end = readings[-1]
                 record = own[0]
-                where = join_path(record.path, key)
-                explanation = (
+                why = (
                     f"The answer says {key} is “{answer[start:end]}”, but the record read "
-                    f"({record.source.tool or 'a result'}, {where}) holds “{record.value[key]}”."
+                    f"({record.source.tool or 'a result'}, {join_path(record.path, key)}) holds "
+                    f"“{record.value[key]}”."
                 )
-                evidence = (Evidence(call_id=record.source.call_id, path=where),)
-                span = Span(answer[start:end], start, end)
+                span, extra = (
+                    Span(answer[start:end], start, end),
+                    {"field": key, "record_value": record.value[key]},
+                )
                 out.append(
-                    _contradicted(turn, span, explanation, evidence, value, key, record.value[key], checker)
+                    _flag(
+                        turn, checker, "contradicted_value", why, span, (record.evidence(key),), value, extra
+                    )
                 )
     return out
-
-
-def _contradicted(
-    turn: int,
-    claim: Span,
-    explanation: str,
-    evidence: tuple[Evidence, ...],
-    value: str,
-    field_name: str,
-    held: str,
-    checker: str,
-) -> Finding:
-    """``contradicted_value``: what the answer says of a field, and what the record holds."""
-    return Finding(
-        turn=turn,
-        checker=checker,
-        code="contradicted_value",
-        severity="flag",
-        explanation=explanation,
-        claim=claim,
-        evidence=evidence,
-        value=value,
-        extra={"field": field_name, "record_value": held},
-    )
-
-
-def _names_in(sentence: Sentence, records: dict[str, list[Record]]) -> set[str]:
-    return {normalize(word) for word in re.split(r"[\s(),;:]+", sentence.text)} & set(records)
 
 
 @lru_cache(maxsize=1024)
@@ -456,14 +391,10 @@ _ROUTE = re.compile(
 
 def _route_keys(value: dict[str, Any]) -> tuple[str, str] | None:
     """The keys of a record's start and end (``origin`` and ``destination``), if it has both."""
-    start = [k for k, v in value.items() if isinstance(v, str) and _first_word_in(k, _START_KEYS)]
-    end = [k for k, v in value.items() if isinstance(v, str) and _first_word_in(k, _END_KEYS)]
+    first = {k: (name_tokens(k) or [""])[0] for k, v in value.items() if isinstance(v, str)}
+    start = [k for k, word in first.items() if word in _START_KEYS]
+    end = [k for k, word in first.items() if word in _END_KEYS]
     return (start[0], end[0]) if len(start) == 1 and len(end) == 1 else None
-
-
-def _first_word_in(key: str, words: tuple[str, ...]) -> bool:
-    parts = name_tokens(key)
-    return bool(parts) and parts[0] in words
 
 
 def route_findings(
@@ -475,10 +406,8 @@ def route_findings(
     for candidate in candidates:
         own = records.get(candidate.value)
         match = _ROUTE.match(answer, candidate.end) if own else None
-        if not own or match is None:
-            continue
-        routes = [(r, keys) for r in own if (keys := _route_keys(r.value)) is not None]
-        if not routes:
+        routes = [(r, keys) for r in own or () if (keys := _route_keys(r.value)) is not None]
+        if match is None or not routes:
             continue
         said = (match.group("a").lower(), match.group("b").lower())
         held = {(r.value[a].lower(), r.value[b].lower()) for r, (a, b) in routes}
@@ -490,28 +419,16 @@ def route_findings(
         }
         if said in held or not set(said) <= places:
             continue
-        out.append(_wrong_route(turn, answer, candidate, match, said, *routes[0], checker))
+        record, (start_key, end_key) = routes[0]
+        goes = f"{record.value[start_key]} to {record.value[end_key]}"
+        why = (
+            f"The answer says {candidate.text} goes from {match.group('a')} to {match.group('b')}, but its "
+            f"record ({record.where()}) goes {goes}."
+        )
+        span = Span(answer[match.start("a") : match.end()], match.start("a"), match.end())
+        evidence = (record.evidence(start_key), record.evidence(end_key))
+        extra = {"field": f"{start_key}, {end_key}", "record_value": goes}
+        out.append(
+            _flag(turn, checker, "contradicted_value", why, span, evidence, f"{said[0]} to {said[1]}", extra)
+        )
     return out
-
-
-def _wrong_route(
-    turn: int,
-    answer: str,
-    candidate: Candidate,
-    match: re.Match[str],
-    said: tuple[str, str],
-    record: Record,
-    keys: tuple[str, str],
-    checker: str,
-) -> Finding:
-    start_key, end_key = keys
-    at = match.start("a")
-    held = f"{record.value[start_key]} to {record.value[end_key]}"
-    explanation = (
-        f"The answer says {candidate.text} goes from {match.group('a')} to {match.group('b')}, but its "
-        f"record ({record.source.tool or 'a result'}, {record.path or 'the result'}) goes {held}."
-    )
-    evidence = (record.evidence(start_key), record.evidence(end_key))
-    span = Span(answer[at : match.end()], at, match.end())
-    fields = f"{start_key}, {end_key}"
-    return _contradicted(turn, span, explanation, evidence, f"{said[0]} to {said[1]}", fields, held, checker)
