@@ -327,23 +327,18 @@ def contradicted_findings(
                 continue
             known = {_word_value(s.value.get(key)) for record in own for s in record.siblings} - {None}
             readings = [s for s in said if s[0] in known]
-            if readings:
-                value, start, end = readings[-1]
-                record = own[0]
-                why = (
-                    f"The answer says {key} is “{answer[start:end]}”, but the record read "
-                    f"({record.source.tool or 'a result'}, {join_path(record.path, key)}) holds "
-                    f"“{record.value[key]}”."
-                )
-                span, extra = (
-                    Span(answer[start:end], start, end),
-                    {"field": key, "record_value": record.value[key]},
-                )
-                out.append(
-                    _flag(
-                        turn, checker, "contradicted_value", why, span, (record.evidence(key),), value, extra
-                    )
-                )
+            if not readings:
+                continue
+            value, start, end = readings[-1]
+            record = own[0]
+            why = (
+                f"The answer says {key} is “{answer[start:end]}”, but the record read "
+                f"({record.source.tool or 'a result'}, {join_path(record.path, key)}) holds "
+                f"“{record.value[key]}”."
+            )
+            span, evidence = Span(answer[start:end], start, end), (record.evidence(key),)
+            extra = {"field": key, "record_value": record.value[key]}
+            out.append(_flag(turn, checker, "contradicted_value", why, span, evidence, value, extra))
     return out
 
 
