@@ -295,10 +295,6 @@ class _State:
                 self.counts.setdefault(int(count.value), count)
             self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
 
-    def invented_in(self, candidate: Candidate) -> int | None:
-        """The turn whose answer first stated this value with nothing to back it, if any."""
-        return next((self.invented[f] for f in candidate.forms if f in self.invented), None)
-
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
         if plural not in self.grounds.newest or len(plural) < 4:
@@ -411,7 +407,7 @@ def _judge(
             f"“{clip(candidate.text)}” is written in no tool result, but it is "
             f"{_KIND_WORDS[derivation.kind]}: {derivation.source}."
         )
-        extra = {"derivation": derivation.to_dict()}
+        extra: dict[str, Any] = {"derivation": derivation.to_dict()}
         finding = _about(turn, candidate, "computed_value", "info", explanation, extra)
         report.findings.append(replace(finding, evidence=derivation.evidence))
     # An answer's grounded and explained amounts are operands for the answers after it.
@@ -422,14 +418,30 @@ def _judge(
 
     # An earlier answer backs nothing, but a value it invented is one defect: flagged where it
     # first appears, noted where the model says it again.
-    firsts = [state.invented_in(c) for c in unsupported]
+    firsts = [next((state.invented[f] for f in c.forms if f in state.invented), None) for c in unsupported]
     for candidate, first in zip(unsupported, firsts, strict=True):
         if first is not None:
-            report.findings.append(_repeated(turn, candidate, first))
-        else:
-            for form in candidate.forms:
-                state.invented.setdefault(form, turn.index)
-    _flag(turn, opts, [c for c, first in zip(unsupported, firsts, strict=True) if first is None], report)
+            why = (
+                f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result and no "
+                f"person supplied it; the answer of turn {first} stated it first and is flagged there."
+            )
+            extra = {"shape": candidate.shape, "first_turn": first}
+            report.findings.append(_about(turn, candidate, "repeated_unsupported_value", "info", why, extra))
+    new = [c for c, first in zip(unsupported, firsts, strict=True) if first is None]
+    correction = correction_for([c.value for c in new], opts.posture)
+    for candidate in new:
+        state.invented.update({form: turn.index for form in candidate.forms if form not in state.invented})
+        why = (
+            f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
+            "conversation, and no user message or system prompt supplied it"
+        )
+        if candidate.shape in ("number", "figure") and opts.figures:
+            why += (
+                "; it is also no rounding, unit conversion, complement, column sum, ratio or "
+                "difference of the numbers the results carry"
+            )
+        finding = _about(turn, candidate, "unsupported_value", "flag", why + ".", {"shape": candidate.shape})
+        report.findings.append(replace(finding, correction=correction))
     records = names_in(candidates, state.tools, turn.answer)
     if records:
         grounded = {c.value for c in candidates if known.get(c.value) and c.value not in explained}
@@ -439,7 +451,19 @@ def _judge(
         report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
         report.findings.extend(route_findings(turn.index, turn.answer, candidates, records, NAME))
     if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
-        report.findings.append(_prior_turn(turn, grounded_turns))
+        latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
+        back = turn.index - latest
+        why = (
+            f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier "
+            f"turns, the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); "
+        )
+        why += (
+            "this turn's own tool results carry none of them."
+            if served
+            else "this turn served no tool result."
+        )
+        extra = {"values": count, "from_turn": latest, "turns_back": back, "served_results": served}
+        report.findings.append(Finding(turn.index, NAME, "prior_turn_evidence", "info", why, extra=extra))
 
 
 def _derive(
@@ -506,33 +530,6 @@ def _derive(
     return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
 
 
-def _flag(turn: Turn, opts: EvidenceOptions, values: list[Candidate], report: CheckerReport) -> None:
-    correction = correction_for([c.value for c in values], opts.posture)
-    for candidate in values:
-        explanation = (
-            f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
-            "conversation, and no user message or system prompt supplied it"
-        )
-        if candidate.shape in ("number", "figure") and opts.figures:
-            explanation += (
-                "; it is also no rounding, unit conversion, complement, column sum, ratio or "
-                "difference of the numbers the results carry"
-            )
-        finding = _about(
-            turn, candidate, "unsupported_value", "flag", explanation + ".", {"shape": candidate.shape}
-        )
-        report.findings.append(replace(finding, correction=correction))
-
-
-def _repeated(turn: Turn, candidate: Candidate, first: int) -> Finding:
-    explanation = (
-        f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result and no "
-        f"person supplied it; the answer of turn {first} stated it first and is flagged there."
-    )
-    extra = {"shape": candidate.shape, "first_turn": first}
-    return _about(turn, candidate, "repeated_unsupported_value", "info", explanation, extra)
-
-
 def _about(
     turn: Turn, candidate: Candidate, code: str, severity: Severity, why: str, extra: dict[str, Any]
 ) -> Finding:
@@ -542,41 +539,17 @@ def _about(
     )
 
 
-def _prior_turn(turn: Turn, grounded_turns: list[int]) -> Finding:
-    latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
-    back = turn.index - latest
-    explanation = (
-        f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier "
-        f"turns, the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); "
-        + (
-            "this turn's own tool results carry none of them."
-            if served
-            else "this turn served no tool result."
-        )
-    )
-    extra = {"values": count, "from_turn": latest, "turns_back": back, "served_results": served}
-    return Finding(turn.index, NAME, "prior_turn_evidence", "info", explanation, extra=extra)
-
-
+@exactly
 def _lookups(candidate: Candidate) -> list[str]:
     """The keys a candidate is looked up under, among the tools' and the people's words
-    alike: its forms (a source files a number under its canonical spelling too), and a
-    percent's fraction (``percent_fraction``)."""
-    fraction = (
-        percent_fraction(candidate.number)
-        if candidate.number is not None and candidate.unit in PERCENT_UNITS
-        else None
-    )
-    return [*candidate.forms, fraction] if fraction is not None else list(candidate.forms)
-
-
-@exactly
-def percent_fraction(percent: Decimal) -> str | None:
-    """The fraction a percent is (``12.5`` % is ``0.125``), exactly, as a source writes a
-    number; None where it is whole, which a source writes as a count far more often than as
-    a ratio (100 % is 1)."""
-    fraction = percent / 100
-    return None if fraction == fraction.to_integral_value() else number_text(fraction)
+    alike: its forms, and a percent's fraction (``12.5`` % is ``0.125``), exactly, unless it
+    is whole (a source writes 100 % as 1 far more often as a count than as a ratio)."""
+    forms = list(candidate.forms)
+    if candidate.number is not None and candidate.unit in PERCENT_UNITS:
+        fraction = candidate.number / 100
+        if fraction != fraction.to_integral_value():
+            forms.append(number_text(fraction))
+    return forms
 
 
 def _span(candidate: Candidate) -> Span:
