@@ -343,17 +343,13 @@ class EvidenceChecker:
                 state.absorb(source)
         for turn in conversation.turns:
             deadline.check()
-            later: list[Source] = []
-            read: list[Source] = []  # this turn's tool results before its answer
-            for source in index.by_turn[turn.index]:
-                if turn.answer_index is not None and source.message_index > turn.answer_index:
-                    later.append(source)
-                else:
-                    state.absorb(source)
-                    if source.role == "tool":
-                        read.append(source)
-            _judge(turn, opts, state, report, read)
-            for source in later:
+            # The sources before the answer, in message order, then those after it.
+            sources = index.by_turn[turn.index]
+            before = [s for s in sources if turn.answer_index is None or s.message_index <= turn.answer_index]
+            for source in before:
+                state.absorb(source)
+            _judge(turn, opts, state, report, [s for s in before if s.role == "tool"])
+            for source in sources[len(before) :]:
                 state.absorb(source)
         return report
 
@@ -361,13 +357,12 @@ class EvidenceChecker:
 def _judge(
     turn: Turn, opts: EvidenceOptions, state: _State, report: CheckerReport, read: list[Source]
 ) -> None:
-    # Nothing is left unread and no index is cut: the contract's fields say so.
-    stats = report.turns[turn.index] = {"candidates": 0, "unread": 0, "index_truncated": False}
     if not turn.answer:
         return
     skip = code_blocks_to_skip(turn) if opts.code == "match" else []
     candidates = read_answer(turn.answer, opts, skip, counted=state.counts_noun).candidates
-    stats["candidates"] = len(candidates)
+    # Nothing is left unread and no index is cut: the turn's other statistics stay zero.
+    report.turns[turn.index] = {"candidates": len(candidates)}
     exempt_by_pattern, _ = match_patterns(list(opts.exempt_patterns), [c.value for c in candidates])
     seen: set[str] = set()
     known: dict[str, tuple[Evidence, ...]] = {}  # value -> what grounds or explains it
