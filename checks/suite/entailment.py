@@ -22,7 +22,7 @@ import hashlib
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .judge import ENV_KEY, ENV_MODEL, ENV_URL, Judge, JudgeUnavailable, resolve, verdict_of
@@ -48,22 +48,6 @@ class _Question:
         """An exchange or an unjudged item: which question, ``fields``, and the neighbour."""
         other = {} if self.other is None else {"other": self.other}
         return {"turn": self.turn, "kind": self.kind, **fields, **other}
-
-
-@dataclass
-class _Run:
-    model: str
-    spent: int = 0
-    exchanges: list[dict[str, Any]] = field(default_factory=list)
-    unjudged: list[dict[str, Any]] = field(default_factory=list)
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "tokens": self.spent,
-            "questions": len(self.exchanges),
-            "exchanges": self.exchanges,
-        }
 
 
 def sampled_turns(conversation: Conversation, sample: int) -> list[int]:
@@ -175,59 +159,75 @@ class Entailment:
         if not conversation.turns:
             return CheckerReport()
         try:
-            return self._judge(conversation, options, context)
+            return _judge(conversation, options, context)
         except Exception as exc:  # the rest of the suite must still report
             reason = f"the entailment check stopped ({type(exc).__name__}: {exc})"
             return CheckerReport([_unavailable(conversation.turns[-1].index, reason, "error")])
 
-    def _judge(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
-        opts = options.entailment
-        last = conversation.turns[-1].index
-        plan = _plan(conversation, opts.sample, context.neighbours)
-        try:
-            config = resolve(opts, project_key=context.judge_key, allow=context.outbound_allow)
-        except ValueError as exc:  # an allow-list the operator mistyped
-            return CheckerReport([_unavailable(last, str(exc), "configuration")] if plan else [])
-        if config is None:
-            return CheckerReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [])
-        run = _Run(model=config.model)
-        if not plan:
-            return CheckerReport(judge=run.summary())  # nothing to ask: no tool results, no neighbours
-        if conversation.agent_model and conversation.agent_model.strip().lower() == config.model.lower():
-            reason = (
-                f"the judge model ({config.model}) is the model that wrote these answers, and a "
-                "model cannot be its own checker; name a different model in the entailment options"
+
+def _judge(conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
+    opts, last = options.entailment, conversation.turns[-1].index
+    plan = _plan(conversation, opts.sample, context.neighbours)
+    try:
+        config = resolve(opts, project_key=context.judge_key, allow=context.outbound_allow)
+    except ValueError as exc:  # an allow-list the operator mistyped
+        return CheckerReport([_unavailable(last, str(exc), "configuration")] if plan else [])
+    if config is None:
+        return CheckerReport([_unavailable(last, _NO_JUDGE, "no_judge")] if plan else [])
+    spent = 0
+    exchanges: list[dict[str, Any]] = []
+    unjudged: list[dict[str, Any]] = []
+    summary = {"model": config.model, "tokens": 0, "questions": 0, "exchanges": exchanges}
+    if not plan:
+        return CheckerReport(judge=summary)  # nothing to ask: no tool results, no neighbours
+    if conversation.agent_model and conversation.agent_model.strip().lower() == config.model.lower():
+        reason = (
+            f"the judge model ({config.model}) is the model that wrote these answers, and a "
+            "model cannot be its own checker; name a different model in the entailment options"
+        )
+        return CheckerReport([_unavailable(last, reason, "same_model")], judge=summary)
+    judge = Judge(config)
+    findings: list[Finding] = []
+    stopped: str | None = None
+    for question in plan:
+        if stopped is None:
+            stopped = _budget_spent(spent, opts.token_budget, context.tokens_left_today)
+        if stopped is None:
+            try:
+                reply = judge.ask(question.text)
+            except JudgeUnavailable as exc:
+                stopped = exc.reason  # one failure ends the run's questions: no pile of timeouts
+        if stopped is not None:
+            unjudged.append(question.about(reason=stopped))
+            continue
+        spent += reply.total_tokens
+        verdict = verdict_of(reply.text)
+        exchange = {"question": question.text, "raw": reply.text, "tokens": reply.total_tokens}
+        exchanges.append(question.about(**exchange, verdict=verdict.said))
+        if verdict.said is None:
+            first = next((ln.strip() for ln in reply.text.splitlines() if ln.strip()), "")
+            shown = f"{first[:80]!r}" if first else "an empty reply"
+            unjudged.append(
+                question.about(reason=f"the judge's reply began with neither yes nor no ({shown})")
             )
-            return CheckerReport([_unavailable(last, reason, "same_model")], judge=run.summary())
-        judge = Judge(config)
-        findings: list[Finding] = []
-        stopped: str | None = None
-        for question in plan:
-            if stopped is None:
-                stopped = _budget_spent(run.spent, opts.token_budget, context.tokens_left_today)
-            if stopped is None:
-                try:
-                    reply = judge.ask(question.text)
-                except JudgeUnavailable as exc:
-                    stopped = exc.reason  # one failure ends the run's questions: no pile of timeouts
-            if stopped is not None:
-                run.unjudged.append(question.about(reason=stopped))
-                continue
-            run.spent += reply.total_tokens
-            verdict = verdict_of(reply.text)
-            exchange = {"question": question.text, "raw": reply.text, "tokens": reply.total_tokens}
-            run.exchanges.append(question.about(**exchange, verdict=verdict.said))
-            if verdict.said is None:
-                first = next((ln.strip() for ln in reply.text.splitlines() if ln.strip()), "")
-                shown = f"{first[:80]!r}" if first else "an empty reply"
-                reason = f"the judge's reply began with neither yes nor no ({shown})"
-                run.unjudged.append(question.about(reason=reason))
-            elif verdict.said == ("no" if question.kind == "entailment" else "yes"):
-                common = {"model": config.model, "reason": verdict.reason} | exchange
-                findings.append(_finding(question, verdict.reason, common))
-        if run.unjudged:
-            findings.append(_unjudged_finding(last, run))
-        return CheckerReport(findings, judge=run.summary())
+        elif verdict.said == ("no" if question.kind == "entailment" else "yes"):
+            common = {"model": config.model, "reason": verdict.reason} | exchange
+            findings.append(_finding(question, verdict.reason, common))
+    if unjudged:
+        reasons = "; ".join(dict.fromkeys(item["reason"] for item in unjudged))
+        listed = ", ".join(
+            f"turn {item['turn']} ({item['kind']}"
+            + (f" with {item['other']['external_id']}#{item['other']['turn']}" if "other" in item else "")
+            + ")"
+            for item in unjudged
+        )
+        why = (
+            f"The judge model ({config.model}) left {len(unjudged)} question(s) unanswered: "
+            f"{reasons}. Not judged: {listed}."
+        )
+        more = {"model": config.model, "unjudged": unjudged}
+        findings.append(_unavailable(last, reasons, "not_judged", why, **more))
+    return CheckerReport(findings, judge=summary | {"tokens": spent, "questions": len(exchanges)})
 
 
 def _budget_spent(spent: int, token_budget: int, tokens_left_today: int | None) -> str | None:
@@ -255,10 +255,8 @@ def _finding(question: _Question, reason: str, common: dict[str, Any]) -> Findin
             "it, and said the two contradict each other."
         )
     because = f" Its reason: {reason}" if reason else " It gave no reason."
-    explanation = f"A separate judge model ({common['model']}) read this answer beside {beside}{because}"
-    return Finding(
-        question.turn, NAME, code, "flag", explanation, None, question.evidence, value=value, extra=extra
-    )
+    why = f"A separate judge model ({common['model']}) read this answer beside {beside}{because}"
+    return Finding(question.turn, NAME, code, "flag", why, None, question.evidence, value=value, extra=extra)
 
 
 _NO_JUDGE = (
@@ -269,26 +267,9 @@ _NO_JUDGE = (
 )
 
 
-def _unavailable(turn: int, reason: str, cause: str, explanation: str = "", **extra: Any) -> Finding:
-    extra = {"cause": cause, "reason": reason, **extra}
-    return Finding(
-        turn, NAME, "judge_unavailable", "info", explanation or f"Not judged: {reason}.", extra=extra
-    )
-
-
-def _unjudged_finding(turn: int, run: _Run) -> Finding:
-    reasons = "; ".join(dict.fromkeys(item["reason"] for item in run.unjudged))
-    listed = ", ".join(
-        f"turn {item['turn']} ({item['kind']}"
-        + (f" with {item['other']['external_id']}#{item['other']['turn']}" if "other" in item else "")
-        + ")"
-        for item in run.unjudged
-    )
-    explanation = (
-        f"The judge model ({run.model}) left {len(run.unjudged)} question(s) unanswered: "
-        f"{reasons}. Not judged: {listed}."
-    )
-    return _unavailable(turn, reasons, "not_judged", explanation, model=run.model, unjudged=run.unjudged)
+def _unavailable(turn: int, reason: str, cause: str, why: str = "", **more: Any) -> Finding:
+    extra = {"cause": cause, "reason": reason, **more}
+    return Finding(turn, NAME, "judge_unavailable", "info", why or f"Not judged: {reason}.", extra=extra)
 
 
 # --- neighbours without a search engine (the command line) ---------------------------------
