@@ -72,29 +72,17 @@ class Allow:
         items = entries.split(",") if isinstance(entries, str) else list(entries)
         networks: list[IPNetwork] = []
         hosts: set[str] = set()
-        for raw in items:
-            entry = raw.strip()
-            if not entry:
-                continue
+        for entry in filter(None, (raw.strip() for raw in items)):
             try:
                 networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
-                continue
             except ValueError:
-                pass
-            name = _host_key(entry)
-            if not _HOST_NAME.fullmatch(name):
-                raise ValueError(
-                    f"{ALLOW_SETTING}: {entry!r} is neither a network (such as 127.0.0.1/32 or "
-                    "10.0.0.0/8) nor a host name (such as judge.internal)"
-                )
-            hosts.add(name)
+                if not _HOST_NAME.fullmatch(name := _host_key(entry)):
+                    raise ValueError(
+                        f"{ALLOW_SETTING}: {entry!r} is neither a network (such as 127.0.0.1/32 or "
+                        "10.0.0.0/8) nor a host name (such as judge.internal)"
+                    ) from None
+                hosts.add(name)
         return cls(networks=tuple(networks), hosts=frozenset(hosts))
-
-    def allows_host(self, host: str) -> bool:
-        return _host_key(host) in self.hosts
-
-    def allows_address(self, address: IPAddress) -> bool:
-        return any(address.version == net.version and address in net for net in self.networks)
 
 
 NOTHING = Allow()
@@ -136,7 +124,8 @@ def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
     """Why this address may not be reached (``"127.0.0.1 is a loopback address"``), or None."""
     ip = ipaddress.ip_address(address.split("%", 1)[0] if isinstance(address, str) else address)
     embedded = _embedded_ipv4(ip)
-    if any(allow.allows_address(candidate) for candidate in (ip, embedded) if candidate is not None):
+    forms = [form for form in (ip, embedded) if form is not None]
+    if any(form.version == net.version and form in net for form in forms for net in allow.networks):
         return None
     # The IPv4 address an IPv6 form carries says best what it is, so it is named first.
     for candidate in (embedded, ip):
@@ -154,7 +143,7 @@ def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]
     addresses, so one bad one is reason enough), and OSError when the name does not resolve."""
     name = _host_key(host)
     infos = socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM)
-    if allow.allows_host(name):
+    if name in allow.hosts:
         return infos
     for info in infos:
         reason = refusal(str(info[4][0]), allow)
@@ -220,19 +209,16 @@ def _checked(kind: type[http.client.HTTPConnection], allow: Allow) -> Callable[.
     return connection
 
 
-class _CheckedHTTPHandler(urllib.request.HTTPHandler):
+class _CheckedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """Opens http and https connections through ``connect_checked`` (an instance replaces
+    both default handlers of an opener)."""
+
     def __init__(self, allow: Allow) -> None:
         super().__init__()
         self._allow = allow
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(_checked(http.client.HTTPConnection, self._allow), req)
-
-
-class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, allow: Allow) -> None:
-        super().__init__()
-        self._allow = allow
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         connection = _checked(http.client.HTTPSConnection, self._allow)
@@ -251,5 +237,4 @@ def opener(allow: Allow | None) -> urllib.request.OpenerDirector:
     made directly (no proxy); None is for the operator's own URLs, which are not checked."""
     if allow is None:
         return urllib.request.build_opener(_NoRedirect)
-    checked = (urllib.request.ProxyHandler({}), _CheckedHTTPHandler(allow), _CheckedHTTPSHandler(allow))
-    return urllib.request.build_opener(*checked, _NoRedirect)
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _CheckedHandler(allow), _NoRedirect)
