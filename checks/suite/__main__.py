@@ -1,15 +1,11 @@
 """``python -m checks.suite FILE``: judge conversations with no database, server or network.
 
-FILE is one conversation, a JSON array of them, or JSONL (``-`` reads standard input). One
-JSON object is printed per conversation, on its own line. Exit status: 0 when the suite
-could judge (whatever it found), 2 when the options are invalid, 1 when FILE cannot be read.
-
-When the options (or RECEIPTS_JUDGE_URL and RECEIPTS_JUDGE_MODEL) name a judge model, the
-entailment checker asks it over the network; each answer's neighbours for contradictions
-are then the answers of the file's other conversations that share most words with it, and
-the daily token budget is spent across the whole file. A judge_url of the options is asked
-only at an address that is public or listed in RECEIPTS_OUTBOUND_ALLOW, and with no key:
-RECEIPTS_JUDGE_API_KEY goes to the judge of RECEIPTS_JUDGE_URL alone.
+FILE is one conversation, a JSON array of them, or JSONL (``-`` reads standard input); one
+JSON object is printed per conversation, on its own line. Exit status: 0 when the suite could
+judge (whatever it found), 2 when the options are invalid, 1 when FILE cannot be read. When a
+judge model is named, each answer's neighbours for contradictions are the answers of the
+file's other conversations that share most words with it, and the daily token budget is spent
+across the whole file.
 """
 
 from __future__ import annotations
@@ -31,11 +27,8 @@ EXIT_OK, EXIT_UNREADABLE, EXIT_BAD_OPTIONS = 0, 1, 2
 
 
 def _load_options(path: str | None) -> Options:
-    if path is None:
-        return parse_options(None)
     try:
-        with open(path, encoding="utf-8") as handle:
-            raw = json.load(handle)
+        raw = None if path is None else json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise OptionsError(
             "--config", f"cannot be read ({exc.strerror}); give a readable JSON file"
@@ -73,17 +66,13 @@ def items(text: str) -> Iterator[tuple[Any, str | None]]:
     yield from parsed
 
 
-def _names_a_judge(options: Options) -> bool:
-    try:
-        return resolve(options.entailment) is not None
-    except ValueError:
-        return True  # named, but RECEIPTS_OUTBOUND_ALLOW is not readable: the suite reports why
-
-
 def _judge_all(entries: Iterator[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
     """Judge each item; when a judge is named, with its neighbours among the others and a daily
     budget shared by all."""
-    judged = _names_a_judge(options)
+    try:
+        judged = resolve(options.entailment) is not None
+    except ValueError:
+        judged = True  # named, but RECEIPTS_OUTBOUND_ALLOW is not readable: the suite reports why
     rows: list[tuple[Any, str | None, Conversation | None]] = []
     for value, problem in entries:
         try:
@@ -94,10 +83,8 @@ def _judge_all(entries: Iterator[tuple[Any, str | None]], options: Options) -> I
     left = options.entailment.daily_token_budget
     for value, problem, conversation in rows:
         if conversation is None:
-            yield {
-                "external_id": value.get("external_id") if isinstance(value, dict) else None,
-                "error": problem,
-            }
+            external_id = value.get("external_id") if isinstance(value, dict) else None
+            yield {"external_id": external_id, "error": problem}
             continue
         others = [c for c in readable if c is not conversation]
         neighbours = neighbours_among(conversation, others, options.entailment.sample) if judged else None
