@@ -1,29 +1,21 @@
 """Checker ``evidence``: every number and identifier in an answer must have been read.
 
 A value the model typed rather than read (an FCID, a serial, a count) looks exactly like one
-it read. This checker reads the answer's candidates (``tokens``) and looks each up in the
-tool results of the conversation so far:
+it read. This checker reads the answer's candidates (``tokens``) and looks each up in what
+the conversation showed before it (``evidence_index.BACKS``):
 
 - ``unsupported_value`` (flag): no tool result carries it and no person supplied it;
-- ``computed_value`` (info): no result carries it, but a derivation of ``derivations.TABLE``
-  (a rounding, unit conversion, complement, column sum, ratio, difference…) makes it;
+- ``computed_value`` (info): none carries it, but a derivation (``derivations.TABLE``) makes it;
 - ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier turn;
-- ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already
-  stated. Earlier answers back nothing (``evidence_index.BACKS``), but one invented value is
-  one defect: flagged where it first appears, noted where it recurs.
+- ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already stated
+  (one invented value is one defect: flagged where it first appears).
 
 Every grounded value is reported in ``provenance`` with the call, JSON path and span that
-carry it. Principles of the lookup:
-
-- **A percent is also the fraction it is**: "12.5%" is looked up under 12.5 and, computed
-  exactly, 0.125; a whole quotient (100 % is 1) is not, a source's 1 being a count far more
-  often than a ratio.
-- **A number grouped by spaces is grounded by either reading**: whole ("41 200" is 41200), or
-  every number of it read apart ("plots 1 200 300" may be a list).
-
-It is no truth judge: a false sentence built from real values, a real value said of the
-wrong subject, a small invented count and an invented name without a digit all pass. It
-leans toward silence: a missed fabrication is a miss, a false accusation refuses a good answer.
+carry it. A percent is also the fraction it is ("12.5%" is 0.125; a whole one is not, a
+source's 1 being a count far more often than a ratio), and a number grouped by spaces is
+grounded whole ("41 200") or as its numbers read apart (a list). It is no truth judge: a real
+value said of the wrong subject passes, and it leans toward silence, since a false
+accusation refuses a good answer.
 """
 
 from __future__ import annotations
@@ -69,7 +61,7 @@ from .tokens import (
     tokenize,
 )
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Severity, Span, Turn
-from .values import Value, day_of_key, read_values
+from .values import day_of_key, read_values
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
@@ -157,18 +149,24 @@ def read_answer(
             shape, forms = opts.shapes[shape_of[i]].name, tuple(lookup_forms(token.value))
             candidates.append(Candidate(token.value, token.text, token.start, token.end, shape, forms))
         elif amount is not None:
-            # An amount is one value however many tokens its notation makes ("1 000 €",
-            # "US$1,000", "$85/person"): read once, at its first token.
+            # Money, whatever its digits ("$740" as much as "$7,400"), is one value however many
+            # tokens its notation makes ("1 000 €", "US$1,000"): read once, at its first token,
+            # as its digits are written, under the amount's keys (``money``).
             if i == 0 or amount_of[i - 1] is not amount:
-                candidates.append(_amount_candidate(answer, amount))
+                keys, start, end = amount.keys(), amount.number_start, amount.number_end
+                number = (amount.magnitude, amount.precision)
+                candidates.append(Candidate(keys[0], answer[start:end], start, end, "amount", keys, *number))
         elif (at < len(values) and values[at].start < token.end) or (
             at > 0 and values[at - 1].end > token.start
         ):
             # A token a date or a time covers is read as that value, once, at its first token:
             # "Sunday, May 19th, 2024" is one date; "2024-05-19T22:00" a date and a time.
+            # Its value is the canonical one (ISO 8601, 24-hour) where the answer said which.
             while at < len(values) and values[at].start < token.end:
-                candidates.append(_value_candidate(answer, values[at]))
-                at += 1
+                value, at = values[at], at + 1
+                text, forms = answer[value.start : value.end], tuple(value.lookups())
+                canonical = value.canonical or normalize(text)
+                candidates.append(Candidate(canonical, text, value.start, value.end, value.kind, forms))
         else:
             unit = None
             if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
@@ -195,15 +193,6 @@ def read_answer(
     return AnswerReading(candidates)
 
 
-def _value_candidate(answer: str, value: Value) -> Candidate:
-    """A date or a clock time, looked up under its keys (``values``): its value is the
-    canonical one (ISO 8601, 24-hour) where the answer said which, else as written."""
-    text = answer[value.start : value.end]
-    return Candidate(
-        value.canonical or normalize(text), text, value.start, value.end, value.kind, tuple(value.lookups())
-    )
-
-
 def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | None]:
     """For each token, the amount (``money``) it is part of, or None."""
     out: list[Amount | None] = [None] * len(tokens)
@@ -214,15 +203,6 @@ def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | N
         if at < len(amounts) and amounts[at].start < token.end:
             out[i] = amounts[at]
     return out
-
-
-def _amount_candidate(answer: str, amount: Amount) -> Candidate:
-    """Money, whatever its digits ("$740" is checked as much as "$7,400"): its digits as
-    written, looked up under the amount's keys (``money``)."""
-    keys, start, end = amount.keys(), amount.number_start, amount.number_end
-    return Candidate(
-        keys[0], answer[start:end], start, end, "amount", keys, amount.magnitude, amount.precision
-    )
 
 
 def _count_candidate(

@@ -1,24 +1,20 @@
 """Row-consistent grounding: a value said of a record must be that record's own.
 
-The evidence checker asks whether a value was read at all; a real value of the wrong record
-("T-100042 was opened on 2026-11-01" when that date is T-100000's, in the same result) passes
-that test. This module closes the gap for the plain cases, and stays silent wherever the
-answer leaves room for doubt.
+A real value of the wrong record ("T-100042 was opened on 2026-11-01" when that date is
+T-100000's, in the same result) passes the evidence checker, which asks only whether a value
+was read. A *record* is a JSON object of a result that holds an identifier the answer names as
+a value of its own (a string with a digit, no date or time); its *siblings* are the other
+objects of the list (or object) that holds it. Only the plain cases are judged:
 
-A *record* is a JSON object of a result that holds the identifier the answer names as a value
-of its own (a string with a digit, not a date or a clock time); its *siblings* are the other
-objects of the list (or object) that holds it. Only the results that carry the name are read.
-
-- ``value_of_other_record`` (flag): one sentence names exactly one record and states a value
-  the checker grounded, which no object named like the record holds and a sibling holds
-  under a field the record has too. An amount is judged only within its clause ("$250 from
-  the certificate, $55 from card 7447" names no record for the $250). Values a person
-  supplied, computed figures and identifiers are not judged.
+- ``value_of_other_record`` (flag): a sentence names exactly one record and states a grounded
+  value that no object named like the record holds and a sibling holds, under a field the
+  record has too. An amount counts only within its clause ("$250 from the certificate, $55
+  from card 7447"); values a person supplied, computed figures and identifiers are not judged.
 - ``contradicted_value`` (flag): a sentence that names one record gives one of its fields a
-  value ("Gold member", "Plan: Premium") that a sibling holds there (so it is a value of that
-  field), while the record holds another in every version read; likewise a route right after
-  a record's name ("SHP-2201 from YORK to LEEDS") against its own start and end fields.
-  Questions, conditions and proposals ("if you upgrade to Gold") describe no record.
+  value ("Gold member", "Plan: Premium") that a sibling holds there, while the record holds
+  another in every version read; likewise a route right after a record's name ("SHP-2201 from
+  YORK to LEEDS") against its own start and end fields. Questions, conditions and proposals
+  ("if you upgrade to Gold") describe no record.
 """
 
 from __future__ import annotations
@@ -274,20 +270,9 @@ def _other_record(
     claim = Span(candidate.text, candidate.start, candidate.end)
     evidence = (own.evidence(field_path), other.evidence(field_path))
     extra = {"record": name, "other_record": other_name, "field": field_path}
-    return _flag(turn, checker, "value_of_other_record", why, claim, evidence, candidate.value, extra)
-
-
-def _flag(
-    turn: int,
-    checker: str,
-    code: str,
-    why: str,
-    claim: Span,
-    evidence: tuple[Evidence, ...],
-    value: str,
-    extra: Any,
-) -> Finding:
-    return Finding(turn, checker, code, "flag", why, claim, evidence, value=value, extra=extra)
+    return Finding(
+        turn, checker, "value_of_other_record", "flag", why, claim, evidence, None, candidate.value, extra
+    )
 
 
 # --- contradicted_value ------------------------------------------------------------------
@@ -338,7 +323,9 @@ def contradicted_findings(
             )
             span, evidence = Span(answer[start:end], start, end), (record.evidence(key),)
             extra = {"field": key, "record_value": record.value[key]}
-            out.append(_flag(turn, checker, "contradicted_value", why, span, evidence, value, extra))
+            out.append(
+                Finding(turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra)
+            )
     return out
 
 
@@ -422,8 +409,8 @@ def route_findings(
         )
         span = Span(answer[match.start("a") : match.end()], match.start("a"), match.end())
         evidence = (record.evidence(start_key), record.evidence(end_key))
-        extra = {"field": f"{start_key}, {end_key}", "record_value": goes}
+        value, extra = f"{said[0]} to {said[1]}", {"field": f"{start_key}, {end_key}", "record_value": goes}
         out.append(
-            _flag(turn, checker, "contradicted_value", why, span, evidence, f"{said[0]} to {said[1]}", extra)
+            Finding(turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra)
         )
     return out
