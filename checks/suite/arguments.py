@@ -1,22 +1,20 @@
 """Checker ``arguments``: an identifier typed into a tool call must have come from somewhere.
 
-A model that resolves "that machine" out of its own earlier prose, and looks up a name it
-assembled, gets back a real "nothing found", and the answer built on it is grounded in a real
-result. The defect sits one step earlier, in the argument. This checker reads every tool
-call's arguments, without per-tool wiring:
+A model that looks up a name it assembled out of its own prose gets back a real "nothing
+found", and the answer built on it is grounded in a real result: the defect is the argument.
+Every tool call's arguments are read, without per-tool wiring:
 
 - ``unsupported_argument`` (flag): an identifier-shaped string argument (a number of
-  ``min_digits`` digits or more, or an identifier; for tools named in ``arguments_from``,
-  every string of 4 characters or more) appears in no user message, system prompt or earlier
-  tool result (the finding says whether the assistant's own prose had it); or a number typed
+  ``min_digits`` digits or more, or an identifier; for a tool named in ``arguments_from``,
+  every string of 4 characters or more) that no user message, system prompt or earlier tool
+  result holds (the finding says whether the assistant's own prose did); or a number typed
   into a write that nothing supplied (``write_numbers``).
-- ``empty_lookup`` (info): a value one tool's result produced was looked up by another
-  tool, which found nothing.
+- ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that
+  found nothing.
 
-Composed text (a line break, or three words or more: a note, a message) is not an identifier
-and is never checked; an identifier is checked at any length (an explanation cuts a long one
-short, its ``value`` keeps it whole). Values in the tool's declared ``enum`` pass. Where
-``arguments_from`` names a tool's producers, only their results count as producing its arguments.
+Composed text (a line break, or three words or more) is never checked; an identifier is, at
+any length. Values of the tool's declared ``enum`` pass. Where ``arguments_from`` names a
+tool's producers, only their results produce its arguments.
 """
 
 from __future__ import annotations

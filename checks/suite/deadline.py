@@ -1,10 +1,9 @@
 """A time limit that the checkers observe themselves.
 
-A caller that cannot stop a check from outside (a web server's request thread, which no
-timer signal reaches) gives ``run_suite`` a number of seconds. Each checker calls ``check``
-where its work grows with the conversation; past the limit it raises ``DeadlinePassed`` and
-the run ends there, never with a list of findings that looks complete and is not. The limit
-is held in a context variable, so runs in different threads each keep their own.
+A caller that cannot stop a check from outside (a web server's request thread) gives
+``run_suite`` a number of seconds; each checker calls ``check`` where its work grows with the
+conversation, and past the limit the run ends with ``DeadlinePassed``, never with findings
+that look complete and are not. The limit is a context variable: each thread keeps its own.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """A small client for a judge model behind any OpenAI-compatible chat completions API.
 
-The entailment checker asks a model of its own narrow yes/no questions. This module sends
-one question, reads the reply and the tokens it cost, and turns every way that can go wrong
-(no route, a timeout, an error status, a reply that is not the protocol) into
-``JudgeUnavailable`` with a plain reason. Standard library only.
-
-The judge is a project's ``entailment`` options, else the site's ``RECEIPTS_JUDGE_URL`` and
-``RECEIPTS_JUDGE_MODEL``. Keys never sit in the options, and each goes to its own judge only:
-the site's key (``RECEIPTS_JUDGE_API_KEY``) to the site's URL alone; a project's own key,
-which the caller passes in, to the judge its options name. The site's URL is the operator's
-and is not checked; a project's is reached through ``outbound`` (the operator's allow-list,
-no proxy, no redirect).
+It sends one question, reads the reply and the tokens it cost, and turns every way that can go
+wrong into ``JudgeUnavailable`` with a plain reason. Standard library only. The judge is a
+project's ``entailment`` options, else the site's ``RECEIPTS_JUDGE_URL`` and
+``RECEIPTS_JUDGE_MODEL``. Keys never sit in options, and each goes to its own judge only: the
+site's key (``RECEIPTS_JUDGE_API_KEY``) to the site's URL, a project's own key (passed in) to
+the judge its options name, which is reached through ``outbound``.
 """
 
 from __future__ import annotations

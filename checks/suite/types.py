@@ -1,8 +1,5 @@
-"""The plain data the suite reads and writes.
-
-Everything here is frozen and built from JSON-compatible values, so a checker can never
-change the conversation it judges and a finding can be serialized without surprises.
-"""
+"""The plain data the suite reads and writes: frozen and JSON-compatible, so a checker can
+never change the conversation it judges and a finding serializes without surprises."""
 
 from __future__ import annotations
 

@@ -1,26 +1,22 @@
 """Numbers a model typed into a write: where each could have come from.
 
 A booking with ``"total_baggages": 3`` when nobody mentioned bags changes the record as much
-as an invented identifier does, and the answer built on it is "grounded" in the write's own
-result. So each number in the arguments of a call that may change something
-(``tool_names.surely_writes``) must be supplied by one of these, and nothing else:
+as an invented identifier does. So each number in the arguments of a call that may change
+something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else:
 
-- **the user said it of that noun**: the number (in figures or words, "a bag" is 1) stands
-  within three words before a word that names the argument, or is a short reply (six words
-  at most) to an assistant message that named it ("How many bags?" "2"). A word names the
-  argument when it shares its first three letters with a word of the key, generic words like
-  total or number aside; a key of generic words only (``quantity``) takes any noun;
-- **an earlier result holds it under the same key** (``total_baggages`` read as 3);
-- **a documented derivation gives it**: an earlier result's value under the same key plus or
-  minus a count the user said of that noun ("add two bags" to 1 makes 3); money that an
-  earlier answer or the user stated, that a result holds under a money key or names in its
-  text ("total price is 305"), or a sum over a result's list (``derivations``), or one share
-  of a payment whose shares under the same key add up to such an amount; a count no larger
-  than another supplied argument of the same call that names the same thing;
+- **the user said it of that noun**, in figures or words ("a bag" is 1), within three words
+  before a word that shares its first three letters with a word of the key (generic words like
+  total aside; a key of generic words only takes any noun), or as a short reply to a question
+  that named it ("How many bags?" "2");
+- **an earlier result holds it under the same key**;
+- **a documented derivation gives it**: that value plus or minus a count the user said of the
+  noun; money an answer or the user stated, a result holds under a money key or names in its
+  text, or a sum over a result's list (``derivations``), or one share of a payment whose
+  shares add up to such an amount; a count no larger than another supplied argument of the
+  same call that names the same thing;
 - **zero**, the default of every count.
 
-A number elsewhere in the system prompt, or under an unrelated key, supplies nothing.
-Numbers are compared exactly, as ``Decimal`` (``decimals``).
+Numbers are compared exactly, as ``Decimal``.
 """
 
 from __future__ import annotations
