@@ -161,14 +161,8 @@ def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
                 holder = holder[part]
             else:
                 holder = holder.get(part) if isinstance(part, str) and isinstance(holder, dict) else None
-        items = (
-            holder.items()
-            if isinstance(holder, dict)
-            else enumerate(holder)
-            if isinstance(holder, list)
-            else ()
-        )
-        rows = list(items)[:MAX_SIBLINGS]
+        holder = holder if isinstance(holder, (dict, list)) else []
+        rows = list(holder.items() if isinstance(holder, dict) else enumerate(holder))[:MAX_SIBLINGS]
         cache[parent] = [Record(source, (*parent, key), item) for key, item in rows if isinstance(item, dict)]
     return cache[parent]
 
