@@ -52,7 +52,7 @@ from .text import (
     sentences,
     singular,
 )
-from .tool_names import VERB_GROUPS, is_read_named, object_words, verb_of
+from .tool_names import READ_VERBS, VERB_GROUPS, object_words, verb_of
 from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolCall, Turn
 
 NAME = "action_claims"
@@ -301,7 +301,7 @@ def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bo
     A refund is what a change or a cancellation pays back, so any call that changes data
     could have made one.
     """
-    if is_read_named(tool):
+    if verb_of(tool) in READ_VERBS:
         return False
     if claim.verb is None or claim.verb in ("refunded", "run", "executed"):
         return True
