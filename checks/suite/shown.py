@@ -1,17 +1,11 @@
 """What a conversation has shown so far, asked about all at once.
 
 The checkers walk a conversation in order and, at each answer or call, ask questions of
-everything before it: which tool result holds this identifier's digits, which quotes this
-name, which holds this date; did anyone write this value. Answering each question by walking
-back through the earlier messages makes a turn's work grow with the turns before it, so a
-long conversation costs the square of its length.
-
-The classes here keep the messages in order and answer each kind of question by walking
-them, newest first, as long as that is cheap, and from an index once it is not: once the
-walks for one kind of question have visited ``WALKS`` times as many messages as there are,
-its index is built, and from then on grown by the messages that came since. A short
-conversation is never indexed; a long one reads each message once for each kind of question
-it is asked. Either way the answer is the one the walk gives.
+everything before it (which tool result holds these digits, quotes this name, holds this
+date; did anyone write this value). Walking back for each question would make a long
+conversation cost the square of its length, so each kind of question is answered by a walk,
+newest first, until its walks have visited ``WALKS`` times as many messages as there are,
+and from then on from an index grown by the messages since. The answer is the walk's either way.
 """
 
 from __future__ import annotations
@@ -24,9 +18,8 @@ from typing import Any
 from .derivations import Operand, dates_in, list_counts
 from .evidence_index import Source
 
-# How many times over the messages the walks for one kind of question may go before it is
-# indexed: enough that a short conversation is never indexed, few enough that a long one
-# is indexed within its first turns.
+# Enough that a short conversation is never indexed, few enough that a long one is indexed
+# within its first turns.
 WALKS = 32
 # Strings between two quotes longer than this are not indexed: names are shorter.
 MAX_QUOTED = 64
