@@ -1,47 +1,32 @@
 """Checker ``tool_receipts``: what the answer says about its tools, against the receipts.
 
-The runtime, not the model, ran the tools, so its receipts are the ground truth. Three
-kinds of claim are checked:
-
-- *invoked* ("I used the search tool"): a receipt for that tool (or the named call) must
-  exist, else ``fabricated_tool_reference``;
-- *count* ("the search returned 12 results"): must equal the receipt's ``result_count``,
-  else ``count_misstatement``; a receipt that recorded no count cannot refute it;
-- *absence* ("no logins were found"): the receipt must record no results, else
-  ``false_absence``.
-
-Where the receipts may have been trimmed (``receipts_complete: false``), a claim with no
-receipt is ``ungroundable`` (info): a runtime forgetting its own record is no evidence that
-the model invented the call.
+The runtime, not the model, ran the tools, so its receipts are the ground truth. An
+*invoked* claim ("I used the search tool") needs a receipt for the tool or the named call,
+else it is ``fabricated_tool_reference``; a *count* ("the search returned 12 results") must
+equal the receipt's ``result_count``, else ``count_misstatement``; an *absence* ("no logins
+were found") needs a receipt that records no results, else ``false_absence``. Where the
+receipts may have been trimmed (``receipts_complete: false``), a claim with no receipt is
+``ungroundable`` (info): a runtime forgetting its record is no evidence of an invented call.
 
 Claims are the turn's structured ``claims`` when the runtime sent them, else read from the
-answer (never from an offer, a plan, a question or a hypothetical): where the sentence names
-a tool, speaks of the turn's only tool, or, for counts and absences, is about one list the
-turn read.
+answer (never from an offer, a plan, a question or a hypothetical) where the sentence names
+a tool or speaks of the turn's only tool, or, for a count or an absence, by its subject:
+"your account has 7 open tickets" is bound to the one *list read* of the turn (a successful
+read with a result count, no call that may change data after it or in its batch) whose
+subject the counted noun names: the last noun of the tool's name, its result's list field or
+its rows' id field, singular, hyphens gone, or a short form of four letters or more. Among
+several, a word before the noun from one's name picks it, else none is bound.
 
-A count or an absence by subject ("your account has 7 open tickets", "no tickets were
-found") is bound to a *list read* of the turn (it succeeded, has a result count, may not
-change data, and no call that may was asked for after it or in its batch) whose subject the
-counted noun names: the last noun of the tool's name, its result's list field or its rows'
-id field, in the singular, hyphens gone, or a short form of four letters or more. Where
-several are named, a word before the noun from one's name picks it, else none is bound. The
-other words of the noun phrase and its clause ("open", "this week") are weighed against what
-every row is: a word of the call's arguments, a short value all rows hold, a word of the
-list's name, or a word that restricts nothing ("your", "in total"). A bound claim is judged
-only where the receipts settle it:
-
-- *fewer* than listed is wrong only when more rows than that are surely of the kind counted;
-- *more* than listed is wrong only when the list is all the sentence counts: each filter of
-  the call said in it, no sign of another page (``limit``, ``next``, ``total``…), and no
-  search recorded as incomplete;
-- a number the user wrote in the turn, or one a result states as a count, is never wrong;
-- an absence is wrong when some row is surely of the kind said absent (over an empty list it
-  is left to ``negative_claims``);
-- a sentence that leads with words the read does not account for ("John has…"), names an
-  identifier the read does not hold, or counts a part ("2 of them", "no other …") is not judged.
-
-Silence beats a wrong flag: the same weighing keeps "I found 3 open tickets" of the only
-tool's five mixed rows from being judged as a count of all of them.
+The other words of the sentence ("open", "this week") are weighed against what every row is
+(a word of the call's arguments, a short value all rows hold, a word of the list's name, a
+word that restricts nothing), and a bound claim is judged only where the receipts settle it:
+*fewer* than listed only when more rows than that are surely of the kind counted; *more*
+only when the list is all the sentence counts (each filter of the call said, no sign of
+another page, no search recorded incomplete); an absence when some row is surely of the kind
+said absent (over an empty list it is left to ``negative_claims``). A number the user wrote
+or a result states as a count is never wrong, and a sentence that leads with words the read
+does not account for ("John has…"), names an identifier it does not hold, or counts a part
+("2 of them", "no other …") is not judged: silence beats a wrong flag.
 """
 
 from __future__ import annotations
@@ -87,8 +72,6 @@ from .types import (
 
 NAME = "tool_receipts"
 
-# --- reading claims from the answer ---------------------------------------------------------
-
 # Nouns that stand for "whatever the tool returned", whichever tool it was.
 _GENERIC_NOUNS = set("result match record row entry hit item document anything nothing data response".split())
 # A number followed by one of these is a time or a size, not a count of results.
@@ -111,68 +94,46 @@ _RETURN_VERBS = (
 )
 # Verbs that report the whole output of a tool, whatever the noun that follows them.
 _WHOLE_OUTPUT = re.compile(r"returned|yielded|gave|brought\s+back|came\s+back\s+with|produced", re.I)
-
 _COUNT = re.compile(
     rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
     rf"(?P<num>{NUMBER})\b(?:\s+{_NP})?",
     re.I,
 )
-_ABSENCE = (
-    re.compile(
+_ABSENCE = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
         rf"\bno\s+{_NP}\s+(?:were|was|have\s+been|has\s+been|had\s+been)\s+"
         r"(?P<verb>found|returned|recorded|located|matched|logged|detected|listed|retrieved|seen)\b",
-        re.I,
-    ),
-    re.compile(rf"\bno\s+{_NP}\s+(?P<verb>came\s+back|turned\s+up|showed\s+up|matched)\b", re.I),
-    re.compile(rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:no|zero|0)\s+{_NP}", re.I),
-    re.compile(
+        rf"\bno\s+{_NP}\s+(?P<verb>came\s+back|turned\s+up|showed\s+up|matched)\b",
+        rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:no|zero|0)\s+{_NP}",
         rf"\b(?P<verb>{_RETURN_VERBS})\s+(?P<noun>nothing|an\s+empty\s+(?:list|result|set|array|response))\b",
-        re.I,
-    ),
-    re.compile(
         rf"\b(?:did\s+not|didn{APOSTROPHE}?t|could\s+not|couldn{APOSTROPHE}?t|was\s+unable\s+to|"
         rf"wasn{APOSTROPHE}?t\s+able\s+to|failed\s+to)\s+(?P<verb>find|locate|retrieve|turn\s+up)\s+"
         rf"(?:any(?:thing)?|a\s+single)\b(?:\s+{_NP})?",
-        re.I,
-    ),
-    re.compile(
-        r"\b(?P<noun>nothing)\s+(?:was|were|has\s+been)\s+(?P<verb>found|returned|recorded|matched)\b", re.I
-    ),
-    re.compile(r"\b(?P<noun>nothing)\s+(?P<verb>came\s+back|turned\s+up|showed\s+up|matched)\b", re.I),
-    re.compile(
+        r"\b(?P<noun>nothing)\s+(?:was|were|has\s+been)\s+(?P<verb>found|returned|recorded|matched)\b",
+        r"\b(?P<noun>nothing)\s+(?P<verb>came\s+back|turned\s+up|showed\s+up|matched)\b",
         r"\b(?:there\s+(?:are|were|is|was)\s+)?(?:no|zero)\s+(?:matching\s+)?"
         r"(?P<noun>results|matches|hits|records|entries|rows)\b(?P<verb>)",
-        re.I,
-    ),
-    re.compile(
         r"\b(?:(?:result|results|response|output|list)\s+(?:was|were|is|came\s+back)|came\s+back)\s+"
         r"(?P<noun>empty)\b(?P<verb>)",
-        re.I,
-    ),
-    # "there is no backup record", "that machine has no logins on file": an absence stated as
-    # a fact. The noun decides whether it speaks of a tool's output (see _holds).
-    re.compile(
+        # An absence stated as a fact ("there is no backup record", "that machine has no
+        # logins"): its noun decides whether it speaks of a tool's output.
         rf"\bthere\s+(?:is|are|was|were|has\s+been|have\s+been)\s+no\s+{_NP}(?P<verb>)",
-        re.I,
-    ),
-    re.compile(rf"\b(?:has|have|had)\s+no\s+{_NP}(?P<verb>)", re.I),
+        rf"\b(?:has|have|had)\s+no\s+{_NP}(?P<verb>)",
+    )
 )
-# Counts stated as facts rather than as a tool's output ("the account has 7 open tickets",
-# "there are 3 orders", "your 2 tickets", "4 tickets were found"). They are claims only about
-# a list read the sentence is about (see "Counts and absences by subject" below).
-_STATED_COUNT = (
-    re.compile(
+# Counts stated as facts ("the account has 7 open tickets", "your 2 tickets", "4 tickets were
+# found"): claims only about a list read the sentence is about.
+_STATED_COUNT = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
         rf"\b(?P<verb>(?:has|have|had)(?:\s+got)?|there\s+(?:are|were|is|was)|contains?|holds?|lists?|shows?"
         rf"|I\s+(?:see|count(?:ed)?))\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
         rf"(?P<num>{NUMBER})\s+{_NP}",
-        re.I,
-    ),
-    re.compile(rf"\b(?:your|all)\s+(?P<num>{NUMBER})\s+{_NP}(?P<verb>)", re.I),
-    re.compile(
+        rf"\b(?:your|all)\s+(?P<num>{NUMBER})\s+{_NP}(?P<verb>)",
         rf"\b(?P<num>{NUMBER})\s+{_NP}\s+(?:were|was|have\s+been|has\s+been)\s+"
         r"(?P<verb>found|returned|listed|located|retrieved|recorded)\b",
-        re.I,
-    ),
+    )
 )
 _INVOKED = re.compile(
     rf"\bI(?:{APOSTROPHE}ve|\s+have)?(?:\s+(?:just|already|also|then|first|successfully))*\s+"
@@ -182,12 +143,9 @@ _INVOKED = re.compile(
 )
 # These verbs imply a lookup on their own; the others need the tool named after them.
 _LOOKUP_VERBS = re.compile(r"queried|searched|looked|did\s+a|ran\s+a", re.I)
-
 # A sentence holding one of these is an offer, a plan, a guess, a condition or a question.
 _NOT_A_REPORT = re.compile(
-    rf"{OFFER_OR_PLAN}|\bI\s+could\b(?!\s+not\b)"
-    r"|\b(?:if|unless|whether|in\s+case|would|might|may|should)\b|\bcould\b(?!\s+not\b)",
-    re.I,
+    rf"{OFFER_OR_PLAN}|\b(?:if|unless|whether|in\s+case|would|might|may|should)\b|\bcould\b(?!\s+not\b)", re.I
 )
 _EXPLICIT_TOOL = re.compile(r"\b(?:the\s+)?(?P<name>[A-Za-z][\w.-]*)\s+(?:tool|function)\b", re.I)
 # "the right tool", "that tool": words that point at a tool without naming one.
@@ -197,90 +155,53 @@ _POINTING_WORDS = set(
 )
 
 
-@dataclass(frozen=True)
-class _ToolNames:
-    """The tools the conversation knows up to a turn, and how to find each in text."""
-
-    patterns: dict[str, re.Pattern[str]]
-
-    def mentions(self, text: str, start: int, end: int) -> list[tuple[int, int, str]]:
-        """Known tools named in text[start:end], as (start, end, tool), in text order."""
-        return sorted(
-            (match.start(), match.end(), tool)
-            for tool, pattern in self.patterns.items()
-            for match in pattern.finditer(text, start, end)
-        )
-
-    def resolve(self, word: str) -> str | None:
-        """The known tool a loose name ("the logins tool") stands for, when only one fits."""
-        key = singular(word)
-        fits = [t for t in self.patterns if t.lower() == word.lower() or key in map(singular, name_tokens(t))]
-        return fits[0] if len(fits) == 1 else None
-
-
-def _tool_key(tool: str) -> tuple[bool, Any]:
-    """One key for the names ``same_tool`` takes for one tool: its words, else the name."""
-    tokens = name_tokens(tool)
-    return (True, tuple(tokens)) if tokens else (False, tool)
+def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
+    """What a claim is bound by: its call id, else its tool's words (``same_tool``), else its name."""
+    if call_id is not None:
+        return "call", call_id
+    words = tuple(name_tokens(tool))
+    return ("words", words) if words else ("name", tool)
 
 
 @dataclass(frozen=True)
 class _History:
-    """What the turns showed of tools, read in one pass over the conversation so that a turn's
-    claims are weighed without walking back through every earlier turn; and the claims read
+    """What the turns showed of tools, read in one pass over the conversation so a turn's
+    claims are weighed without walking back through the turns before it; and the claims read
     of each turn, for the next checker that asks."""
 
-    names: tuple[_ToolNames, ...]  # turn -> the tools known up to it (shared while none is new)
+    tools: dict[str, tuple[int, re.Pattern[str]]]  # tool -> the first turn that names it, its pattern
     first_active: int | None  # the first turn that called a tool or holds a receipt
-    by_call: dict[str, list[int]]  # call id -> the turns with a receipt of that id, in order
-    by_tool: dict[tuple[bool, Any], list[int]]  # tool key -> the turns with a receipt of that tool
+    places: dict[tuple[str, Any], list[int]]  # ``_bound_by`` a receipt -> the turns that hold one
     claims: dict[int, tuple[ToolClaim, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, conversation: Conversation) -> _History:
-        names: list[_ToolNames] = []
-        patterns: dict[str, re.Pattern[str]] = {}
-        current = _ToolNames({})
+        tools: dict[str, tuple[int, re.Pattern[str]]] = {}
         first_active: int | None = None
-        by_call: dict[str, list[int]] = {}
-        by_tool: dict[tuple[bool, Any], list[int]] = {}
+        places: dict[tuple[str, Any], list[int]] = {}
         for position, turn in enumerate(conversation.turns):
             calls = turn.tool_calls
-            known = len(patterns)
             for name in (
                 *(turn.tools_offered or ()),
                 *(c.tool for c in calls),
                 *(r.tool for r in turn.receipts),
             ):
-                if name and name not in patterns:
-                    patterns[name] = re.compile(name_pattern(name), re.I)
-            if len(patterns) > known:
-                current = _ToolNames(dict(patterns))
-            names.append(current)
+                if name and name not in tools:
+                    tools[name] = (position, re.compile(name_pattern(name), re.I))
             if first_active is None and (turn.receipts or calls):
                 first_active = position
             for receipt in turn.receipts:
-                if receipt.call_id is not None:
-                    _add_place(by_call.setdefault(receipt.call_id, []), position)
-                _add_place(by_tool.setdefault(_tool_key(receipt.tool), []), position)
-        return cls(tuple(names) or (current,), first_active, by_call, by_tool)
+                for key in (_bound_by(receipt.call_id, receipt.tool), _bound_by(None, receipt.tool)):
+                    turns = places.setdefault(key, [])
+                    if not turns or turns[-1] != position:
+                        turns.append(position)
+        return cls(tools, first_active, places)
 
     def latest_before(self, claim: ToolClaim, index: int) -> int | None:
-        """The latest turn before ``index`` holding a receipt the claim may be about: one of
-        its named call, else one of its tool."""
-        if claim.call_id is not None:
-            turns = self.by_call.get(claim.call_id)
-        else:
-            turns = self.by_tool.get(_tool_key(claim.tool))
-        if not turns:
-            return None
+        """The latest turn before ``index`` with a receipt of the claim's call, else of its tool."""
+        turns = self.places.get(_bound_by(claim.call_id, claim.tool), [])
         at = bisect_left(turns, index)
-        return turns[at - 1] if at > 0 else None
-
-
-def _add_place(places: list[int], position: int) -> None:
-    if not places or places[-1] != position:
-        places.append(position)
+        return turns[at - 1] if at else None
 
 
 # The last conversation's history: the checkers of one run ask for it turn after turn. The
@@ -311,13 +232,13 @@ _Read = tuple[ToolClaim, bool]
 
 
 def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
-    """The invoked, count and absence claims the answer makes in words and that are firm
-    enough to judge, in answer order."""
+    """The claims the answer makes in words that are firm enough to judge, in answer order."""
     text = prepare(turn.answer)
     if not text.strip():
         return []
-    names = _history(conversation).names
-    reading = _Reading(conversation, turn, text, names[min(turn.index, len(names) - 1)], only_tool(turn))
+    history = _history(conversation)
+    known = {tool: pattern for tool, (first, pattern) in history.tools.items() if first <= turn.index}
+    reading = _Reading(conversation, turn, text, known, only_tool(turn), history.first_active)
     parts = sentences(text)
     found: list[_Read] = []
     for kind, match, stated in _candidates(text):
@@ -325,14 +246,26 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
         sentence = sentence_at(parts, match.start())
         if sentence is None or sentence.is_question or _NOT_A_REPORT.search(sentence.text):
             continue
-        mentions = reading.names.mentions(text, sentence.start, sentence.end)
+        mentions = reading.mentions(sentence.start, sentence.end)
         item = None if stated else reading.claim(kind, match, sentence, mentions)
         # A sentence that names a tool speaks of that tool; it is never re-read by its subject.
         if kind != "invoked" and not mentions:
             item = reading.by_subject(kind, match, sentence, item)
         if item is not None:
             found.append(item)
-    return [claim for claim, holds in _without_overlaps(found) if holds]
+    # One count or absence per stretch of text ("returned 0 results" is not also a count); an
+    # invoked claim may share its words with one ("I searched and found 3 tickets"). In answer
+    # order a claim overlaps one kept before it exactly when it starts before their furthest end.
+    kept: list[ToolClaim] = []
+    reach = -1
+    for claim, holds in sorted(found, key=lambda item: item[0].start or 0):
+        if claim.kind != "invoked":
+            if (claim.start or 0) < reach:
+                continue
+            reach = max(reach, claim.end or 0)
+        if holds:
+            kept.append(claim)
+    return kept
 
 
 def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
@@ -346,27 +279,6 @@ def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
     out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
     out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
     return out
-
-
-def _without_overlaps(found: list[_Read]) -> list[_Read]:
-    """One count or absence per stretch of text ("returned 0 results" is not also a count);
-    an invoked claim may share its words with one ("I searched and found 3 tickets")."""
-    kept: list[_Read] = []
-    # In answer order a claim overlaps one kept before it exactly when it starts before the
-    # furthest end of those: one comparison each.
-    reach = -1
-    for claim, holds in sorted(found, key=lambda item: item[0].start or 0):
-        if claim.kind != "invoked":
-            if (claim.start or 0) < reach:
-                continue
-            reach = max(reach, claim.end or 0)
-        kept.append((claim, holds))
-    return kept
-
-
-def _head_noun(match: re.Match[str]) -> str | None:
-    words = (match.groupdict().get("noun") or "").lower().split()
-    return words[-1] if words else None
 
 
 def _is_subset(match: re.Match[str]) -> bool:
@@ -385,12 +297,21 @@ class _Reading:
     conversation: Conversation
     turn: Turn
     text: str  # the answer, prepared
-    names: _ToolNames
+    tools: dict[str, re.Pattern[str]]  # the tools known up to the turn
     sole: str | None  # the turn's only tool
+    first_active: int | None  # the first turn that called a tool
 
     @cached_property
     def reads(self) -> list[_ListRead]:
         return _list_reads(self.turn)
+
+    def mentions(self, start: int, end: int) -> list[tuple[int, int, str]]:
+        """Known tools named in text[start:end], as (start, end, tool), in text order."""
+        return sorted(
+            (match.start(), match.end(), tool)
+            for tool, pattern in self.tools.items()
+            for match in pattern.finditer(self.text, start, end)
+        )
 
     def claim(
         self, kind: str, match: re.Match[str], sentence: Sentence, mentions: list[tuple[int, int, str]]
@@ -398,9 +319,8 @@ class _Reading:
         """The claim a match makes of the tool its sentence names, else of the only tool."""
         if kind == "invoked":
             return self.invoked(match, sentence)
-        noun = _head_noun(match)
-        if noun is None and kind == "count":
-            noun = ""
+        words = (match.groupdict().get("noun") or "").lower().split()
+        noun = words[-1] if words else ("" if kind == "count" else None)
         if noun is not None and (singular(noun) in _UNITS or _is_subset(match)):
             return None
         count = parse_number(match.group("num")) if kind == "count" else None
@@ -418,27 +338,22 @@ class _Reading:
         if tool is None or (kind == "count" and not noun and not named):
             return None  # "found 3." with no noun and no tool named is too loose to hold
         start, end = clause_start(self.text, sentence, match.start()), match.end()
-        claim = ToolClaim(
-            kind=kind, tool=tool, count=count, text=self.turn.answer[start:end], start=start, end=end
-        )
-        return claim, self.holds(
-            claim, noun or None, named, bool(_WHOLE_OUTPUT.match(match.group("verb") or ""))
-        )
+        claim = ToolClaim(kind, tool, count=count, text=self.turn.answer[start:end], start=start, end=end)
+        whole_output = bool(_WHOLE_OUTPUT.match(match.group("verb") or ""))
+        return claim, self.holds(claim, noun or None, named, whole_output)
 
     def holds(self, claim: ToolClaim, noun: str | None, named: bool, whole_output: bool) -> bool:
-        """Whether a count or an absence is about a tool's output: its noun is a generic word
-        ("results"), a word of the tool's name or arguments, or any word after a verb that
-        reports the whole output of a tool the sentence names. "No errors were found" over a
-        log read is about the lines read, left to the checkers that read values; with nothing
-        to bind, only a named tool can be fabricated."""
+        """Whether a count or an absence is about a tool's output: its noun is a generic word,
+        a word of the tool's name or arguments, or any word after a verb reporting the whole
+        output of a named tool ("no errors were found" over a log read is about the lines,
+        left to the checkers that read values). Unbound, only a named tool is fabricated."""
         bound = bind(claim, self.conversation, self.turn)
         if bound is None:
             return named
         if noun is None or (named and whole_output):
             return True
-        key = singular(noun)
         known = {singular(t) for t in name_tokens(claim.tool)} | _argument_words(*bound) | _GENERIC_NOUNS
-        return key in known or key == "empty"
+        return singular(noun) in known | {"empty"}
 
     def invoked(self, match: re.Match[str], sentence: Sentence) -> _Read | None:
         """ "I ran the deploy tool": the tool must follow the verb closely, in its clause."""
@@ -452,15 +367,15 @@ class _Reading:
                 return None
             tool, end = self.sole, match.end()
         start = match.start()
-        claim = ToolClaim(kind="invoked", tool=tool, text=self.turn.answer[start:end], start=start, end=end)
-        # A tool the conversation never mentions ("the calendar tool") may be a loose name for
-        # one that ran: it is judged only when nothing ran yet.
-        first_active = _history(self.conversation).first_active
-        return claim, tool in self.names.patterns or first_active is None or first_active > self.turn.index
+        claim = ToolClaim("invoked", tool, text=self.turn.answer[start:end], start=start, end=end)
+        # A tool the conversation never names ("the calendar tool") may be a loose name for one
+        # that ran: it is judged only when nothing ran yet.
+        active = self.first_active
+        return claim, tool in self.tools or active is None or active > self.turn.index
 
     def named_after(self, start: int, end: int) -> tuple[str | None, int]:
         """The tool named right after a verb, and where its mention ends."""
-        mentions = self.names.mentions(self.text, start, end)
+        mentions = self.mentions(start, end)
         if mentions:
             _, m_end, tool = mentions[0]
             suffix = re.match(r"\s+(?:tool|function|api|command)\b", self.text[m_end:end])
@@ -469,16 +384,22 @@ class _Reading:
         if explicit is None:
             return None, start
         word = explicit.group("name")
-        return (
-            self.sole if word.lower() in _POINTING_WORDS else self.names.resolve(word) or word
-        ), explicit.end()
+        if word.lower() in _POINTING_WORDS:
+            return self.sole, explicit.end()
+        # A loose name ("the logins tool") stands for the one known tool it fits, if one does.
+        fits = [
+            t
+            for t in self.tools
+            if t.lower() == word.lower() or singular(word) in map(singular, name_tokens(t))
+        ]
+        return (fits[0] if len(fits) == 1 else word), explicit.end()
 
     def by_subject(
         self, kind: str, match: re.Match[str], sentence: Sentence, item: _Read | None
     ) -> _Read | None:
         """The count or absence bound to the one list read the sentence is about, where the
-        receipts can settle it (see the module docstring); else ``item``, the claim read of
-        the sentence's tool, or None where that claim counts a part of the list it names."""
+        receipts can settle it; else ``item``, the claim read of the sentence's tool, or None
+        where that claim counts a part of the list it names."""
         phrase = match.groupdict().get("noun")
         if not phrase or not self.reads or _is_subset(match):
             return item
@@ -526,21 +447,13 @@ class _Reading:
             if item is not None and not settles(in_phrase) and same_tool(item[0].tool, read.receipt.tool):
                 return None  # "3 open tickets" of the only tool's list: a part of it
             return item
-        start = clause_start(text, sentence, match.start())
         receipt = read.receipt
-        claim = ToolClaim(
-            kind=kind,
-            tool=receipt.tool,
-            call_id=receipt.call_id,
-            count=count if kind == "count" else None,
-            text=self.turn.answer[start : match.end()],
-            start=start,
-            end=match.end(),
-        )
-        return claim, True
+        start, end = clause_start(text, sentence, match.start()), match.end()
+        number = count if kind == "count" else None
+        return ToolClaim(
+            kind, receipt.tool, receipt.call_id, number, self.turn.answer[start:end], start, end
+        ), True
 
-
-# --- counts and absences by subject ---------------------------------------------------------
 
 # Words that restrict nothing: determiners, pronouns, prepositions, auxiliaries, the owner of
 # a list ("your account") and words that mean "all of it".
