@@ -667,9 +667,6 @@ def _fitting_rows(read: _ListRead, qualifiers: set[str]) -> int:
     return sum(rest <= row for row in read.rows)
 
 
-# --- binding claims to receipts -------------------------------------------------------------
-
-
 def same_tool(a: str, b: str) -> bool:
     """Two names of one tool: the same name, or the same words (``searchLogs``, ``search_logs``)."""
     return a == b or (bool(name_tokens(a)) and name_tokens(a) == name_tokens(b))
@@ -699,9 +696,6 @@ def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
             if claim.call_id is not None:
                 named = named or receipt
     return named
-
-
-# --- judging ----------------------------------------------------------------------------------
 
 
 def _results(n: int) -> str:
@@ -755,65 +749,40 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
     bound = bind(claim, conversation, turn)
     if bound is None:
         # No receipt: the transcript may still show the call, or the receipts may be trimmed.
-        if any(
-            call.call_id == call_id if call_id is not None else same_tool(call.tool, tool)
-            for call in turn.tool_calls
-        ):
+        calls = turn.tool_calls
+        if any(c.call_id == call_id if call_id is not None else same_tool(c.tool, tool) for c in calls):
             return None
-        named = f" call {call_id}" if call_id else ""
         if not conversation.receipts_complete:
-            return _finding(
-                turn,
-                claim,
-                "ungroundable",
-                f"No receipt for the {tool} tool{named} is kept, and this conversation's receipts may "
-                "have been trimmed, so the claim can be neither confirmed nor refuted.",
-                None,
-                call_id=call_id,
+            explanation = (
+                f"No receipt for the {tool} tool{f' call {call_id}' if call_id else ''} is kept, and this "
+                "conversation's receipts may have been trimmed, so the claim can be neither confirmed "
+                "nor refuted."
             )
-        return _finding(
-            turn,
-            claim,
-            "fabricated_tool_reference",
-            f"The answer refers to {tool}{named}, but no such call was recorded."
-            if call_id
-            else f"The answer refers to the {tool} tool, but no call to it was recorded.",
-            f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
-            if call_id
-            else f"Note from Receipts: the {tool} tool did not run; no call to it was recorded.",
-            call_id=call_id,
-        )
+            return _finding(turn, claim, "ungroundable", explanation, None, call_id=call_id)
+        if call_id:
+            explanation = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
+            correction = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
+        else:
+            explanation = f"The answer refers to the {tool} tool, but no call to it was recorded."
+            correction = f"Note from Receipts: the {tool} tool did not run; no call to it was recorded."
+        return _finding(turn, claim, "fabricated_tool_reference", explanation, correction, call_id=call_id)
     receipt, where = bound
-    recorded = receipt.result_count
+    recorded, claimed = receipt.result_count, claim.count
+    extra: dict[str, Any]
+    if claim.kind == "count" and recorded is not None and claimed is not None and recorded != claimed:
+        code, extra = "count_misstatement", {"claimed": claimed, "recorded": recorded}
+        explanation = f"The answer says {tool} returned {_results(claimed)}; its receipt records {recorded}."
+        correction = f"Note from Receipts: the {tool} tool returned {_results(recorded)}, not {claimed}."
+    elif claim.kind == "absence" and ((recorded or 0) > 0 or receipt.emptiness == "non-empty"):
+        what = _results(recorded) if recorded else "results"
+        code, extra = "false_absence", {"recorded": recorded}
+        explanation = f"The answer says {tool} found nothing, but its receipt records {what}."
+        correction = f"Note from Receipts: the {tool} tool returned {what}; it did find something."
+    else:
+        return None  # borne out (an invoked claim with a receipt really ran)
     message = where.result_of(receipt) if receipt.call_id is not None else None
     evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
-    if claim.kind == "count" and recorded is not None and claim.count is not None and recorded != claim.count:
-        return _finding(
-            turn,
-            claim,
-            "count_misstatement",
-            f"The answer says {tool} returned {_results(claim.count)}; its receipt records {recorded}.",
-            f"Note from Receipts: the {tool} tool returned {_results(recorded)}, not {claim.count}.",
-            evidence,
-            call_id=receipt.call_id,
-            claimed=claim.count,
-            recorded=recorded,
-        )
-    if claim.kind == "absence" and (
-        (recorded is not None and recorded > 0) or receipt.emptiness == "non-empty"
-    ):
-        what = _results(recorded) if recorded else "results"
-        return _finding(
-            turn,
-            claim,
-            "false_absence",
-            f"The answer says {tool} found nothing, but its receipt records {what}.",
-            f"Note from Receipts: the {tool} tool returned {what}; it did find something.",
-            evidence,
-            call_id=receipt.call_id,
-            recorded=recorded,
-        )
-    return None  # borne out (an invoked claim with a receipt really ran)
+    return _finding(turn, claim, code, explanation, correction, evidence, call_id=receipt.call_id, **extra)
 
 
 def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
