@@ -316,17 +316,13 @@ def _actions(claims: list[ActionClaim]) -> str:
 
 
 def _finding(
-    turn: Turn,
-    claims: list[ActionClaim],
-    code: str,
-    explanation: str,
-    correction: str,
-    failed: tuple[Receipt, ...] = (),
+    turn: Turn, claims: list[ActionClaim], explanation: str, correction: str, failed: tuple[Receipt, ...] = ()
 ) -> Finding:
+    """``failed_action_claimed`` where the calls able to do it all ``failed``, else ``unverified_action``."""
     return Finding(
         turn=turn.index,
         checker=NAME,
-        code=code,
+        code="failed_action_claimed" if failed else "unverified_action",
         severity="flag",
         # The claim a finding stands on: the first that names its action, else the first.
         claim=next((c.span for c in claims if c.verb), claims[0].span),
@@ -338,13 +334,12 @@ def _finding(
 
 
 def _unverified(turn: Turn, claims: list[ActionClaim], tools: list[str]) -> Finding:
-    """``unverified_action``: no tool ran in the turn, or none of ``tools`` could have done it."""
+    """No tool ran in the turn, or none of ``tools`` could have done what the claims report."""
     actions = _actions(claims)
     if not tools:
         return _finding(
             turn,
             claims,
-            "unverified_action",
             f"No tool ran during this turn, so nothing was {actions}.",
             f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
             "The answer describes an action that did not take place, and nothing was changed.",
@@ -354,7 +349,6 @@ def _unverified(turn: Turn, claims: list[ActionClaim], tools: list[str]) -> Find
     return _finding(
         turn,
         claims,
-        "unverified_action",
         f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
         f"it ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names.",
         f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
@@ -362,23 +356,18 @@ def _unverified(turn: Turn, claims: list[ActionClaim], tools: list[str]) -> Find
     )
 
 
+def _outcome(receipt: Receipt) -> str:
+    if not receipt.dispatched:
+        return "was never dispatched"
+    return "was denied" if receipt.outcome == "denied" else "failed"
+
+
 def _failed_claim(turn: Turn, claims: list[ActionClaim], failed: tuple[Receipt, ...]) -> Finding:
-    calls = "; ".join(
-        f"{r.tool or 'a tool'} "
-        + (
-            "was never dispatched"
-            if not r.dispatched
-            else "was denied"
-            if r.outcome == "denied"
-            else "failed"
-        )
-        for r in failed
-    )
+    calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
     plural = "call" if len(failed) == 1 else "calls"
     return _finding(
         turn,
         claims,
-        "failed_action_claimed",
         f"The answer reports the action as done, but the {plural} able to do it failed: {calls}.",
         f"Note from Receipts: the tool {plural} in this turn that could have done this did not succeed "
         f"({calls}), so nothing was actually {_actions(claims)}. "
@@ -403,7 +392,7 @@ def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
 def check_turn(
     turn: Turn,
     claims: list[ActionClaim],
-    calls: list[tuple[ToolCall, Receipt | None, _Shape]],
+    calls: list[tuple[Receipt | None, _Shape]],
     earlier: set[_Shape],
     kinds: set[str],
 ) -> list[Finding]:
@@ -416,10 +405,9 @@ def check_turn(
         # the runtime marked some call a write, the writes and the unmarked calls.
         if not any(r.dispatched for r in turn.receipts):
             return [_unverified(turn, claims, [])]
-        if any(r.effect == "write" for r in turn.receipts):
-            receipts = tuple(r for r in turn.receipts if r.effect in ("write", "unknown"))
-        else:
-            receipts = turn.receipts
+        receipts = turn.receipts
+        if any(r.effect == "write" for r in receipts):
+            receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
         return [_failed_claim(turn, claims, receipts)] if receipts and all(map(_failed, receipts)) else []
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
@@ -428,18 +416,14 @@ def check_turn(
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
         if claim.perfect and any(_could(claim, *shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
-        able = [receipt for _, receipt, shape in calls if _could(claim, *shape)]
+        able = [receipt for receipt, shape in calls if _could(claim, *shape)]
         if not able:
             unbacked.append(claim)
         elif None not in able and all(_failed(r) for r in able if r is not None):
             failed.append(claim)
             failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
-    out = []
-    if unbacked:
-        out.append(_unverified(turn, unbacked, [call.tool for call, _, _ in calls]))
-    if failed:
-        out.append(_failed_claim(turn, failed, tuple(failed_receipts)))
-    return out
+    out = [_unverified(turn, unbacked, [shape[0] for _, shape in calls])] if unbacked else []
+    return out + ([_failed_claim(turn, failed, tuple(failed_receipts))] if failed else [])
 
 
 class ActionClaims:
@@ -452,16 +436,12 @@ class ActionClaims:
         for turn in conversation.turns:
             deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
-            calls = [
-                (call, receipt, _shape(call, receipt))
-                for call in turn.tool_calls
-                for receipt in [turn.receipt_of(call)]
-            ]
+            calls = [(r, _shape(call, r)) for call in turn.tool_calls for r in [turn.receipt_of(call)]]
             # Read once, and only when a claim may be weighed against calls.
             if kinds is None and calls and claims:
                 kinds = known_kinds(conversation.turns)
             findings.extend(check_turn(turn, claims, calls, earlier, kinds or set()))
-            earlier |= {shape for _, r, shape in calls if r is None or not (r.effect == "read" or _failed(r))}
+            earlier |= {shape for r, shape in calls if r is None or not (r.effect == "read" or _failed(r))}
         return CheckerReport(findings)
 
 
