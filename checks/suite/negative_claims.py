@@ -120,9 +120,6 @@ def _moment(at: str | None) -> str | None:
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-# --- comparing values -------------------------------------------------------------------------
-
-
 def _norm(value: Any) -> str:
     """One spelling for comparing a filter value: case and surrounding space do not count."""
     if isinstance(value, Decimal):  # a row's number: spelled as the filter's float is
@@ -179,9 +176,6 @@ def _unique(calls: Iterable[Call | None]) -> list[Call]:
     return out
 
 
-# --- the decision table ----------------------------------------------------------------------
-
-
 @dataclass
 class Verdict:
     code: str
@@ -200,23 +194,6 @@ class _Context:
     record: Record
     citable: frozenset[str] | None  # None: every tool with a read receipt up to the turn
 
-    def may_cite(self, tool: str) -> bool:
-        if self.citable is None:
-            return self.record.has_read(tool, self.turn.index)
-        return tool in self.citable
-
-
-def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
-    """Rows 1–3 (the entry itself), then the reads it cites."""
-    if claims_in_turn > MAX_CLAIMS:
-        return Verdict("too_many_claims")
-    cited = _resolve(entry, ctx)
-    if cited is None:
-        return Verdict("citation_unresolved")
-    if entry.get("kind") not in KINDS:
-        return Verdict("kind_mismatch", cited=cited)
-    return judge_reads(entry["kind"], entry.get("about"), "about" in entry, cited, ctx)
-
 
 def _good_about(about: Any) -> bool:
     if isinstance(about, str):
@@ -227,19 +204,27 @@ def _good_about(about: Any) -> bool:
     return False
 
 
-def _resolve(entry: Any, ctx: _Context) -> list[Call] | None:
-    """The calls a well-formed entry cites, or None when row 2 applies."""
-    if not isinstance(entry, dict) or not set(entry) <= _ENTRY_KEYS:
-        return None
-    if "about" in entry and not _good_about(entry["about"]):
-        return None
-    handles = entry.get("restsOn")
-    if not isinstance(handles, list) or not 0 < len(handles) <= MAX_HANDLES:
-        return None
-    if not all(isinstance(handle, str) and _HANDLE.fullmatch(handle) for handle in handles):
-        return None
-    cited = [ctx.record.by_handle(handle, ctx.turn.index) for handle in handles]
-    return None if None in cited else _unique(cited)
+def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
+    """Rows 1–3 (the entry itself), then the reads it cites."""
+    if claims_in_turn > MAX_CLAIMS:
+        return Verdict("too_many_claims")
+    handles = entry.get("restsOn") if isinstance(entry, dict) else None
+    if (
+        not isinstance(entry, dict)
+        or not set(entry) <= _ENTRY_KEYS
+        or ("about" in entry and not _good_about(entry["about"]))
+        or not isinstance(handles, list)
+        or not 0 < len(handles) <= MAX_HANDLES
+        or not all(isinstance(handle, str) and _HANDLE.fullmatch(handle) for handle in handles)
+    ):
+        return Verdict("citation_unresolved")
+    found = [ctx.record.by_handle(handle, ctx.turn.index) for handle in handles]
+    if None in found:
+        return Verdict("citation_unresolved")
+    cited = _unique(found)
+    if entry.get("kind") not in KINDS:
+        return Verdict("kind_mismatch", cited=cited)
+    return judge_reads(entry["kind"], entry.get("about"), "about" in entry, cited, ctx)
 
 
 def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx: _Context) -> Verdict:
@@ -249,7 +234,10 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         return Verdict("record_incomplete", cited)
     if any(not c.receipt.trusted for c in cited):
         return Verdict("outside_trusted_context", cited)
-    if any(not ctx.may_cite(c.tool) for c in cited):
+    citable = ctx.citable
+    if any(
+        not (ctx.record.has_read(c.tool, turn.index) if citable is None else c.tool in citable) for c in cited
+    ):
         return Verdict("cited_call_undeclared", cited)
     if any(not (c.is_read and c.receipt.dispatched and c.receipt.ok) for c in cited):
         return Verdict("call_not_read", cited)
@@ -325,9 +313,6 @@ def statement(cited: list[Call]) -> str:
         whole = " over a complete search" if c.complete else ""
         parts.append(f"{c.tool} ({c.handle}) {what}{where}{whole}")
     return "Recorded: " + "; ".join(parts) + "."
-
-
-# --- findings ---------------------------------------------------------------------------------
 
 
 def _explain(verdict: Verdict, subject: str) -> str:
@@ -493,9 +478,6 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
     missing = "receipt" if call is None else "runtime_receipt" if call.receipt.derived else "read_effect"
     verdict = Verdict(UNVERIFIED, [call] if call is not None else [], missing=missing)
     return _finding(ctx.turn, verdict, span, f"The answer says the {claim.tool} tool found nothing,", extra)
-
-
-# --- per-turn delivery --------------------------------------------------------------------------
 
 
 def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[str, Any]]:
