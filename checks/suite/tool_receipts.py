@@ -1,32 +1,26 @@
 """Checker ``tool_receipts``: what the answer says about its tools, against the receipts.
 
-The runtime, not the model, ran the tools, so its receipts are the ground truth. An
-*invoked* claim ("I used the search tool") needs a receipt for the tool or the named call,
-else it is ``fabricated_tool_reference``; a *count* ("the search returned 12 results") must
-equal the receipt's ``result_count``, else ``count_misstatement``; an *absence* ("no logins
-were found") needs a receipt that records no results, else ``false_absence``. Where the
-receipts may have been trimmed (``receipts_complete: false``), a claim with no receipt is
-``ungroundable`` (info): a runtime forgetting its record is no evidence of an invented call.
+The runtime, not the model, ran the tools, so its receipts are the ground truth: an
+*invoked* claim ("I used the search tool") with no receipt of that tool or call is
+``fabricated_tool_reference``; a *count* ("the search returned 12 results") other than the
+receipt's ``result_count`` is ``count_misstatement``; an *absence* ("no logins were found")
+over a receipt that records results is ``false_absence``. Where the receipts may have been
+trimmed (``receipts_complete: false``), a claim with none is ``ungroundable`` (info).
 
-Claims are the turn's structured ``claims`` when the runtime sent them, else read from the
-answer (never from an offer, a plan, a question or a hypothetical) where the sentence names
-a tool or speaks of the turn's only tool, or, for a count or an absence, by its subject:
-"your account has 7 open tickets" is bound to the one *list read* of the turn (a successful
-read with a result count, no call that may change data after it or in its batch) whose
-subject the counted noun names: the last noun of the tool's name, its result's list field or
-its rows' id field, singular, hyphens gone, or a short form of four letters or more. Among
-several, a word before the noun from one's name picks it, else none is bound.
+Claims are the runtime's structured ``claims``, else read from the answer (never from an
+offer, a plan, a question or a hypothetical): of the tool the sentence names or the turn's
+only tool, or, for a count or an absence, of the one *list read* of the turn (successful,
+counted, no call that may change data after it or in its batch) whose subject the counted
+noun names: the tool name's last noun, the result's list field or the rows' id field.
 
-The other words of the sentence ("open", "this week") are weighed against what every row is
-(a word of the call's arguments, a short value all rows hold, a word of the list's name, a
-word that restricts nothing), and a bound claim is judged only where the receipts settle it:
-*fewer* than listed only when more rows than that are surely of the kind counted; *more*
-only when the list is all the sentence counts (each filter of the call said, no sign of
-another page, no search recorded incomplete); an absence when some row is surely of the kind
-said absent (over an empty list it is left to ``negative_claims``). A number the user wrote
-or a result states as a count is never wrong, and a sentence that leads with words the read
-does not account for ("John has…"), names an identifier it does not hold, or counts a part
-("2 of them", "no other …") is not judged: silence beats a wrong flag.
+A claim by subject is judged only where the receipts settle it, the sentence's other words
+("open", "this week") weighed against what every row is: *fewer* than listed only when more
+rows are surely of the kind counted; *more* only when the list is all the sentence counts
+(every filter of the call said, no sign of another page); an absence when some row is surely
+of the kind. A number the user wrote or a result states as a count is never wrong, and a
+sentence that leads with words the read does not account for ("John has…"), names an
+identifier it does not hold, or counts a part ("2 of them") is not judged: silence beats a
+wrong flag.
 """
 
 from __future__ import annotations
@@ -271,11 +265,8 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
     """(kind, match, stated): ``stated`` counts are judged only by what they are about."""
     out: list[tuple[str, re.Match[str], bool]] = [("invoked", m, False) for m in _INVOKED.finditer(text)]
-    for stated, patterns in ((False, (_COUNT,)), (True, _STATED_COUNT)):
-        for pattern in patterns:
-            for match in pattern.finditer(text):
-                number = parse_number(match.group("num"))
-                out.append(("absence" if number == 0 else "count", match, stated))
+    counts = [(m, p is not _COUNT) for p in (_COUNT, *_STATED_COUNT) for m in p.finditer(text)]
+    out += [("absence" if parse_number(m.group("num")) == 0 else "count", m, stated) for m, stated in counts]
     out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
     out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
     return out
