@@ -1,41 +1,28 @@
 """Checker ``action_claims``: an answer that reports a completed action nothing performed.
 
 A model with no tool to call will still narrate the action it was asked for ("I've saved
-your favourite tea as sencha"), and the narration reads exactly like a real report. This
-checker compares the answer's wording with what the transcript and the receipts show ran:
+your favourite tea as sencha"), and the narration reads exactly like a real report. So a
+report of a completed change (a first-person perfect or past, "successfully added", "has
+been cancelled", "is now cancelled", a list item or a count that opens with the act,
+"Done!") needs a call that could have made it: of its turn, or for "has been" of an earlier
+one. With none it is ``unverified_action``; where every such call failed or was denied, it
+is ``failed_action_claimed``.
 
-- ``unverified_action``: the answer reports a completed change and no successful call of the
-  turn (or, for "has been", of an earlier turn) could have made it;
-- ``failed_action_claimed``: calls that could have made it ran, and every one failed or was
-  denied.
+A call could have made it (``_could``) unless its receipt or its name says it only read;
+its name's verb must be one that can do the claim's (``_CLAIM_VERBS``; an unknown verb can
+do anything), and it must act on what the claim names: the object (or a passive claim's
+subject), in the singular, shares its first three letters with a word of the tool's name or
+its arguments' names. An object counts only where the conversation's tools deal in that
+kind of thing (``known_kinds``): "your favourite tea" is content, not a kind. A refund is
+what any change pays back.
 
-What counts as a report: a first-person perfect or past ("I've added", "I cancelled"),
-"successfully added", a passive perfect ("has been cancelled"), a state only a change brings
-("is now cancelled"), a list item that opens with the act ("- Added three bags"), a counted
-thing and its act ("1 checked bag added"), and "Done!". The verbs are in the tuples below.
-
-Which call could have made it (``_able``): not one named as a read (``tool_names``: get,
-search, list, find, lookup, calculate, think, …) nor one whose receipt says ``read``; one
-whose name's verb can do the claim's (``_VERB_GROUPS``: "added" takes book/create/add or
-update/change, "cancelled" takes cancel/delete or update, "sent" takes send/email/transfer;
-an unknown verb, such as a name that starts with a noun, can do anything); and one that acts
-on what the claim names: the claim's object (after an active verb, the subject of a passive
-one, singular, "1 checked bag" -> bag) must share its first three letters with a word of the
-tool's name or of its arguments' names (``update_reservation_baggages`` and
-``total_baggages`` change bags; ``update_reservation_flights`` does not). An object counts
-only when the conversation's tools deal in that kind of thing (a word of a tool name, an
-argument name or a result key): "your favourite tea" is content, not a kind. A refund is what
-any change pays back, so any call that changes data could have made one.
-
-Precision matters more than recall here: a notice on a truthful answer teaches reviewers to
-ignore notices. So a phrase counts only when it reports a *completed* action in the first
-person, and refusals, offers, plans, hypotheticals and questions never count.
+Precision matters more than recall: a notice on a truthful answer teaches reviewers to
+ignore notices. Refusals, offers, plans, hypotheticals and questions never count.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
@@ -45,6 +32,7 @@ from .text import (
     APOSTROPHE,
     OFFER_OR_PLAN,
     Sentence,
+    alternation,
     clause_start,
     name_tokens,
     prepare,
@@ -52,8 +40,9 @@ from .text import (
     sentences,
     singular,
 )
-from .tool_names import VERB_GROUPS, is_read_named, object_words, verb_of
-from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolCall, Turn
+from .tool_names import READ_VERBS, VERB_GROUPS, object_words, verb_of
+from .tool_receipts import result_evidence
+from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, Span, ToolCall, Turn
 
 NAME = "action_claims"
 
@@ -89,7 +78,7 @@ _ADVERBS = (
 
 
 def _alternatives(words: tuple[str, ...]) -> str:
-    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+    return alternation(words).replace(r"\ ", r"\s+")
 
 
 _HEADLINE = re.compile(
@@ -98,41 +87,33 @@ _HEADLINE = re.compile(
     re.I | re.M,
 )
 _CLAIM_PATTERNS = (
-    re.compile(
-        rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b", re.I
-    ),
-    # "I ran into a problem" reports no action.
-    re.compile(
-        rf"\bI(?:\s+(?:just|also|successfully|then|went\s+ahead\s+and))*\s+(?P<verb>{_alternatives(_PAST_VERBS)})\b"
-        r"(?!\s+(?:into|out\s+of|across|short)\b)",
-        re.I,
-    ),
-    re.compile(rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b", re.I),
-    re.compile(
-        rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
-        re.I,
-    ),
-    # "Your reservation is now cancelled": a state only a change could have brought about.
-    re.compile(r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b", re.I),
     _HEADLINE,
-    # "1 checked bag added": a count of things, then what was done to them, closing its clause.
-    re.compile(
-        rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
-        rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b"
-        r"(?=\s*(?:[.,;:!)(\n]|$))",
-        re.I,
+    *(
+        re.compile(pattern, re.I)
+        for pattern in (
+            rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b",
+            # "I ran into a problem" reports no action.
+            rf"\bI(?:\s+(?:just|also|successfully|then|went\s+ahead\s+and))*\s+(?P<verb>{_alternatives(_PAST_VERBS)})\b"
+            r"(?!\s+(?:into|out\s+of|across|short)\b)",
+            rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b",
+            rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
+            # "Your reservation is now cancelled": a state only a change could have brought about.
+            r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b",
+            # "1 checked bag added": a count of things, then what was done to them, closing its clause.
+            rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
+            rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b(?=\s*(?:[.,;:!)(\n]|$))",
+            # "Done!" as an exclamation of completion; "well done!" praises the user instead.
+            r"(?<![\w'])(?<!well )done!",
+        )
     ),
-    # "Done!" as an exclamation of completion; "well done!" praises the user instead.
-    re.compile(r"(?<![\w'])(?<!well )done!", re.I),
 )
 
 # Anywhere in the answer, these say the model could not act: an honest refusal or failure
 # report, in which a claim-shaped phrase is quoted or hypothetical.
 _REFUSAL = re.compile(
-    rf"\bI(?:\s+(?:can{APOSTROPHE}?t|cannot|can\s+not|couldn{APOSTROPHE}?t|could\s+not|wasn{APOSTROPHE}?t\s+able|"
-    rf"was\s+not\s+able|was\s+unable|failed\s+to|don{APOSTROPHE}?t\s+have\s+(?:access|the\s+ability|any\s+tools?|a\s+tool)|"
-    r"do\s+not\s+have\s+(?:access|the\s+ability|any\s+tools?|a\s+tool)|have\s+no\s+(?:tools?|access|way))"
-    rf"|{APOSTROPHE}m\s+(?:unable|not\s+able)|\s+am\s+(?:unable|not\s+able))\b",
+    rf"\bI(?:\s+(?:can{APOSTROPHE}?t|cannot|can\s+not|couldn{APOSTROPHE}?t|could\s+not|was(?:n{APOSTROPHE}?t|\s+not)\s+able"
+    rf"|was\s+unable|failed\s+to|(?:don{APOSTROPHE}?t|do\s+not)\s+have\s+(?:access|the\s+ability|any\s+tools?|a\s+tool)"
+    rf"|have\s+no\s+(?:tools?|access|way))|(?:{APOSTROPHE}m|\s+am)\s+(?:unable|not\s+able))\b",
     re.I,
 )
 # Within the claim's own sentence, these make it an offer, a plan or a hypothetical.
@@ -257,18 +238,16 @@ def _participle(verb: str) -> str:
 
 
 def _reports_completion(text: str, sentence: Sentence, start: int, end: int, verb: str | None) -> bool:
-    if sentence.is_question:
-        return False
     lead = text[sentence.start : start]
-    if _INTENT.search(sentence.text) or _CONDITION.search(lead) or _NEGATION.search(lead):
-        return False
-    if _EMPTY_OBJECT.match(text, end):
-        return False
-    if lead.rstrip().endswith(('"', "'", "\u201c")):
-        return False  # quoted: someone's words, not this answer's report
-    if verb in _ARTIFACT_VERBS and _ARTIFACT_PLACE.search(sentence.text):
-        return False
-    return True
+    return not (
+        sentence.is_question
+        or _INTENT.search(sentence.text)
+        or _CONDITION.search(lead)
+        or _NEGATION.search(lead)
+        or _EMPTY_OBJECT.match(text, end)
+        or lead.rstrip().endswith(('"', "'", "\u201c"))  # quoted: someone's words, not a report
+        or (verb in _ARTIFACT_VERBS and _ARTIFACT_PLACE.search(sentence.text))
+    )
 
 
 # --- the checker --------------------------------------------------------------------------
@@ -292,20 +271,34 @@ _CLAIM_VERBS = {
     "transferred": ("send", "change"),
 }
 _KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
+_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
+
+# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt) and the
+# words of its arguments' names. Many calls share a shape, so a "has been" claim is weighed
+# against each shape of the earlier turns once.
+_Shape = tuple[str, str | None, frozenset[str]]
 
 
-def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bool:
-    """Whether a call of ``tool`` (with arguments named by ``argument_words``) could have done
-    what the claim reports: its verb can do the claim's, and it acts on what the claim names.
+def _argument_words(call: ToolCall) -> frozenset[str]:
+    """The words of a call's argument names: ``total_baggages`` says it changes bags."""
+    return frozenset(singular(word) for key in _KEY.findall(call.arguments) for word in name_tokens(key))
 
-    A refund is what a change or a cancellation pays back, so any call that changes data
-    could have made one.
-    """
-    if is_read_named(tool):
+
+def _shape(call: ToolCall, receipt: Receipt | None) -> _Shape:
+    return call.tool, receipt.effect if receipt is not None else None, _argument_words(call)
+
+
+def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: AbstractSet[str]) -> bool:
+    """Whether a call of this shape could have done what ``claim`` reports."""
+    if effect == "read":
+        return False
+    if effect == "write" and (claim.verb is None or not claim.objects):
+        return True
+    verb = verb_of(tool)
+    if verb in READ_VERBS:
         return False
     if claim.verb is None or claim.verb in ("refunded", "run", "executed"):
         return True
-    verb = verb_of(tool)
     groups = _CLAIM_VERBS.get(claim.verb)
     if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
@@ -315,174 +308,107 @@ def _fits(claim: ActionClaim, tool: str, argument_words: AbstractSet[str]) -> bo
     return any(word[:3] in names for word in claim.objects)
 
 
-_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
-
-
-def _argument_words(raw: str) -> set[str]:
-    """The words of a call's argument names: ``total_baggages`` says it changes bags."""
-    return {singular(word) for key in _KEY.findall(raw) for word in name_tokens(key)}
-
-
-def _able(
-    claim: ActionClaim, calls: list[tuple[ToolCall, Receipt | None]]
-) -> list[tuple[ToolCall, Receipt | None]]:
-    """The calls that could have done what ``claim`` reports."""
-    return [
-        (call, receipt)
-        for call, receipt in calls
-        if _could(
-            claim, call.tool, receipt.effect if receipt is not None else None, _argument_words(call.arguments)
-        )
-    ]
-
-
-def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: AbstractSet[str]) -> bool:
-    """Whether a call of ``tool`` whose receipt records ``effect`` (None: no receipt) could
-    have done what ``claim`` reports; a read never could."""
-    if effect == "read":
-        return False
-    if effect == "write" and (claim.verb is None or not claim.objects):
-        return True
-    return _fits(claim, tool, argument_words)
-
-
-# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt) and the
-# words of its arguments' names.
-_Shape = tuple[str, str | None, frozenset[str]]
-
-
-def _shapes(calls: Iterable[tuple[ToolCall, Receipt | None]]) -> set[_Shape]:
-    """The shapes of the calls that did not fail: what a "has been" claim of a later turn may
-    rest on. Many calls share a shape, so a claim is weighed against each shape once rather
-    than against every call the conversation made."""
-    out: set[_Shape] = set()
-    for call, receipt in calls:
-        if receipt is not None and (receipt.effect == "read" or _failed(receipt)):
-            continue
-        effect = receipt.effect if receipt is not None else None
-        out.add((call.tool, effect, frozenset(_argument_words(call.arguments))))
-    return out
-
-
-def _tools_ran(turn: Turn) -> bool:
-    return bool(turn.tool_calls) or any(r.dispatched for r in turn.receipts)
-
-
 def _actions(claims: list[ActionClaim]) -> str:
     verbs = list(dict.fromkeys(claim.verb for claim in claims if claim.verb))
     if not verbs:
         return "saved, sent or changed"
-    if len(verbs) == 1:
-        return verbs[0]
-    return ", ".join(verbs[:-1]) + " or " + verbs[-1]
+    return verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
 
 
-def _lead(claims: list[ActionClaim]) -> Span:
-    """The claim a finding stands on: the first that names its action, else the first."""
-    return next((c.span for c in claims if c.verb), claims[0].span)
-
-
-def _unverified(
-    turn: Turn, claims: list[ActionClaim], calls: Sequence[tuple[ToolCall, Receipt | None]] = ()
+def _finding(
+    turn: Turn, claims: list[ActionClaim], explanation: str, correction: str, failed: tuple[Receipt, ...] = ()
 ) -> Finding:
-    """``unverified_action``: with no tool run in the turn, or with ``calls`` none of which
-    could have done what the claims report."""
-    actions = _actions(claims)
-    if not calls:
-        explanation = f"No tool ran during this turn, so nothing was {actions}."
-        correction = (
-            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
-            "The answer describes an action that did not take place, and nothing was changed."
-        )
-    else:
-        ran = ", ".join(dict.fromkeys(call.tool for call, _ in calls))
-        named = sorted({word for claim in claims for word in claim.objects})
-        what = f" ({', '.join(named)})" if named else ""
-        explanation = (
-            f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
-            f"it ran {ran}, and none of these is a change of what the answer names."
-        )
-        correction = (
-            f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
-            "so it was not actually done. The answer describes an action that did not take place."
-        )
+    """``failed_action_claimed`` where the calls able to do it all ``failed``, else ``unverified_action``."""
     return Finding(
         turn=turn.index,
         checker=NAME,
-        code="unverified_action",
+        code="failed_action_claimed" if failed else "unverified_action",
         severity="flag",
-        claim=_lead(claims),
+        # The claim a finding stands on: the first that names its action, else the first.
+        claim=next((c.span for c in claims if c.verb), claims[0].span),
+        evidence=tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed),
         explanation=explanation,
         correction=correction,
         extra={"phrases": [c.span.to_dict() for c in claims]},
     )
 
 
-def _failed_claim(turn: Turn, claims: list[ActionClaim], failed: list[Receipt]) -> Finding:
+def _unverified(turn: Turn, claims: list[ActionClaim], tools: list[str]) -> Finding:
+    """No tool ran in the turn, or none of ``tools`` could have done what the claims report."""
     actions = _actions(claims)
-    evidence = []
-    for receipt in failed:
-        result = turn.result_of(receipt)
-        if result is None:
-            evidence.append(Evidence(call_id=receipt.call_id))
-        else:
-            evidence.append(Evidence(call_id=receipt.call_id, path="", start=0, end=len(result.text)))
-    calls = "; ".join(f"{r.tool or 'a tool'} {_outcome_word(r)}" for r in failed)
-    plural = "call" if len(failed) == 1 else "calls"
-    return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code="failed_action_claimed",
-        severity="flag",
-        claim=_lead(claims),
-        evidence=tuple(evidence),
-        explanation=f"The answer reports the action as done, but the {plural} able to do it failed: {calls}.",
-        correction=(
-            f"Note from Receipts: the tool {plural} in this turn that could have done this did not succeed "
-            f"({calls}), so nothing was actually {actions}. "
-            "The answer reports an outcome that did not happen."
-        ),
-        extra={"phrases": [c.span.to_dict() for c in claims]},
+    if not tools:
+        return _finding(
+            turn,
+            claims,
+            f"No tool ran during this turn, so nothing was {actions}.",
+            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
+            "The answer describes an action that did not take place, and nothing was changed.",
+        )
+    named = sorted({word for claim in claims for word in claim.objects})
+    what = f" ({', '.join(named)})" if named else ""
+    return _finding(
+        turn,
+        claims,
+        f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
+        f"it ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names.",
+        f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
+        "so it was not actually done. The answer describes an action that did not take place.",
     )
 
 
-def _outcome_word(receipt: Receipt) -> str:
+def _outcome(receipt: Receipt) -> str:
     if not receipt.dispatched:
         return "was never dispatched"
     return "was denied" if receipt.outcome == "denied" else "failed"
 
 
-def known_kinds(turns: list[Turn]) -> set[str]:
+def _failed_claim(turn: Turn, claims: list[ActionClaim], failed: tuple[Receipt, ...]) -> Finding:
+    calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
+    plural = "call" if len(failed) == 1 else "calls"
+    return _finding(
+        turn,
+        claims,
+        f"The answer reports the action as done, but the {plural} able to do it failed: {calls}.",
+        f"Note from Receipts: the tool {plural} in this turn that could have done this did not succeed "
+        f"({calls}), so nothing was actually {_actions(claims)}. "
+        "The answer reports an outcome that did not happen.",
+        failed,
+    )
+
+
+def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
     """The kinds of thing the conversation's tools deal in: the words (first three letters)
-    of their names, their arguments' names and their results' keys. A claim's object counts
-    only where it is one of these ("bag" where a result has ``total_baggages``); "your
-    favourite tea" is content, not a kind, and constrains no call."""
+    of their names, their arguments' names and their results' keys."""
     words: set[str] = set()
     for turn in turns:
         for call in turn.tool_calls:
             words.update(name_tokens(call.tool))
-            words.update(_argument_words(call.arguments))
+            words.update(_argument_words(call))
         for result in turn.tool_results:
             words.update(w for key in _KEY.findall(result.text[:200_000]) for w in name_tokens(key))
     return {singular(word)[:3] for word in words if len(word) >= 3}
 
 
-def check_turn(turn: Turn, claims: list[ActionClaim], earlier: set[_Shape], kinds: set[str]) -> list[Finding]:
-    """The turn's action claims against the calls that could have made them.
-
-    With no tool run in the turn, every claim is ``unverified_action``. Otherwise each claim
-    needs a call that could have done it (``_able``): of this turn, or for "has been", of an
-    earlier one. A claim no call could have done is ``unverified_action``; one whose able
-    calls all failed is ``failed_action_claimed``. ``kinds`` are the conversation's
-    (``known_kinds``), ``earlier`` the shapes of the earlier turns' calls (``_shapes``).
-    """
+def check_turn(
+    turn: Turn,
+    claims: list[ActionClaim],
+    calls: list[tuple[Receipt | None, _Shape]],
+    earlier: set[_Shape],
+    kinds: set[str],
+) -> list[Finding]:
+    """The turn's action claims against the calls that could have made them: ``calls`` are
+    the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail."""
     if not claims:
         return []
-    if not _tools_ran(turn):
-        return [_unverified(turn, claims)]
-    calls = [(call, turn.receipt_of(call)) for call in turn.tool_calls]
     if not calls:
-        return _by_receipts(turn, claims)
+        # Receipts with no calls in the transcript are judged by their outcomes alone: where
+        # the runtime marked some call a write, the writes and the unmarked calls.
+        if not any(r.dispatched for r in turn.receipts):
+            return [_unverified(turn, claims, [])]
+        receipts = turn.receipts
+        if any(r.effect == "write" for r in receipts):
+            receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
+        return [_failed_claim(turn, claims, receipts)] if receipts and all(map(_failed, receipts)) else []
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
@@ -490,35 +416,14 @@ def check_turn(turn: Turn, claims: list[ActionClaim], earlier: set[_Shape], kind
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
         if claim.perfect and any(_could(claim, *shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
-        able = _able(claim, calls)
+        able = [receipt for receipt, shape in calls if _could(claim, *shape)]
         if not able:
             unbacked.append(claim)
-            continue
-        receipts = [receipt for _, receipt in able if receipt is not None]
-        if len(receipts) == len(able) and all(_failed(r) for r in receipts):
+        elif None not in able and all(_failed(r) for r in able if r is not None):
             failed.append(claim)
-            failed_receipts.extend(r for r in receipts if r not in failed_receipts)
-    out = []
-    if unbacked:
-        out.append(_unverified(turn, unbacked, calls))
-    if failed:
-        out.append(_failed_claim(turn, failed, failed_receipts))
-    return out
-
-
-def _by_receipts(turn: Turn, claims: list[ActionClaim]) -> list[Finding]:
-    """Receipts with no calls in the transcript: judged by the receipts' outcomes alone."""
-    candidates = _could_have_acted(turn.receipts)
-    if candidates and all(_failed(r) for r in candidates):
-        return [_failed_claim(turn, claims, candidates)]
-    return []
-
-
-def _could_have_acted(receipts: tuple[Receipt, ...]) -> list[Receipt]:
-    """Where the runtime marked some call a write, the writes and the unmarked calls."""
-    if any(r.effect == "write" for r in receipts):
-        return [r for r in receipts if r.effect in ("write", "unknown")]
-    return list(receipts)
+            failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
+    out = [_unverified(turn, unbacked, [shape[0] for _, shape in calls])] if unbacked else []
+    return out + ([_failed_claim(turn, failed, tuple(failed_receipts))] if failed else [])
 
 
 class ActionClaims:
@@ -531,11 +436,12 @@ class ActionClaims:
         for turn in conversation.turns:
             deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
+            calls = [(r, _shape(call, r)) for call in turn.tool_calls for r in [turn.receipt_of(call)]]
             # Read once, and only when a claim may be weighed against calls.
-            if kinds is None and turn.tool_calls and claims:
-                kinds = known_kinds(list(conversation.turns))
-            findings.extend(check_turn(turn, claims, earlier, kinds or set()))
-            earlier |= _shapes((call, turn.receipt_of(call)) for call in turn.tool_calls)
+            if kinds is None and calls and claims:
+                kinds = known_kinds(conversation.turns)
+            findings.extend(check_turn(turn, claims, calls, earlier, kinds or set()))
+            earlier |= {shape for r, shape in calls if r is None or not (r.effect == "read" or _failed(r))}
         return CheckerReport(findings)
 
 

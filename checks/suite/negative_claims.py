@@ -1,28 +1,21 @@
 """Checker ``negative_claims``: "there is none", judged against the searches that ran.
 
-A negative answer is the hardest to audit by reading it: nothing in the answer points at
-what was not found. So a runtime may send its model's negatives as typed citations
-(``{"kind": "none" | "not-found" | "complete", "about": …, "restsOn": ["r1", …]}``) and
-this checker judges each one against the record of calls (``record.Record``) with the
-decision table of CONTRACT.md §5: the first row that applies gives the code, and a claim
-no row catches is ``established``. Every refusal carries a fixed "I don't know…" sentence
-in the project's own words; nothing the model wrote is ever copied into it.
+A negative answer is the hardest to audit by reading it: nothing in it points at what was
+not found. So a runtime may send its model's negatives as typed citations (``{"kind": "none"
+| "not-found" | "complete", "about": …, "restsOn": ["r1", …]}``), each judged against the
+record of calls (``record.Record``) by the decision table of CONTRACT.md §5: the first row
+that applies gives the code, and a claim no row catches is ``established``. Every refusal is
+a fixed "I don't know…" sentence in the project's own words, never the model's.
 
-Absences stated in prose ("no logins were recorded") are read the way ``tool_receipts``
-reads them and linked to the read they rest on. One defect gives one finding: an absence
-the receipts already contradict is that checker's ``false_absence``, and a sentence that
-restates a typed claim is that claim, whatever the typed claim's shape (a malformed entry's
-``citation_unresolved`` stands on the sentence, which gets no verdict of its own). A
-sentence restates a typed claim of its turn when it (or the sentence before it) names the
-claim's ``about``; when the claim cites a read of the tool the sentence rests on (for an
-entry whose citation does not resolve, a receipt its handles name); or when the claim points
-at no read and names no subject, so nothing tells them apart. A claim whose ``about`` the
-sentence names is preferred (most of all one that also cites that read); among equals, the
-first. Otherwise a prose absence over a runtime read is judged by the same table, and where
-the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is missing.
-
-Per turn, the verdicts fold into what would be delivered (``delivery``) and a status
-(``turn_summaries``), for the turn page.
+Absences stated in prose are read as ``tool_receipts`` reads them. One defect gives one
+finding: an absence the receipts contradict is that checker's ``false_absence``, and a
+sentence that restates a typed claim of its turn is that claim, whatever its shape. It
+restates one whose ``about`` it (or the sentence before it) names, or that cites a read of
+its tool (for an unresolved entry, a receipt its handles name), or that points at no read
+and names no subject; a named subject ranks first (most of all with the read cited), then
+the first. Any other prose absence over a runtime read is judged by the same table, and
+where the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is
+missing. Each turn's verdicts fold into a status and a delivery, for the turn page.
 """
 
 from __future__ import annotations
@@ -30,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -40,7 +34,7 @@ from .options import Options
 from .record import Call, Record, after, same_batch
 from .text import prepare, sentence_at, sentences
 from .tool_receipts import same_tool
-from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Span, ToolClaim, Turn
+from .types import CheckerReport, Conversation, Finding, RunContext, Span, ToolClaim, Turn
 
 NAME = "negative_claims"
 
@@ -53,14 +47,6 @@ _HANDLE = re.compile(r"r[1-9][0-9]{0,3}")
 
 ESTABLISHED = "established"
 UNVERIFIED = "absence_unverified"
-
-# The decision table's codes, in its order (CONTRACT.md §5).
-TABLE = tuple(
-    """too_many_claims citation_unresolved kind_mismatch record_incomplete outside_trusted_context
-    cited_call_undeclared call_not_read stale_turn contradicted_by_rows coverage_unverified
-    undeclared_empty superseded_by_write later_read_failed wider_search_has_rows other_read_has_rows
-    search_incomplete about_mismatch evidence_kind_undetermined""".split()
-)
 
 # Fixed sentences: what may be said in place of a claim the record does not back.
 REFUSALS = {
@@ -113,18 +99,12 @@ def refusal(code: str, stale: Call | None = None) -> str | None:
     """The fixed sentence for a code; the stale one names the turn and time of the read."""
     if code == ESTABLISHED:
         return None
-    if code == "stale_turn":
-        when = _moment(stale.receipt.at) if stale is not None else None
-        where = f" on turn {stale.turn}" if stale is not None else " on an earlier turn"
-        at = f" at {when}" if when else ""
-        return f"I don't know. The cited result was read{where}{at}; it was not read again during this turn."
-    return REFUSALS[code]
-
-
-def disposition(code: str) -> str:
-    if code == ESTABLISHED:
-        return "checked-pass"
-    return "checked-fail" if code in _CHECKED_FAIL else "unreachable"
+    if code != "stale_turn":
+        return REFUSALS[code]
+    when = _moment(stale.receipt.at) if stale is not None else None
+    where = f" on turn {stale.turn}" if stale is not None else " on an earlier turn"
+    at = f" at {when}" if when else ""
+    return f"I don't know. The cited result was read{where}{at}; it was not read again during this turn."
 
 
 def _moment(at: str | None) -> str | None:
@@ -140,9 +120,6 @@ def _moment(at: str | None) -> str | None:
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-# --- comparing values -------------------------------------------------------------------------
-
-
 def _norm(value: Any) -> str:
     """One spelling for comparing a filter value: case and surrounding space do not count."""
     if isinstance(value, Decimal):  # a row's number: spelled as the filter's float is
@@ -156,33 +133,28 @@ def _norm(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=float).casefold()
 
 
-def _items(filters: dict[str, Any]) -> set[tuple[str, str]]:
-    return {(key, _norm(value)) for key, value in filters.items()}
+def _items(call: Call) -> set[tuple[str, str]] | None:
+    filters = call.filters
+    return None if filters is None else {(key, _norm(value)) for key, value in filters.items()}
 
 
 def _same_filters(one: Call, other: Call) -> bool:
-    a, b = one.filters, other.filters
-    return a is not None and b is not None and _items(a) == _items(b)
+    a, b = _items(one), _items(other)
+    return a is not None and a == b
 
 
 def _wider(other: Call, cited: Call) -> bool:
     """``other`` searched the same population with fewer filters."""
-    a, b = other.filters, cited.filters
-    return a is not None and b is not None and _items(a) < _items(b)
+    a, b = _items(other), _items(cited)
+    return a is not None and b is not None and a < b
 
 
 def _rows_outside(other: Call, cited: Call) -> bool:
-    """Every row ``other`` read has a field of a cited filter with a different value.
-
-    Only an explicit field on every row shows a row to lie outside the claim; rows not
-    read, rows of another shape or a missing field leave it possibly inside.
-    """
-    rows = other.rows
-    filters = cited.filters or {}
-    if not rows or not filters:
-        return False
-    count = other.receipt.result_count
-    if count is not None and len(rows) < count:
+    """Every row ``other`` read has a field of a cited filter with a different value: only
+    that shows a row to lie outside the claim (rows not read, of another shape or missing the
+    field may lie inside)."""
+    rows, filters, count = other.rows, cited.filters or {}, other.receipt.result_count
+    if not rows or not filters or (count is not None and len(rows) < count):
         return False
     return all(
         isinstance(row, dict)
@@ -191,12 +163,36 @@ def _rows_outside(other: Call, cited: Call) -> bool:
     )
 
 
-def _filter_values(call: Call) -> set[str]:
-    out: set[str] = set()
-    for value in (call.filters or {}).values():
-        for item in value if isinstance(value, list) else [value]:
-            out.add(_norm(item))
+def _kin(others: Iterable[Call], cited: list[Call], test: Callable[[Call, Call], bool]) -> list[Call]:
+    """The calls of ``others`` that ``test`` relates to a cited read of the same tool."""
+    return [x for x in others if any(same_tool(x.tool, c.tool) and test(x, c) for c in cited)]
+
+
+def _unique(calls: Iterable[Call | None]) -> list[Call]:
+    out: list[Call] = []
+    for call in calls:
+        if call is not None and call not in out:
+            out.append(call)
     return out
+
+
+@dataclass
+class Verdict:
+    code: str
+    cited: list[Call] = field(default_factory=list)
+    contrary: list[Call] = field(default_factory=list)  # other reads that overturn the cited ones
+    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since
+    stale: Call | None = None
+    narrower: str | None = None  # the absence a failed complete-list claim does establish
+    missing: str | None = None  # what a prose absence the table cannot judge lacks (``_MISSING``)
+
+
+@dataclass(frozen=True)
+class _Context:
+    conversation: Conversation
+    turn: Turn
+    record: Record
+    citable: frozenset[str] | None  # None: every tool with a read receipt up to the turn
 
 
 def _good_about(about: Any) -> bool:
@@ -208,63 +204,27 @@ def _good_about(about: Any) -> bool:
     return False
 
 
-# --- the decision table ----------------------------------------------------------------------
-
-
-@dataclass
-class Verdict:
-    code: str
-    cited: list[Call] = field(default_factory=list)
-    contrary: list[Call] = field(default_factory=list)  # other reads that overturn the cited ones
-    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since
-    stale: Call | None = None
-    narrower: str | None = None  # the absence a failed complete-list claim does establish
-
-
-@dataclass(frozen=True)
-class _Context:
-    conversation: Conversation
-    turn: Turn
-    record: Record
-    citable: frozenset[str] | None  # None: every tool with a read receipt up to the turn
-
-    def may_cite(self, tool: str) -> bool:
-        if self.citable is None:
-            return self.record.has_read(tool, self.turn.index)
-        return tool in self.citable
-
-
 def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
     """Rows 1–3 (the entry itself), then the reads it cites."""
     if claims_in_turn > MAX_CLAIMS:
         return Verdict("too_many_claims")
-    cited = _resolve(entry, ctx)
-    if cited is None:
+    handles = entry.get("restsOn") if isinstance(entry, dict) else None
+    if (
+        not isinstance(entry, dict)
+        or not set(entry) <= _ENTRY_KEYS
+        or ("about" in entry and not _good_about(entry["about"]))
+        or not isinstance(handles, list)
+        or not 0 < len(handles) <= MAX_HANDLES
+        or not all(isinstance(handle, str) and _HANDLE.fullmatch(handle) for handle in handles)
+    ):
         return Verdict("citation_unresolved")
+    found = [ctx.record.by_handle(handle, ctx.turn.index) for handle in handles]
+    if None in found:
+        return Verdict("citation_unresolved")
+    cited = _unique(found)
     if entry.get("kind") not in KINDS:
         return Verdict("kind_mismatch", cited=cited)
     return judge_reads(entry["kind"], entry.get("about"), "about" in entry, cited, ctx)
-
-
-def _resolve(entry: Any, ctx: _Context) -> list[Call] | None:
-    """The calls a well-formed entry cites, or None when row 2 applies."""
-    if not isinstance(entry, dict) or not set(entry) <= _ENTRY_KEYS:
-        return None
-    if "about" in entry and not _good_about(entry["about"]):
-        return None
-    handles = entry.get("restsOn")
-    if not isinstance(handles, list) or not 0 < len(handles) <= MAX_HANDLES:
-        return None
-    cited: list[Call] = []
-    for handle in handles:
-        if not isinstance(handle, str) or not _HANDLE.fullmatch(handle):
-            return None
-        call = ctx.record.by_handle(handle, ctx.turn.index)
-        if call is None:
-            return None
-        if call not in cited:
-            cited.append(call)
-    return cited
 
 
 def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx: _Context) -> Verdict:
@@ -274,16 +234,17 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         return Verdict("record_incomplete", cited)
     if any(not c.receipt.trusted for c in cited):
         return Verdict("outside_trusted_context", cited)
-    if any(not ctx.may_cite(c.tool) for c in cited):
+    citable = ctx.citable
+    if any(
+        not (ctx.record.has_read(c.tool, turn.index) if citable is None else c.tool in citable) for c in cited
+    ):
         return Verdict("cited_call_undeclared", cited)
     if any(not (c.is_read and c.receipt.dispatched and c.receipt.ok) for c in cited):
         return Verdict("call_not_read", cited)
     this_turn = ctx.record.in_turn(turn.index)
+    reads_now = [x for x in this_turn if x.is_read and x.receipt.dispatched]
     for c in cited:
-        if c.turn < turn.index and not any(
-            same_tool(x.tool, c.tool) and x.is_read and x.receipt.dispatched and _same_filters(x, c)
-            for x in this_turn
-        ):
+        if c.turn < turn.index and not _kin(reads_now, [c], _same_filters):
             return Verdict("stale_turn", cited, stale=c)
     if any(c.has_rows for c in cited):
         return Verdict("contradicted_by_rows", cited)
@@ -294,45 +255,30 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
     writes = _writes_since(cited, ctx)
     if writes:
         return Verdict("superseded_by_write", cited, writes=writes)
-    others = [x for x in this_turn if x not in cited]
-    failed = [
-        x
-        for x in others
-        if x.is_read
-        and x.receipt.dispatched
-        and not x.receipt.ok
-        and any(same_tool(x.tool, c.tool) and _same_filters(x, c) and after(x, c) for c in cited)
-    ]
+    others = [x for x in reads_now if x not in cited]
+    failed = _kin(
+        [x for x in others if not x.receipt.ok], cited, lambda x, c: _same_filters(x, c) and after(x, c)
+    )
     if failed:
         return Verdict("later_read_failed", cited, contrary=failed)
-    peers = [
-        x
-        for x in others
-        if x.is_read and x.receipt.trusted and x.receipt.dispatched and x.receipt.ok and x.has_rows
-    ]
-    wider = [x for x in peers if any(same_tool(x.tool, c.tool) and _wider(x, c) for c in cited)]
+    peers = [x for x in others if x.receipt.trusted and x.receipt.ok and x.has_rows]
+    wider = _kin(peers, cited, _wider)
     if wider:
         return Verdict("wider_search_has_rows", cited, contrary=wider)
-    same = [
-        x
-        for x in peers
-        if any(same_tool(x.tool, c.tool) and _same_filters(x, c) and not _rows_outside(x, c) for c in cited)
-    ]
+    same = _kin(peers, cited, lambda x, c: _same_filters(x, c) and not _rows_outside(x, c))
     if same:
         return Verdict("other_read_has_rows", cited, contrary=same)
-    if kind == "complete":
-        short = any(not c.complete for c in cited)
-    else:
-        short = any(not (c.declared_absent or c.complete) for c in cited)
-    if short:
+    # A complete-list claim needs complete searches; an absence, declared ones or complete.
+    if any(not (c.complete or (kind != "complete" and c.declared_absent)) for c in cited):
         verdict = Verdict("search_incomplete", cited)
         if kind == "complete" and all(c.declared_absent for c in cited):
-            narrowed = judge_reads("none", about, about_given, cited, ctx)
-            if narrowed.code == ESTABLISHED:
+            if judge_reads("none", about, about_given, cited, ctx).code == ESTABLISHED:
                 verdict.narrower = statement(cited)
         return verdict
-    if about_given and _norm(about) not in set().union(*(_filter_values(c) for c in cited)):
-        return Verdict("about_mismatch", cited)
+    if about_given:
+        values = (v for c in cited for v in (c.filters or {}).values())
+        if _norm(about) not in {_norm(item) for v in values for item in (v if isinstance(v, list) else [v])}:
+            return Verdict("about_mismatch", cited)
     # Each read establishes an absence (declared) or a complete list; one claim needs one kind.
     if not (all(c.declared_absent for c in cited) or all(c.complete for c in cited)):
         return Verdict("evidence_kind_undetermined", cited)
@@ -341,18 +287,16 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
 
 def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
     """Dispatched calls that may change data, after a cited read or in its batch, before the answer."""
+    if not cited:
+        return []
     answer_at = ctx.turn.answer_index
     found: list[Call] = []
-    if not cited:
-        return found
     # Only a call of a cited read's turn or later can follow it or share its batch.
     for w in ctx.record.changes_between(min(c.turn for c in cited), ctx.turn.index):
-        if w in cited:
-            continue
         if w.turn == ctx.turn.index and answer_at is not None and w.message_index is not None:
             if w.message_index > answer_at:
                 continue
-        if any(after(w, c) or same_batch(w, c) for c in cited):
+        if w not in cited and any(after(w, c) or same_batch(w, c) for c in cited):
             found.append(w)
     return found
 
@@ -371,23 +315,13 @@ def statement(cited: list[Call]) -> str:
     return "Recorded: " + "; ".join(parts) + "."
 
 
-# --- findings ---------------------------------------------------------------------------------
-
-
-def _evidence(calls: list[Call]) -> tuple[Evidence, ...]:
-    return tuple(
-        Evidence(c.receipt.call_id, "", 0, len(c.result.text))
-        if c.result is not None
-        else Evidence(c.receipt.call_id)
-        for c in calls
-    )
-
-
 def _explain(verdict: Verdict, subject: str) -> str:
     cited = ", ".join(c.handle for c in verdict.cited) or "no recorded search"
     code = verdict.code
     if code == ESTABLISHED:
         return f"{subject} is backed by {cited}: {statement(verdict.cited)}"
+    if verdict.missing is not None:
+        return f"{subject} and the record cannot settle it: {_MISSING[verdict.missing]}."
     if code == "stale_turn" and verdict.stale is not None:
         return f"{subject} rests on {verdict.stale.handle}, read on turn {verdict.stale.turn} and not again."
     if code == "superseded_by_write":
@@ -401,18 +335,22 @@ def _explain(verdict: Verdict, subject: str) -> str:
     return f"{subject} is not established by {cited} ({code.replace('_', ' ')})."
 
 
-def _finding(
-    turn: Turn, verdict: Verdict, *, span: Span | None, subject: str, extra: dict[str, Any]
-) -> Finding:
+def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
     code = verdict.code
     shown = [*verdict.cited, *verdict.contrary, *[w for w in verdict.writes if w not in verdict.cited]]
     out = dict(extra)
     out.update(
         verdict=code,
-        disposition=disposition(code),
+        disposition="checked-pass"
+        if code == ESTABLISHED
+        else "checked-fail"
+        if code in _CHECKED_FAIL
+        else "unreachable",
         cited=[c.handle for c in verdict.cited],
         contrary=[x.handle for x in verdict.contrary],
     )
+    if verdict.missing is not None:
+        out["missing"] = verdict.missing
     if verdict.writes:
         out["superseded_by"] = [w.handle for w in verdict.writes]
     if verdict.stale is not None:
@@ -431,10 +369,10 @@ def _finding(
         turn=turn.index,
         checker=NAME,
         code=code,
-        severity="info" if code == ESTABLISHED else "flag",
+        severity="info" if code in (ESTABLISHED, UNVERIFIED) else "flag",
         explanation=_explain(verdict, subject),
         claim=span,
-        evidence=_evidence(shown),
+        evidence=tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown),
         correction=correction,
         extra=out,
     )
@@ -447,55 +385,41 @@ class _Typed:
     verdict: Verdict
     span: Span | None = None
 
+    def extra(self) -> dict[str, Any]:
+        fields = self.entry if isinstance(self.entry, dict) else {}
+        out = {
+            "source": "typed",
+            "index": self.index,
+            **{key: fields.get(key) for key in ("kind", "about", "restsOn")},
+        }
+        if not isinstance(self.entry, dict):
+            out["entry"] = self.entry  # stored as sent, whatever its shape
+        return out
 
-def _typed_extra(item: _Typed) -> dict[str, Any]:
-    entry = item.entry
-    fields = entry if isinstance(entry, dict) else {}
-    out: dict[str, Any] = {
-        "source": "typed",
-        "index": item.index,
-        "kind": fields.get("kind"),
-        "about": fields.get("about"),
-        "restsOn": fields.get("restsOn"),
-    }
-    if not isinstance(entry, dict):
-        out["entry"] = entry  # stored as sent, whatever its shape
-    return out
+    def reads(self, ctx: _Context) -> list[Call]:
+        """The reads it cites; where its citation did not resolve, the receipts its handles
+        name where any do (a malformed entry still points somewhere)."""
+        if self.verdict.cited:
+            return self.verdict.cited
+        handles = self.entry.get("restsOn") if isinstance(self.entry, dict) else None
+        handles = [handles] if isinstance(handles, str) else handles if isinstance(handles, list) else []
+        return _unique(
+            ctx.record.by_handle(handle.strip(), ctx.turn.index)
+            for handle in handles
+            if isinstance(handle, str) and _HANDLE.fullmatch(handle.strip())
+        )
 
-
-def _about(entry: Any) -> str | None:
-    """The subject a typed claim names, as text, when it names one (even an over-long one)."""
-    about = entry.get("about") if isinstance(entry, dict) else None
-    if isinstance(about, bool) or not isinstance(about, (str, int, float)):
-        return None
-    text = str(about).strip()
-    return text or None
-
-
-def _mentions(text: str, about: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(about)}(?![\w-])", text, re.I) is not None
-
-
-def _named_reads(item: _Typed, ctx: _Context) -> list[Call]:
-    """The reads a typed claim cites; for one whose citation did not resolve, the receipts
-    its handles name where any do (a malformed entry still points somewhere)."""
-    if item.verdict.cited:
-        return item.verdict.cited
-    handles = item.entry.get("restsOn") if isinstance(item.entry, dict) else None
-    if isinstance(handles, str):
-        handles = [handles]
-    out: list[Call] = []
-    for handle in handles if isinstance(handles, list) else ():
-        if isinstance(handle, str) and _HANDLE.fullmatch(handle.strip()):
-            call = ctx.record.by_handle(handle.strip(), ctx.turn.index)
-            if call is not None and call not in out:
-                out.append(call)
-    return out
+    def about(self) -> str | None:
+        """The subject it names, as text, when it names one (even an over-long one)."""
+        about = self.entry.get("about") if isinstance(self.entry, dict) else None
+        if isinstance(about, bool) or not isinstance(about, (str, int, float)):
+            return None
+        return str(about).strip() or None
 
 
 def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) -> _Typed | None:
-    """The typed claim of the turn that a prose absence restates, whatever the typed claim's
-    shape (the rule and the ranking are in the module docstring)."""
+    """The typed claim of the turn that a prose absence restates (the rule and the ranking
+    are in the module docstring)."""
     answer = ctx.turn.answer
     parts = sentences(prepare(answer))
     here = sentence_at(parts, span.start)
@@ -506,9 +430,9 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
         context = answer[(before[-1].start if before else here.start) : here.end]
     ranked: list[tuple[int, int, _Typed]] = []
     for order, item in enumerate(typed):
-        about = _about(item.entry)
-        named = about is not None and _mentions(context, about)
-        reads = _named_reads(item, ctx)
+        about = item.about()
+        named = about is not None and re.search(rf"(?<![\w-]){re.escape(about)}(?![\w-])", context, re.I)
+        reads = item.reads(ctx)
         linked = any(same_tool(c.tool, claim.tool) for c in reads) or (not reads and about is None)
         if named or linked:
             # Subject named and read linked, then subject named, then read linked.
@@ -517,40 +441,28 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
 
 
 def check_turn(
-    conversation: Conversation,
-    turn: Turn,
-    record: Record,
-    options: Options,
-    absences: list[ToolClaim] | None = None,
+    conversation: Conversation, turn: Turn, record: Record, options: Options, absences: list[ToolClaim]
 ) -> list[Finding]:
     tools = options.negative_claims.tools
     ctx = _Context(conversation, turn, record, None if tools is None else frozenset(tools))
     entries = turn.negative_claims
     typed = [_Typed(i, entry, judge_entry(entry, ctx, len(entries))) for i, entry in enumerate(entries)]
-
     prose: list[Finding] = []
-    if absences is None:
-        absences = tool_receipts.prose_absences(conversation, turn)
     for claim in absences:
         if tool_receipts.judge(claim, conversation, turn) is not None:
             continue  # the receipts already answer it (false_absence and its kin): one finding
         span = tool_receipts.claim_span(claim, turn.answer)
-        if span is not None:
-            restated = _restated(claim, span, typed, ctx)
-            if restated is not None:
-                restated.span = restated.span or span
-                continue
-        prose.append(_judge_prose(claim, span, ctx))
-
-    findings = [
-        _finding(turn, t.verdict, span=t.span, subject=f"Negative claim {t.index}", extra=_typed_extra(t))
-        for t in typed
-    ]
+        restated = _restated(claim, span, typed, ctx) if span is not None else None
+        if restated is not None:
+            restated.span = restated.span or span
+        else:
+            prose.append(_judge_prose(claim, span, ctx))
+    findings = [_finding(turn, t.verdict, t.span, f"Negative claim {t.index}", t.extra()) for t in typed]
     return findings + prose
 
 
 def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
-    extra: dict[str, Any] = {
+    extra = {
         "source": "prose",
         "index": None,
         "kind": "none",
@@ -560,58 +472,18 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
     }
     bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
     call = ctx.record.of_receipt(bound[0]) if bound is not None else None
-    if call is None:
-        missing = "receipt"
-    elif call.receipt.derived:
-        missing = "runtime_receipt"
-    elif call.is_read:
+    if call is not None and not call.receipt.derived and call.is_read:
         verdict = judge_reads("none", None, False, [call], ctx)
-        return _finding(ctx.turn, verdict, span=span, subject="The stated absence", extra=extra)
-    else:
-        missing = "read_effect"
-    cited = [call] if call is not None else []
-    extra.update(
-        verdict=UNVERIFIED,
-        disposition="unreachable",
-        cited=[c.handle for c in cited],
-        contrary=[],
-        missing=missing,
-    )
-    return Finding(
-        turn=ctx.turn.index,
-        checker=NAME,
-        code=UNVERIFIED,
-        severity="info",
-        explanation=f"The answer says the {claim.tool} tool found nothing, and the record cannot settle it: "
-        f"{_MISSING[missing]}.",
-        claim=span,
-        evidence=_evidence(cited),
-        correction=REFUSALS[UNVERIFIED],
-        extra=extra,
-    )
-
-
-# --- per-turn delivery --------------------------------------------------------------------------
-
-
-def delivery(codes: list[str], unestablished: str) -> str:
-    """How a turn's typed answer would go out: as checked, as recorded, or the fallback."""
-    if codes and all(code == ESTABLISHED for code in codes):
-        return "as-checked"
-    return "recorded" if unestablished == "state-searched" else "fallback"
-
-
-def status(dispositions: list[str]) -> str:
-    """The report fold: any failed check fails it; else any check not made leaves it unverified."""
-    if "checked-fail" in dispositions:
-        return "failed"
-    if "unreachable" in dispositions:
-        return "unverified"
-    return "passed"
+        return _finding(ctx.turn, verdict, span, "The stated absence", extra)
+    missing = "receipt" if call is None else "runtime_receipt" if call.receipt.derived else "read_effect"
+    verdict = Verdict(UNVERIFIED, [call] if call is not None else [], missing=missing)
+    return _finding(ctx.turn, verdict, span, f"The answer says the {claim.tool} tool found nothing,", extra)
 
 
 def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[str, Any]]:
-    """Per turn with negative claims or prose absences: the summary the turn page shows."""
+    """Per turn with negative claims or prose absences, the summary the turn page shows: its
+    status (any failed check fails it, else any check not made leaves it unverified) and how
+    its typed answer would go out (as checked, as recorded, or the fallback)."""
     by_turn: dict[int, list[Finding]] = {}
     for finding in findings:
         if finding.checker == NAME:
@@ -620,14 +492,22 @@ def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[
     for index, items in sorted(by_turn.items()):
         typed = [f.code for f in items if f.extra.get("source") == "typed"]
         dispositions = [f.extra["disposition"] for f in items]
+        if all(code == ESTABLISHED for code in typed):
+            delivery = "as-checked"
+        else:
+            delivery = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
         out[index] = {
             "claims": len(typed),
             "prose": len(items) - len(typed),
             "established": sum(f.code == ESTABLISHED for f in items),
             "failed": dispositions.count("checked-fail"),
             "unreachable": dispositions.count("unreachable"),
-            "status": status(dispositions),
-            "delivery": delivery(typed, options.negative_claims.unestablished) if typed else None,
+            "status": "failed"
+            if "checked-fail" in dispositions
+            else "unverified"
+            if "unreachable" in dispositions
+            else "passed",
+            "delivery": delivery if typed else None,
         }
     return out
 
@@ -647,6 +527,8 @@ class NegativeClaims:
                 record = Record.of(conversation)
             findings.extend(check_turn(conversation, turn, record, options, absences))
         # Each turn with negative claims or prose absences carries their summary.
-        summaries = turn_summaries(findings, options)
-        turns = {index: {"negative_claims": summary} for index, summary in summaries.items()}
+        turns = {
+            index: {"negative_claims": summary}
+            for index, summary in turn_summaries(findings, options).items()
+        }
         return CheckerReport(findings, turns=turns)

@@ -1,17 +1,11 @@
 """Which call a tool message answers, and which call a receipt records (CONTRACT.md §6).
 
-A tool message answers the nearest earlier call of its id that is still unanswered. Models
-reuse an id once its call has been answered (``call_X`` asks for a reservation, its result
-comes back, and a later ``call_X`` changes the reservation), so an id alone does not name a
-call: whatever puts a result beside its call, or a receipt beside either, asks this module
-instead of building a map from id to call.
-
-What validation accepts (``conversation._validate_call_ids``) keeps the rule unambiguous:
-a call may not take the id of a call still waiting for its answer, and a tool message must
-answer a waiting call. Within such a turn the k-th call of an id is answered by the k-th
-tool message of that id, and the k-th receipt of an id records the k-th call of that id.
-
-Everything here is one pass over the messages (or receipts), whatever their number.
+A tool message answers the nearest earlier call of its id still unanswered: models reuse an
+id once its call was answered, so an id alone does not name a call, and whatever pairs a
+result, a call and a receipt asks this module rather than mapping ids to calls. Validation
+(``conversation._validate_call_ids``) keeps the rule unambiguous: within a turn the k-th call
+of an id is answered by the k-th tool message of that id and recorded by its k-th receipt.
+Each pairing is one pass over the messages or receipts.
 """
 
 from __future__ import annotations
@@ -75,22 +69,11 @@ def by_occurrence[T](
     """For each id of ``ids``, the item in the same place among the items of that id: the
     k-th occurrence of an id gets the k-th item whose ``key`` is that id, else None (and a
     None id gets None)."""
-    of_id: dict[str, list[T]] = {}
+    of_id: dict[str | None, list[T]] = {}
     for item in items:
-        item_id = key(item)
-        if item_id is not None:
-            of_id.setdefault(item_id, []).append(item)
-    taken: dict[str, int] = {}
-    out: list[T | None] = []
-    for item_id in ids:
-        if item_id is None:
-            out.append(None)
-            continue
-        k = taken.get(item_id, 0)
-        taken[item_id] = k + 1
-        namesakes = of_id.get(item_id, [])
-        out.append(namesakes[k] if k < len(namesakes) else None)
-    return out
+        of_id.setdefault(key(item), []).append(item)
+    queues = {item_id: iter(found) for item_id, found in of_id.items() if item_id is not None}
+    return [next(queues[item_id], None) if item_id in queues else None for item_id in ids]
 
 
 def answered_in_json(messages: Iterable[Any]) -> dict[int, dict[str, Any]]:

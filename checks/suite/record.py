@@ -1,11 +1,8 @@
 """The record a negative claim is judged against: every call of the conversation, in order.
 
-One entry per receipt, with what the decision table needs to know about it: its turn and
-place in the transcript, tool, effect, whether it was dispatched and trusted, its outcome,
-its scope (the filters it searched with and whether the search was complete), its
-emptiness, the rows it read where the result is a list, and its citation handle. Where a
-receipt is silent the defaults of the receipts apply (they are filled in when the
-conversation is read), so this module only adds place and rows.
+One entry per receipt, placed in the transcript (its turn, the message that asked for it,
+its result). The receipts' own defaults are filled in when the conversation is read, so
+this module only adds the place and the rows.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .types import Conversation, Message, Receipt, Turn
+from .types import Conversation, Message, Receipt
 
 
 @dataclass(frozen=True)
@@ -71,8 +68,7 @@ class Call:
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as data, for a reviewer's page or a test."""
-        receipt = self.receipt
-        rows = self.rows
+        receipt, rows, filters = self.receipt, self.rows, self.filters
         return {
             "handle": receipt.handle,
             "call_id": receipt.call_id,
@@ -82,9 +78,7 @@ class Call:
             "dispatched": receipt.dispatched,
             "trusted": receipt.trusted,
             "outcome": receipt.outcome,
-            "scope": None
-            if self.filters is None
-            else {"filters": dict(self.filters), "complete": self.complete},
+            "scope": None if filters is None else {"filters": dict(filters), "complete": self.complete},
             "emptiness": receipt.emptiness,
             "result_count": receipt.result_count,
             "rows": None if rows is None else list(rows),
@@ -93,35 +87,36 @@ class Call:
         }
 
 
-def _placed(turn: Turn) -> list[Call]:
-    """The turn's receipts, each beside the call it records and that call's result."""
-    return [
-        Call(
-            receipt=receipt,
-            turn=turn.index,
-            order=order,
-            message_index=call.message_index if call is not None else None,
-            result=turn.result_of(call) if call is not None else None,
-        )
-        for order, receipt in enumerate(turn.receipts)
-        for call in [turn.call_of(receipt)]
-    ]
+def _turn(call: Call) -> int:
+    return call.turn
 
 
 @dataclass(frozen=True)
 class Record:
     """Every recorded call of a conversation, in conversation order.
 
-    Its questions (a turn's calls, the call a handle names, the calls that may have changed
-    data since a read) are answered from indexes built on first use, in one pass over the
-    calls, so a turn's claims cost the same in the thousandth turn as in the first.
+    Its questions are answered from indexes built on first use in one pass over the calls,
+    so a turn's claims cost the same in the thousandth turn as in the first.
     """
 
     calls: tuple[Call, ...]
 
     @classmethod
     def of(cls, conversation: Conversation) -> Record:
-        return cls(tuple(call for turn in conversation.turns for call in _placed(turn)))
+        return cls(
+            tuple(
+                Call(
+                    receipt,
+                    turn.index,
+                    order,
+                    call.message_index if call is not None else None,
+                    turn.result_of(call) if call is not None else None,
+                )
+                for turn in conversation.turns
+                for order, receipt in enumerate(turn.receipts)
+                for call in [turn.call_of(receipt)]
+            )
+        )
 
     @cached_property
     def _index(self) -> _Index:
@@ -131,57 +126,45 @@ class Record:
         return list(self._index.in_turn.get(turn, ()))
 
     def by_handle(self, handle: str, turn: int) -> Call | None:
-        """The call a handle names as of a turn: the latest one that carries it.
-
-        A runtime that numbers handles afresh each turn means this turn's ``r1`` by ``r1``.
-        """
-        turns, calls = self._index.by_handle.get(handle, ((), ()))
-        at = bisect_right(turns, turn)
-        return calls[at - 1] if at else None
+        """The latest call up to a turn that carries a handle: a runtime that numbers handles
+        afresh each turn means this turn's ``r1`` by ``r1``."""
+        named = self._index.by_handle.get(handle, [])
+        at = bisect_right(named, turn, key=_turn)
+        return named[at - 1] if at else None
 
     def of_receipt(self, receipt: Receipt) -> Call | None:
         return self._index.of_receipt.get(id(receipt))
 
-    def read_tools(self, turn: int) -> set[str]:
-        """Tools with a read receipt up to a turn: who may be cited when the options name none."""
-        return {tool for tool, first in self._index.first_read.items() if first <= turn}
-
     def has_read(self, tool: str, turn: int) -> bool:
-        """Whether ``tool`` has a read receipt up to a turn (``tool in read_tools(turn)``)."""
+        """Whether ``tool`` has a read receipt up to a turn."""
         first = self._index.first_read.get(tool)
         return first is not None and first <= turn
 
     def changes_between(self, first: int, last: int) -> list[Call]:
         """The dispatched calls that may change data (any but a read) of turns ``first`` to
         ``last``, in conversation order."""
-        turns, calls = self._index.changes
-        return list(calls[bisect_left(turns, first) : bisect_right(turns, last)])
+        changes = self._index.changes
+        return changes[bisect_left(changes, first, key=_turn) : bisect_right(changes, last, key=_turn)]
 
 
 class _Index:
-    """The record's calls by turn, handle, receipt and first read; the calls that may change
-    data. The calls come in conversation order, so each list is in turn order."""
+    """The record's calls by turn, handle, receipt and first read, and those that may change
+    data; each list is in conversation order."""
 
     def __init__(self, calls: tuple[Call, ...]) -> None:
         self.in_turn: dict[int, list[Call]] = {}
-        handles: dict[str, tuple[list[int], list[Call]]] = {}
+        self.by_handle: dict[str, list[Call]] = {}
         self.of_receipt: dict[int, Call] = {}
         self.first_read: dict[str, int] = {}
-        change_turns: list[int] = []
-        changes: list[Call] = []
+        self.changes: list[Call] = []
         for call in calls:
             self.in_turn.setdefault(call.turn, []).append(call)
-            turns, named = handles.setdefault(call.handle, ([], []))
-            turns.append(call.turn)
-            named.append(call)
+            self.by_handle.setdefault(call.handle, []).append(call)
             self.of_receipt.setdefault(id(call.receipt), call)
             if call.is_read:
                 self.first_read.setdefault(call.tool, call.turn)
             elif call.receipt.dispatched:
-                change_turns.append(call.turn)
-                changes.append(call)
-        self.by_handle = handles
-        self.changes = (change_turns, changes)
+                self.changes.append(call)
 
 
 def after(later: Call, earlier: Call) -> bool:

@@ -1,17 +1,11 @@
 """What a conversation has shown so far, asked about all at once.
 
 The checkers walk a conversation in order and, at each answer or call, ask questions of
-everything before it: which tool result holds this identifier's digits, which quotes this
-name, which holds this date; did anyone write this value. Answering each question by walking
-back through the earlier messages makes a turn's work grow with the turns before it, so a
-long conversation costs the square of its length.
-
-The classes here keep the messages in order and answer each kind of question by walking
-them, newest first, as long as that is cheap, and from an index once it is not: once the
-walks for one kind of question have visited ``WALKS`` times as many messages as there are,
-its index is built, and from then on grown by the messages that came since. A short
-conversation is never indexed; a long one reads each message once for each kind of question
-it is asked. Either way the answer is the one the walk gives.
+everything before it (which tool result holds these digits, quotes this name, holds this
+date; did anyone write this value). Walking back for each question would make a long
+conversation cost the square of its length, so each kind of question is answered by a walk,
+newest first, until its walks have visited ``WALKS`` times as many messages as there are,
+and from then on from an index grown by the messages since. The answer is the walk's either way.
 """
 
 from __future__ import annotations
@@ -24,9 +18,8 @@ from typing import Any
 from .derivations import Operand, dates_in, list_counts
 from .evidence_index import Source
 
-# How many times over the messages the walks for one kind of question may go before it is
-# indexed: enough that a short conversation is never indexed, few enough that a long one
-# is indexed within its first turns.
+# Enough that a short conversation is never indexed, few enough that a long one is indexed
+# within its first turns.
 WALKS = 32
 # Strings between two quotes longer than this are not indexed: names are shorter.
 MAX_QUOTED = 64
@@ -61,8 +54,7 @@ class Shown(Grown):
     def __init__(self) -> None:
         super().__init__()
         self.sources: list[Source] = []
-        self._fragments: dict[str, int] = {}  # digit-run key -> newest source that carries it
-        self._counts: dict[str, int] = {}  # count key -> newest source whose lists have it
+        self._lazy: dict[str, int] = {}  # digit-run or count key -> newest source that carries it
         self._count_nouns: set[str] = set()  # ``count:noun:`` of every count key
         self._quoted: set[str] = set()  # strings a JSON result holds between two quotes
         self._holders: dict[str, list[int]] = {}  # form -> the sources that carry it, oldest first
@@ -73,20 +65,15 @@ class Shown(Grown):
     def add(self, source: Source) -> None:
         self.sources.append(source)
 
-    def __len__(self) -> int:
-        return len(self.sources)
-
     def newest(self, count: int) -> list[Source]:
         """The ``count`` newest sources, newest first."""
         return self.sources[-count:][::-1] if count > 0 else []
 
-    # --- keys read only when asked: an identifier's digit run, a list's length ---------------
-
     def _read_lazy_keys(self, ordinal: int, source: Source) -> None:
-        self._fragments.update(dict.fromkeys(source.fragments, ordinal))
-        counts = source.counts
-        self._counts.update(dict.fromkeys(counts, ordinal))
-        self._count_nouns.update(key[: key.rindex(":") + 1] for key in counts)
+        """Keys read only when asked: an identifier's digit runs, a list's lengths."""
+        self._lazy.update(dict.fromkeys(source.fragments, ordinal))
+        self._lazy.update(dict.fromkeys(source.counts, ordinal))
+        self._count_nouns.update(key[: key.rindex(":") + 1] for key in source.counts)
 
     def with_lazy_key(self, keys: list[str]) -> Source | None:
         """The newest source that carries one of ``keys`` among its fragments or counts."""
@@ -95,7 +82,7 @@ class Shown(Grown):
                 if any(key in source.fragments or key in source.counts for key in keys):
                     return source
             return None
-        best = max((max(self._fragments.get(key, -1), self._counts.get(key, -1)) for key in keys), default=-1)
+        best = max((self._lazy.get(key, -1) for key in keys), default=-1)
         return self.sources[best] if best >= 0 else None
 
     def counts_noun(self, prefix: str) -> bool:
@@ -104,8 +91,6 @@ class Shown(Grown):
         if not self.indexed("lazy", self.sources, self._read_lazy_keys):
             return any(key.startswith(prefix) for source in self.sources for key in source.counts)
         return prefix in self._count_nouns
-
-    # --- whole strings of JSON results ------------------------------------------------------
 
     def _read_quoted(self, ordinal: int, source: Source) -> None:
         if source.looks_json:
@@ -140,8 +125,6 @@ class Shown(Grown):
         holders = self._holders.get(form, [])
         return [self.sources[ordinal] for ordinal in holders[-limit:][::-1]]
 
-    # --- dates ----------------------------------------------------------------------------------
-
     def _read_dates(self, ordinal: int, source: Source) -> None:
         for found, _, _ in dates_in(source.text):
             self._newest_date[found] = ordinal
@@ -156,8 +139,6 @@ class Shown(Grown):
             return None
         ordinal = (self._newest_date if newest else self._first_date).get(wanted)
         return self.sources[ordinal] if ordinal is not None else None
-
-    # --- the lengths of lists of records (``derivations.list_counts``) -------------------
 
     def _read_list_counts(self, ordinal: int, source: Source) -> None:
         seen: set[int] = set()
@@ -192,9 +173,6 @@ class Texts(Grown):
 
     def add(self, text: str) -> None:
         self.texts.append(text)
-
-    def __len__(self) -> int:
-        return len(self.texts)
 
     def _read(self, ordinal: int, text: str) -> None:
         for run in set(_RUN.findall(text)):

@@ -1,14 +1,9 @@
 """Text helpers shared by the checkers that read the answer.
 
-Every helper keeps character offsets intact (replacements are one character for one), so a
-span found in the prepared text is a span of the answer as written.
-
-Reading an answer costs time in proportion to its length, whatever it holds: the checkers
-weigh each claim against its sentence, so a sentence is at most ``MAX_SENTENCE`` characters
-long. A run of text with no sentence end past that is read as several sentences, cut at a
-space. Written sentences are far shorter (under 300 characters in the real traffic read so
-far), so the cut changes nothing a person writes, and a claim repeated without end can no
-longer make each of its repetitions reread everything before it.
+Every helper keeps character offsets (replacements are one character for one), so a span
+found in the prepared text is a span of the answer as written. A sentence is at most
+``MAX_SENTENCE`` characters: a longer run with no sentence end is read as several, cut at a
+space, so an answer costs time in proportion to its length however its claims repeat.
 """
 
 from __future__ import annotations
@@ -20,77 +15,46 @@ from dataclasses import dataclass
 
 from .decimals import MAX_DIGITS
 
-# Typographic apostrophes a model may write for "I've"; each is one character, like "'".
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
-
-# In a pattern, where an apostrophe is written, any of these may stand.
+# Typographic apostrophes a model may write for "I've"; in a pattern, APOSTROPHE matches any.
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc\u2032", "'"))
 APOSTROPHE = "['\u2019\u2018\u02bc\u2032]"
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"')\]*_]|\Z)|\n\s*\n|\n(?=\s*(?:[-*#>]|\d+[.)])\s)")
 
-NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
+_SMALL = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty"
+)
+NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True))
+NUMBER_WORDS |= {
     "a single": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
     "twenty-four": 24,
     "thirty": 30,
     "forty": 40,
     "forty-five": 45,
     "forty-eight": 48,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy-two": 72,
-    "ninety": 90,
 }
+NUMBER_WORDS |= {"fifty": 50, "sixty": 60, "seventy-two": 72, "ninety": 90}
 # The number words of one word, as a pattern (longest first): counts said in words.
 COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
 # Longest first, so "a single" wins over a shorter alternative.
 NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 
-# "I can" offers ("I can search for that"), except where it introduces a report of what is
-# already known ("I can confirm the search returned 3 results").
-CAN_OFFER = r"\bI\s+can\b(?!\s+(?:confirm|see|tell\s+you|report|verify)\b)"
-# First-person intent: an offer or a plan, never a report of something done. Both checkers
-# that read reports out of prose skip what this matches.
+# First-person intent: an offer or a plan, never a report of something done. "I can" offers
+# ("I can search for that") unless it introduces what is known ("I can confirm the search…").
 OFFER_OR_PLAN = (
-    rf"\bI{APOSTROPHE}ll\b|\bI{APOSTROPHE}d\b|\bI\s+(?:will|shall|should|might|may)\b|{CAN_OFFER}"
+    rf"\bI{APOSTROPHE}ll\b|\bI{APOSTROPHE}d\b|\bI\s+(?:will|shall|should|might|may)\b"
+    r"|\bI\s+can\b(?!\s+(?:confirm|see|tell\s+you|report|verify)\b)"
     rf"|\bI(?:{APOSTROPHE}m|\s+am)\s+going\s+to\b|\blet\s+me\b(?!\s+know)|\bwant\s+me\s+to\b|\bwould\s+you\s+like\b"
 )
 
 
-def normalize_apostrophes(text: str) -> str:
-    return text.translate(_APOSTROPHES)
-
-
-def mask_code(text: str) -> str:
-    """Blank out fenced code blocks: a claim typed inside code is code, not a report."""
-    return _FENCE.sub(lambda m: " " * len(m.group()), text)
-
-
 def prepare(text: str) -> str:
-    """The answer as the pattern matchers read it: same length, same offsets."""
-    return normalize_apostrophes(mask_code(text))
+    """The answer as the pattern matchers read it, same length and offsets: fenced code
+    blanked out (a claim typed in code is no report), apostrophes made plain."""
+    return _FENCE.sub(lambda m: " " * len(m.group()), text).translate(_APOSTROPHES)
 
 
 @dataclass(frozen=True)
@@ -111,31 +75,24 @@ MAX_SENTENCE = 1000
 def sentences(text: str) -> list[Sentence]:
     """Split into sentences (and list items / paragraphs), keeping offsets, in text order."""
     out: list[Sentence] = []
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)] + [len(text)]
     start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.end()
-        _add_sentence(out, text, start, end)
-        start = end
-    _add_sentence(out, text, start, len(text))
+    for end in ends:
+        while start < end:
+            # A stretch over the limit is cut at its last space (else where the limit falls).
+            cut = end
+            if end - start > MAX_SENTENCE:
+                cut = (
+                    text.rfind(" ", start + MAX_SENTENCE // 2, start + MAX_SENTENCE) + 1
+                    or start + MAX_SENTENCE
+                )
+            chunk = text[start:cut]
+            stripped = chunk.lstrip()
+            if stripped.strip():
+                begin = start + len(chunk) - len(stripped)
+                out.append(Sentence(begin, cut, text[begin:cut]))
+            start = cut
     return out
-
-
-def _add_sentence(out: list[Sentence], text: str, start: int, end: int) -> None:
-    while end - start > MAX_SENTENCE:
-        # Cut at the last space of the allowed stretch, so no word is split (a stretch with
-        # no space in its second half is cut where the limit falls).
-        cut = text.rfind(" ", start + MAX_SENTENCE // 2, start + MAX_SENTENCE) + 1 or start + MAX_SENTENCE
-        _add_one(out, text, start, cut)
-        start = cut
-    _add_one(out, text, start, end)
-
-
-def _add_one(out: list[Sentence], text: str, start: int, end: int) -> None:
-    chunk = text[start:end]
-    stripped = chunk.lstrip()
-    if stripped.strip():
-        begin = start + (len(chunk) - len(stripped))
-        out.append(Sentence(begin, end, text[begin:end]))
 
 
 def sentence_at(sentences_: list[Sentence], offset: int) -> Sentence | None:
