@@ -35,7 +35,7 @@ person, and refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
@@ -53,7 +53,18 @@ from .text import (
     singular,
 )
 from .tool_names import VERB_GROUPS, is_read_named, object_words, verb_of
-from .types import CheckerReport, Conversation, Evidence, Finding, Receipt, RunContext, Span, ToolCall, Turn
+from .types import (
+    CheckerReport,
+    Conversation,
+    Evidence,
+    Finding,
+    Receipt,
+    RunContext,
+    Span,
+    ToolCall,
+    Turn,
+    members,
+)
 
 NAME = "action_claims"
 
@@ -160,6 +171,8 @@ class ActionClaim:
     verb: str | None  # the action's past participle ("saved"), None for a bare "Done!"
     objects: frozenset[str] = frozenset()  # what it says was acted on, in the singular ("bag")
     perfect: bool = False  # "has been added": may report an act of an earlier turn
+    sentence: str = ""  # the claim's sentence in lower case
+    own: bool = False  # told in the first person ("I cancelled"), not as a state ("is cancelled")
 
 
 def find_action_claims(answer: str) -> list[ActionClaim]:
@@ -179,7 +192,9 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
             continue
         objects = frozenset(claim_objects(prepared, sentence, start, end)) if verb else frozenset()
         perfect = bool(re.match(r"(?:has|have)\b", prepared[start : start + 5], re.I))
-        claims.append(ActionClaim(Span(answer[start:end], start, end), verb, objects, perfect))
+        own = prepared.startswith("I", start) or "successfully" in prepared[start:end].lower()
+        span = Span(answer[start:end], start, end)
+        claims.append(ActionClaim(span, verb, objects, perfect, sentence.text.lower(), own))
         taken_until = end
     return claims
 
@@ -323,44 +338,71 @@ def _argument_words(raw: str) -> set[str]:
     return {singular(word) for key in _KEY.findall(raw) for word in name_tokens(key)}
 
 
-def _able(
-    claim: ActionClaim, calls: list[tuple[ToolCall, Receipt | None]]
-) -> list[tuple[ToolCall, Receipt | None]]:
-    """The calls that could have done what ``claim`` reports."""
+# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the
+# words of its arguments' names, and the parts of the record its result returns (each a
+# word of a member's name and the member's text in lower case).
+_Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]]]
+
+
+def _shape(turn: Turn, call: ToolCall) -> _Shape:
+    receipt = turn.receipt_of(call)
+    result = turn.result_of(call)
+    parts = set()
+    if result is not None and not result.is_error and not is_read_named(call.tool):
+        # A text the call was given (the record's id) shows nothing it changed.
+        given = {text.lower() for _, text in _texts(call.parsed)}
+        parts = {
+            (singular(word), low)
+            for key, text in _texts(result.value)
+            if (low := text.lower()) not in given
+            for word in name_tokens(key)
+        }
+    effect = receipt.effect if receipt is not None else None
+    return call.tool, effect, frozenset(_argument_words(call.arguments)), frozenset(parts)
+
+
+def _texts(value: object) -> list[tuple[str, str]]:
+    """The short texts a JSON value's objects hold under a name: a record's states."""
     return [
-        (call, receipt)
-        for call, receipt in calls
-        if _could(
-            claim, call.tool, receipt.effect if receipt is not None else None, _argument_words(call.arguments)
-        )
+        (key, item)
+        for key, item in members(value)
+        if isinstance(key, str) and isinstance(item, str) and 3 <= len(item) <= 60 and not item.isdigit()
     ]
 
 
-def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: AbstractSet[str]) -> bool:
-    """Whether a call of ``tool`` whose receipt records ``effect`` (None: no receipt) could
-    have done what ``claim`` reports; a read never could."""
+def _able(
+    claim: ActionClaim, calls: list[tuple[ToolCall, Receipt | None]], turn: Turn
+) -> list[tuple[ToolCall, Receipt | None]]:
+    """The calls of ``turn`` that could have done what ``claim`` reports."""
+    return [(call, receipt) for call, receipt in calls if _could(claim, _shape(turn, call))]
+
+
+def _could(claim: ActionClaim, shape: _Shape) -> bool:
+    """Whether a call of this shape could have done what ``claim`` reports; a read never could.
+
+    The call's result is the receipt of what it did: a part of the record it returns whose
+    text the claim's sentence states ("the status has been updated to 'closed'") is a part
+    it acted on, whatever the verb of its name.
+    """
+    tool, effect, argument_words, parts = shape
     if effect == "read":
         return False
     if effect == "write" and (claim.verb is None or not claim.objects):
         return True
+    if any(word[:3] == part[:3] for word in claim.objects for part, text in parts if text in claim.sentence):
+        return True
     return _fits(claim, tool, argument_words)
 
 
-# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt) and the
-# words of its arguments' names.
-_Shape = tuple[str, str | None, frozenset[str]]
-
-
-def _shapes(calls: Iterable[tuple[ToolCall, Receipt | None]]) -> set[_Shape]:
-    """The shapes of the calls that did not fail: what a "has been" claim of a later turn may
-    rest on. Many calls share a shape, so a claim is weighed against each shape once rather
-    than against every call the conversation made."""
+def _shapes(turn: Turn) -> set[_Shape]:
+    """The shapes of the turn's calls that did not fail: what a "has been" claim of a later
+    turn may rest on. Many calls share a shape, so a claim is weighed against each shape
+    once rather than against every call the conversation made."""
     out: set[_Shape] = set()
-    for call, receipt in calls:
-        if receipt is not None and (receipt.effect == "read" or _failed(receipt)):
-            continue
-        effect = receipt.effect if receipt is not None else None
-        out.add((call.tool, effect, frozenset(_argument_words(call.arguments))))
+    for call in turn.tool_calls:
+        receipt = turn.receipt_of(call)
+        if receipt is None or (receipt.effect != "read" and not _failed(receipt)):
+            out.add(_shape(turn, call))
     return out
 
 
@@ -467,7 +509,17 @@ def known_kinds(turns: list[Turn]) -> set[str]:
     return {singular(word)[:3] for word in words if len(word) >= 3}
 
 
-def check_turn(turn: Turn, claims: list[ActionClaim], earlier: set[_Shape], kinds: set[str]) -> list[Finding]:
+def _spelled(word: str) -> str:
+    return word.replace("ll", "l")  # "cancelled" is "canceled"
+
+
+def check_turn(
+    turn: Turn,
+    claims: list[ActionClaim],
+    earlier: set[_Shape],
+    kinds: set[str],
+    states: AbstractSet[str] = frozenset(),
+) -> list[Finding]:
     """The turn's action claims against the calls that could have made them.
 
     With no tool run in the turn, every claim is ``unverified_action``. Otherwise each claim
@@ -475,6 +527,10 @@ def check_turn(turn: Turn, claims: list[ActionClaim], earlier: set[_Shape], kind
     earlier one. A claim no call could have done is ``unverified_action``; one whose able
     calls all failed is ``failed_action_claimed``. ``kinds`` are the conversation's
     (``known_kinds``), ``earlier`` the shapes of the earlier turns' calls (``_shapes``).
+
+    A state read is no action claimed: a claim not told in the first person ("Status:
+    closed", "the ticket is closed") whose word a result read so far holds as a record's
+    text reports what that record says (``states``, spelled as ``_spelled``).
     """
     if not claims:
         return []
@@ -487,10 +543,12 @@ def check_turn(turn: Turn, claims: list[ActionClaim], earlier: set[_Shape], kind
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
     for claim in claims:
+        if not claim.own and claim.verb and _spelled(claim.verb) in states:
+            continue
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
-        if claim.perfect and any(_could(claim, *shape) for shape in earlier):
+        if claim.perfect and any(_could(claim, shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
-        able = _able(claim, calls)
+        able = _able(claim, calls, turn)
         if not able:
             unbacked.append(claim)
             continue
@@ -528,14 +586,21 @@ class ActionClaims:
         findings: list[Finding] = []
         earlier: set[_Shape] = set()
         kinds: set[str] | None = None
-        for turn in conversation.turns:
+        states: set[str] = set()
+        read = 0  # the turns whose results ``states`` holds, read only once a claim asks
+        for position, turn in enumerate(conversation.turns):
             deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
             # Read once, and only when a claim may be weighed against calls.
             if kinds is None and turn.tool_calls and claims:
                 kinds = known_kinds(list(conversation.turns))
-            findings.extend(check_turn(turn, claims, earlier, kinds or set()))
-            earlier |= _shapes((call, turn.receipt_of(call)) for call in turn.tool_calls)
+            for done in conversation.turns[read : position + 1] if claims else ():
+                states.update(
+                    _spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value)
+                )
+                read = position + 1
+            findings.extend(check_turn(turn, claims, earlier, kinds or set(), states))
+            earlier |= _shapes(turn)
         return CheckerReport(findings)
 
 
