@@ -73,7 +73,8 @@ _PERFECT_VERBS = tuple(
     """saved stored remembered created added written updated deleted removed sent run executed
     scheduled booked changed modified deployed installed uploaded emailed cancelled canceled
     submitted restarted published posted renamed archived committed recorded logged configured
-    transferred refunded upgraded""".split()
+    transferred refunded upgraded moved assigned reassigned issued placed reserved renewed extended
+    replaced""".split()
 ) + ("set up",)
 # Simple past after "I": only verbs whose past form is unmistakably a finished act.
 _PAST_VERBS = tuple(
@@ -298,7 +299,10 @@ def _failed(receipt: Receipt) -> bool:
 _CLAIM_VERBS = {
     **dict.fromkeys("added booked scheduled saved stored recorded".split(), ("create", "change")),
     **dict.fromkeys("removed cancelled canceled".split(), ("remove", "change")),
-    **dict.fromkeys("changed modified upgraded downgraded".split(), ("change",)),
+    **dict.fromkeys(
+        "changed modified upgraded downgraded moved renewed extended replaced".split(), ("change",)
+    ),
+    **dict.fromkeys("placed reserved issued".split(), ("create", "change")),
     **dict.fromkeys("sent emailed".split(), ("send",)),
     "created": ("create",),
     "deleted": ("remove",),

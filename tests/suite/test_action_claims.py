@@ -414,3 +414,27 @@ def test_a_status_is_its_own_singular() -> None:
 
     assert singular("status") == "status"
     assert singular("tickets") == "ticket"
+
+
+@pytest.mark.parametrize(
+    ("answer", "read", "able"),
+    [
+        (
+            "I've moved your room to a quiet floor.",
+            {"tool": "get_room", "args": {"room": "412"}, "result": {"room": "412", "floor": 4}},
+            {"tool": "move_room", "args": {"room": "412", "floor": 9}, "result": {"room": "912"}},
+        ),
+        (
+            "I have reserved two pallets of bolts for the order.",
+            {"tool": "lookup_stock", "args": {"sku": "BOLT"}, "result": {"sku": "BOLT", "pallets": 7}},
+            {"tool": "reserve_pallets", "args": {"sku": "BOLT", "pallets": 2}, "result": {"held": 2}},
+        ),
+    ],
+)
+def test_an_action_no_call_that_ran_can_perform_is_unverified(turn, answer, read, able) -> None:
+    """A move or a reservation reported after only a read is flagged; after a call whose
+    name can do it, it is not."""
+    assert judged(turn(answer, calls=[read])) == [
+        (0, "unverified_action", answer.split(" your")[0].split(" two")[0])
+    ]
+    assert judged(turn(answer, calls=[read, able])) == []
