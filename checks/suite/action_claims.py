@@ -16,6 +16,13 @@ its arguments' names. An object counts only where the conversation's tools deal 
 kind of thing (``known_kinds``): "your favourite tea" is content, not a kind. A refund is
 what any change pays back.
 
+A write's result is the receipt of what it did: a part of the record it returns whose text
+the claim's sentence states ("the status has been updated to 'closed'") is a part it acted
+on, whatever the verb of its name (a text the call was given, such as the record's id,
+shows nothing it changed). And a state read is no action claimed: a claim not told in the
+first person ("Status: closed", "the ticket is closed") whose word a result read so far
+holds as a record's text reports what that record says.
+
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to
 ignore notices. Refusals, offers, plans, hypotheticals and questions never count.
 """
@@ -42,7 +49,7 @@ from .text import (
 )
 from .tool_names import READ_VERBS, VERB_GROUPS, object_words, verb_of
 from .tool_receipts import result_evidence
-from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, Span, ToolCall, Turn
+from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, Span, ToolCall, Turn, members
 
 NAME = "action_claims"
 
@@ -51,7 +58,8 @@ _PERFECT_VERBS = tuple(
     """saved stored remembered created added written updated deleted removed sent run executed
     scheduled booked changed modified deployed installed uploaded emailed cancelled canceled
     submitted restarted published posted renamed archived committed recorded logged configured
-    transferred refunded upgraded""".split()
+    transferred refunded upgraded moved assigned reassigned issued placed reserved renewed extended
+    replaced""".split()
 ) + ("set up",)
 # Simple past after "I": only verbs whose past form is unmistakably a finished act.
 _PAST_VERBS = tuple(
@@ -141,6 +149,8 @@ class ActionClaim:
     verb: str | None  # the action's past participle ("saved"), None for a bare "Done!"
     objects: frozenset[str] = frozenset()  # what it says was acted on, in the singular ("bag")
     perfect: bool = False  # "has been added": may report an act of an earlier turn
+    sentence: str = ""  # the claim's sentence in lower case
+    own: bool = False  # told in the first person ("I cancelled"), not as a state ("is cancelled")
 
 
 def find_action_claims(answer: str) -> list[ActionClaim]:
@@ -160,7 +170,9 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
             continue
         objects = frozenset(claim_objects(prepared, sentence, start, end)) if verb else frozenset()
         perfect = bool(re.match(r"(?:has|have)\b", prepared[start : start + 5], re.I))
-        claims.append(ActionClaim(Span(answer[start:end], start, end), verb, objects, perfect))
+        own = prepared.startswith("I", start) or "successfully" in prepared[start:end].lower()
+        span = Span(answer[start:end], start, end)
+        claims.append(ActionClaim(span, verb, objects, perfect, sentence.text.lower(), own))
         taken_until = end
     return claims
 
@@ -262,7 +274,8 @@ def _failed(receipt: Receipt) -> bool:
 _CLAIM_VERBS = {
     **dict.fromkeys("added booked scheduled saved stored recorded".split(), ("create", "change")),
     **dict.fromkeys("removed cancelled canceled".split(), ("remove", "change")),
-    **dict.fromkeys("changed modified upgraded downgraded".split(), ("change",)),
+    **dict.fromkeys("changed modified upgraded downgraded moved renewed extended replaced".split(), ("change",)),
+    **dict.fromkeys("placed reserved issued".split(), ("create", "change")),
     **dict.fromkeys("sent emailed".split(), ("send",)),
     "created": ("create",),
     "deleted": ("remove",),
@@ -273,10 +286,11 @@ _CLAIM_VERBS = {
 _KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 
-# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt) and the
-# words of its arguments' names. Many calls share a shape, so a "has been" claim is weighed
-# against each shape of the earlier turns once.
-_Shape = tuple[str, str | None, frozenset[str]]
+# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the
+# words of its arguments' names, and the parts of the record its result returns (a word of
+# a member's name, the member's text in lower case). Many calls share a shape, so a "has
+# been" claim is weighed against each shape of the earlier turns once.
+_Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]]]
 
 
 def _argument_words(call: ToolCall) -> frozenset[str]:
@@ -284,11 +298,37 @@ def _argument_words(call: ToolCall) -> frozenset[str]:
     return frozenset(singular(word) for key in _KEY.findall(call.arguments) for word in name_tokens(key))
 
 
-def _shape(call: ToolCall, receipt: Receipt | None) -> _Shape:
-    return call.tool, receipt.effect if receipt is not None else None, _argument_words(call)
+def _texts(value: object) -> list[tuple[str, str]]:
+    """The short texts a JSON value's objects hold under a name: a record's states."""
+    return [
+        (key, item)
+        for key, item in members(value)
+        if isinstance(key, str) and isinstance(item, str) and 3 <= len(item) <= 60 and not item.isdigit()
+    ]
 
 
-def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: AbstractSet[str]) -> bool:
+def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
+    result = turn.result_of(call)
+    parts: set[tuple[str, str]] = set()
+    if result is not None and not result.is_error and verb_of(call.tool) not in READ_VERBS:
+        given = {text.lower() for _, text in _texts(call.parsed)}
+        parts = {
+            (singular(word), low)
+            for key, text in _texts(result.value)
+            if (low := text.lower()) not in given
+            for word in name_tokens(key)
+        }
+    effect = receipt.effect if receipt is not None else None
+    return call.tool, effect, _argument_words(call), frozenset(parts)
+
+
+def _could(
+    claim: ActionClaim,
+    tool: str,
+    effect: str | None,
+    argument_words: AbstractSet[str],
+    parts: AbstractSet[tuple[str, str]],
+) -> bool:
     """Whether a call of this shape could have done what ``claim`` reports."""
     if effect == "read":
         return False
@@ -297,6 +337,8 @@ def _could(claim: ActionClaim, tool: str, effect: str | None, argument_words: Ab
     verb = verb_of(tool)
     if verb in READ_VERBS:
         return False
+    if any(word[:3] == part[:3] for word in claim.objects for part, text in parts if text in claim.sentence):
+        return True
     if claim.verb is None or claim.verb in ("refunded", "run", "executed"):
         return True
     groups = _CLAIM_VERBS.get(claim.verb)
@@ -389,15 +431,21 @@ def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
     return {singular(word)[:3] for word in words if len(word) >= 3}
 
 
+def _spelled(word: str) -> str:
+    return word.replace("ll", "l")  # "cancelled" is "canceled"
+
+
 def check_turn(
     turn: Turn,
     claims: list[ActionClaim],
     calls: list[tuple[Receipt | None, _Shape]],
     earlier: set[_Shape],
     kinds: set[str],
+    states: AbstractSet[str] = frozenset(),
 ) -> list[Finding]:
     """The turn's action claims against the calls that could have made them: ``calls`` are
-    the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail."""
+    the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and
+    ``states`` the texts the results read so far hold (``_spelled``)."""
     if not claims:
         return []
     if not calls:
@@ -413,6 +461,8 @@ def check_turn(
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
     for claim in claims:
+        if not claim.own and claim.verb and _spelled(claim.verb) in states:
+            continue  # a state the records hold, restated
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
         if claim.perfect and any(_could(claim, *shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
@@ -433,14 +483,19 @@ class ActionClaims:
         findings: list[Finding] = []
         earlier: set[_Shape] = set()
         kinds: set[str] | None = None
-        for turn in conversation.turns:
+        states: set[str] = set()
+        read = 0  # the turns whose results ``states`` holds, read only once a claim asks
+        for position, turn in enumerate(conversation.turns):
             deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
-            calls = [(r, _shape(call, r)) for call in turn.tool_calls for r in [turn.receipt_of(call)]]
+            calls = [(r, _shape(turn, call, r)) for call in turn.tool_calls for r in [turn.receipt_of(call)]]
             # Read once, and only when a claim may be weighed against calls.
             if kinds is None and calls and claims:
                 kinds = known_kinds(conversation.turns)
-            findings.extend(check_turn(turn, claims, calls, earlier, kinds or set()))
+            for done in conversation.turns[read : position + 1] if claims else ():
+                states.update(_spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value))
+                read = position + 1
+            findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             earlier |= {shape for r, shape in calls if r is None or not (r.effect == "read" or _failed(r))}
         return CheckerReport(findings)
 

@@ -27,6 +27,8 @@ Principles:
   figures flagged, never fewer. A figure is weighed against the amounts the answer states
   near it, at most MAX_POOL before and as many after, so each costs the same however long
   the answer; what a result yields is read once and kept in its cache.
+- **A total sums what is labelled as it is**: "Total fee" is the sum of every figure the
+  answer labels "Fee" before it, whatever else stands between them (each item's prices).
 - **One explained figure is an operand of the next** (the total, then what it leaves):
   amounts are tried in rounds (``derive``).
 """
@@ -629,6 +631,40 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+_WORD = re.compile(r"[a-z]+")
+# Words that end what a total's label names ("total fee for the group": a fee).
+_LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
+
+
+def _label_words(answer: str, start: int) -> list[str]:
+    return _WORD.findall(_label(answer, start).lower())
+
+
+def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """Every amount stated before a total whose label ends in what the total's label names
+    after its "total" ("Total fee: $9" after "Fee: $4" and "Fee: $5"), however much else
+    the answer states between them."""
+    words = _label_words(p.answer, f.near[f.index].start)
+    at = next((i for i in range(len(words) - 1, -1, -1) if _TOTAL_WORDS.fullmatch(words[i])), None)
+    if at is None:
+        return None
+    named = []
+    for word in words[at + 1 : at + 4]:
+        if word in _LABEL_END:
+            break
+        named.append(word)
+    if not named:
+        return None
+    run = [
+        s
+        for s in f.near[: f.index]
+        if not s.total and _label_words(p.answer, s.start)[-len(named) :] == named
+    ]
+    if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
+        return None
+    return _summed("sum", run, f.near[f.index].value, tol)
+
+
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
     """One amount, under the same key, of every record the answer names since a break (the
     legs it lists), nearest break first."""
@@ -876,6 +912,15 @@ TABLE = (
     Row("written", "the answer's words", "n", "amount", _cent, _written),
     Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
     Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
+    Row(
+        "sum",
+        "the answer's amounts labelled as the total is",
+        "2-8",
+        "amount",
+        _cent,
+        _like_labelled,
+        _totalled,
+    ),
     Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
     Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),

@@ -130,13 +130,14 @@ def name_pattern(name: str) -> str:
 
 
 def singular(word: str) -> str:
-    """A rough singular, enough to compare 'logins' with 'login' and 'entries' with 'entry'."""
+    """A rough singular, enough to compare 'logins' with 'login' and 'entries' with 'entry';
+    a word in -us ('status', 'bus') is its own."""
     word = word.lower()
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "sses", "xes")):
         return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+    if word.endswith("s") and not word.endswith(("ss", "us")) and len(word) > 3:
         return word[:-1]
     return word
 

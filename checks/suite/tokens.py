@@ -14,7 +14,7 @@ User patterns (``shapes``, ``exempt``) are matched whole-token under a time boun
 Principles:
 
 - **The units of a figure are data.** ``UNITS`` lists every unit a figure may be written
-  with, a space from it or glued to it, and ``PERCENT_UNITS`` those that make it a percent:
+  with (sizes, rates, distances, weights), a space from it or glued to it, and ``PERCENT_UNITS`` those that make it a percent:
   the sign, the word and its abbreviation ("12.5%", "12.5 percent", "12.5 pct"). Every
   reading of a unit (a token after a figure, a unit glued to one, a source's spelling of
   a number without its unit) is built from these tables, so a unit added there is read
@@ -88,6 +88,11 @@ _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 UNITS = frozenset(
     ["%", "percent", "pct", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
+    # Distances and weights ("35 km", "12 kg"); never a bare "m" or "g", which are as often
+    # minutes, millions or grams as metres.
+    + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz".split()
+    + "kilometre kilometres kilometer kilometers metre metres meter meters".split()
+    + "kilogram kilograms gram grams ounce ounces".split()
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
 WORDED_UNITS: dict[str, str] = {"per cent": "percent"}

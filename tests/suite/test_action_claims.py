@@ -350,3 +350,91 @@ def test_content_the_answer_saved_is_not_a_kind_of_record(turn) -> None:
     backs it though its name says nothing of tea."""
     save = {"tool": "memory_remember", "args": {"text": "tea: sencha"}, "result": {"ok": True}}
     assert judged(turn("I've saved your favourite tea as sencha.", calls=[save])) == []
+
+
+# --- a write's record and a state read -----------------------------------------------------
+# Two unrelated desks: a help desk's tickets and a warehouse's stock.
+
+STATE_CASES = [
+    (
+        "close_ticket",
+        {"ticket_id": "T-88"},
+        {"ticket_id": "T-88", "status": "resolved", "owner": "dana"},
+        "Ticket T-88 is closed. Its status has been updated to 'resolved'.",
+    ),
+    (
+        "receive_shipment",
+        {"shipment": "SH-4"},
+        {"sku": "BOLT-M6", "location": "aisle 7", "state": "shelved"},
+        "The shipment arrived, and the pallet's location has been changed to 'aisle 7'.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "record", "answer"), STATE_CASES)
+def test_a_part_the_writes_record_shows_as_stated_is_backed(
+    conversation, turn, tool, args, record, answer
+) -> None:
+    """A write's result is the receipt of what it did: where the record it returns holds the
+    part the claim names with the text the sentence states, the write did it, whatever the
+    verb of its name."""
+    calls = [{"tool": tool, "args": args, "result": record}]
+    assert action_findings(run_suite(conversation(turn(answer, calls=calls)))) == []
+
+
+@pytest.mark.parametrize(("tool", "args", "record", "answer"), STATE_CASES)
+def test_a_part_stated_otherwise_than_the_record_shows_is_still_flagged(
+    conversation, turn, tool, args, record, answer
+) -> None:
+    """The same claim after a write whose record shows another text for that part."""
+    other = {key: "pending" if isinstance(value, str) else value for key, value in record.items()}
+    calls = [{"tool": tool, "args": args, "result": other}]
+    (finding,) = action_findings(run_suite(conversation(turn(answer, calls=calls))))
+    assert finding["code"] == "unverified_action"
+
+
+@pytest.mark.parametrize(
+    ("tool", "record", "answer"),
+    [
+        ("get_ticket", {"ticket_id": "T-88", "status": "cancelled"}, "- **T-88**: Cancelled (nothing to do)"),
+        ("lookup_pallet", {"pallet": "P-2", "state": "canceled"}, "Pallet P-2's order is cancelled."),
+    ],
+)
+def test_a_state_a_read_record_holds_is_no_action_claimed(conversation, turn, tool, record, answer) -> None:
+    """Restating a record's state ("Status: cancelled") after reading it claims no action;
+    the same words told in the first person do."""
+    calls = [{"tool": tool, "result": record}]
+    assert action_findings(run_suite(conversation(turn(answer, calls=calls)))) == []
+    (finding,) = action_findings(run_suite(conversation(turn("I've cancelled it for you.", calls=calls))))
+    assert finding["code"] == "unverified_action"
+
+
+def test_a_status_is_its_own_singular() -> None:
+    from checks.suite.text import singular
+
+    assert singular("status") == "status"
+    assert singular("tickets") == "ticket"
+
+
+@pytest.mark.parametrize(
+    ("answer", "read", "able"),
+    [
+        (
+            "I've moved your room to a quiet floor.",
+            {"tool": "get_room", "args": {"room": "412"}, "result": {"room": "412", "floor": 4}},
+            {"tool": "move_room", "args": {"room": "412", "floor": 9}, "result": {"room": "912"}},
+        ),
+        (
+            "I have reserved two pallets of bolts for the order.",
+            {"tool": "lookup_stock", "args": {"sku": "BOLT"}, "result": {"sku": "BOLT", "pallets": 7}},
+            {"tool": "reserve_pallets", "args": {"sku": "BOLT", "pallets": 2}, "result": {"held": 2}},
+        ),
+    ],
+)
+def test_an_action_no_call_that_ran_can_perform_is_unverified(turn, answer, read, able) -> None:
+    """A move or a reservation reported after only a read is flagged; after a call whose
+    name can do it, it is not."""
+    assert judged(turn(answer, calls=[read])) == [
+        (0, "unverified_action", answer.split(" your")[0].split(" two")[0])
+    ]
+    assert judged(turn(answer, calls=[read, able])) == []

@@ -186,3 +186,48 @@ def test_a_result_read_for_arithmetic_can_still_have_its_lists_counted() -> None
     )
     assert [f["turn"] for f in report["turns"]] == [0, 1]
     assert any(f["turn"] == 0 and f["value"] == "999" for f in report["findings"] if "value" in f)
+
+
+# --- a total of the figures labelled as it is -----------------------------------------------
+# Two unrelated desks: a clinic's invoices and a workshop's repair orders.
+
+CLINIC = {
+    "visits": [
+        {"visit": "V-1", "list": 120.40, "paid": 95.15},
+        {"visit": "V-2", "list": 80.00, "paid": 71.10},
+    ]
+}
+WORKSHOP = {
+    "jobs": [{"job": "J-7", "quote": 310.00, "final": 296.55}, {"job": "J-9", "quote": 42.50, "final": 45.75}]
+}
+
+
+def test_a_total_sums_the_figures_labelled_as_it_is_whatever_stands_between() -> None:
+    """ "Total Saving" is the sum of the figures labelled "Saving", though each item's list
+    and paid amounts stand between them; a total one cent off is still flagged."""
+    clinic = (
+        "1. V-1: List: $120.40, Paid: $95.15, Saving: $25.25\n"
+        "2. V-2: List: $80.00, Paid: $71.10, Saving: $8.90\n\n"
+        "**Total Saving:** ${}"
+    )
+    assert flagged(run(clinic.format("34.15"), CLINIC)) == []
+    assert computed(run(clinic.format("34.15"), CLINIC))["34.15"]["kind"] == "sum"
+    assert flagged(run(clinic.format("34.16"), CLINIC)) == ["34.16"]
+    workshop = (
+        "- J-7 was quoted $310.00 and came to $296.55 (difference: $13.45)\n"
+        "- J-9 was quoted $42.50 and came to $45.75 (difference: $3.25)\n"
+        "The total difference for these jobs is ${}."
+    )
+    assert flagged(run(workshop.format("16.70"), WORKSHOP)) == []
+    assert flagged(run(workshop.format("16.71"), WORKSHOP)) == ["16.71"]
+
+
+def test_figures_labelled_otherwise_are_no_terms_of_the_total() -> None:
+    """Only the figures whose label ends as the total's does are summed: a "Total Saving"
+    that adds one item's paid amount to the other's saving is flagged."""
+    answer = (
+        "1. V-1: List: $120.40, Paid: $95.15, Saving: $25.25\n"
+        "2. V-2: List: $80.00, Paid: $71.10, Saving: $8.90\n\n"
+        "**Total Saving:** $104.05"
+    )
+    assert flagged(run(answer, CLINIC)) == ["104.05"]

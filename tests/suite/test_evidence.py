@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+import pytest
 from suite_helpers import build_conversation, build_turn
 
 from checks.suite import run_suite
@@ -549,3 +550,35 @@ def test_it_bounds_a_catastrophic_shape_outside_the_main_thread_too() -> None:
     assert not worker.is_alive()
     assert time.perf_counter() - started < 30
     assert flagged(out["result"]) == ["0xef0101"]
+
+
+# --- quantities with units ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("record", "grounded", "invented", "flagged"),
+    [
+        (
+            {"parcel": "P-3", "weight_kg": 12, "route": "35 km"},
+            "It weighs 12 kg over 35 km.",
+            "It weighs 13 kg.",
+            "13 kg",
+        ),
+        (
+            {"trail": "Ridge", "length": "300 miles"},
+            "The trail is 300 miles long.",
+            "It is 40 cm wide.",
+            "40 cm",
+        ),
+    ],
+)
+def test_a_distance_or_weight_no_source_holds_is_flagged(record, grounded, invented, flagged) -> None:
+    """Distances and weights are figures with units, as durations and sizes are: a small
+    one a source holds is grounded, one no source holds is flagged with its unit."""
+
+    def flags(answer: str) -> list[str]:
+        result = run_suite(build_conversation(build_turn(answer, calls=[{"tool": "read", "result": record}])))
+        return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
+
+    assert flags(grounded) == []
+    assert flags(invented) == [flagged]
