@@ -34,7 +34,7 @@ from . import queue
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
 from .htmx import HtmxHttpRequest
-from .queue import DISMISS_REASONS
+from .queue import DISMISS_REASONS, code_groups
 from .results import earlier_messages, evidence_tree, spans_by_result, with_trees
 
 
@@ -110,6 +110,10 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "judge": _judge_exchanges(judged, current.index),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
+        # Each code once, counted, where the turn has more than one finding of it.
+        "code_counts": code_groups([(f, None) for f in findings if f.code != "judge_unavailable"])
+        if len(findings) > 1
+        else [],
         "audit": _audit_events(project, findings, request.user),
         "capability": suite.capability_statement(
             tuple(current.tools_offered) if current.tools_offered is not None else None
