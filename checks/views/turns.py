@@ -30,6 +30,7 @@ from ..models import (
     Turn,
     Verdict,
 )
+from ..rendering import render_marked
 from . import queue
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
@@ -200,11 +201,34 @@ def _message_view(
             if claim.get("start") is not None:
                 label = f"{item.get('value')}: grounded in a tool result"
                 marks.append(Mark(claim["start"], claim["end"], "grounded", label, f"grounded-{i}"))
+    cut = pieces(message.text, marks)
+    rendered = None
+    if message.seq == turn.answer_seq and message.text:
+        spans, at = [], 0
+        for piece in cut:
+            if piece.mark is not None:
+                spans.append((at, at + len(piece.text), _mark_attributes(piece.mark)))
+            at += len(piece.text)
+        rendered = render_marked(message.text, spans)
     return {
         "message": message,
         "is_answer": message.seq == turn.answer_seq,
-        "pieces": pieces(message.text, marks),
+        "pieces": cut,
+        "rendered": rendered,
     }
+
+
+def _mark_attributes(mark: Mark) -> dict[str, str]:
+    """A claim's mark as the rendered answer draws it: as the text view's template does."""
+    attributes = {
+        "class": f"claim claim-{mark.kind}",
+        "tabindex": "0",
+        "title": mark.label,
+        "aria-label": mark.label,
+    }
+    if mark.anchor:
+        attributes["data-target"] = mark.anchor
+    return attributes
 
 
 def _latest_done(convo: Conversation, kind: str) -> Any:
