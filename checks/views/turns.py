@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import F, Prefetch, Q
+from django.db.models import Exists, F, OuterRef, Prefetch, Q
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -22,6 +22,7 @@ from ..models import (
     CorrectionState,
     Decision,
     Finding,
+    FindingStatus,
     Membership,
     Project,
     RunKind,
@@ -435,7 +436,9 @@ def _refused(exc: review.ReviewError) -> HttpResponse:
 @require_POST
 def decide(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, finding = _finding_for(request, slug, pk)
-    verdict = request.POST.get("verdict", "")
+    # "Confirm and next" sends its verdict under ``then_next``: decide, then go on.
+    then_next = "then_next" in request.POST
+    verdict = request.POST.get("then_next") or request.POST.get("verdict", "")
     if verdict not in (*Verdict.values, review.NEEDS_CORRECTION):
         return HttpResponse(
             f"verdict must be one of {', '.join([*Verdict.values, review.NEEDS_CORRECTION])}",
@@ -453,7 +456,45 @@ def decide(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
         review.record_decision(finding=finding, reviewer=request.user, verdict=verdict, reason=reason[:1000])
     except review.ReviewError as exc:
         return _refused(exc)
+    if then_next:
+        where = _next_item(request, project, finding)
+        if not request.htmx:
+            return redirect(where)
+        here, _, anchor = where.partition("#")
+        if anchor and here == _turn_again(request, finding.turn):
+            # The next flag is on this page: the card comes back decided and the page moves
+            # on to that flag (receipts.js), with no reload.
+            trigger = json.dumps({"decided": "", "goto-finding": {"id": anchor}})
+            return _answer(request, project, membership, finding, trigger=trigger)
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = where
+        return response
     return _answer(request, project, membership, finding)
+
+
+def _next_item(request: HttpRequest, project: Project, finding: Finding) -> str:
+    """Where a reviewer goes on to after deciding ``finding``: the next flag of the turn still
+    open to them, else the next turn of the queue they came from, else that queue."""
+    turn = finding.turn
+    here = _turn_again(request, turn)
+    decided = Decision.objects.filter(reviewer=request.user.pk, finding=OuterRef("pk"))
+    rest = (
+        Finding.objects.current()
+        .filter(turn=turn, status=FindingStatus.OPEN, severity="flag")
+        .exclude(pk=finding.pk)
+        .exclude(Exists(decided))
+        .order_by("severity", "claim_start", "id")
+        .first()
+    )
+    if rest is not None:
+        return f"{here}#finding-{rest.pk}"
+    query = urlsplit(here).query
+    filters = queue.read_filters(QueryDict(query))
+    following = queue.neighbours(project, filters, request.user, turn)["next"]
+    if following is None:
+        return queue.queue_return_url(project, query, None, turn)
+    url = following.get_absolute_url()
+    return f"{url}?{query}" if query else url
 
 
 @login_required

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from checks.models import Finding
+from checks.models import Decision, Finding
 from tests.browser.desk import ingest_and_check, settle, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -64,7 +64,8 @@ def test_the_answer_the_first_finding_and_its_decision_fill_the_first_screen(
     expect(card).to_be_visible()
     assert _top(answer) < DESKTOP["height"], "the answer starts below the first screen"
     assert _top(card) < DESKTOP["height"], "the first finding starts below the first screen"
-    assert _within_screen(card.get_by_role("button", name="Confirm"), DESKTOP["height"])
+    assert _within_screen(card.get_by_role("button", name="Confirm", exact=True), DESKTOP["height"])
+    assert _within_screen(card.get_by_role("button", name="Confirm and next"), DESKTOP["height"])
     assert _within_screen(card.get_by_role("button", name="Dismiss"), DESKTOP["height"])
 
     # Call ids are case-sensitive: shown as written, not in the role line's capitals.
@@ -84,3 +85,9 @@ def test_the_answer_the_first_finding_and_its_decision_fill_the_first_screen(
     page.screenshot(path=str(SHOTS / "turn-1440.png"))
     summary.click()
     expect(prompt.locator(".text")).to_be_visible()
+
+    # Decide and go on, in one action: the page leaves for the next flag's turn or the queue.
+    here = page.url
+    card.get_by_role("button", name="Confirm and next").click()
+    page.wait_for_url(lambda url: url != here)
+    assert Decision.objects.filter(finding=finding, verdict="confirmed").exists()
