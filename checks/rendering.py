@@ -16,6 +16,13 @@ marked safe. Three layers, each enough on its own for what it guards:
    and always carry ``rel="noopener noreferrer nofollow"``.
 
 The page's Content-Security-Policy (no inline script) stays on top of all three.
+
+An answer on the turn page is shown rendered with its claims marked (``render_marked``):
+each claim's span is fenced in the text by two private-use characters before rendering, and
+only after nh3 has cleaned the HTML are the fences turned into ``<mark>`` tags built here,
+their attributes escaped. A claim whose text holds markdown's own marks (``*``, ``_``, a
+backtick, a bracket, a line break) could open in one element and close in another: such an
+answer is shown as written, with every mark, and rendered on demand.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from urllib.parse import urlsplit
 
 import markdown
 import nh3
+from django.utils.html import escape
 from django.utils.safestring import SafeString
 from markdown.treeprocessors import Treeprocessor
 
@@ -114,3 +122,37 @@ def render_markdown(text: Any) -> SafeString:
     """
     cleaned = sanitize(markdown_to_html("" if text is None else str(text)))
     return SafeString(cleaned)  # nh3's output only: see the module docstring
+
+
+# Private-use characters that fence a claim in the text while markdown and nh3 read it.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_MARKDOWN_MARKS = frozenset("*_`[]<>|#\\\n")
+
+
+def render_marked(text: str, marks: list[tuple[int, int, dict[str, str]]]) -> SafeString | None:
+    """The answer rendered as ``render_markdown`` renders it, with each ``(start, end,
+    attributes)`` span wrapped in a ``<mark>`` of those attributes (escaped); None where a
+    span cannot be placed (it holds a mark of markdown's, or rendering lost its fence), so
+    the caller shows the text as written with every mark instead. Spans must not overlap."""
+    text = "" if text is None else str(text)
+    kept = sorted(marks, key=lambda m: m[0])
+    clean = text.replace(_OPEN, "").replace(_CLOSE, "")
+    if len(clean) != len(text) or len(text) > MAX_MARKDOWN_CHARS:
+        return None  # the answer writes a fence itself, or is rendered cut short
+    if any(not _MARKDOWN_MARKS.isdisjoint(text[start:end]) for start, end, _ in kept):
+        return None
+    fenced, position = [], 0
+    for start, end, _ in kept:
+        fenced += [clean[position:start], _OPEN, clean[start:end], _CLOSE]
+        position = end
+    fenced.append(clean[position:])
+    html = sanitize(markdown_to_html("".join(fenced)))
+    tags = iter(
+        "<mark " + " ".join(f'{name}="{escape(value)}"' for name, value in attributes.items()) + ">"
+        for _, _, attributes in kept
+    )
+    opened = html.count(_OPEN)
+    if opened != len(kept) or html.count(_CLOSE) != opened:
+        return None  # a fence was lost in rendering (inside a code block's escaping, say)
+    out = "".join(part if i == 0 else next(tags) + part for i, part in enumerate(html.split(_OPEN)))
+    return SafeString(out.replace(_CLOSE, "</mark>"))  # nh3's output and tags built here only

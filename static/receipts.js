@@ -44,6 +44,17 @@ function focusItem(element) {
   element.scrollIntoView({ block: "nearest" });
 }
 
+// "Confirm and next" on a turn with another open flag: the server names it, and it
+// becomes the current finding.
+document.body.addEventListener("goto-finding", (event) => {
+  const detail = event.detail || {};
+  const id = detail.id || (detail.value && detail.value.id);
+  const card = id && document.getElementById(id);
+  if (!card) return;
+  focusItem(card);
+  card.scrollIntoView({ behavior: "smooth", block: "start" });
+});
+
 function move(delta) {
   const list = items();
   if (!list.length) return;
@@ -94,6 +105,7 @@ const KEYS = {
     if (box) box.click();
   },
   c: () => press(currentCard(), "button.confirm", "Only a reviewer can confirm."),
+  C: () => press(currentCard(), "button.confirm.next", "Only a flag can be confirmed and left for the next."),
   n: () => press(currentCard(), "button.needscorr", "This finding has no correction to make."),
   d: () => {
     const card = currentCard();

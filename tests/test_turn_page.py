@@ -21,7 +21,8 @@ def test_it_marks_the_flagged_claim_at_its_span(client: Any, alice: Any, ingest:
     client.force_login(alice)
     html = client.get(_turn_url(conversation)).content.decode()
     finding = Finding.objects.get()
-    assert f'data-target="finding-{finding.pk}">I&#x27;ve saved</mark>' in html
+    # The answer is shown rendered (markdown, sanitized), the claim marked where it stands.
+    assert f'data-target="finding-{finding.pk}">I\'ve saved</mark>' in html
     # An action claim is not a value: no result is expected to hold it (test_finding_cards).
     assert "No tool result in this conversation holds this claim." not in html
     assert "Note from Receipts" in html  # the proposed correction

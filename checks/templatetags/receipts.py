@@ -13,6 +13,7 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
+from ..finding_titles import title_of
 from ..rendering import render_markdown
 
 register = template.Library()
@@ -22,3 +23,9 @@ register = template.Library()
 def as_markdown(text: Any) -> SafeString:
     """The text as markdown, rendered, with everything outside nh3's allowlist removed."""
     return render_markdown(text)
+
+
+@register.filter(name="code_title")
+def code_title(code: Any) -> str:
+    """A finding code's plain title (``finding_titles``)."""
+    return title_of(str(code))

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from .. import review
 from ..filters import ALL, FindingFilter, is_row_id
+from ..finding_titles import title_of
 from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
 from .filter_form import filter_fields
@@ -104,7 +105,10 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         .order_by("claim_start", "id")
     ):
         by_turn.setdefault(finding.turn_id, []).append((finding, review.holder(finding, now=now)))
-    rows = [{"turn": turn, "findings": by_turn.get(turn.pk, [])} for turn in page]
+    rows = [
+        {"turn": turn, "findings": by_turn.get(turn.pk, []), "codes": code_groups(by_turn.get(turn.pk, []))}
+        for turn in page
+    ]
     next_cursor = _cursor(page[-1]) if has_more else ""
 
     counts = status_counts(replace(filters, status=ALL).findings(project, user=request.user))
@@ -132,6 +136,26 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if request.htmx and not request.htmx.boosted:
         template += "#rows" if request.GET.get("after") else "#results"
     return render(request, template, context)
+
+
+def code_groups(findings: list[tuple[Finding, Any]]) -> list[dict[str, Any]]:
+    """A turn's findings as its queue row shows them: one badge a code and severity, in the
+    order they first stand, counted where a code repeats ("×5"), with its plain title."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for finding, _ in findings:
+        group = groups.setdefault(
+            (finding.code, finding.severity),
+            {
+                "code": finding.code,
+                "severity": finding.severity,
+                "title": title_of(finding.code),
+                "statuses": set(),
+                "count": 0,
+            },
+        )
+        group["count"] += 1
+        group["statuses"].add(finding.status)
+    return list(groups.values())
 
 
 def queue_turns(project: Project, findings: QuerySet[Finding]) -> QuerySet[Turn]:

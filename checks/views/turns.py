@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import F, Prefetch, Q
+from django.db.models import Exists, F, OuterRef, Prefetch, Q
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -22,6 +22,7 @@ from ..models import (
     CorrectionState,
     Decision,
     Finding,
+    FindingStatus,
     Membership,
     Project,
     RunKind,
@@ -30,11 +31,12 @@ from ..models import (
     Turn,
     Verdict,
 )
+from ..rendering import render_marked
 from . import queue
 from .access import project_for, require_reviewer
 from .highlight import Mark, pieces
 from .htmx import HtmxHttpRequest
-from .queue import DISMISS_REASONS
+from .queue import DISMISS_REASONS, code_groups
 from .results import earlier_messages, evidence_tree, spans_by_result, with_trees
 
 
@@ -110,6 +112,10 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "judge": _judge_exchanges(judged, current.index),
         "tool_calls": ToolCall.objects.filter(turn=current).order_by("id"),
         "cards": cards,
+        # Each code once, counted, where the turn has more than one finding of it.
+        "code_counts": code_groups([(f, None) for f in findings if f.code != "judge_unavailable"])
+        if len(findings) > 1
+        else [],
         "audit": _audit_events(project, findings, request.user),
         "capability": suite.capability_statement(
             tuple(current.tools_offered) if current.tools_offered is not None else None
@@ -196,11 +202,34 @@ def _message_view(
             if claim.get("start") is not None:
                 label = f"{item.get('value')}: grounded in a tool result"
                 marks.append(Mark(claim["start"], claim["end"], "grounded", label, f"grounded-{i}"))
+    cut = pieces(message.text, marks)
+    rendered = None
+    if message.seq == turn.answer_seq and message.text:
+        spans, at = [], 0
+        for piece in cut:
+            if piece.mark is not None:
+                spans.append((at, at + len(piece.text), _mark_attributes(piece.mark)))
+            at += len(piece.text)
+        rendered = render_marked(message.text, spans)
     return {
         "message": message,
         "is_answer": message.seq == turn.answer_seq,
-        "pieces": pieces(message.text, marks),
+        "pieces": cut,
+        "rendered": rendered,
     }
+
+
+def _mark_attributes(mark: Mark) -> dict[str, str]:
+    """A claim's mark as the rendered answer draws it: as the text view's template does."""
+    attributes = {
+        "class": f"claim claim-{mark.kind}",
+        "tabindex": "0",
+        "title": mark.label,
+        "aria-label": mark.label,
+    }
+    if mark.anchor:
+        attributes["data-target"] = mark.anchor
+    return attributes
 
 
 def _latest_done(convo: Conversation, kind: str) -> Any:
@@ -407,7 +436,9 @@ def _refused(exc: review.ReviewError) -> HttpResponse:
 @require_POST
 def decide(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, finding = _finding_for(request, slug, pk)
-    verdict = request.POST.get("verdict", "")
+    # "Confirm and next" sends its verdict under ``then_next``: decide, then go on.
+    then_next = "then_next" in request.POST
+    verdict = request.POST.get("then_next") or request.POST.get("verdict", "")
     if verdict not in (*Verdict.values, review.NEEDS_CORRECTION):
         return HttpResponse(
             f"verdict must be one of {', '.join([*Verdict.values, review.NEEDS_CORRECTION])}",
@@ -425,7 +456,45 @@ def decide(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
         review.record_decision(finding=finding, reviewer=request.user, verdict=verdict, reason=reason[:1000])
     except review.ReviewError as exc:
         return _refused(exc)
+    if then_next:
+        where = _next_item(request, project, finding)
+        if not request.htmx:
+            return redirect(where)
+        here, _, anchor = where.partition("#")
+        if anchor and here == _turn_again(request, finding.turn):
+            # The next flag is on this page: the card comes back decided and the page moves
+            # on to that flag (receipts.js), with no reload.
+            trigger = json.dumps({"decided": "", "goto-finding": {"id": anchor}})
+            return _answer(request, project, membership, finding, trigger=trigger)
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = where
+        return response
     return _answer(request, project, membership, finding)
+
+
+def _next_item(request: HttpRequest, project: Project, finding: Finding) -> str:
+    """Where a reviewer goes on to after deciding ``finding``: the next flag of the turn still
+    open to them, else the next turn of the queue they came from, else that queue."""
+    turn = finding.turn
+    here = _turn_again(request, turn)
+    decided = Decision.objects.filter(reviewer=request.user.pk, finding=OuterRef("pk"))
+    rest = (
+        Finding.objects.current()
+        .filter(turn=turn, status=FindingStatus.OPEN, severity="flag")
+        .exclude(pk=finding.pk)
+        .exclude(Exists(decided))
+        .order_by("severity", "claim_start", "id")
+        .first()
+    )
+    if rest is not None:
+        return f"{here}#finding-{rest.pk}"
+    query = urlsplit(here).query
+    filters = queue.read_filters(QueryDict(query))
+    following = queue.neighbours(project, filters, request.user, turn)["next"]
+    if following is None:
+        return queue.queue_return_url(project, query, None, turn)
+    url = following.get_absolute_url()
+    return f"{url}?{query}" if query else url
 
 
 @login_required

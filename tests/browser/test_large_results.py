@@ -101,7 +101,11 @@ def test_a_large_result_reads_folded_and_its_spans_are_found(
     expect(answer).to_be_in_viewport()
     _shot(page, f"large-result-{name}-top.png")
 
-    # The result in the conversation: one closed line saying how many rows it holds.
+    # The result in the conversation: folded to one line, then, opened, one closed line
+    # saying how many rows it holds.
+    message = page.locator("details.msg.role-tool")
+    assert message.get_attribute("open") is None
+    message.locator(":scope > summary").click()
     tree = page.locator(".msg.role-tool .rt")
     root = tree.locator(":scope > details.rt-node")
     expect(root.locator(":scope > summary")).to_contain_text(f"{count} items")

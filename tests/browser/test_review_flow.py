@@ -164,6 +164,7 @@ def test_hostile_model_output_renders_as_text(page: Any, live_server: Any, proje
         assert HOSTILE_SCRIPT in page.locator("main").inner_text(), url
 
     page.goto(f"{live_server.url}{lookup.get_absolute_url()}")
+    page.locator("details.msg.role-tool > summary").click()  # the result, folded to one line
     tool = page.locator(".msg.role-tool [data-result]").inner_text()  # a folded result tree
     assert HOSTILE_IMG in tool and HOSTILE_SCRIPT in tool
     answer = page.locator(".msg.answer .text").inner_text()

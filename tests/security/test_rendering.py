@@ -117,3 +117,28 @@ def test_the_filter_renders_through_the_sanitizer(db: Any) -> None:
     assert "<strong>bold</strong>" in html
     assert "&lt;script&gt;" in html
     assert template.render(Context({"text": None})) == ""
+
+
+# --- the answer rendered with its claims marked ----------------------------------------------
+
+
+def test_claims_are_marked_in_the_rendered_answer_with_escaped_attributes() -> None:
+    from checks.rendering import render_marked
+
+    text = "Ticket **T-9** moves to <b>queue</b> Q-4 today."
+    start = text.index("Q-4")
+    label = '"><script>alert(1)</script>'
+    html = str(render_marked(text, [(start, start + 3, {"class": "claim", "title": label})]))
+    assert '<mark class="claim" title="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">Q-4</mark>' in html
+    assert "<strong>T-9</strong>" in html and "<b>" not in html and "<script>" not in html
+
+
+def test_a_claim_holding_markdown_or_a_fence_is_not_placed() -> None:
+    """A span that markdown would cut, or an answer that writes the fence characters itself,
+    leaves the caller to show the text as written with every mark."""
+    from checks.rendering import render_marked
+
+    text = "Bin **A-12** holds 40."
+    assert render_marked(text, [(4, 11, {"class": "claim"})]) is None
+    assert render_marked("Bin \ue000A-12\ue001", [(5, 9, {"class": "claim"})]) is None
+    assert render_marked(text, []) is not None

@@ -1,0 +1,61 @@
+"""Finding codes read in plain words beside the code, and repeated codes counted once."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from checks.finding_titles import TITLES, title_of
+from checks.models import Finding
+
+
+def test_every_code_the_contract_names_has_a_title() -> None:
+    """The contract's table of codes, read from its own text, is covered whole."""
+    from pathlib import Path
+
+    contract = Path(__file__).resolve().parents[2] / "shared" / "CONTRACT.md"
+    if not contract.exists():
+        pytest.skip("the contract is not beside this checkout")
+    codes = set(re.findall(r"^\|[^|]*\| `([a-z_]+)` \|", contract.read_text(), re.M))
+    assert codes and codes <= set(TITLES), sorted(codes - set(TITLES))
+
+
+def test_an_unknown_code_reads_as_itself() -> None:
+    assert title_of("some_new_code") == "Some new code"
+
+
+THREE_INVENTED = {
+    "external_id": "three-invented",
+    "messages": [
+        {"role": "user", "content": "Which parts are on order?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "list_parts", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": '{"parts": [{"sku": "PX-1001"}]}'},
+        {"role": "assistant", "content": "On order: PX-1001, PX-2002, PX-3003 and PX-4004."},
+    ],
+}
+
+
+@pytest.mark.django_db
+def test_the_turn_page_titles_each_card_and_counts_repeated_codes(
+    client: Any, project: Any, alice: Any
+) -> None:
+    from tests.browser.desk import ingest_and_check
+
+    conversation = ingest_and_check(project, THREE_INVENTED)
+    flags = Finding.objects.filter(conversation=conversation, code="unsupported_value")
+    assert flags.count() == 3
+    client.force_login(alice)
+    page = client.get(f"/p/acme/turns/{flags[0].turn_id}/").content.decode()
+    assert f'<strong class="codetitle">{title_of("unsupported_value")}</strong>' in page
+    assert '<code class="code">unsupported_value</code>' in page
+    assert 'unsupported_value <span class="times">×3</span>' in page
+    queue = client.get("/p/acme/").content.decode()
+    assert 'unsupported_value <span class="times" aria-label="3 findings">×3</span>' in queue
