@@ -95,6 +95,8 @@ const KEYS = {
   "?": openKeys,
   "/": () => {
     const search = document.querySelector("#filters input[name=q]");
+    const drawer = search && search.closest("details");
+    if (drawer) drawer.open = true;
     if (search) search.focus();
   },
   o: () => openRow(),
@@ -226,4 +228,9 @@ for (const button of document.querySelectorAll("[data-menu-button]")) {
     button.setAttribute("aria-expanded", String(open));
     nav.classList.toggle("open", open);
   });
+}
+
+// On a phone the queue's filters fold into a drawer, so the rows come first.
+for (const drawer of document.querySelectorAll("details[data-drawer]")) {
+  if (window.matchMedia("(max-width: 600px)").matches) drawer.open = false;
 }

@@ -91,3 +91,58 @@ def test_the_answer_the_first_finding_and_its_decision_fill_the_first_screen(
     card.get_by_role("button", name="Confirm and next").click()
     page.wait_for_url(lambda url: url != here)
     assert Decision.objects.filter(finding=finding, verdict="confirmed").exists()
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_at_phone_width_every_page_of_the_desk_fits_with_everything_opened(
+    browser: Any, live_server: Any, project: Any, alice: Any
+) -> None:
+    """At 390x844 no page of the desk is wider than the screen, the turn page with every
+    fold opened (the prompt, each long result, each card's evidence) included; the decision
+    buttons are at least 44 px tall to tap."""
+    conversation = ingest_and_check(project, _conversation())
+    finding = (
+        Finding.objects.filter(conversation=conversation, severity="flag").order_by("turn__index").first()
+    )
+    assert finding is not None
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        sign_in(page, live_server, alice)
+        page.goto(f"{live_server.url}/p/acme/turns/{finding.turn_id}/")
+        settle(page)
+        page.evaluate("for (const d of document.querySelectorAll('details')) d.open = true")
+        page.wait_for_timeout(300)  # the parts of a long result load through htmx
+        settle(page)
+        page.evaluate("for (const d of document.querySelectorAll('details')) d.open = true")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "turn-390-opened.png"), full_page=True)
+        wide = page.evaluate(
+            """() => Array.from(document.querySelectorAll('body *'))
+                .filter(e => e.getBoundingClientRect().right > 391)
+                .filter(e => !Array.from(e.children).some(c => c.getBoundingClientRect().right > 391))
+                .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+        )
+        assert width <= PHONE["width"], f"the turn page, opened, is {width} px wide: {wide}"
+        card = page.locator("article.finding.severity-flag").first
+        for name in ("Confirm", "Confirm and next", "Dismiss"):
+            box = card.get_by_role("button", name=name, exact=True).bounding_box()
+            assert box is not None and box["height"] >= 44, f"{name} is {box} on a phone"
+        # The queue's filters fold into a drawer, so its first row is on the first screen.
+        page.goto(f"{live_server.url}/p/acme/")
+        drawer = page.locator("details[data-drawer]")
+        expect(page.locator("tr[data-row]").first).to_be_in_viewport()
+        assert drawer.evaluate("d => d.open") is False
+        drawer.locator("summary").click()
+        expect(page.locator("#filters select[name=status]")).to_be_visible()
+        for path in ("/p/acme/", "/p/acme/overview", "/p/acme/exports", "/p/acme/settings"):
+            page.goto(f"{live_server.url}{path}")
+            settle(page)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{path} is {width} px wide"
+            page.screenshot(path=str(SHOTS / f"phone-{path.strip('/').replace('/', '-') or 'queue'}.png"))
+    finally:
+        context.close()
