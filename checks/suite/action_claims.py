@@ -274,7 +274,9 @@ def _failed(receipt: Receipt) -> bool:
 _CLAIM_VERBS = {
     **dict.fromkeys("added booked scheduled saved stored recorded".split(), ("create", "change")),
     **dict.fromkeys("removed cancelled canceled".split(), ("remove", "change")),
-    **dict.fromkeys("changed modified upgraded downgraded moved renewed extended replaced".split(), ("change",)),
+    **dict.fromkeys(
+        "changed modified upgraded downgraded moved renewed extended replaced".split(), ("change",)
+    ),
     **dict.fromkeys("placed reserved issued".split(), ("create", "change")),
     **dict.fromkeys("sent emailed".split(), ("send",)),
     "created": ("create",),
@@ -493,7 +495,9 @@ class ActionClaims:
             if kinds is None and calls and claims:
                 kinds = known_kinds(conversation.turns)
             for done in conversation.turns[read : position + 1] if claims else ():
-                states.update(_spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value))
+                states.update(
+                    _spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value)
+                )
                 read = position + 1
             findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             earlier |= {shape for r, shape in calls if r is None or not (r.effect == "read" or _failed(r))}

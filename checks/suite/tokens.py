@@ -14,8 +14,9 @@ User patterns (``shapes``, ``exempt``) are matched whole-token under a time boun
 Principles:
 
 - **The units of a figure are data.** ``UNITS`` lists every unit a figure may be written
-  with (sizes, rates, distances, weights), a space from it or glued to it, and ``PERCENT_UNITS`` those that make it a percent:
-  the sign, the word and its abbreviation ("12.5%", "12.5 percent", "12.5 pct"). Every
+  with (sizes, rates, distances, weights), a space from it or glued to it, and
+  ``PERCENT_UNITS`` those that make it a percent: the sign, the word and its abbreviation
+  ("12.5%", "12.5 percent", "12.5 pct"). Every
   reading of a unit (a token after a figure, a unit glued to one, a source's spelling of
   a number without its unit) is built from these tables, so a unit added there is read
   everywhere, on both sides.
