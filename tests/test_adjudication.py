@@ -161,3 +161,34 @@ def test_the_turn_page_says_whose_decision_settles_a_dispute(
     assert "Your decision settles it." in client.get(url).content.decode()
     review.record_decision(finding=finding, reviewer=carol, verdict="dismissed", reason="Other")
     assert "data-disputed" not in client.get(url).content.decode()
+
+
+def test_whoever_settles_a_split_sees_both_sides_and_the_two_who_split_are_not_offered_confirm(
+    client: Any, project: Any, alice: Any, bob: Any, carol: Any, flags: list[Finding]
+) -> None:
+    """Both verdicts, both reasons and the correction one side proposed stand side by side for
+    the third reviewer; the split shows as "disputed" on the card and in the queue; the two
+    who split read that a third settles it, with no Confirm to press."""
+    project.double_review = True
+    project.save()
+    split = flags[0]
+    review.record_decision(
+        finding=split, reviewer=alice, verdict="confirmed", reason="Nothing was saved at all"
+    )
+    review.record_decision(finding=split, reviewer=bob, verdict="dismissed", reason="The user supplied it")
+    url = split.turn.get_absolute_url()
+
+    client.force_login(carol)
+    page = client.get(url).content.decode()
+    panel = page[page.index("<div class=\"dispute\"") :][:2000]
+    assert "Confirmed by alice" in panel and "“Nothing was saved at all”" in panel
+    assert "Dismissed by bob" in panel and "“The user supplied it”" in panel
+    assert "data-disputed-badge" in page
+    assert f'hx-post="/p/acme/findings/{split.pk}/decide"' in page
+    assert 'class="badge badge-disputed"' in client.get("/p/acme/?status=all").content.decode()
+
+    for disputant in (alice, bob):
+        client.force_login(disputant)
+        page = client.get(url).content.decode()
+        assert "data-disputant" in page
+        assert f'hx-post="/p/acme/findings/{split.pk}/decide"' not in page

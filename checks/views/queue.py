@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import review
-from ..filters import ALL, FindingFilter, is_row_id
+from ..filters import ALL, FindingFilter, disputed_findings, is_row_id
 from ..finding_titles import title_of
 from ..models import Decision, Finding, FindingStatus, Project, SavedView, Turn, Verdict
 from .access import project_for, require_reviewer
@@ -105,8 +105,15 @@ def queue(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         .order_by("claim_start", "id")
     ):
         by_turn.setdefault(finding.turn_id, []).append((finding, review.holder(finding, now=now)))
+    shown = [f.pk for found in by_turn.values() for f, _ in found]
+    split = set(disputed_findings(project).filter(finding__in=shown).values_list("finding", flat=True))
     rows = [
-        {"turn": turn, "findings": by_turn.get(turn.pk, []), "codes": code_groups(by_turn.get(turn.pk, []))}
+        {
+            "turn": turn,
+            "findings": by_turn.get(turn.pk, []),
+            "codes": code_groups(by_turn.get(turn.pk, [])),
+            "disputed": any(f.pk in split for f, _ in by_turn.get(turn.pk, [])),
+        }
         for turn in page
     ]
     next_cursor = _cursor(page[-1]) if has_more else ""

@@ -308,8 +308,22 @@ def _card(
     shown = waiting or (corrections[0] if corrections else None)
     draft = shown.text if shown else finding.correction
     holder = review.holder(finding)
+    votes: dict[Any, Any] = {}
+    for decision in sorted(finding.decisions.all(), key=lambda d: (d.created_at, d.pk)):
+        votes[decision.reviewer_id] = decision  # each reviewer's latest
+    split = review.disputants({reviewer: d.verdict for reviewer, d in votes.items()})
     return {
         "finding": finding,
+        # A split finding: both sides, each with its reason and any correction its author
+        # proposed, side by side for whoever settles it; those who split may not.
+        "dispute": [
+            {
+                "decision": votes[reviewer],
+                "correction": _proposed_by(corrections, votes[reviewer].reviewer_id),
+            }
+            for reviewer in split
+        ],
+        "disputant": user.pk in split,
         "evidence": evidence,
         "derivation": (finding.details or {}).get("derivation"),
         "decisions": seen.decisions,
@@ -328,6 +342,10 @@ def _card(
         "holder": holder if holder is not None and holder.pk != user.pk else None,
         "mine": holder is not None and holder.pk == user.pk,
     }
+
+
+def _proposed_by(corrections: list[Correction], author_id: int) -> Correction | None:
+    return next((c for c in corrections if c.author_id == author_id), None)
 
 
 # How a negative-claim finding uses a read: the ones the claim cites, the reads that say

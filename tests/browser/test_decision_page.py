@@ -124,7 +124,8 @@ def test_at_phone_width_every_page_of_the_desk_fits_with_everything_opened(
             """() => Array.from(document.querySelectorAll('body *'))
                 .filter(e => e.getBoundingClientRect().right > 391)
                 .filter(e => !Array.from(e.children).some(c => c.getBoundingClientRect().right > 391))
-                .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+                .slice(0, 5)
+                .map(e => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)"""
         )
         assert width <= PHONE["width"], f"the turn page, opened, is {width} px wide: {wide}"
         card = page.locator("article.finding.severity-flag").first
@@ -146,3 +147,37 @@ def test_at_phone_width_every_page_of_the_desk_fits_with_everything_opened(
             page.screenshot(path=str(SHOTS / f"phone-{path.strip('/').replace('/', '-') or 'queue'}.png"))
     finally:
         context.close()
+
+
+def test_the_reviewer_who_settles_a_split_sees_both_verdicts_and_reasons(
+    page: Any, live_server: Any, project: Any, alice: Any, bob: Any
+) -> None:
+    from checks import review
+    from tests.conftest import _member
+
+    carol = _member(project, "carol", "reviewer")
+    project.double_review = True
+    project.save()
+    conversation = ingest_and_check(project, _conversation())
+    finding = (
+        Finding.objects.filter(conversation=conversation, severity="flag").order_by("turn__index").first()
+    )
+    assert finding is not None
+    review.record_decision(
+        finding=finding, reviewer=alice, verdict="confirmed", reason="The record says JFK to SFO"
+    )
+    review.record_decision(finding=finding, reviewer=bob, verdict="dismissed", reason="The user supplied it")
+    page.set_viewport_size(DESKTOP)
+    sign_in(page, live_server, carol)
+    page.goto(f"{live_server.url}/p/acme/turns/{finding.turn_id}/")
+    settle(page)
+    card = page.locator(f"#finding-{finding.pk}")
+    expect(card.locator("[data-disputed-badge]")).to_be_visible()
+    sides = card.locator(".dispute .side")
+    expect(sides).to_have_count(2)
+    expect(sides.nth(0)).to_contain_text("Confirmed by alice")
+    expect(sides.nth(0)).to_contain_text("The record says JFK to SFO")
+    expect(sides.nth(1)).to_contain_text("Dismissed by bob")
+    expect(sides.nth(1)).to_contain_text("The user supplied it")
+    expect(card.get_by_role("button", name="Confirm", exact=True)).to_be_visible()
+    page.screenshot(path=str(SHOTS / "turn-1440-dispute.png"))
