@@ -109,6 +109,14 @@ def hold(*, findings: Iterable[Finding], user: Any, seconds: int = HOLD_SECONDS)
     return mine
 
 
+def release(*, findings: Iterable[Finding], user: Any) -> int:
+    """Lets go of the holds ``user`` has on ``findings`` (their page was left); how many.
+
+    Not written to the audit log, as a hold is not."""
+    ids = [f.pk for f in findings]
+    return Finding.objects.filter(pk__in=ids, held_by=user).update(held_by=None, held_until=None)
+
+
 def _latest_votes(finding: Finding) -> dict[int, str]:
     """Each reviewer's latest verdict on a finding (the newest decision of each counts)."""
     votes: dict[int, str] = {}

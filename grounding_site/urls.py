@@ -57,6 +57,7 @@ urlpatterns = [
         name="reject-correction",
     ),
     path("p/<slug:slug>/turns/<int:pk>/hold", turns.hold, name="turn-hold"),
+    path("p/<slug:slug>/turns/<int:pk>/release", turns.release, name="turn-release"),
     path("p/<slug:slug>/turns/<int:pk>/results/<int:seq>", results.result_part, name="result-part"),
     path("p/<slug:slug>/bulk", queue.bulk, name="bulk"),
     path("p/<slug:slug>/progress", queue.queue_progress, name="queue-progress"),

@@ -234,3 +234,14 @@ for (const button of document.querySelectorAll("[data-menu-button]")) {
 for (const drawer of document.querySelectorAll("details[data-drawer]")) {
   if (window.matchMedia("(max-width: 600px)").matches) drawer.open = false;
 }
+
+// Leaving a turn page lets go of the findings it held, so another reviewer need not wait
+// for the hold to run out.
+window.addEventListener("pagehide", () => {
+  const holder = document.querySelector("[data-release]");
+  const token = holder && holder.querySelector("input[name=csrfmiddlewaretoken]");
+  if (!holder || !token || !navigator.sendBeacon) return;
+  const form = new FormData();
+  form.append("csrfmiddlewaretoken", token.value);
+  navigator.sendBeacon(holder.dataset.release, form);
+});

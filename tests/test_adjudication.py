@@ -180,7 +180,7 @@ def test_whoever_settles_a_split_sees_both_sides_and_the_two_who_split_are_not_o
 
     client.force_login(carol)
     page = client.get(url).content.decode()
-    panel = page[page.index("<div class=\"dispute\"") :][:2000]
+    panel = page[page.index('<div class="dispute"') :][:2000]
     assert "Confirmed by alice" in panel and "“Nothing was saved at all”" in panel
     assert "Dismissed by bob" in panel and "“The user supplied it”" in panel
     assert "data-disputed-badge" in page
@@ -192,3 +192,15 @@ def test_whoever_settles_a_split_sees_both_sides_and_the_two_who_split_are_not_o
         page = client.get(url).content.decode()
         assert "data-disputant" in page
         assert f'hx-post="/p/acme/findings/{split.pk}/decide"' not in page
+
+
+def test_a_vote_that_leaves_a_finding_open_reads_as_a_vote_in_the_audit_log(
+    client: Any, project: Any, alice: Any, flags: list[Finding]
+) -> None:
+    project.double_review = True
+    project.save()
+    review.record_decision(finding=flags[0], reviewer=alice, verdict="confirmed", reason="r")
+    client.force_login(alice)
+    audit = client.get(flags[0].turn.get_absolute_url()).content.decode().split('id="audit"')[1]
+    assert "open → open" not in audit
+    assert "a vote, the finding stays open" in audit

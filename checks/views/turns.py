@@ -588,6 +588,17 @@ def hold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def release(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Lets go of the turn's findings this reviewer holds: sent as the page is left."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
+    review.release(findings=Finding.objects.filter(turn=current), user=request.user)
+    return HttpResponse(status=204)
+
+
+@login_required
 def audit_log(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The audit entries of a turn's findings; refreshed on the page after each decision."""
     project, _ = project_for(request, slug)

@@ -181,3 +181,25 @@ def test_the_reviewer_who_settles_a_split_sees_both_verdicts_and_reasons(
     expect(sides.nth(1)).to_contain_text("The user supplied it")
     expect(card.get_by_role("button", name="Confirm", exact=True)).to_be_visible()
     page.screenshot(path=str(SHOTS / "turn-1440-dispute.png"))
+
+
+def test_leaving_the_page_lets_go_of_its_holds(page: Any, live_server: Any, project: Any, alice: Any) -> None:
+    """The page holds its open findings while it is open; leaving it releases them at once."""
+    conversation = ingest_and_check(project, _conversation())
+    finding = (
+        Finding.objects.filter(conversation=conversation, severity="flag").order_by("turn__index").first()
+    )
+    assert finding is not None
+    sign_in(page, live_server, alice)
+    page.goto(f"{live_server.url}/p/acme/turns/{finding.turn_id}/")
+    settle(page)
+    finding.refresh_from_db()
+    assert finding.held_by == alice
+    page.goto(f"{live_server.url}/p/acme/")
+    settle(page)
+    for _ in range(50):
+        finding.refresh_from_db()
+        if finding.held_by is None:
+            break
+        page.wait_for_timeout(100)
+    assert finding.held_by is None and finding.held_until is None
