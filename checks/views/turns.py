@@ -24,6 +24,7 @@ from ..models import (
     Finding,
     FindingStatus,
     Membership,
+    Message,
     Project,
     RunKind,
     RunStatus,
@@ -34,6 +35,7 @@ from ..models import (
 from ..rendering import render_marked
 from . import queue
 from .access import project_for, require_reviewer
+from .argument_evidence import marked_arguments, possible_sources
 from .highlight import Mark, pieces
 from .htmx import HtmxHttpRequest
 from .queue import DISMISS_REASONS, code_groups
@@ -84,8 +86,12 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     # A GET changes nothing: the page itself asks for the hold (POST turn-hold) once it has
     # loaded, and renews it while it stays open.
     calls = _calls_by_id(convo)
-    cards = [_card(f, calls, user=request.user, membership=membership) for f in findings]
     messages = list(current.messages.all())
+    earlier = list(
+        Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related("messages")
+    )
+    said = ([m for t in earlier for m in t.messages.all()], messages)
+    cards = [_card(f, calls, user=request.user, membership=membership, said=said) for f in findings]
     run = convo.runs.order_by("-created_at", "-id").first()
     done = _latest_done(convo, RunKind.CHECKS)
     judged = _latest_done(convo, RunKind.JUDGE)
@@ -93,9 +99,6 @@ def turn(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         p for p in (done.summary.get("provenance", []) if done else []) if p.get("turn") == current.index
     ]
     grounded = [_grounded(i, item, calls) for i, item in enumerate(provenance)]
-    earlier = list(
-        Turn.objects.filter(conversation=convo, index__lt=current.index).prefetch_related("messages")
-    )
     spans = spans_by_result(cards, grounded)  # drawn again where each result stands
     context: dict[str, Any] = {
         "project": project,
@@ -288,8 +291,15 @@ def _grounded(index: int, item: dict[str, Any], calls: dict[Any, list[ToolCall]]
 
 
 def _card(
-    finding: Finding, calls: dict[Any, list[ToolCall]], *, user: Any, membership: Membership
+    finding: Finding,
+    calls: dict[Any, list[ToolCall]],
+    *,
+    user: Any,
+    membership: Membership,
+    said: tuple[list[Any], list[Any]] | None = None,
 ) -> dict[str, Any]:
+    """What a finding's card shows. ``said`` is the messages of the earlier turns and of the
+    finding's own, where an argument's value could have come from (read here when None)."""
     evidence = []
     for position, item in enumerate(finding.evidence):
         call = _call(calls, item, finding.turn.index, finding.value)
@@ -308,6 +318,7 @@ def _card(
     shown = waiting or (corrections[0] if corrections else None)
     draft = shown.text if shown else finding.correction
     holder = review.holder(finding)
+    argument = _argument(finding, calls, said)
     votes: dict[Any, Any] = {}
     for decision in sorted(finding.decisions.all(), key=lambda d: (d.created_at, d.pk)):
         votes[decision.reviewer_id] = decision  # each reviewer's latest
@@ -324,6 +335,7 @@ def _card(
             for reviewer in split
         ],
         "disputant": user.pk in split,
+        "argument": argument,
         "evidence": evidence,
         "derivation": (finding.details or {}).get("derivation"),
         "decisions": seen.decisions,
@@ -341,6 +353,32 @@ def _card(
         "comments": list(finding.comments.all()),
         "holder": holder if holder is not None and holder.pk != user.pk else None,
         "mine": holder is not None and holder.pk == user.pk,
+    }
+
+
+def _argument(
+    finding: Finding, calls: dict[Any, list[ToolCall]], said: tuple[list[Any], list[Any]] | None
+) -> dict[str, Any] | None:
+    """For a finding about a call's argument: the call, its arguments with the value marked,
+    and the places on the page that could have supplied it."""
+    details = finding.details or {}
+    call_id, path = details.get("call_id"), details.get("path")
+    if finding.checker != "arguments" or not call_id or not path:
+        return None
+    call = next((c for c in calls.get(call_id, []) if c.turn_id == finding.turn_id), None)
+    if call is None:
+        return None
+    if said is None:
+        turn = finding.turn
+        earlier = Message.objects.filter(turn__conversation=turn.conversation, turn__index__lt=turn.index)
+        said = (list(earlier.order_by("turn__index", "seq")), list(turn.messages.all()))
+    label = f"{path} = {finding.value}" if finding.value else path
+    return {
+        "call": call,
+        "path": path,
+        "pieces": marked_arguments(call.arguments, path, label),
+        "sources": possible_sources(*said, finding.conversation.system, call.request_seq),
+        "found_in": details.get("found_in", ""),
     }
 
 
