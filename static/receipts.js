@@ -21,8 +21,10 @@ document.addEventListener("click", (event) => {
 const ITEMS = "[data-row], [data-finding]";
 let currentId = null;
 
+// A ticked box or a chosen radio button keeps the focus but takes no typing: the keys still work.
 function isTyping(element) {
-  return !!element && (element.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName));
+  if (!element || (element.tagName === "INPUT" && /^(checkbox|radio)$/.test(element.type))) return false;
+  return element.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName);
 }
 
 function items() {

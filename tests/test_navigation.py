@@ -93,3 +93,11 @@ def test_an_unknown_objects_history_is_still_404(client: Any, alice: Any, olga: 
     elsewhere = Membership.objects.get(user=olga)
     assert client.get(f"/p/acme/history/membership/{elsewhere.pk}").status_code == 404
     assert client.get("/p/acme/history/membership/999999").status_code == 404
+
+
+def test_a_missing_turn_reads_in_the_site_s_words_not_the_framework_s(client: Any, alice: Any) -> None:
+    client.force_login(alice)
+    response = client.get("/p/acme/turns/999999/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "Nothing here" in html and "matches the given query" not in html

@@ -203,3 +203,23 @@ def test_leaving_the_page_lets_go_of_its_holds(page: Any, live_server: Any, proj
             break
         page.wait_for_timeout(100)
     assert finding.held_by is None and finding.held_until is None
+
+
+def test_after_ticking_a_filter_box_the_keys_still_move_through_the_queue(
+    page: Any, live_server: Any, project: Any, alice: Any
+) -> None:
+    ingest_and_check(project, _conversation())
+    page.set_viewport_size(DESKTOP)
+    sign_in(page, live_server, alice)
+    page.goto(f"{live_server.url}/p/acme/")
+    box = page.get_by_label("Disputed")
+    rows = page.locator("tr[data-row]")
+    count = rows.count()
+    assert count > 0
+    box.check()
+    expect(rows).to_have_count(0)  # nothing disputed yet
+    box.uncheck()  # the box keeps the focus, as a mouse leaves it
+    expect(rows).to_have_count(count)
+    expect(box).to_be_focused()
+    page.keyboard.press("j")
+    expect(page.locator("tr[data-row].current")).to_have_count(1)
