@@ -10,7 +10,7 @@ selects. Every one of them reads the same names from its query string or form:
     assignee      ``mine``, ``none`` (nobody), or a member's username
     since, until  the first and last day a finding was raised, as YYYY-MM-DD, both included
     q             words of the answer, each the start of a word in it
-    conversation  a conversation's number
+    conversation  a conversation's external id, or its number (as in its page's address)
     disputed      ``yes``: findings whose reviewers disagree, split evenly, until a third
                   reviewer's decision settles them (whatever their status)
 
@@ -99,9 +99,16 @@ def _checked(name: str, key: str, value: str) -> str:
                 key, "use yes for the findings reviewers disagree on, or leave it empty for all."
             )
         return value
-    if name == "conversation" and not is_row_id(value):
-        raise InvalidFilter(key, "use a conversation's number, as in its page's address.")
     return value
+
+
+def conversations_named(project: Project, value: str) -> QuerySet[Conversation]:
+    """The project's conversation a filter names: by its external id (what the runtime sent
+    and every page shows), or by its number, as in its page's address."""
+    match = Q(external_id=value)
+    if is_row_id(value):
+        match |= Q(pk=int(value))
+    return Conversation.objects.filter(project=project).filter(match)
 
 
 def is_row_id(value: str) -> bool:
@@ -138,7 +145,7 @@ class FindingFilter:
     since: str = ""  # YYYY-MM-DD, inclusive
     until: str = ""  # YYYY-MM-DD, inclusive
     q: str = ""
-    conversation: str = ""  # a conversation's id, in digits
+    conversation: str = ""  # a conversation's external id, or its number
     disputed: str = ""  # "yes", or empty for all
 
     @classmethod
@@ -188,7 +195,9 @@ class FindingFilter:
         if self.code:
             findings = findings.filter(code=self.code)
         if self.conversation:
-            findings = findings.filter(conversation_id=int(self.conversation))
+            findings = findings.filter(
+                conversation_id__in=conversations_named(project, self.conversation).values("id")
+            )
         if self.agent or self.model:
             # The project's conversations of that agent or model first, then their findings: a
             # join would read each finding's conversation, one row at a time.

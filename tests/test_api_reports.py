@@ -100,7 +100,7 @@ def test_no_key_gets_401(client: Any, project: Any, path: str) -> None:
         ({"severity": "loud"}, "severity", "use one of flag, info"),
         ({"since": "2026-13-01"}, "since", "use a date as YYYY-MM-DD"),
         ({"to": "yesterday"}, "to", "use a date as YYYY-MM-DD"),  # the older name is the one named
-        ({"conversation": "12a"}, "conversation", "a conversation's number"),
+        ({"conversation": "a\x00b"}, "conversation", "U+0000"),
         ({"assignee": "mine"}, "assignee", "a key is none"),
         ({"agent": "a\x00b"}, "agent", "U+0000"),  # PostgreSQL can neither compare nor store it
         ({"project": "\x00"}, "project", "U+0000"),
@@ -214,7 +214,7 @@ def test_the_reports_period_and_conversation_are_checked(
 
     assert error({"since": "2026-12-01", "until": "2026-11-01"}, 400)["path"] == "since"
     assert error({"since": "2024-01-01", "until": "2026-01-01"}, 400)["path"] == "since"
-    assert error({"conversation": "x1"}, 400)["path"] == "conversation"
+    assert error({"conversation": "x1"}, 404)["path"] == "conversation"  # no conversation has that id
     convo = str(checked["conversation"].pk)
     assert error({"conversation": convo, "until": "2026-01-01"}, 400)["path"] == "since"
     elsewhere = ingest("07", into=other_project)

@@ -276,8 +276,8 @@ def test_the_filter_reads_strictly_or_falls_back_to_its_defaults() -> None:
     assert raised.value.field == "status"
     with pytest.raises(InvalidFilter, match=r"^from: use a date as YYYY-MM-DD"):
         FindingFilter.parse({"from": "2026-02-30"})
-    with pytest.raises(InvalidFilter, match=r"^conversation: use a conversation's number"):
-        FindingFilter.parse({"conversation": "١٢"})
+    # A conversation is named by its external id, or by its number.
+    assert FindingFilter.parse({"conversation": "١٢"}).conversation == "١٢"
     # The names given win over their older aliases; "any" says "all"; a stored filter reads back.
     both = FindingFilter.parse({"since": "2026-01-02", "from": "2025-01-01", "status": "any"})
     assert (both.since, both.status) == ("2026-01-02", "all")
@@ -317,3 +317,15 @@ def test_a_value_holding_nul_is_named_or_dropped_before_any_query(client: Any, a
     assert FindingFilter.parse({"q": "a\x00b", "status": "open"}, strict=False).q == ""
     client.force_login(alice)
     assert client.get("/p/acme/", {"q": "vpn\x00"}).status_code == 200
+
+
+def test_the_conversation_filter_takes_the_external_id_the_queue_shows_or_the_number(
+    client: Any, alice: Any, ingest: Any
+) -> None:
+    first, second = ingest("01"), ingest("09")
+    client.force_login(alice)
+    for named in (first.external_id, str(first.pk)):
+        rows = client.get("/p/acme/", {"conversation": named, "status": "all"}).context["rows"]
+        assert {row["turn"].conversation_id for row in rows} == {first.pk}, named
+    assert client.get("/p/acme/", {"conversation": "no-such-id"}).context["rows"] == []
+    assert second.pk != first.pk

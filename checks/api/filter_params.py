@@ -19,7 +19,7 @@ DESCRIPTIONS = {
     "since": "The first day a finding was raised, YYYY-MM-DD, included (alias `from`).",
     "until": "The last day a finding was raised, YYYY-MM-DD, included (alias `to`).",
     "q": "Words of the answer, each the start of a word in it.",
-    "conversation": "A conversation's number.",
+    "conversation": "A conversation's external id, or its number (as in its page's address).",
     "disputed": "`yes`: the findings whose reviewers disagree, until a third reviewer settles them.",
 }
 FILTERS = [

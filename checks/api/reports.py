@@ -27,7 +27,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import audit
-from ..filters import PARAMS, FindingFilter, InvalidFilter
+from ..filters import PARAMS, FindingFilter, InvalidFilter, conversations_named
 from ..models import ApiKey, Conversation, Project
 from ..reporting import exports, figures, pdf
 from .auth import project_of
@@ -247,7 +247,7 @@ def _report_scope(request: Request, project: Project) -> figures.Period | Conver
         return _invalid(
             InvalidFilter("since", "a conversation's report covers all of it; leave out since and until.")
         )
-    conversation = Conversation.objects.filter(project=project, pk=int(selection.conversation)).first()
+    conversation = conversations_named(project, selection.conversation).first()
     if conversation is None:
         return _refused(
             status.HTTP_404_NOT_FOUND,
