@@ -229,7 +229,7 @@ def record_decision(
         needs_correction
         and not Correction.objects.filter(finding=locked, state=CorrectionState.PROPOSED).exists()
     ):
-        propose_correction(finding=locked, author=reviewer, text=locked.correction or "")
+        propose_correction(finding=locked, author=reviewer, text=revision_for(locked))
     finding.status = locked.status
     return decision
 
@@ -511,7 +511,7 @@ def propose_correction(*, finding: Finding, author: Any, text: str) -> Correctio
     if Correction.objects.filter(finding=locked, state=CorrectionState.PROPOSED).exists():
         raise ReviewError("This finding already has a correction waiting for approval; edit that one.")
     correction = Correction.objects.create(
-        project=locked.project, finding=locked, text=_clean(text or locked.correction), author=author
+        project=locked.project, finding=locked, text=_clean(text or revision_for(locked)), author=author
     )
     audit.record(
         project=locked.project,
@@ -623,11 +623,67 @@ class DiffPiece:
 
 
 _TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+# A sentence with what follows it up to the next one: it ends at ., ! or ? before a space, or
+# at a line break (a list item, a heading).
+_SENTENCE = re.compile(r"[^\n]*?(?:[.!?](?=\s)|(?=\n)|$)\s*", re.S)
+# Unchanged sentences around a change are shown this far; longer runs are counted instead.
+_CONTEXT = 1
+
+
+def sentences_of(text: str) -> list[str]:
+    """``text`` cut into sentences, each with the space after it: joined, they are ``text``."""
+    return [s for s in _SENTENCE.findall(text) if s]
+
+
+def revision_for(finding: Finding) -> str:
+    """The suite's correction as a revision of the answer: its text (the contract's, as the
+    suite wrote it) set right after the sentence that holds the flagged claim, so the
+    reviewer edits that sentence in place. A finding with no claim in the answer (an
+    argument of a call) proposes its text alone."""
+    note = (finding.correction or "").strip()
+    answer = finding.turn.answer if finding.turn_id else ""
+    if not note or finding.claim_start is None or not answer:
+        return note
+    at = 0
+    for sentence in sentences_of(answer):
+        at += len(sentence)
+        if at > finding.claim_start:
+            break
+    head = answer[:at].rstrip()
+    return f"{head} [{note}]{answer[len(head):]}" if at < len(answer) else f"{head} [{note}]"
 
 
 def diff(original: str, revised: str) -> list[DiffPiece]:
-    """Word-level differences from ``original`` to ``revised``, as pieces a template shows
-    with <del> and <ins> while escaping every piece."""
+    """The differences from ``original`` to ``revised`` by sentence, and by word within a
+    changed sentence, as pieces a template shows with <del> and <ins> while escaping every
+    piece. Long runs of unchanged sentences are one ``skip`` piece that counts them."""
+    a, b = sentences_of(original), sentences_of(revised)
+    out: list[DiffPiece] = []
+    opcodes = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    for n, (op, i1, i2, j1, j2) in enumerate(opcodes):
+        if op == "equal":
+            same = a[i1:i2]
+            keep_before = _CONTEXT if n > 0 else 0
+            keep_after = _CONTEXT if n < len(opcodes) - 1 else 0
+            if len(same) > keep_before + keep_after + 1:
+                hidden = len(same) - keep_before - keep_after
+                out.append(DiffPiece("equal", "".join(same[:keep_before])))
+                out.append(DiffPiece("skip", f"… {hidden} unchanged sentence{'s' if hidden > 1 else ''} …\n"))
+                out.append(DiffPiece("equal", "".join(same[len(same) - keep_after :])))
+            else:
+                out.append(DiffPiece("equal", "".join(same)))
+        elif op == "replace":
+            out.extend(_word_diff("".join(a[i1:i2]), "".join(b[j1:j2])))
+        else:
+            if i2 > i1:
+                out.append(DiffPiece("delete", "".join(a[i1:i2])))
+            if j2 > j1:
+                out.append(DiffPiece("insert", "".join(b[j1:j2])))
+    return [piece for piece in out if piece.text]
+
+
+def _word_diff(original: str, revised: str) -> list[DiffPiece]:
+    """Word-level differences from ``original`` to ``revised``."""
     a, b = _TOKENS.findall(original), _TOKENS.findall(revised)
     out: list[DiffPiece] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():

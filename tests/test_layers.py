@@ -38,6 +38,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
             "checks.superusers",
             "checks.evidence_calls",
             "checks.rendering",
+            "checks.finding_titles",
             "checks.migrations",
         ),
     ),

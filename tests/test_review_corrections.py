@@ -35,7 +35,12 @@ def test_needs_correction_confirms_and_starts_the_suites_correction(
     finding.refresh_from_db()
     assert finding.status == FindingStatus.CONFIRMED
     correction = Correction.objects.get()
-    assert (correction.author, correction.state, correction.text) == (bob, "proposed", finding.correction)
+    assert (correction.author, correction.state) == (bob, "proposed")
+    # The suite's text, as the contract has it, set right after the sentence it corrects, so
+    # the reviewer edits that sentence in place.
+    answer = finding.turn.answer
+    claim_sentence_end = answer.index(".", finding.claim_end) + 1
+    assert correction.text.startswith(answer[:claim_sentence_end] + " [" + finding.correction + "]")
     assert "You wrote this correction" in response.content.decode()
     verbs = list(AuditEvent.objects.order_by("id").values_list("verb", flat=True))
     assert verbs == ["finding.confirmed", "correction.proposed"]
@@ -190,3 +195,16 @@ def test_an_approval_is_sent_to_the_projects_webhooks(
         "approved_at": Correction.objects.get().decided_at.isoformat(),
     }
     assert sent == [[delivery.pk]]
+
+
+def test_the_diff_is_by_sentence_then_by_word_with_unchanged_runs_counted() -> None:
+    from checks.review import diff
+
+    original = "Hello. The parcel left on May 3. It weighs 2 kg. The driver is Ana. She calls ahead. Bye."
+    revised = "Hello. The parcel left on May 4. It weighs 2 kg. The driver is Ana. She calls ahead. Bye."
+    pieces = [(p.op, p.text) for p in diff(original, revised)]
+    assert ("delete", "3") in pieces and ("insert", "4") in pieces
+    assert ("skip", "… 3 unchanged sentences …\n") in pieces
+    assert "".join(t for op, t in pieces if op in ("equal", "delete")).startswith(
+        "Hello. The parcel left on May 3. "
+    )

@@ -316,7 +316,7 @@ def _card(
     corrections = seen.corrections
     waiting = next((c for c in corrections if c.state == CorrectionState.PROPOSED), None)
     shown = waiting or (corrections[0] if corrections else None)
-    draft = shown.text if shown else finding.correction
+    draft = shown.text if shown else review.revision_for(finding)
     holder = review.holder(finding)
     argument = _argument(finding, calls, said)
     votes: dict[Any, Any] = {}

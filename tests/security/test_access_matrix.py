@@ -132,6 +132,7 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "approve-correction": {"POST": page("reviewer")},
     "reject-correction": {"POST": page("reviewer")},
     "turn-hold": {"POST": page("reviewer")},
+    "turn-release": {"POST": page("reviewer")},
     # A part of a tool result, fetched as the turn page opens it: any member reads it.
     "result-part": {"GET": page()},
     "bulk": {"POST": page("reviewer")},
@@ -324,6 +325,7 @@ def world(
         "turn": turn.pk,
         "turn-audit": turn.pk,
         "turn-hold": turn.pk,
+        "turn-release": turn.pk,
         "result-part": reviewed.turn_id,  # a turn with a tool result
         "decide": reviewed.pk,
         "save-correction": reviewed.pk,
