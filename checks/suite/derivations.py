@@ -242,8 +242,9 @@ def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
 
 @_kept
 def _numbers(source: Source) -> list[tuple[Decimal, str]]:
-    """Every number a source carries, sorted, with its spelling (only compared, never computed)."""
-    found = sorted(_NUMBER_LINE.findall("\n".join(source.forms)))
+    """Every number a source carries, sorted, with its spelling (only compared, never computed):
+    of its values' keys, only a date's year is a number."""
+    found = sorted(_NUMBER_LINE.findall("\n".join([*source.forms.words, *source.value_keys("dates")])))
     # Sorted by spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
     return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from . import durations, money, values
@@ -32,6 +33,7 @@ from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
+    VALUE_READERS,
     fragment_forms,
     grouped_span,
     index_text,
@@ -40,6 +42,7 @@ from .tokens import (
     parts_of_tokens,
     token_keys,
     value_text,
+    word_forms,
 )
 from .types import Conversation, Evidence, Message, Receipt, rows_of
 from .values import is_value_key, read_values
@@ -213,6 +216,46 @@ def _value_end(text: str, start: int) -> int:
         return len(text)  # cut off inside this value: whatever follows belongs to it
 
 
+# The readers of a source's values that only a few lookups need, by name: the kinds of
+# ``tokens.VALUE_READERS``, and the JSON members whose names say they hold an instant
+# (``values``) or a length of time (``durations``). Each key prefix names the readers
+# whose keys may start with it; a year (a number of at most four digits) is a date's.
+LAZY_READERS = (*VALUE_READERS, "instants", "lengths")
+_READERS_OF = {
+    "date ": ("dates", "instants"),
+    "time ": ("times", "instants"),
+    durations.KEY_PREFIX: ("times", "durations", "lengths"),  # "2200 hrs" is a length too
+}
+
+
+def readers_of(key: str) -> tuple[str, ...]:
+    """The lazy readers whose keys may include ``key``: none for most keys."""
+    if key[:1].isdigit():
+        return ("dates",) if len(key) <= 4 and key.isdigit() else ()
+    return next((readers for prefix, readers in _READERS_OF.items() if key.startswith(prefix)), ())
+
+
+class Forms:
+    """A source's keys, asked as a set is: its words (``tokens.word_forms``, and the amounts
+    it writes) read at once, each kind of value (``LAZY_READERS``) on the first lookup that
+    may find its keys there, so a large result pays for no reader no answer needs."""
+
+    def __init__(self, source: Source, words: set[str]) -> None:
+        self.source = source
+        self.words = words
+
+    def __contains__(self, key: object) -> bool:
+        if key in self.words:
+            return True
+        return isinstance(key, str) and any(key in self.source.value_keys(name) for name in readers_of(key))
+
+    def __iter__(self) -> Iterator[str]:
+        every = set(self.words)
+        for name in LAZY_READERS:
+            every |= self.source.value_keys(name)
+        return iter(every)
+
+
 @dataclass
 class Source:
     """One message that may carry values: a tool result, a user message or the prompt."""
@@ -226,7 +269,7 @@ class Source:
     tool: str | None = None
     arguments: Any = None  # the call's arguments, parsed, for a tool result
     message: Message | None = field(default=None, repr=False)  # whose one parse it shares
-    _forms: set[str] | None = field(default=None, repr=False)
+    _forms: Forms | None = field(default=None, repr=False)
     _low: str | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -236,30 +279,50 @@ class Source:
         return head in ("{", "[")
 
     @property
-    def forms(self) -> set[str]:
+    def forms(self) -> Forms:
         if self._forms is None:
             self._forms = self._read_forms()
         return self._forms
 
-    def _read_forms(self) -> set[str]:
+    def _read_forms(self) -> Forms:
         text = self.text
         json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
+        words = word_forms(text)
+        self.cache["read"] = (text, words, json_text)  # what the values are read from, later
         # A JSON text's numbers grouped with commas are read from its strings alone: between
         # them, "[1,250]" is two numbers, not one grouped with a comma.
-        forms = index_text(text, amounts=not json_text)
-        if json_text:
-            forms |= amount_keys(text, plain=False, words=forms)
-            forms |= member_keys(text)
+        if not json_text:
+            more = amount_keys(value_text(text), words=words)
+        else:
+            more = amount_keys(text, plain=False, words=words) | member_keys(text, (money,))
             if needs_its_strings(text):
                 for _, _, content in _string_contents(text):
-                    forms |= amount_keys(content)
+                    more |= amount_keys(content)
+        if more:
+            words = words | more
         if self.role == "tool" and '"absent"' in self.text.lower():
-            forms -= self._echoes()
-        return forms
+            words = words - self._echoes()
+        return Forms(self, words)
+
+    def value_keys(self, reader: str) -> set[str]:
+        """The keys of one kind of value this source writes (``LAZY_READERS``), read on first need."""
+        found = self.cache.get(reader)
+        if found is None:
+            text, words, json_text = self.cache["read"]
+            if reader in VALUE_READERS:
+                found = set(VALUE_READERS[reader](text, words))
+            else:
+                found = (
+                    member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
+                )
+            if self.role == "tool" and '"absent"' in self.text.lower():
+                found -= self._echoes()
+            self.cache[reader] = found
+        return found
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
@@ -274,6 +337,12 @@ class Source:
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
+        if "echoes" not in self.cache:
+            self.cache["echoes"] = self._read_echoes()
+        echoes: set[str] = self.cache["echoes"]
+        return echoes
+
+    def _read_echoes(self) -> set[str]:
         value = self.parsed()
         if not isinstance(value, dict) or not is_absence(value):
             return set()
@@ -429,15 +498,14 @@ _ABSENCE_WORDS = frozenset(["absent", "found", "exists"])
 _MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 # The kinds a member's name may give its number: a length of time (``wait_minutes``), an
 # instant (``starts_at``), an amount in a minor unit (``price_cents``).
-_NAMED_KINDS = (durations, values, money)
 
 
-def member_keys(json_text: str) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, each kind asked
-    of each member; the members are read once, and only where a kind's quick scan of the
-    text says it may be there."""
+def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
+    """The keys of the JSON numbers whose member names say what they count, each of
+    ``kinds`` asked of each member; the members are read only where a kind's quick scan of
+    the text says it may be there."""
     low = json_text.lower()
-    kinds = [kind for kind in _NAMED_KINDS if kind.member_may_hold(low)]
+    kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
         return set()
     return {
@@ -458,7 +526,7 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         return False
     if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
         return True
-    if "[]" not in result.text and "[ ]" not in result.text and result.forms.isdisjoint(_ABSENCE_WORDS):
+    if "[]" not in result.text and "[ ]" not in result.text and result.forms.words.isdisjoint(_ABSENCE_WORDS):
         return False  # no empty list and no absence flag: nothing to parse for
     value = result.parsed() if result.looks_json else None
     if isinstance(value, dict) and is_absence(value):
@@ -538,6 +606,8 @@ class Grounds:
         self.sources = sources
         self.newest: dict[str, int] = {}  # key -> position of the newest result or query carrying it
         self.people: set[str] = set()  # the keys the user and the system prompt wrote
+        self.held: list[Source] = []  # the results and queries, oldest first
+        self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_values_by``, and how many it read
 
     def absorb(self, source: Source) -> bool:
         """Take in one source; False where it backs nothing of this kind of claim."""
@@ -546,11 +616,12 @@ class Grounds:
         if source.role in ("tool", "call"):
             # Every result is read whole (one pass over its text: linear in its size), so a
             # value in its last row grounds, and one in no row is flagged, as in a small one.
-            self.newest.update(dict.fromkeys(source.forms, source.position))
+            self.newest.update(dict.fromkeys(source.forms.words, source.position))
+            self.held.append(source)
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
             return False
-        self.people |= source.forms
+        self.people.update(source.forms)
         self.people |= source.fragments
         self.people |= parts_of_tokens(source.text)
         return True
@@ -560,9 +631,20 @@ class Grounds:
         best, best_key = -1, ""
         for key in lookups:
             position = self.newest.get(key, -1)
+            for reader in readers_of(key):  # a value's key: the results' values are read
+                position = max(position, self._values_by(reader).get(key, -1))
             if position > best:
                 best, best_key = position, key
         return (self.sources[best], best_key) if best >= 0 else None
+
+    def _values_by(self, reader: str) -> dict[str, int]:
+        """The keys of one lazy reader (``LAZY_READERS``) -> the newest result or query that
+        carries each, grown by the sources held since it was last asked."""
+        newest, upto = self.values.get(reader, ({}, 0))
+        for source in self.held[upto:]:
+            newest.update(dict.fromkeys(source.value_keys(reader), source.position))
+        self.values[reader] = (newest, len(self.held))
+        return newest
 
     def supplied(self, lookups: Iterable[str]) -> bool:
         """Whether a person wrote one of ``lookups``."""
