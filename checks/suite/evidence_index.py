@@ -126,8 +126,11 @@ class _Node:
         self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
 
-    def advance(self, text: str) -> bool:
-        """Read one more member; False once the container is closed (``end`` is then set)."""
+    def advance(self, text: str, offset: int) -> bool:
+        """Read one more member (an array's, on to the first past ``offset``, in one loop);
+        False once the container is closed (``end`` is then set)."""
+        if self.kind == "[":
+            return self._elements(text, offset)
         pos = self.pos
         try:
             if pos < len(text) and text[pos] == ",":
@@ -155,6 +158,25 @@ class _Node:
         if end is None:
             self.pos = -1  # resumes after the container value, once it is read
         return True
+
+
+    def _elements(self, text: str, offset: int) -> bool:
+        pos, size, read = self.pos, len(text), len(self.starts)
+        while True:
+            if pos < size and text[pos] == ",":
+                pos = _space_end(text, pos + 1)
+            if pos >= size or text[pos] in "}]":
+                self.end, self.pos = min(pos + 1, size), pos
+                return len(self.starts) > read
+            end = _value_end(text, pos)
+            self.starts.append(pos)
+            self.key_ends.append(pos)
+            self.value_starts.append(pos)
+            self.ends.append(end)
+            self.keys.append(len(self.keys))
+            self.pos = pos = _space_end(text, end) if end < size and text[end] in " \t\n\r" else end
+            if pos > offset:
+                return True
 
 
 def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str) -> str | None:
@@ -191,7 +213,7 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
             last_end = nodes[node.value_starts[last]].end or len(text)
             node.ends[last] = last_end
             node.pos = _space_end(text, last_end)
-        if not node.advance(text):
+        if not node.advance(text, offset):
             return None if offset >= (node.end or 0) else path
 
 
