@@ -159,7 +159,6 @@ class _Node:
             self.pos = -1  # resumes after the container value, once it is read
         return True
 
-
     def _elements(self, text: str, offset: int) -> bool:
         pos, size, read = self.pos, len(text), len(self.starts)
         while True:

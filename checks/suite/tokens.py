@@ -123,13 +123,18 @@ def spaced_value(run: str) -> str:
 
 # A digit, a space that groups and a digit: what every such number holds. Opening with the
 # space, a text is scanned for spaces alone (a result writes far fewer than digits), where
-# ``SPACED_NUMBER`` tries each digit.
+# ``SPACED_NUMBER`` tries each digit. An ASCII text (whose one such space is " ") is asked
+# quicker still, in C: with every digit written 0, does it hold "0 0"?
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
+_DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
 
 def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
     """Where each number grouped by spaces stands in ``text``, and its canonical value."""
-    if _DIGIT_SPACE_DIGIT.search(text) is None:
+    if text.isascii():
+        if "0 0" not in text.translate(_DIGITS_AS_ZERO):
+            return []
+    elif _DIGIT_SPACE_DIGIT.search(text) is None:
         return []
     return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
 
