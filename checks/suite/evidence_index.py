@@ -652,7 +652,9 @@ class Grounds:
         best, best_key = -1, ""
         for key in lookups:
             position = self.newest.get(key, -1)
-            for reader in readers_of(key):  # a value's key: the results' values are read
+            # A value's key: the results' values are read, unless the newest carries it already.
+            newer = bool(self.held) and position < self.held[-1].position
+            for reader in readers_of(key) if newer else ():
                 position = max(position, self._values_by(reader).get(key, -1))
             if position > best:
                 best, best_key = position, key
