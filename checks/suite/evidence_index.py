@@ -138,13 +138,9 @@ class _Node:
             if pos >= len(text) or text[pos] in "}]":
                 self.end = min(pos + 1, len(text))
                 return False
-            key: str | int  # an object's member name, an array's element index
-            if self.kind == "{":
-                key, key_end = _SCAN_STRING(text, pos + 1)
-                value_start = _space_end(text, _space_end(text, key_end) + 1)
-            else:
-                key, key_end, value_start = len(self.keys), pos, pos
-            lazy = self.kind == "{" and value_start < len(text) and text[value_start] in "{["
+            key, key_end = _SCAN_STRING(text, pos + 1)  # an object's member name
+            value_start = _space_end(text, _space_end(text, key_end) + 1)
+            lazy = value_start < len(text) and text[value_start] in "{["
             end = None if lazy else _value_end(text, value_start)
         except (ValueError, IndexError, StopIteration):
             self.end = len(text)  # cut off
@@ -358,12 +354,6 @@ class Source:
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
-        if "echoes" not in self.cache:
-            self.cache["echoes"] = self._read_echoes()
-        echoes: set[str] = self.cache["echoes"]
-        return echoes
-
-    def _read_echoes(self) -> set[str]:
         value = self.parsed()
         if not isinstance(value, dict) or not is_absence(value):
             return set()
@@ -517,14 +507,13 @@ _ABSENCE_WORDS = frozenset(["absent", "found", "exists"])
 
 # A JSON member's name and its number: the name may say what the number counts.
 _MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
-# The kinds a member's name may give its number: a length of time (``wait_minutes``), an
-# instant (``starts_at``), an amount in a minor unit (``price_cents``).
 
 
 def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
     """The keys of the JSON numbers whose member names say what they count, each of
-    ``kinds`` asked of each member; the members are read only where a kind's quick scan of
-    the text says it may be there."""
+    ``kinds`` asked of each member: a length of time (``durations``: ``wait_minutes``), an
+    instant (``values``: ``starts_at``), an amount in a minor unit (``money``:
+    ``price_cents``). The members are read only where a kind's quick scan says it may be there."""
     low = json_text.lower()
     kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:

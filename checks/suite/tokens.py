@@ -410,17 +410,14 @@ def _join(first: Token, second: Token) -> str:
 # --- sources ------------------------------------------------------------------------------
 
 
-def index_text(text: str, amounts: bool = True) -> set[str]:
-    """The normalized forms a source carries, read whole whatever its size: its words
-    (``word_forms``), the keys of its values (``VALUE_READERS``) and, with ``amounts``, of
-    the amounts it writes (``money``); a JSON text's amounts are read from its strings instead.
+def index_text(text: str) -> set[str]:
+    """The normalized forms a text carries, read whole whatever its size: its words
+    (``word_forms``), the keys of its values (``VALUE_READERS``) and of its amounts (``money``).
     """
     forms = word_forms(text)
-    values = [key for read in VALUE_READERS.values() for key in read(text, forms)]
-    forms.update(values)
-    if amounts:
-        # The text as written: a code glued to its number is read only in capitals ("USD5").
-        forms.update(amount_keys(value_text(text), words=forms))
+    forms.update([key for read in VALUE_READERS.values() for key in read(text, forms)])
+    # The text as written: a code glued to its number is read only in capitals ("USD5").
+    forms.update(amount_keys(value_text(text), words=forms))
     return forms
 
 
