@@ -21,10 +21,18 @@ moves with the machine's other work, so compare turns per second within one pair
 | before 50c6c5a | 1,655/s | 151/s | 184/s | 10.9x / 9.0x | 5.8 / 16.7 ms | 1.46 |
 | after 50c6c5a | 1,535/s | 193/s | 221/s | 8.0x / 6.9x | 5.1 / 10.3 ms | 1.70 |
 
-Where the time goes now (pyinstrument over 1000 turns of checkers): a third in finding
-the JSON path of each grounded value (the C scanner reads every row before the one that
-holds it), a quarter in reading each result's forms (``index_text``), a sixth in
-the record rows of ``derivations`` (sorting a result's numbers; column sums of its tables).
+Later, with the load of other work at 3 to 5, wall time was too noisy to compare, so the
+CPU time of the process (``time.process_time``, the best of three passes over the corpus
+of ``--turns 1000``; bench/RESULTS.md, issue 26) is: at f4ffcb8,
+97 turns/s against a floor of 2,783 (28.7x, 10.3 ms a turn); after d9f7339, 150 turns/s
+against 2,754 (18.4x, 6.7 ms a turn).
+
+Where the time goes now (cProfile over 300 turns): two fifths in reading each result's
+words and amounts (``evidence_index.Source.forms``: a Python step per distinct token),
+a sixth in ``derivations`` for the answers whose figure no result writes (sorting a
+result's numbers; the column sums of its tables), a seventh in finding the JSON path of each
+grounded value (the C scanner reads every row before the one that holds it), and an eighth
+in decoding the results with exact decimals.
 """
 
 from __future__ import annotations
