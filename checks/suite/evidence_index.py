@@ -34,12 +34,14 @@ from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
     VALUE_READERS,
+    dressed_in,
     fragment_forms,
     grouped_span,
     index_text,
     is_separator,
     normalize,
     parts_of_tokens,
+    split_text,
     token_keys,
     value_text,
     word_forms,
@@ -252,19 +254,36 @@ def readers_of(key: str) -> tuple[str, ...]:
     return next((readers for prefix, readers in _READERS_OF.items() if key.startswith(prefix)), ())
 
 
-class Forms:
-    """A source's keys, asked as a set is: its words (``tokens.word_forms``, and the amounts
-    it writes) read at once, each kind of value (``LAZY_READERS``) on the first lookup that
-    may find its keys there, so a large result pays for no reader no answer needs."""
+def _numeral(key: str) -> bool:
+    """Whether a key may be a number a token spells or an amount's (``number_text``: digits,
+    a point, an exponent's ``E`` and sign), not as written."""
+    return key[:1].isdigit() and all(c.isdigit() or c in ".E+-" for c in key)
 
-    def __init__(self, source: Source, words: set[str]) -> None:
+
+class Forms:
+    """A source's keys, asked as a set is: its tokens split in C at once; the rest on the
+    first lookup that may find a key there. A dressed token's core is looked for in the
+    split text (``tokens.dressed_in``); a numeral (``_numeral``) may be a number a token
+    spells or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the
+    text writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays
+    for no reader no answer needs."""
+
+    def __init__(self, source: Source, tokens: set[str], split: str, echoes: set[str]) -> None:
         self.source = source
-        self.words = words
+        self.tokens = tokens
+        self.split = split
+        self.echoes = echoes  # what an absence envelope repeats: no key of its result
+
+    @property
+    def words(self) -> set[str]:
+        return self.source.value_keys("words")
 
     def __contains__(self, key: object) -> bool:
-        if key in self.words:
+        if not isinstance(key, str) or key in self.echoes:
+            return False
+        if key in self.tokens or dressed_in(self.split, key) or (_numeral(key) and key in self.words):
             return True
-        return isinstance(key, str) and any(key in self.source.value_keys(name) for name in readers_of(key))
+        return any(key in self.source.value_keys(name) for name in readers_of(key))
 
     def __iter__(self) -> Iterator[str]:
         every = set(self.words)
@@ -308,38 +327,38 @@ class Source:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
-        words = word_forms(text)
-        self.cache["read"] = (text, words, json_text)  # what the values are read from, later
+        split = split_text(text)
+        tokens = set(split.split())
+        self.cache["read"] = (text, tokens, json_text)  # what the other keys are read from, later
+        echoes = self._echoes() if self.role == "tool" and '"absent"' in self.text.lower() else set()
+        return Forms(self, tokens - echoes if echoes else tokens, split, echoes)
+
+    def value_keys(self, reader: str) -> set[str]:
+        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need."""
+        found = self.cache.get(reader)
+        if found is None:
+            echoes = self.forms.echoes  # the forms are read first: the rest is read from them
+            found = self.cache[reader] = self._read_keys(reader) - echoes
+        return found
+
+    def _read_keys(self, reader: str) -> set[str]:
+        text, tokens, json_text = self.cache["read"]
+        if "forms" not in self.cache:  # what the values are read from
+            self.cache["forms"] = word_forms(text, tokens)
+        forms: set[str] = self.cache["forms"]
+        if reader in VALUE_READERS:
+            return set(VALUE_READERS[reader](text, forms))
+        if reader != "words":
+            return member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
         # A JSON text's numbers grouped with commas are read from its strings alone: between
         # them, "[1,250]" is two numbers, not one grouped with a comma.
         if not json_text:
-            more = amount_keys(value_text(text), words=words)
-        else:
-            more = amount_keys(text, plain=False, words=words) | member_keys(text, (money,))
-            if needs_its_strings(text):
-                for _, _, content in _string_contents(text):
-                    more |= amount_keys(content)
-        if more:
-            words = words | more
-        if self.role == "tool" and '"absent"' in self.text.lower():
-            words = words - self._echoes()
-        return Forms(self, words)
-
-    def value_keys(self, reader: str) -> set[str]:
-        """The keys of one kind of value this source writes (``LAZY_READERS``), read on first need."""
-        found = self.cache.get(reader)
-        if found is None:
-            text, words, json_text = self.cache["read"]
-            if reader in VALUE_READERS:
-                found = set(VALUE_READERS[reader](text, words))
-            else:
-                found = (
-                    member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
-                )
-            if self.role == "tool" and '"absent"' in self.text.lower():
-                found -= self._echoes()
-            self.cache[reader] = found
-        return found
+            return forms | amount_keys(value_text(text), words=forms)
+        more = amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
+        if needs_its_strings(text):
+            for _, _, content in _string_contents(text):
+                more |= amount_keys(content)
+        return forms | more
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
@@ -536,7 +555,8 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         return False
     if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
         return True
-    if "[]" not in result.text and "[ ]" not in result.text and result.forms.words.isdisjoint(_ABSENCE_WORDS):
+    flagged = any(word in result.forms for word in _ABSENCE_WORDS)
+    if "[]" not in result.text and "[ ]" not in result.text and not flagged:
         return False  # no empty list and no absence flag: nothing to parse for
     value = result.parsed() if result.looks_json else None
     if isinstance(value, dict) and is_absence(value):
@@ -599,6 +619,9 @@ def _complete_prefix(text: str) -> int:
     return max(cut + 1, last)
 
 
+WALK = 8  # the newest results a lookup asks one by one (``Grounds._newer``)
+
+
 class Grounds:
     """What the conversation said before a point, by key, for one kind of claim (``BACKS``):
     grown source by source in conversation order, and asked the one question every checker
@@ -626,7 +649,7 @@ class Grounds:
         if source.role in ("tool", "call"):
             # Every result is read whole (one pass over its text: linear in its size), so a
             # value in its last row grounds, and one in no row is flagged, as in a small one.
-            self.newest.update(dict.fromkeys(source.forms.words, source.position))
+            self.newest.update(dict.fromkeys(source.forms.tokens, source.position))
             self.held.append(source)
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
@@ -639,19 +662,31 @@ class Grounds:
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""
         best, best_key = -1, ""
+        last = self.held[-1].position if self.held else -1
         for key in lookups:
             position = self.newest.get(key, -1)
-            # A value's key: the results' values are read, unless the newest carries it already.
-            newer = bool(self.held) and position < self.held[-1].position
-            for reader in readers_of(key) if newer else ():
-                position = max(position, self._values_by(reader).get(key, -1))
+            if max(best, position) < last:  # a newer result may carry it among its other keys
+                position = max(position, self._newer(key, max(best, position)))
             if position > best:
                 best, best_key = position, key
         return (self.sources[best], best_key) if best >= 0 else None
 
+    def _newer(self, key: str, after: int) -> int:
+        """The position of the newest result or query past ``after`` whose keys (``Forms``)
+        hold ``key``, or -1: the ``WALK`` newest are asked, the rest by an index of each
+        reader's keys, so a long conversation reads each result once."""
+        for source in self.held[: -WALK - 1 : -1]:
+            if source.position <= after:
+                return -1
+            if key in source.forms:
+                return source.position
+        if len(self.held) <= WALK:
+            return -1
+        return max(self._values_by(reader).get(key, -1) for reader in ("words", *readers_of(key)))
+
     def _values_by(self, reader: str) -> dict[str, int]:
-        """The keys of one lazy reader (``LAZY_READERS``) -> the newest result or query that
-        carries each, grown by the sources held since it was last asked."""
+        """The keys of one lazy reader (``LAZY_READERS``, ``words``) -> the newest result or
+        query that carries each, grown by the sources held since it was last asked."""
         newest, upto = self.values.get(reader, ({}, 0))
         for source in self.held[upto:]:
             newest.update(dict.fromkeys(source.value_keys(reader), source.position))

@@ -421,18 +421,22 @@ def index_text(text: str) -> set[str]:
     return forms
 
 
-def word_forms(text: str) -> set[str]:
-    """The forms of a text's tokens (``token_keys``), and of its numbers grouped by spaces
-    or points across tokens.
-
-    Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
-    loop only visits distinct tokens.
-    """
+def split_text(text: str) -> str:
+    """``text`` in lower case with each separator a space: its tokens are what ``split``
+    gives. Kept in C: one ``lower``, one ``translate``."""
     low = text.lower()
     if "\\" in low:
         # JSON escapes would glue their letter to the next word.
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
-    forms = set(low.translate(_TO_SPACE).split())
+    return low.translate(_TO_SPACE)
+
+
+def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
+    """The forms of a text's tokens (``token_keys``; its ``tokens``, where the caller has
+    them), and of its numbers grouped by spaces or points across tokens. The Python loop
+    only visits distinct tokens.
+    """
+    forms = set(split_text(text).split() if tokens is None else tokens)
     # Few tokens have another form (``token_keys``), and a comprehension finds them fast: a
     # dressed token, a decimal that may end in zeros, a number with a unit glued to it.
     spelled = [
@@ -589,6 +593,25 @@ def token_keys(token: str) -> set[str]:
     if core[0] in _DIGITS:
         out.update(_derived_spellings(core))
     return out
+
+
+def dressed_in(split: str, key: str) -> bool:
+    """Whether ``key`` is a token of a ``split_text``, or the core of one dressed with
+    ``DECORATION`` (``**fc1/3**,``): what ``token_keys`` files a token under, besides the
+    numbers it also spells (whose keys start with a digit)."""
+    if key.split() != [key] or key[0] in _DECORATION_SET or key[-1] in _DECORATION_SET:
+        return False
+    at = split.find(key)
+    while at != -1:
+        start, end = at, at + len(key)
+        while start > 0 and split[start - 1] in _DECORATION_SET:
+            start -= 1
+        while end < len(split) and split[end] in _DECORATION_SET:
+            end += 1
+        if (start == 0 or split[start - 1].isspace()) and (end == len(split) or split[end].isspace()):
+            return True
+        at = split.find(key, at + 1)
+    return False
 
 
 def is_separator(char: str) -> bool:
