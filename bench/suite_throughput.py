@@ -21,10 +21,19 @@ moves with the machine's other work, so compare turns per second within one pair
 | before 50c6c5a | 1,655/s | 151/s | 184/s | 10.9x / 9.0x | 5.8 / 16.7 ms | 1.46 |
 | after 50c6c5a | 1,535/s | 193/s | 221/s | 8.0x / 6.9x | 5.1 / 10.3 ms | 1.70 |
 
-Where the time goes now (pyinstrument over 1000 turns of checkers): a third in finding
-the JSON path of each grounded value (the C scanner reads every row before the one that
-holds it), a quarter in reading each result's forms (``index_text``), a sixth in
-the record rows of ``derivations`` (sorting a result's numbers; column sums of its tables).
+Later, with the load of other work at 2 to 5, wall time was too noisy to compare, so the
+CPU time of the process (``time.process_time``, the best of three passes over the corpus
+of ``--turns 1000``; bench/RESULTS.md, issue 26) is: at f4ffcb8, 93 turns/s against a
+floor of 2,779 (30.0x, 10.8 ms a turn); after 443725c, 163 turns/s against 2,717 (16.7x,
+6.1 ms a turn). Back to back on the wall clock, ``--turns 2000``: 82/s and 98/s (33.1x,
+p50 11.5 ms) before, 166/s and 172/s (16.2x, p50 5.1 ms) after.
+
+Where the time goes now (cProfile over 300 turns): a fifth in ``derivations`` for the
+answers whose figure no result writes (a result's numbers sorted, the column sums of every
+group of its tables; and the forms and amounts of every result, read for that figure), a
+seventh in finding the JSON path of each grounded value (the C scanner decodes every row
+before the one that holds it), a seventh in decoding the results with exact decimals, and
+a tenth in splitting each result into its tokens and filing them.
 """
 
 from __future__ import annotations

@@ -650,7 +650,7 @@ def revision_for(finding: Finding) -> str:
         if at > finding.claim_start:
             break
     head = answer[:at].rstrip()
-    return f"{head} [{note}]{answer[len(head):]}" if at < len(answer) else f"{head} [{note}]"
+    return f"{head} [{note}]{answer[len(head) :]}" if at < len(answer) else f"{head} [{note}]"
 
 
 def diff(original: str, revised: str) -> list[DiffPiece]:

@@ -20,6 +20,7 @@ of the JSON is read as it would be without it.
 from __future__ import annotations
 
 import json
+import string
 import sys
 from collections.abc import Callable
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation, localcontext
@@ -85,6 +86,31 @@ def _json_integer(text: str) -> int | LongNumber:
 
 
 _DECODER = json.JSONDecoder(parse_float=_json_fraction)
+# Where no number has an exponent of three digits or a run of 160 (MAX_DIGITS is at least
+# 640), each one fits, and is the ``Decimal`` it writes: the decoder calls the type itself.
+_PLAIN_DECODER = json.JSONDecoder(parse_float=Decimal)
+# A text's shape: digits are 0, letters a (e and E are e), signs left out.
+_LETTERS = string.ascii_letters
+_SHAPE = str.maketrans(
+    string.digits + _LETTERS, "0" * 10 + "".join("e" if c in "eE" else "a" for c in _LETTERS), "+-"
+)
+
+
+def _fits_plainly(text: str) -> bool:
+    """Whether every number of a JSON text surely fits: no run of 160 digits, and each
+    exponent of three digits after a letter's digits (the identifier ``SN1E234``)."""
+    shape = text.translate(_SHAPE)
+    if "0" * 160 in shape:
+        return False
+    at = shape.find("0e000")
+    while at != -1:
+        letter = max(shape.rfind("a", 0, at), shape.rfind("e", 0, at))
+        if letter < 0 or shape[letter + 1 : at].strip("0."):
+            return False
+        at = shape.find("0e000", at + 1)
+    return True
+
+
 # Every integer through Python: slower, so only for JSON that ``_DECODER`` refused one of.
 _LONG_INTEGERS = json.JSONDecoder(parse_float=_json_fraction, parse_int=_json_integer)
 
@@ -93,8 +119,9 @@ def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
     """``JSONDecoder.raw_decode`` (the JSON value at ``start`` and where it ends), with its
     numbers read exactly. Bad JSON raises json.JSONDecodeError, a ValueError; nesting too
     deep for the interpreter, RecursionError."""
+    plain = text[start : start + 1] in ("{", "[") and _fits_plainly(text)
     try:
-        return _DECODER.raw_decode(text, start)
+        return (_PLAIN_DECODER if plain else _DECODER).raw_decode(text, start)
     except json.JSONDecodeError:
         raise
     except ValueError:  # an integer longer than ``int`` reads: read again, keeping it as text

@@ -35,6 +35,7 @@ Principles:
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
@@ -242,12 +243,23 @@ def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
     return kept
 
 
-@_kept
-def _numbers(source: Source) -> list[tuple[Decimal, str]]:
-    """Every number a source carries, sorted, with its spelling (only compared, never computed)."""
-    found = sorted(_NUMBER_LINE.findall("\n".join(source.forms)))
+def _sorted_numbers(lines: str) -> list[tuple[Decimal, str]]:
+    """The numbers among lines, sorted, with their spellings (only compared, never computed)."""
+    found = sorted(_NUMBER_LINE.findall(lines))
     # Sorted by spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
     return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+
+
+@_kept
+def _numbers(source: Source) -> list[tuple[Decimal, str]]:
+    """Every number a source's words carry."""
+    return _sorted_numbers("\n".join(source.forms.words))
+
+
+@_kept
+def _dated_numbers(source: Source) -> list[tuple[Decimal, str]]:
+    """Every number a source carries: of its values' keys, only a date's year is one."""
+    return _sorted_numbers("\n".join([*source.forms.words, *source.value_keys("dates")]))
 
 
 @_kept
@@ -381,10 +393,14 @@ def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
     return ratio, Decimal(1).scaleb(ratio.adjusted() - QUOTIENT_DIGITS + 1)
 
 
-def _near(numbers: list[tuple[Decimal, str]], target: Decimal, tol: Decimal) -> str | None:
-    """The spelling of a carried number within ``tol`` of ``target``, if any (binary search)."""
-    i = bisect_left(numbers, (target - tol, ""))
-    return numbers[i][1] if i < len(numbers) and numbers[i][0] <= target + tol else None
+def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
+    """The spelling of a number the source carries within ``tol`` of ``target``, if any
+    (binary search); its dates are read only where a year (1 to 9999) may lie that near."""
+    low, high = target - tol, target + tol
+    year = max(1, math.ceil(low))  # the least a year near enough could be
+    numbers = _dated_numbers(source) if year <= high and year <= 9999 else _numbers(source)
+    i = bisect_left(numbers, (low, ""))
+    return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 
 
 def _leaf(
@@ -401,7 +417,7 @@ def _leaf(
 
 def _rounded(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for source in p.records:
-        spelling = _near(_numbers(source), f.number or ZERO, tol)
+        spelling = _near(source, f.number or ZERO, tol)
         if spelling is not None:
             return _leaf("rounded", "{}", source, spelling)
     return None
@@ -409,9 +425,8 @@ def _rounded(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _scaled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for source in p.records:
-        numbers = _numbers(source)
         for factor, label in _SCALES:
-            spelling = _near(numbers, (f.number or ZERO) / factor, tol / factor)
+            spelling = _near(source, (f.number or ZERO) / factor, tol / factor)
             if spelling is not None:
                 return _leaf("unit-scale", "{} " + label, source, spelling)
     return None

@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from . import durations, money, values
@@ -32,14 +33,18 @@ from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
+    VALUE_READERS,
+    dressed_in,
     fragment_forms,
     grouped_span,
     index_text,
     is_separator,
     normalize,
     parts_of_tokens,
+    split_text,
     token_keys,
     value_text,
+    word_forms,
 )
 from .types import Conversation, Evidence, Message, Receipt, rows_of
 from .values import is_value_key, read_values
@@ -123,8 +128,11 @@ class _Node:
         self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
 
-    def advance(self, text: str) -> bool:
-        """Read one more member; False once the container is closed (``end`` is then set)."""
+    def advance(self, text: str, offset: int) -> bool:
+        """Read one more member (an array's, on to the first past ``offset``, in one loop);
+        False once the container is closed (``end`` is then set)."""
+        if self.kind == "[":
+            return self._elements(text, offset)
         pos = self.pos
         try:
             if pos < len(text) and text[pos] == ",":
@@ -132,13 +140,9 @@ class _Node:
             if pos >= len(text) or text[pos] in "}]":
                 self.end = min(pos + 1, len(text))
                 return False
-            key: str | int  # an object's member name, an array's element index
-            if self.kind == "{":
-                key, key_end = _SCAN_STRING(text, pos + 1)
-                value_start = _space_end(text, _space_end(text, key_end) + 1)
-            else:
-                key, key_end, value_start = len(self.keys), pos, pos
-            lazy = self.kind == "{" and value_start < len(text) and text[value_start] in "{["
+            key, key_end = _SCAN_STRING(text, pos + 1)  # an object's member name
+            value_start = _space_end(text, _space_end(text, key_end) + 1)
+            lazy = value_start < len(text) and text[value_start] in "{["
             end = None if lazy else _value_end(text, value_start)
         except (ValueError, IndexError, StopIteration):
             self.end = len(text)  # cut off
@@ -152,6 +156,24 @@ class _Node:
         if end is None:
             self.pos = -1  # resumes after the container value, once it is read
         return True
+
+    def _elements(self, text: str, offset: int) -> bool:
+        pos, size, read = self.pos, len(text), len(self.starts)
+        while True:
+            if pos < size and text[pos] == ",":
+                pos = _space_end(text, pos + 1)
+            if pos >= size or text[pos] in "}]":
+                self.end, self.pos = min(pos + 1, size), pos
+                return len(self.starts) > read
+            end = _value_end(text, pos)
+            self.starts.append(pos)
+            self.key_ends.append(pos)
+            self.value_starts.append(pos)
+            self.ends.append(end)
+            self.keys.append(len(self.keys))
+            self.pos = pos = _space_end(text, end) if end < size and text[end] in " \t\n\r" else end
+            if pos > offset:
+                return True
 
 
 def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str) -> str | None:
@@ -188,7 +210,7 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
             last_end = nodes[node.value_starts[last]].end or len(text)
             node.ends[last] = last_end
             node.pos = _space_end(text, last_end)
-        if not node.advance(text):
+        if not node.advance(text, offset):
             return None if offset >= (node.end or 0) else path
 
 
@@ -213,6 +235,63 @@ def _value_end(text: str, start: int) -> int:
         return len(text)  # cut off inside this value: whatever follows belongs to it
 
 
+# The readers of a source's values that only a few lookups need, by name: the kinds of
+# ``tokens.VALUE_READERS``, and the JSON members whose names say they hold an instant
+# (``values``) or a length of time (``durations``). Each key prefix names the readers
+# whose keys may start with it; a year (a number of at most four digits) is a date's.
+LAZY_READERS = (*VALUE_READERS, "instants", "lengths")
+_READERS_OF = {
+    "date ": ("dates", "instants"),
+    "time ": ("times", "instants"),
+    durations.KEY_PREFIX: ("times", "durations", "lengths"),  # "2200 hrs" is a length too
+}
+
+
+def readers_of(key: str) -> tuple[str, ...]:
+    """The lazy readers whose keys may include ``key``: none for most keys."""
+    if key[:1].isdigit():
+        return ("dates",) if len(key) <= 4 and key.isdigit() else ()
+    return next((readers for prefix, readers in _READERS_OF.items() if key.startswith(prefix)), ())
+
+
+def _numeral(key: str) -> bool:
+    """Whether a key may be a number a token spells or an amount's (``number_text``: digits,
+    a point, an exponent's ``E`` and sign), not as written."""
+    return key[:1].isdigit() and all(c.isdigit() or c in ".E+-" for c in key)
+
+
+class Forms:
+    """A source's keys, asked as a set is: its tokens split in C at once; the rest on the
+    first lookup that may find a key there. A dressed token's core is looked for in the
+    split text (``tokens.dressed_in``); a numeral (``_numeral``) may be a number a token
+    spells or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the
+    text writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays
+    for no reader no answer needs."""
+
+    def __init__(self, source: Source, tokens: set[str], split: str, echoes: set[str]) -> None:
+        self.source = source
+        self.tokens = tokens
+        self.split = split
+        self.echoes = echoes  # what an absence envelope repeats: no key of its result
+
+    @property
+    def words(self) -> set[str]:
+        return self.source.value_keys("words")
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str) or key in self.echoes:
+            return False
+        if key in self.tokens or dressed_in(self.split, key) or (_numeral(key) and key in self.words):
+            return True
+        return any(key in self.source.value_keys(name) for name in readers_of(key))
+
+    def __iter__(self) -> Iterator[str]:
+        every = set(self.words)
+        for name in LAZY_READERS:
+            every |= self.source.value_keys(name)
+        return iter(every)
+
+
 @dataclass
 class Source:
     """One message that may carry values: a tool result, a user message or the prompt."""
@@ -226,7 +305,7 @@ class Source:
     tool: str | None = None
     arguments: Any = None  # the call's arguments, parsed, for a tool result
     message: Message | None = field(default=None, repr=False)  # whose one parse it shares
-    _forms: set[str] | None = field(default=None, repr=False)
+    _forms: Forms | None = field(default=None, repr=False)
     _low: str | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -236,30 +315,50 @@ class Source:
         return head in ("{", "[")
 
     @property
-    def forms(self) -> set[str]:
+    def forms(self) -> Forms:
         if self._forms is None:
             self._forms = self._read_forms()
         return self._forms
 
-    def _read_forms(self) -> set[str]:
+    def _read_forms(self) -> Forms:
         text = self.text
         json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
+        split = split_text(text)
+        tokens = set(split.split())
+        self.cache["read"] = (text, tokens, json_text)  # what the other keys are read from, later
+        echoes = self._echoes() if self.role == "tool" and '"absent"' in self.text.lower() else set()
+        return Forms(self, tokens - echoes if echoes else tokens, split, echoes)
+
+    def value_keys(self, reader: str) -> set[str]:
+        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need."""
+        found = self.cache.get(reader)
+        if found is None:
+            echoes = self.forms.echoes  # the forms are read first: the rest is read from them
+            found = self.cache[reader] = self._read_keys(reader) - echoes
+        return found
+
+    def _read_keys(self, reader: str) -> set[str]:
+        text, tokens, json_text = self.cache["read"]
+        if "forms" not in self.cache:  # what the values are read from
+            self.cache["forms"] = word_forms(text, tokens)
+        forms: set[str] = self.cache["forms"]
+        if reader in VALUE_READERS:
+            return set(VALUE_READERS[reader](text, forms))
+        if reader != "words":
+            return member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
         # A JSON text's numbers grouped with commas are read from its strings alone: between
         # them, "[1,250]" is two numbers, not one grouped with a comma.
-        forms = index_text(text, amounts=not json_text)
-        if json_text:
-            forms |= amount_keys(text, plain=False, words=forms)
-            forms |= member_keys(text)
-            if needs_its_strings(text):
-                for _, _, content in _string_contents(text):
-                    forms |= amount_keys(content)
-        if self.role == "tool" and '"absent"' in self.text.lower():
-            forms -= self._echoes()
-        return forms
+        if not json_text:
+            return forms | amount_keys(value_text(text), words=forms)
+        more = amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
+        if needs_its_strings(text):
+            for _, _, content in _string_contents(text):
+                more |= amount_keys(content)
+        return forms | more
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
@@ -427,17 +526,15 @@ _ABSENCE_WORDS = frozenset(["absent", "found", "exists"])
 
 # A JSON member's name and its number: the name may say what the number counts.
 _MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
-# The kinds a member's name may give its number: a length of time (``wait_minutes``), an
-# instant (``starts_at``), an amount in a minor unit (``price_cents``).
-_NAMED_KINDS = (durations, values, money)
 
 
-def member_keys(json_text: str) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, each kind asked
-    of each member; the members are read once, and only where a kind's quick scan of the
-    text says it may be there."""
+def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
+    """The keys of the JSON numbers whose member names say what they count, each of
+    ``kinds`` asked of each member: a length of time (``durations``: ``wait_minutes``), an
+    instant (``values``: ``starts_at``), an amount in a minor unit (``money``:
+    ``price_cents``). The members are read only where a kind's quick scan says it may be there."""
     low = json_text.lower()
-    kinds = [kind for kind in _NAMED_KINDS if kind.member_may_hold(low)]
+    kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
         return set()
     return {
@@ -458,7 +555,8 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         return False
     if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
         return True
-    if "[]" not in result.text and "[ ]" not in result.text and result.forms.isdisjoint(_ABSENCE_WORDS):
+    flagged = any(word in result.forms for word in _ABSENCE_WORDS)
+    if "[]" not in result.text and "[ ]" not in result.text and not flagged:
         return False  # no empty list and no absence flag: nothing to parse for
     value = result.parsed() if result.looks_json else None
     if isinstance(value, dict) and is_absence(value):
@@ -521,6 +619,9 @@ def _complete_prefix(text: str) -> int:
     return max(cut + 1, last)
 
 
+WALK = 8  # the newest results a lookup asks one by one (``Grounds._newer``)
+
+
 class Grounds:
     """What the conversation said before a point, by key, for one kind of claim (``BACKS``):
     grown source by source in conversation order, and asked the one question every checker
@@ -538,6 +639,8 @@ class Grounds:
         self.sources = sources
         self.newest: dict[str, int] = {}  # key -> position of the newest result or query carrying it
         self.people: set[str] = set()  # the keys the user and the system prompt wrote
+        self.held: list[Source] = []  # the results and queries, oldest first
+        self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_values_by``, and how many it read
 
     def absorb(self, source: Source) -> bool:
         """Take in one source; False where it backs nothing of this kind of claim."""
@@ -546,11 +649,12 @@ class Grounds:
         if source.role in ("tool", "call"):
             # Every result is read whole (one pass over its text: linear in its size), so a
             # value in its last row grounds, and one in no row is flagged, as in a small one.
-            self.newest.update(dict.fromkeys(source.forms, source.position))
+            self.newest.update(dict.fromkeys(source.forms.tokens, source.position))
+            self.held.append(source)
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
             return False
-        self.people |= source.forms
+        self.people.update(source.forms)
         self.people |= source.fragments
         self.people |= parts_of_tokens(source.text)
         return True
@@ -558,11 +662,36 @@ class Grounds:
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""
         best, best_key = -1, ""
+        last = self.held[-1].position if self.held else -1
         for key in lookups:
             position = self.newest.get(key, -1)
+            if max(best, position) < last:  # a newer result may carry it among its other keys
+                position = max(position, self._newer(key, max(best, position)))
             if position > best:
                 best, best_key = position, key
         return (self.sources[best], best_key) if best >= 0 else None
+
+    def _newer(self, key: str, after: int) -> int:
+        """The position of the newest result or query past ``after`` whose keys (``Forms``)
+        hold ``key``, or -1: the ``WALK`` newest are asked, the rest by an index of each
+        reader's keys, so a long conversation reads each result once."""
+        for source in self.held[: -WALK - 1 : -1]:
+            if source.position <= after:
+                return -1
+            if key in source.forms:
+                return source.position
+        if len(self.held) <= WALK:
+            return -1
+        return max(self._values_by(reader).get(key, -1) for reader in ("words", *readers_of(key)))
+
+    def _values_by(self, reader: str) -> dict[str, int]:
+        """The keys of one lazy reader (``LAZY_READERS``, ``words``) -> the newest result or
+        query that carries each, grown by the sources held since it was last asked."""
+        newest, upto = self.values.get(reader, ({}, 0))
+        for source in self.held[upto:]:
+            newest.update(dict.fromkeys(source.value_keys(reader), source.position))
+        self.values[reader] = (newest, len(self.held))
+        return newest
 
     def supplied(self, lookups: Iterable[str]) -> bool:
         """Whether a person wrote one of ``lookups``."""

@@ -434,7 +434,8 @@ def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[s
     if words is None:
         marks = _MARK_WORDS
     else:  # "USD/night" is one word of a text: its code is the part before the slash
-        marks = _MARK_WORDS & (words | {word.partition("/")[0] for word in words if "/" in word})
+        slashed = {word.partition("/")[0] for word in words if "/" in word} if "/" in text else set()
+        marks = (_MARK_WORDS & words) | (_MARK_WORDS & slashed)
     if marks:
         for word in marks:
             places.extend(_find_all(low, word))

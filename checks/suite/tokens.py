@@ -47,6 +47,7 @@ import re
 import signal
 import threading
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -128,13 +129,18 @@ def spaced_value(run: str) -> str:
 
 # A digit, a space that groups and a digit: what every such number holds. Opening with the
 # space, a text is scanned for spaces alone (a result writes far fewer than digits), where
-# ``SPACED_NUMBER`` tries each digit.
+# ``SPACED_NUMBER`` tries each digit. An ASCII text (whose one such space is " ") is asked
+# quicker still, in C: with every digit written 0, does it hold "0 0"?
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
+_DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
 
 def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
     """Where each number grouped by spaces stands in ``text``, and its canonical value."""
-    if _DIGIT_SPACE_DIGIT.search(text) is None:
+    if text.isascii():
+        if "0 0" not in text.translate(_DIGITS_AS_ZERO):
+            return []
+    elif _DIGIT_SPACE_DIGIT.search(text) is None:
         return []
     return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
 
@@ -410,18 +416,33 @@ def _join(first: Token, second: Token) -> str:
 # --- sources ------------------------------------------------------------------------------
 
 
-def index_text(text: str, amounts: bool = True) -> set[str]:
-    """The normalized forms a source carries, read whole whatever its size.
-
-    Kept in C where possible: one ``lower``, one ``translate``, one ``split``; the Python
-    loop only visits distinct tokens. With ``amounts``, the keys of the amounts the text
-    writes (``money``) join them; a JSON text's amounts are read from its strings instead.
+def index_text(text: str) -> set[str]:
+    """The normalized forms a text carries, read whole whatever its size: its words
+    (``word_forms``), the keys of its values (``VALUE_READERS``) and of its amounts (``money``).
     """
+    forms = word_forms(text)
+    forms.update([key for read in VALUE_READERS.values() for key in read(text, forms)])
+    # The text as written: a code glued to its number is read only in capitals ("USD5").
+    forms.update(amount_keys(value_text(text), words=forms))
+    return forms
+
+
+def split_text(text: str) -> str:
+    """``text`` in lower case with each separator a space: its tokens are what ``split``
+    gives. Kept in C: one ``lower``, one ``translate``."""
     low = text.lower()
     if "\\" in low:
         # JSON escapes would glue their letter to the next word.
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
-    forms = set(low.translate(_TO_SPACE).split())
+    return low.translate(_TO_SPACE)
+
+
+def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
+    """The forms of a text's tokens (``token_keys``; its ``tokens``, where the caller has
+    them), and of its numbers grouped by spaces or points across tokens. The Python loop
+    only visits distinct tokens.
+    """
+    forms = set(split_text(text).split() if tokens is None else tokens)
     # Few tokens have another form (``token_keys``), and a comprehension finds them fast: a
     # dressed token, a decimal that may end in zeros, a number with a unit glued to it.
     spelled = [
@@ -442,10 +463,6 @@ def index_text(text: str, amounts: bool = True) -> set[str]:
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
     if "," in text and any(t[0] in _DIGITS and t[-4:-3] == "." for t in spelled):
         forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
-    forms.update(value_forms(text, forms))
-    if amounts:
-        # The text as written: a code glued to its number is read only in capitals ("USD5").
-        forms.update(amount_keys(value_text(text), words=forms))
     return forms
 
 
@@ -490,34 +507,42 @@ def value_text(text: str) -> str:
     return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
 
 
-def value_forms(text: str, forms: set[str]) -> list[str]:
-    """The keys (``values``, ``durations``) of the dates, clock times and durations a source
-    writes, and the years of its dates (a year alone is a number a source carries).
+# The keys of the dates, clock times and durations (``values``, ``durations``) a source
+# writes, each kind read by its own reader from the text and its ``word_forms``. A kind is
+# read in the whole text only where one may stand across tokens (a month's name, a half-day
+# mark apart from its time); otherwise only the distinct tokens that may hold one are read,
+# each alone, which is the same reading for a value inside one token and far less to read
+# in a large result.
 
-    A kind of value is read in the whole text only where one may stand across tokens (a
-    month's name, a half-day mark apart from its time); otherwise only the distinct tokens
-    that may hold one are read, each alone, which is the same reading for a value inside
-    one token and far less to read in a large result.
-    """
-    numeric = [t for t in forms if t[0] in _DIGITS]  # the tokens a value may stand in alone
+
+def date_forms(text: str, forms: AbstractSet[str]) -> list[str]:
+    """The keys of the dates a source writes, and their years (a year alone is a number a
+    source carries)."""
     # What separates the numbers of a date written in one token.
-    dated = [t for t in numeric if "-" in t or "/" in t or "." in t]
+    dated = [t for t in forms if t[0] in _DIGITS and ("-" in t or "/" in t or "." in t)]
     # A month's name may stand in a token of its own, or glued to a day ("19-may-2024").
-    in_words = not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None
-    readable = value_text(text) if in_words or not forms.isdisjoint(_HALF_DAY_TOKENS) else ""
-    if in_words:
-        keys, years = date_keys(readable)
+    if not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None:
+        keys, years = date_keys(value_text(text))
     else:
         keys, years = date_keys("\n".join(dated), in_words=False)
-    if not forms.isdisjoint(_HALF_DAY_TOKENS):
-        keys |= time_keys(readable)
-    elif not forms.isdisjoint(_MILITARY_TOKENS):  # "2200 hrs": the time stands across tokens
-        keys |= time_keys(value_text(text))
-    else:
-        keys |= time_keys("\n".join(t for t in numeric if ":" in t or t[-1] == "m" or "h" in t))
-    # Durations are looked for in the notations the tokens show (``durations.READERS``): a
-    # unit's word of its own or hyphened to its number ("90-minute"), letters glued to one
-    # ("1h30m", "45m"), a clock-like length ("01:30:00"), ISO's "PT".
+    return [*keys, *map(str, years)]
+
+
+def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
+    """The keys of the clock times a source writes ("2200 hrs" stands across tokens)."""
+    if not forms.isdisjoint(_HALF_DAY_TOKENS) or not forms.isdisjoint(_MILITARY_TOKENS):
+        return list(time_keys(value_text(text)))
+    return list(
+        time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m" or "h" in t)))
+    )
+
+
+def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
+    """The keys of the durations a source writes, looked for in the notations its tokens
+    show (``durations.READERS``): a unit's word of its own or hyphened to its number
+    ("90-minute"), letters glued to one ("1h30m", "45m"), a clock-like length ("01:30:00"),
+    ISO's "PT"."""
+    numeric = [t for t in forms if t[0] in _DIGITS]
     readers = set()
     lettered = [t for t in numeric if t[-1].isalpha()]
     if not forms.isdisjoint(DURATION_WORDS) or any(t.endswith(_DURATION_ENDINGS) for t in lettered):
@@ -528,12 +553,14 @@ def value_forms(text: str, forms: set[str]) -> list[str]:
         readers.add("clock")
     if "PT" in text:
         readers.add("iso")
-    if readers:
-        keys |= duration_keys(value_text(text), readers)
-    return [*keys, *map(str, years)]
+    return list(duration_keys(value_text(text), readers)) if readers else []
 
 
-def fragment_forms(forms: set[str]) -> set[str]:
+# Each reader of a kind of value, by the name a source keeps its keys under.
+VALUE_READERS = {"dates": date_forms, "times": time_forms, "durations": duration_forms}
+
+
+def fragment_forms(forms: Iterable[str]) -> set[str]:
     """The keys of the digit runs (``notations.identifier_runs``) the identifiers among
     ``forms`` carry.
 
@@ -572,6 +599,25 @@ def token_keys(token: str) -> set[str]:
     if core[0] in _DIGITS:
         out.update(_derived_spellings(core))
     return out
+
+
+def dressed_in(split: str, key: str) -> bool:
+    """Whether ``key`` is a token of a ``split_text``, or the core of one dressed with
+    ``DECORATION`` (``**fc1/3**,``): what ``token_keys`` files a token under, besides the
+    numbers it also spells (whose keys start with a digit)."""
+    if key.split() != [key] or key[0] in _DECORATION_SET or key[-1] in _DECORATION_SET:
+        return False
+    at = split.find(key)
+    while at != -1:
+        start, end = at, at + len(key)
+        while start > 0 and split[start - 1] in _DECORATION_SET:
+            start -= 1
+        while end < len(split) and split[end] in _DECORATION_SET:
+            end += 1
+        if (start == 0 or split[start - 1].isspace()) and (end == len(split) or split[end].isspace()):
+            return True
+        at = split.find(key, at + 1)
+    return False
 
 
 def is_separator(char: str) -> bool:
