@@ -190,10 +190,13 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
             value_start, end = node.value_starts[i], node.ends[i]
             if end is None:
                 found = _find(text, value_start, offset, nodes, here)
-                child_end = nodes[value_start].end or len(text)
-                node.ends[i] = child_end
-                if i == len(node.starts) - 1 and node.pos == -1:
-                    node.pos = _space_end(text, child_end)
+                # The member ends where its value does, once that is read to its end (cut-off
+                # JSON: the text's end); a value read only up to ``offset`` ends later.
+                child_end = nodes[value_start].end or (None if found is not None else len(text))
+                if child_end is not None:
+                    node.ends[i] = child_end
+                    if i == len(node.starts) - 1 and node.pos == -1:
+                        node.pos = _space_end(text, child_end)
                 if found is not None:
                     return found
             elif offset < end:
