@@ -223,3 +223,27 @@ def test_after_ticking_a_filter_box_the_keys_still_move_through_the_queue(
     expect(box).to_be_focused()
     page.keyboard.press("j")
     expect(page.locator("tr[data-row].current")).to_have_count(1)
+
+
+def test_a_value_from_a_nested_list_shows_that_node_s_path_on_the_page_as_in_the_api(
+    page: Any, live_server: Any, project: Any, alice: Any, api_key: str
+) -> None:
+    """A passenger's birth date, read after the legs of the same reservation, is shown under
+    passengers[0].dob, not under the legs' list, on the turn page and through the API."""
+    payload = next(
+        json.loads(line) for line in CORPUS.read_text().splitlines() if '"tau-airline-10-0-10"' in line
+    )
+    conversation = ingest_and_check(project, payload)
+    api = page.request.get(
+        f"{live_server.url}/api/v1/conversations/{conversation.pk}/findings",
+        headers={"Authorization": f"Bearer {api_key}"},
+    )
+    assert api.ok, api.text()
+    grounded = [p for p in api.json()["provenance"] if p["value"] == "1977-02-03"]
+    assert grounded and grounded[0]["evidence"][0]["path"] == "passengers[0].dob"
+    turn = conversation.turns.get(index=grounded[0]["turn"])
+    sign_in(page, live_server, alice)
+    page.goto(f"{live_server.url}/p/acme/turns/{turn.pk}/")
+    item = page.locator("ul.grounded li", has_text="1977-02-03").first
+    expect(item).to_contain_text("path passengers[0].dob")
+    expect(item).not_to_contain_text("path flights")
