@@ -140,3 +140,36 @@ def test_outsiders_get_404(client: Any, olga: Any, audited: Any) -> None:
     client.force_login(olga)
     assert client.get("/p/acme/report.pdf").status_code == 404
     assert client.get(f"/p/acme/conversations/{audited.conversation_id}/report.pdf").status_code == 404
+
+
+def test_an_argument_finding_names_its_call_and_each_span_is_shown_once_highlighted(
+    ingest: Any, bob: Any, project: Any
+) -> None:
+    """The report names the call and argument of an argument finding (not "the answer as a
+    whole"), and shows an evidence span once, marked, in a little of its result."""
+    from tests.conftest import load_example
+
+    conversation = ingest(load_example("13"))
+    argument = Finding.objects.filter(conversation=conversation, code="unsupported_argument").first()
+    assert argument is not None
+    review.record_decision(finding=argument, reviewer=bob, verdict="confirmed")
+    html = pdf.render_report_html(pdf.report_context(project, conversation=conversation))
+    details = argument.details
+    assert f"The argument <code>{details['path']}</code>" in html
+    assert f"<code>{details['tool']}</code>" in html and details["call_id"] in html
+    assert "The answer as a whole." not in html
+
+    evidenced = ingest(load_example("05"))
+    confirmed = [f for f in Finding.objects.filter(conversation=evidenced) if f.evidence]
+    assert confirmed
+    finding = confirmed[0]
+    finding.evidence = [*finding.evidence, *finding.evidence]  # the same span named twice
+    finding.save(update_fields=["evidence"])
+    review.record_decision(finding=finding, reviewer=bob, verdict="confirmed")
+    entry = pdf._finding_entry(finding, pdf.stored_calls([finding]))
+    spans = [e for e in entry["evidence"] if e["text"]]
+    assert len(spans) == len({(e["call_id"], e["path"], e["span"]) for e in spans}) >= 1
+    html = pdf.render_report_html(pdf.report_context(project, conversation=evidenced))
+    from django.utils.html import escape
+
+    assert html.count(f"<mark>{escape(spans[0]['text'])}</mark>") == 1

@@ -40,31 +40,56 @@ def _confirmed(project: Project, period: Period | None, conversation: Conversati
     )
 
 
+# Characters of a result shown on each side of an evidence span, and of a whole result.
+CONTEXT, WHOLE = 120, 1200
+
+
 def _finding_entry(finding: Finding, calls: StoredCalls) -> dict[str, Any]:
-    evidence = []
+    """What the report shows of a confirmed finding: each evidence span once, highlighted in
+    a little of the result around it (a result with no span, its start, once)."""
+    evidence, seen = [], set()
     for item in finding.evidence:
         if not isinstance(item, dict):
             continue
         call = evidence_call(finding, item, calls)
         start, end = item.get("start"), item.get("end")
-        text = ""
-        if call is not None:
-            text = call["result"][start:end] if start is not None and end is not None else call["result"]
+        place = (item.get("call_id"), item.get("path"), start, end)
+        if place in seen:
+            continue
+        seen.add(place)
+        result = call["result"] if call is not None else ""
+        if start is not None and end is not None:
+            left, right = max(0, start - CONTEXT), min(len(result), end + CONTEXT)
+            before, span, after = result[left:start], result[start:end], result[end:right]
+            cut_left, cut_right = left > 0, right < len(result)
+        else:
+            before, span, after = "", "", result[:WHOLE]
+            cut_left, cut_right = False, len(result) > WHOLE
         evidence.append(
             {
                 "tool": call["tool"] if call else "",
                 "call_id": item.get("call_id") or "",
                 "path": item.get("path") or "",
                 "span": f"{start}–{end}" if start is not None else "",
-                "text": text[:1200],
-                "cut": len(text) > 1200,
+                "before": before,
+                "text": span,
+                "after": after,
+                "cut_left": cut_left,
+                "cut": cut_right,
             }
         )
     decisions = list(finding.decisions.all())  # newest first
     decision = next((d for d in decisions if d.verdict == "confirmed"), decisions[0] if decisions else None)
     approved = [c for c in finding.corrections.all() if c.state == CorrectionState.APPROVED]
+    details = finding.details or {}
+    argument = (
+        {"tool": details.get("tool", ""), "call_id": details["call_id"], "path": details["path"]}
+        if details.get("call_id") and details.get("path")
+        else None
+    )
     return {
         "finding": finding,
+        "argument": argument,
         "evidence": evidence,
         "decision": decision,
         "correction": max(approved, key=lambda c: c.decided_at or c.created_at) if approved else None,
