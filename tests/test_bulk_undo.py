@@ -109,7 +109,11 @@ def test_undo_restores_each_findings_status_and_is_audited(
     assert {s for s, _ in _state().values()} == {FindingStatus.CONFIRMED} | (
         {FindingStatus.OPEN} if Finding.objects.filter(severity="info").exists() else set()
     )
-    (offer,) = client.get("/p/acme/").context["undo_offers"]
+    page = client.get("/p/acme/")
+    (offer,) = page.context["undo_offers"]
+    # One banner: what was done stands beside its Undo button, not twice.
+    html = page.content.decode()
+    assert html.count(offer["said"]) == 1 and 'class="flash" role="status"' not in html
 
     response = client.post("/p/acme/bulk", {"action": "undo", "batch": offer["batch"], "query": ""})
     assert response.status_code == 302

@@ -367,9 +367,11 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
             f"; {result.skipped} skipped (already so, open on another reviewer's screen,"
             " or disputed by you and another reviewer)"
         )
-    messages.success(request, said + ".")
+    # One banner: an action that can be undone says what it did beside its Undo button.
     if batch:
         _offer_undo(request, project, batch, said)
+    else:
+        messages.success(request, said + ".")
     return redirect(_queue_url(project, query))
 
 
