@@ -47,7 +47,11 @@ def test_an_admin_changes_a_role_and_removes_someone(client: Any, alice: Any, bo
     bob_membership = Membership.objects.get(user=bob)
     client.post(f"/p/acme/members/{bob_membership.pk}/role", {"role": "viewer"})
     assert Membership.objects.get(user=bob).role == "viewer"
-    client.post(f"/p/acme/members/{bob_membership.pk}/remove")
+    # Remove asks first, on a page that says what removing does; nothing changes until then.
+    asked = client.post(f"/p/acme/members/{bob_membership.pk}/remove").content.decode()
+    assert "Remove bob from Acme support?" in asked and 'name="confirm" value="yes"' in asked
+    assert "open finding" in asked and Membership.objects.filter(user=bob).exists()
+    client.post(f"/p/acme/members/{bob_membership.pk}/remove", {"confirm": "yes"})
     assert not Membership.objects.filter(user=bob).exists()
     assert not Finding.objects.filter(assignee=bob).exists()  # his open findings go back to the pool
     verbs = list(AuditEvent.objects.order_by("id").values_list("verb", flat=True))
@@ -58,7 +62,7 @@ def test_an_admin_changes_a_role_and_removes_someone(client: Any, alice: Any, bo
 def test_the_last_admin_cannot_be_removed_or_demoted(client: Any, alice: Any, bob: Any) -> None:
     client.force_login(alice)
     mine = Membership.objects.get(user=alice)
-    response = client.post(f"/p/acme/members/{mine.pk}/remove", follow=True)
+    response = client.post(f"/p/acme/members/{mine.pk}/remove", {"confirm": "yes"}, follow=True)
     assert "last admin cannot be removed" in response.content.decode()
     client.post(f"/p/acme/members/{mine.pk}/role", {"role": "reviewer"})
     assert Membership.objects.get(user=alice).role == "admin"

@@ -63,8 +63,13 @@ def change_role(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Removes a member once the admin has confirmed it on a page that says what it does."""
     project, target = _membership(request, slug, pk)
     name = target.user.username
+    if request.POST.get("confirm") != "yes":
+        open_assigned = target.user.assigned_findings.filter(project=project, status="open").count()
+        context = {"project": project, "target": target, "open_assigned": open_assigned}
+        return render(request, "checks/member_remove.html", context)
     try:
         administration.remove_member(membership=target, actor=request.user)
     except administration.AdminError as exc:
