@@ -16,6 +16,12 @@ source's 1 being a count far more often than a ratio), and a number grouped by s
 grounded whole ("41 200") or as its numbers read apart (a list). It is no truth judge: a real
 value said of the wrong subject passes, and it leans toward silence, since a false
 accusation refuses a good answer.
+
+An example of a format is no claim (``is_format_example``): an identifier whose digits are a
+placeholder (four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence
+gives as the example of a format it names ("looks like", "in the format", a placeholder
+such as YYYY-MM-DD or XXX-XXXX) right after that name or after "e.g.", "for example", "such
+as" or "like", is neither flagged nor grounded.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, route_findings
 from .shown import Shown
-from .text import sentences
+from .text import MAX_SENTENCE, sentences
 from .tokens import (
     PERCENT_UNITS,
     Candidate,
@@ -334,6 +340,31 @@ class EvidenceChecker:
         return report
 
 
+# What names a format, and what leads into its example.
+_FORMAT = re.compile(
+    r"\b(?:formats?|formatted|looks? like|(?:of|has|have|in) the form|patterns?|templates?|placeholders?)\b"
+    r"|(?<![A-Za-z])(?:Y{4}|[MDHX#N]{2,})(?:[-/:. ]?(?:Y{2,4}|[MDHX#N]{2,}))+(?![A-Za-z])"
+)
+_EXAMPLE_LEAD = re.compile(
+    r"(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike)[\s:,]*[#(\"'`*]*$", re.I
+)
+
+
+def is_format_example(answer: str, candidate: Candidate) -> bool:
+    """Whether the candidate is an example of a format rather than a claim (the module's
+    docstring says when). Its sentence is read back to the line's start ("e.g." ends no
+    sentence here), at most a sentence's length."""
+    digits = [c for c in candidate.value if c.isdigit()]
+    if candidate.shape == "identifier" and len(digits) >= 4 and set(digits) == {"0"}:
+        return True
+    begin = max(0, candidate.start - MAX_SENTENCE)
+    lead = answer[answer.rfind("\n", begin, candidate.start) + 1 or begin : candidate.start]
+    if not _FORMAT.search(lead):
+        return False
+    named = _FORMAT.search(lead[-24:])
+    return bool(_EXAMPLE_LEAD.search(lead) or (named and not lead[named.end() - 24 :].strip(" :,#'\"`*(")))
+
+
 def _judge(
     turn: Turn, opts: EvidenceOptions, state: _State, report: CheckerReport, read: list[Source]
 ) -> None:
@@ -369,6 +400,7 @@ def _judge(
         evidence = [known[candidate.value][0].to_dict()]
         report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
+    unread = [c for c in unread if not is_format_example(turn.answer, c)]
     explained = _derive(turn, opts, state, candidates, unread, known, read)
     unsupported: list[Candidate] = []
     for candidate in unread:

@@ -582,3 +582,39 @@ def test_a_distance_or_weight_no_source_holds_is_flagged(record, grounded, inven
 
     assert flags(grounded) == []
     assert flags(invented) == [flagged]
+
+
+# --- examples of a format -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("example", "claim", "flagged"),
+    [
+        (
+            "Ticket numbers have the form TK-00000; yours is on the receipt.",
+            "Your ticket is TK-48213.",
+            "TK-48213",
+        ),
+        (
+            "Enter the delivery date as YYYY-MM-DD, for example 2025-01-31.",
+            "It arrives on 2025-01-31.",
+            "2025-01-31",
+        ),
+        ("Bin labels use the format XXX-XXXX, e.g. ABC-1234.", "Your bin is ABC-1234.", "ABC-1234"),
+        ("A pallet id looks like #P0000000.", "Pallet #P4410023 is ready.", "P4410023"),
+    ],
+)
+def test_an_example_of_a_format_is_no_claim_but_the_same_value_stated_is(
+    example: str, claim: str, flagged: str
+) -> None:
+    """A help desk's and a warehouse's formats: an example given for a format is neither
+    flagged nor grounded; a value stated as a fact, outside a format's sentence, is flagged."""
+
+    def flags(answer: str) -> list[str]:
+        result = run_suite(
+            build_conversation(build_turn(answer, calls=[{"tool": "read", "result": {"ok": True}}]))
+        )
+        return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
+
+    assert flags(example) == []
+    assert flags(claim) == [flagged]
