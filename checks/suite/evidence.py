@@ -52,7 +52,13 @@ from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, json_
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
-from .records import contradicted_findings, names_in, other_record_findings, route_findings
+from .records import (
+    contradicted_findings,
+    names_in,
+    other_record_findings,
+    receipt_findings,
+    route_findings,
+)
 from .shown import Shown
 from .text import MAX_SENTENCE, sentences
 from .tokens import (
@@ -66,7 +72,7 @@ from .tokens import (
     normalize,
     tokenize,
 )
-from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Severity, Span, Turn
+from .types import CheckerReport, Conversation, Evidence, Finding, Message, RunContext, Severity, Span, Turn
 from .values import day_of_key, read_values
 
 NAME = "evidence"
@@ -254,6 +260,7 @@ class _State:
         self.queries = Shown()  # the arguments of the calls that found something
         self.people = Shown()  # the user's messages and the prompt
         self.exempt = {form for value in opts.exempt_values for form in lookup_forms(normalize(value))}
+        self.results_before: list[Message] = []  # the tool results of the turns judged so far
         # For the arithmetic of later answers: amounts said before, amounts earlier answers
         # explained, and the first count of each number and each shift of days the user wrote
         # (a later one of the same number explains nothing the first does not).
@@ -335,6 +342,7 @@ class EvidenceChecker:
             for source in before:
                 state.absorb(source)
             _judge(turn, opts, state, report, [s for s in before if s.role == "tool"])
+            state.results_before.extend(turn.tool_results)
             for source in sources[len(before) :]:
                 state.absorb(source)
         return report
@@ -457,6 +465,7 @@ def _judge(
         )
         report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
         report.findings.extend(route_findings(turn.index, turn.answer, candidates, records, NAME))
+    report.findings.extend(receipt_findings(turn, state.results_before, NAME))
     if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
         latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
         back = turn.index - latest

@@ -22,14 +22,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cached_property, lru_cache, reduce
 from typing import Any
 
-from .evidence_index import Source, join_path
+from .decimals import is_number
+from .evidence_index import Source, join_path, json_leaves
+from .money import read_amounts
 from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
-from .types import Evidence, Finding, Span
+from .tool_names import surely_writes
+from .types import Evidence, Finding, Span, Turn
 from .values import is_value_key
 
 MAX_SOURCES = 8  # the newest results carrying a name that are read for it
@@ -320,6 +324,86 @@ def contradicted_findings(
             out.append(
                 Finding(turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra)
             )
+    return out
+
+
+# The kinds of money a change moves, by the stems that name them in a sentence and in the
+# names of a write's result's members ("charged" and "payments[0].amount", "refund" and
+# "refund.amount"): what the customer paid, what was paid back, what was credited.
+_MOVES = {
+    "payment": ("charg", "bill", "paid", "pay"),
+    "refund": ("refund",),
+    "credit": ("credit",),
+}
+
+
+def _moves(words: list[str]) -> set[str]:
+    return {kind for kind, stems in _MOVES.items() if any(w.startswith(stems) for w in words)}
+
+
+def receipt_findings(turn: Turn, before: list[Any], checker: str) -> list[Finding]:
+    """An amount a sentence says a change of this turn moved (charged, paid, refunded,
+    credited) that the change's own result contradicts.
+
+    A write's result is the receipt of what it did: where it records amounts of the kind the
+    sentence names, and none of them, nor their sum, is the one amount the sentence states,
+    the sentence misreports the transaction (``contradicted_value``). What the result repeats
+    of a record read before (an order's past payments, at the same place, as ``earlier``
+    results show them: ``before``, the results of the earlier turns, and this turn's before
+    the change's own) is history, not this change's doing. A sentence that states several
+    amounts, or names several kinds, is left alone: which is which needs reading.
+    """
+    held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount, path)
+    past: set[Decimal] = set()  # the amounts the records read before the changes hold
+    for call in turn.tool_calls:
+        result = turn.result_of(call)
+        if result is None or result.is_error or not surely_writes(call.tool, turn.receipt_of(call)):
+            continue
+        leaves = json_leaves(result.value, is_number)
+        if not leaves:
+            continue
+        at = turn.result_index(call) or 0
+        earlier = [*before, *(m for i, m in enumerate(turn.messages) if m.role == "tool" and i < at)]
+        history = {leaf for message in earlier for leaf in json_leaves(message.value, is_number)}
+        past.update(Decimal(number) for _, number in history)
+        for path, number in leaves:
+            if (path, number) in history:
+                continue
+            for kind in _moves([w for part in re.split(r"[.\[\]]+", path) for w in name_tokens(part)]):
+                held.append((kind, call.call_id, Decimal(number), path))
+    if not held:
+        return []
+    out = []
+    for sentence in sentences(turn.answer):
+        kinds = _moves(re.findall(r"[a-z]+", sentence.text.lower()))
+        amounts = read_amounts(sentence.text)
+        if sentence.is_question or len(kinds) != 1 or len(amounts) != 1 or amounts[0].kind != "money":
+            continue
+        (kind,), said = kinds, amounts[0]
+        same = [(call_id, amount, path) for k, call_id, amount, path in held if k == kind]
+        if (
+            not same
+            or abs(said.value) in past
+            or any(abs(abs(said.value) - a) < Decimal("0.005") for _, a, _ in same)
+        ):
+            continue
+        if abs(abs(said.value) - sum(a for _, a, _ in same)) < Decimal("0.005"):
+            continue
+        call_id, amount, path = same[0]
+        start, end = sentence.start + said.start, sentence.start + said.end
+        written = turn.answer[start:end]
+        why = (
+            f"The answer says the {kind} was {written}, but the result of the call that made it "
+            f"({call_id}, {path}) records {amount}."
+        )
+        extra = {"field": path, "record_value": str(amount)}
+        span, evidence = Span(written, start, end), (Evidence(call_id, path),)
+        value = str(abs(said.value))
+        out.append(
+            Finding(
+                turn.index, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra
+            )
+        )
     return out
 
 

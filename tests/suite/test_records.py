@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from suite_helpers import build_conversation, build_turn
 
 from checks.suite import run_suite
@@ -102,3 +103,56 @@ def test_the_records_own_route_and_places_no_record_knows_pass() -> None:
     """Its own route passes; "to the depot" names no place the records use."""
     assert findings("Shipment SHP-2201 (LEEDS to YORK) is on its way.", SHIPMENTS) == []
     assert findings("Shipment SHP-2201 from LEEDS to depot 4 is on its way.", SHIPMENTS) == []
+
+
+# --- a write's own receipt ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("read", "write", "right", "wrong"),
+    [
+        (  # a ticket desk: a cancellation refunds
+            {"tool": "get_booking", "args": {"booking": "B-1"}, "result": {"booking": "B-1", "paid": 90}},
+            {
+                "tool": "cancel_booking",
+                "args": {"booking": "B-1"},
+                "result": {"booking": "B-1", "paid": 90, "refund": {"amount": 30, "to": "card_1"}},
+            },
+            "Cancelled: a refund of $30 goes back to card_1.",
+            "Cancelled: a refund of $10 goes back to card_1.",
+        ),
+        (  # an inventory: a purchase order is charged
+            {
+                "tool": "get_supplier",
+                "args": {"supplier": "S-9"},
+                "result": {"supplier": "S-9", "spent": 1200},
+            },
+            {
+                "tool": "create_purchase_order",
+                "args": {"supplier": "S-9", "sku": "BOLT-6"},
+                "result": {"order": "PO-7", "spent": 1200, "charge": {"amount": 560.5}},
+            },
+            "Ordered; the supplier charged $560.50 for it.",
+            "Ordered; the supplier charged $650.50 for it.",
+        ),
+    ],
+)
+def test_an_amount_the_write_s_own_result_contradicts_is_flagged(read, write, right, wrong) -> None:
+    """A change's result is the receipt of what it did: a refund or a charge stated otherwise
+    than it records is contradicted_value, even where the figure was said elsewhere; what the
+    result repeats of the record read before it (a past payment) is not the change's doing."""
+
+    def flags(answer: str) -> list[tuple[str, str]]:
+        user = "Go ahead: $10, $30, $90, $1200, $560.50 and $650.50 are all fine by me."
+        result = run_suite(build_conversation(build_turn(answer, calls=[read, write], user=user)))
+        return [
+            (f["code"], f["claim"]["text"])
+            for f in result["findings"]
+            if f["severity"] == "flag" and f["claim"]
+        ]
+
+    assert flags(right) == []
+    assert flags(wrong) == [("contradicted_value", wrong.split(" ")[-5 if "refund" in wrong else -3])]
+    # The record's past, as read before the change and repeated by it, is no receipt of it.
+    past = read["result"].get("paid") or read["result"].get("spent")
+    assert flags(f"Before this, ${past} had been paid in all. {right}") == []
