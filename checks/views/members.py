@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import administration
-from ..models import Membership, Role
+from ..models import Membership, Project, Role
 from .access import project_for, require_admin
 
 
@@ -41,7 +41,7 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "checks/members.html", context, status=status)
 
 
-def _membership(request: HttpRequest, slug: str, pk: int) -> tuple[object, Membership]:
+def _membership(request: HttpRequest, slug: str, pk: int) -> tuple[Project, Membership]:
     project, membership = project_for(request, slug)
     require_admin(membership, "change or remove members")
     return project, get_object_or_404(Membership.objects.filter(project=project), pk=pk)
