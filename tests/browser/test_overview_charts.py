@@ -114,3 +114,22 @@ def test_charts_fill_their_cards_from_one_day_to_a_year(
     _charts_fill_their_cards(page)
     page.screenshot(path=str(SHOTS / "overview-one-year.png"), full_page=True)
     assert page.errors == []
+
+
+def test_on_a_phone_a_chart_s_axis_text_stays_readable_and_the_page_fits(
+    browser: Any, live_server: Any, project: Any, alice: Any
+) -> None:
+    _store(project, "09", 0, "support-bot")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        sign_in(page, live_server, alice)
+        page.goto(f"{live_server.url}/p/acme/overview")
+        svg_text = page.locator("figure.chart svg.chart-svg text").first
+        box = svg_text.bounding_box()
+        assert box is not None and box["height"] >= 8, f"axis text drawn {box} high on a phone"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "phone-overview-charts.png"), full_page=True)
+    finally:
+        context.close()
