@@ -52,3 +52,23 @@ def test_a_real_argument_flag_shows_its_call_and_where_the_value_could_have_come
     for anchor in anchors:
         assert f'id="{anchor}"' in page, f"{anchor} leads nowhere on the page"
     assert "No tool result in this conversation holds this claim." not in card
+
+
+def test_an_action_finding_lists_the_calls_its_turn_ran_each_a_link(
+    client: Any, project: Any, alice: Any, ingest: Any
+) -> None:
+    from tests.conftest import load_example
+
+    client.force_login(alice)
+    nothing = ingest(load_example("01"))
+    finding = Finding.objects.get(conversation=nothing, checker="action_claims")
+    page = client.get(finding.turn.get_absolute_url()).content.decode()
+    assert "No call ran in this turn." in page
+
+    failed = ingest(load_example("04"))
+    finding = Finding.objects.get(conversation=failed, checker="action_claims")
+    page = client.get(finding.turn.get_absolute_url()).content.decode()
+    listed = re.search(r"data-turn-calls>The calls this turn ran: (.*?)</p>", page)
+    assert listed is not None
+    for anchor in re.findall(r'href="#(call-\d+)"', listed.group(1)):
+        assert f'id="{anchor}"' in page

@@ -336,6 +336,10 @@ def _card(
         ],
         "disputant": user.pk in split,
         "argument": argument,
+        # An action finding: the calls its turn ran, each a link to where it stands.
+        "turn_calls": [c for found in calls.values() for c in found if c.turn_id == finding.turn_id]
+        if finding.checker == "action_claims"
+        else [],
         "evidence": evidence,
         "derivation": (finding.details or {}).get("derivation"),
         "decisions": seen.decisions,
