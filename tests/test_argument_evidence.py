@@ -70,5 +70,7 @@ def test_an_action_finding_lists_the_calls_its_turn_ran_each_a_link(
     page = client.get(finding.turn.get_absolute_url()).content.decode()
     listed = re.search(r"data-turn-calls>The calls this turn ran: (.*?)</p>", page)
     assert listed is not None
-    for anchor in re.findall(r'href="#(call-\d+)"', listed.group(1)):
+    anchors = re.findall(r'href="#(call-\d+)"', listed.group(1))
+    assert anchors
+    for anchor in anchors:
         assert f'id="{anchor}"' in page
