@@ -86,6 +86,16 @@ def test_the_answer_the_first_finding_and_its_decision_fill_the_first_screen(
     summary.click()
     expect(prompt.locator(".text")).to_be_visible()
 
+    # Each page of the desk at this width, for a person to look at.
+    turn_url = page.url
+    for path in ("/p/acme/", "/p/acme/overview", "/p/acme/exports", "/p/acme/settings"):
+        page.goto(f"{live_server.url}{path}")
+        settle(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"], path
+        page.screenshot(path=str(SHOTS / f"desktop-{path.strip('/').replace('/', '-')}.png"))
+    page.goto(turn_url)
+    settle(page)
+
     # Decide and go on, in one action: the page leaves for the next flag's turn or the queue.
     here = page.url
     card.get_by_role("button", name="Confirm and next").click()
