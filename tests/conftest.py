@@ -197,3 +197,19 @@ def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
         monkeypatch.delenv(name, raising=False)
     with running_judge() as server:
         yield server
+
+
+def invented_parts(external_id: str, count: int) -> dict[str, Any]:
+    """A conversation whose answer names one part its tool listed and ``count`` it invented:
+    ``count`` unsupported_value flags on one turn."""
+    parts = ", ".join(f"PX-{n}00{n}" for n in range(2, 2 + count))
+    call = {"id": "c1", "type": "function", "function": {"name": "list_parts", "arguments": "{}"}}
+    return {
+        "external_id": external_id,
+        "messages": [
+            {"role": "user", "content": "Which parts are on order?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"parts": [{"sku": "PX-1001"}]}'},
+            {"role": "assistant", "content": f"On order: PX-1001 and {parts}."},
+        ],
+    }

@@ -11,28 +11,9 @@ import pytest
 
 from checks.models import Decision, Finding
 from tests.browser.desk import ingest_and_check
-from tests.conftest import load_example
+from tests.conftest import invented_parts, load_example
 
 pytestmark = pytest.mark.django_db
-
-
-def _invented(external_id: str, count: int) -> dict[str, Any]:
-    parts = ", ".join(f"PX-{n}00{n}" for n in range(2, 2 + count))
-    return {
-        "external_id": external_id,
-        "messages": [
-            {"role": "user", "content": "Which parts are on order?"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "list_parts", "arguments": "{}"}}
-                ],
-            },
-            {"role": "tool", "tool_call_id": "c1", "content": '{"parts": [{"sku": "PX-1001"}]}'},
-            {"role": "assistant", "content": f"On order: PX-1001 and {parts}."},
-        ],
-    }
 
 
 def _decide_next(client: Any, finding: Finding, **headers: str) -> Any:
@@ -43,7 +24,7 @@ def test_it_goes_to_the_next_open_flag_of_the_turn_then_to_the_next_turn(
     client: Any, project: Any, bob: Any
 ) -> None:
     older = ingest_and_check(project, load_example("01"))
-    newer = ingest_and_check(project, _invented("parts", 3))
+    newer = ingest_and_check(project, invented_parts("parts", 3))
     first, second, third = Finding.objects.filter(conversation=newer, severity="flag").order_by("claim_start")
     client.force_login(bob)
 
@@ -70,7 +51,7 @@ def test_it_goes_to_the_next_open_flag_of_the_turn_then_to_the_next_turn(
 
 
 def test_a_dismissal_still_needs_its_reason(client: Any, project: Any, bob: Any) -> None:
-    conversation = ingest_and_check(project, _invented("parts", 1))
+    conversation = ingest_and_check(project, invented_parts("parts", 1))
     finding = Finding.objects.get(conversation=conversation, severity="flag")
     client.force_login(bob)
     response = client.post(f"/p/acme/findings/{finding.pk}/decide", {"then_next": "dismissed"})

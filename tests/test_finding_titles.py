@@ -9,6 +9,7 @@ import pytest
 
 from checks.finding_titles import TITLES, title_of
 from checks.models import Finding
+from tests.conftest import invented_parts
 
 
 def test_every_code_the_contract_names_has_a_title() -> None:
@@ -26,30 +27,13 @@ def test_an_unknown_code_reads_as_itself() -> None:
     assert title_of("some_new_code") == "Some new code"
 
 
-THREE_INVENTED = {
-    "external_id": "three-invented",
-    "messages": [
-        {"role": "user", "content": "Which parts are on order?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "list_parts", "arguments": "{}"}}
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": '{"parts": [{"sku": "PX-1001"}]}'},
-        {"role": "assistant", "content": "On order: PX-1001, PX-2002, PX-3003 and PX-4004."},
-    ],
-}
-
-
 @pytest.mark.django_db
 def test_the_turn_page_titles_each_card_and_counts_repeated_codes(
     client: Any, project: Any, alice: Any
 ) -> None:
     from tests.browser.desk import ingest_and_check
 
-    conversation = ingest_and_check(project, THREE_INVENTED)
+    conversation = ingest_and_check(project, invented_parts("three-invented", 3))
     flags = Finding.objects.filter(conversation=conversation, code="unsupported_value")
     assert flags.count() == 3
     client.force_login(alice)

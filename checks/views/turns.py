@@ -622,9 +622,7 @@ def assign(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 def hold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Keeps the turn's open findings held while its page stays open (htmx polls this)."""
-    project, membership = project_for(request, slug)
-    require_reviewer(membership)
-    current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
+    current = _reviewers_turn(request, slug, pk)
     held = review.hold(findings=Finding.objects.open().filter(turn=current), user=request.user)
     return HttpResponse(status=204, headers={"X-Held": ",".join(map(str, held))})
 
@@ -633,11 +631,16 @@ def hold(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 def release(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Lets go of the turn's findings this reviewer holds: sent as the page is left."""
-    project, membership = project_for(request, slug)
-    require_reviewer(membership)
-    current = get_object_or_404(Turn.objects.filter(project=project), pk=pk)
+    current = _reviewers_turn(request, slug, pk)
     review.release(findings=Finding.objects.filter(turn=current), user=request.user)
     return HttpResponse(status=204)
+
+
+def _reviewers_turn(request: HttpRequest, slug: str, pk: int) -> Turn:
+    """A turn of a project the user reviews; 404 outside it, 403 for a viewer."""
+    project, membership = project_for(request, slug)
+    require_reviewer(membership)
+    return get_object_or_404(Turn.objects.filter(project=project), pk=pk)
 
 
 @login_required
