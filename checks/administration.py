@@ -9,6 +9,7 @@ log, whether a page, the API or a command asked for it. Refusals raise ``AdminEr
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -21,7 +22,7 @@ from django.utils import timezone
 
 from . import audit, suite, webhooks
 from .ingest import json_input
-from .models import ApiKey, Finding, FindingStatus, Membership, Project, Role, Scope, Webhook
+from .models import ApiKey, Finding, FindingStatus, Invitation, Membership, Project, Role, Scope, Webhook
 from .suite import judge, outbound
 
 
@@ -205,6 +206,66 @@ def add_member(*, project: Project, actor: Any, username: str, role: str) -> Mem
         after={"user": user.username, "role": role},
     )
     return membership
+
+
+def invite(*, project: Project, actor: Any, role: str, note: str = "") -> tuple[Invitation, str]:
+    """An invitation into the project for someone with no account, and its token (shown once:
+    only its hash is kept)."""
+    if role not in Role.values:
+        raise AdminError(f"role must be one of {', '.join(Role.values)}")
+    token = secrets.token_urlsafe(24)
+    invitation = Invitation.objects.create(
+        project=project,
+        role=role,
+        note=note.strip()[:200],
+        hashed=ApiKey.hash(token),
+        created_by=actor,
+        expires_at=timezone.now() + timedelta(days=Invitation.DAYS),
+    )
+    audit.record(
+        project=project,
+        actor=actor,
+        verb="member.invited",
+        target=invitation,
+        after={"role": role, "note": invitation.note, "expires_at": invitation.expires_at.isoformat()},
+    )
+    return invitation, token
+
+
+def invitation_for(token: str) -> Invitation | None:
+    """The usable invitation a token opens; None for one unknown, used, revoked or run out."""
+    invitation = Invitation.objects.select_related("project").filter(hashed=ApiKey.hash(token)).first()
+    return invitation if invitation is not None and invitation.usable else None
+
+
+@transaction.atomic
+def accept_invitation(*, invitation: Invitation, user: Any) -> Membership:
+    """Makes ``user`` a member with the invitation's role, and uses the invitation up."""
+    locked = Invitation.objects.select_for_update().select_related("project").get(pk=invitation.pk)
+    if not locked.usable:
+        raise AdminError("This invitation has been used, revoked or has run out; ask for a new one.")
+    if Membership.objects.filter(project=locked.project, user=user).exists():
+        raise AdminError(f"You are already a member of {locked.project.name}.")
+    membership = Membership.objects.create(project=locked.project, user=user, role=locked.role)
+    locked.accepted_at, locked.accepted_by = timezone.now(), user
+    locked.save(update_fields=["accepted_at", "accepted_by"])
+    audit.record(
+        project=locked.project,
+        actor=user,
+        verb="member.joined",
+        target=membership,
+        after={"user": user.username, "role": locked.role, "invitation": locked.pk},
+    )
+    return membership
+
+
+def revoke_invitation(*, invitation: Invitation, actor: Any) -> None:
+    if invitation.revoked_at is None and invitation.accepted_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+        audit.record(
+            project=invitation.project, actor=actor, verb="member.invitation_revoked", target=invitation
+        )
 
 
 @transaction.atomic

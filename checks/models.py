@@ -75,6 +75,37 @@ class Membership(models.Model):
         return self.role in (Role.REVIEWER, Role.ADMIN)
 
 
+class Invitation(models.Model):
+    """A way into a project for someone with no account yet: a link an admin hands over.
+
+    Only a hash of its token is kept (the link is shown once); it is used once, and it runs
+    out after ``DAYS`` days or when an admin revokes it."""
+
+    DAYS = 7
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.REVIEWER)
+    note = models.CharField(max_length=200, blank=True)  # whom it is for, in the admin's words
+    hashed = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"invitation to {self.project} as {self.role}"
+
+    @property
+    def usable(self) -> bool:
+        return self.accepted_at is None and self.revoked_at is None and self.expires_at > timezone.now()
+
+
 class ApiKeyQuerySet(models.QuerySet["ApiKey"]):
     def usable(self) -> ApiKeyQuerySet:
         now = timezone.now()

@@ -66,6 +66,13 @@ urlpatterns = [
     path("p/<slug:slug>/members", member_views.members, name="members"),
     path("p/<slug:slug>/members/<int:pk>/role", member_views.change_role, name="member-role"),
     path("p/<slug:slug>/members/<int:pk>/remove", member_views.remove, name="member-remove"),
+    path("p/<slug:slug>/members/invite", member_views.invite, name="member-invite"),
+    path(
+        "p/<slug:slug>/invitations/<int:pk>/revoke",
+        member_views.revoke_invitation,
+        name="invitation-revoke",
+    ),
+    path("invite/<str:token>/", member_views.invitation, name="invitation"),
     path("p/<slug:slug>/history/<str:kind>/<str:object_id>", history_views.history, name="history"),
     path("p/<slug:slug>/agreement", history_views.agreement, name="agreement"),
     path("p/<slug:slug>/audit", audit_log_views.audit_log, name="audit-log"),

@@ -3,6 +3,7 @@ last admin stays; every change is audited."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -83,3 +84,55 @@ def test_only_admins_change_members(client: Any, alice: Any, bob: Any, olga: Any
     assert client.get("/p/acme/members").status_code == 404
     assert client.post(f"/p/acme/members/{target.pk}/remove").status_code == 404
     assert Membership.objects.filter(project__slug="acme").count() == 2 and not AuditEvent.objects.exists()
+
+
+def _invite(client: Any, role: str = "reviewer", note: str = "Dana, the new auditor") -> str:
+    page = client.post("/p/acme/members/invite", {"role": role, "note": note}).content.decode()
+    link = re.search(r'value="(http[^"]+/invite/[^"]+/)"', page)
+    assert link is not None, page
+    return link.group(1).split("testserver", 1)[1]
+
+
+def test_someone_with_no_account_joins_by_an_invitation_link_that_works_once(client: Any, alice: Any) -> None:
+    from django.contrib.auth import get_user_model
+
+    from checks.models import Invitation
+
+    client.force_login(alice)
+    path = _invite(client)
+    assert "Dana, the new auditor" in client.get("/p/acme/members").content.decode()
+    client.logout()
+
+    # A password the validators refuse is a 400 naming the fix; nothing is made.
+    weak = client.post(path, {"username": "dana", "password": "123"})
+    assert weak.status_code == 400 and "too short" in weak.content.decode()
+    assert not get_user_model().objects.filter(username="dana").exists()
+
+    joined = client.post(path, {"username": "dana", "password": "a long enough passphrase 42"})
+    assert joined.status_code == 302 and joined["Location"] == "/p/acme/"
+    dana = get_user_model().objects.get(username="dana")
+    assert Membership.objects.get(user=dana).role == "reviewer"
+    assert client.get("/p/acme/").status_code == 200  # signed in as dana
+    verbs = list(AuditEvent.objects.order_by("id").values_list("verb", flat=True))
+    assert verbs == ["member.invited", "member.joined"]
+    assert Invitation.objects.get().accepted_by == dana
+
+    # Used once: the link is gone for anyone after.
+    client.logout()
+    assert client.get(path).status_code == 410
+    assert client.post(path, {"username": "eve", "password": "another long passphrase 42"}).status_code == 410
+    assert not get_user_model().objects.filter(username="eve").exists()
+
+
+def test_an_invitation_can_be_revoked_and_only_admins_invite(client: Any, alice: Any, bob: Any) -> None:
+    client.force_login(bob)
+    assert client.post("/p/acme/members/invite", {"role": "admin"}).status_code == 403
+    client.force_login(alice)
+    path = _invite(client, role="viewer")
+    from checks.models import Invitation
+
+    invitation = Invitation.objects.get()
+    client.post(f"/p/acme/invitations/{invitation.pk}/revoke")
+    client.logout()
+    assert client.get(path).status_code == 410
+    assert client.get("/invite/not-a-token/").status_code == 410

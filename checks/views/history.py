@@ -17,7 +17,7 @@ from ..filters import is_row_id
 from ..models import ApiKey, AuditEvent, Comment, Correction, Finding, Membership, Project, SavedView
 from .access import project_for, require_admin
 
-KINDS = {"finding", "correction", "comment", "membership", "project", "savedview", "apikey"}
+KINDS = {"finding", "correction", "comment", "membership", "project", "savedview", "apikey", "invitation"}
 
 
 @login_required

@@ -143,6 +143,10 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "members": {"GET": page(), "POST": page("admin")},
     "member-role": {"POST": page("admin")},
     "member-remove": {"POST": page("admin")},
+    "member-invite": {"POST": page("admin")},
+    "invitation-revoke": {"POST": page("admin")},
+    # An invitation link works for whoever holds it; one that names nothing is gone for all.
+    "invitation": {"GET": {p: 410 for p in PERSONAS}, "POST": {p: 410 for p in PERSONAS}},
     "history": {"GET": page()},
     "agreement": {"GET": page()},
     # Every conversation, and the project's whole audit log: any member reads them.
@@ -253,7 +257,7 @@ def world(
 ) -> Iterator[World]:
     from django.contrib.auth import get_user_model
 
-    from checks import review
+    from checks import administration, review
     from checks.models import (
         ApiKey,
         ExportJob,
@@ -302,6 +306,7 @@ def world(
         filename="acme.csv",
     )
 
+    invitation, _ = administration.invite(project=project, actor=alice, role="viewer")
     _, own = ApiKey.issue(project=project, name="own")
     _, other = ApiKey.issue(project=other_project, name="other")
     revoked_key, revoked = ApiKey.issue(project=project, name="revoked")
@@ -336,6 +341,7 @@ def world(
         "delete-view": view.pk,
         "member-role": target_membership.pk,
         "member-remove": target_membership.pk,
+        "invitation-revoke": invitation.pk,
         "export-job": job.pk,
         "export-job-file": job.pk,
         "webhook-toggle": hook.pk,
@@ -354,6 +360,8 @@ def world(
                 values[param] = "finding"
             elif param == "object_id":
                 values[param] = str(finding.pk)
+            elif param == "token":  # no invitation has it
+                values[param] = "no-such-invitation"
             elif param == "seq":  # the tool message of the turn "result-part" names
                 values[param] = reviewed.turn.messages.get(role="tool").seq
             else:
