@@ -247,3 +247,29 @@ window.addEventListener("pagehide", () => {
   form.append("csrfmiddlewaretoken", token.value);
   navigator.sendBeacon(holder.dataset.release, form);
 });
+
+// The phone's decision bar: it names the current finding and presses its card's buttons (a
+// select is focused, as d does, so a reason is chosen before anything is sent).
+const bar = document.querySelector("[data-decisionbar]");
+if (bar && window.matchMedia("(max-width: 600px)").matches && document.querySelector("[data-finding] form.decide")) {
+  bar.hidden = false;
+  document.body.classList.add("with-decisionbar");
+  const label = () => {
+    const card = currentItem() && currentItem().matches("[data-finding]") ? currentItem() : document.querySelector("[data-finding]");
+    const title = card && card.querySelector(".codetitle");
+    bar.querySelector("[data-bar-label]").textContent = title ? title.textContent : "";
+  };
+  label();
+  document.addEventListener("focusin", label);
+  document.addEventListener("htmx:afterSettle", label);
+  bar.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-bar]");
+    if (!button) return;
+    const card = currentCard();
+    const target = card && card.querySelector(button.dataset.bar);
+    if (!target) return say(card, "This finding cannot be decided that way.");
+    card.scrollIntoView({ block: "start" });
+    if (target.tagName === "SELECT") target.focus();
+    else target.click();
+  });
+}

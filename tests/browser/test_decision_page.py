@@ -138,10 +138,23 @@ def test_at_phone_width_every_page_of_the_desk_fits_with_everything_opened(
                 .map(e => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)"""
         )
         assert width <= PHONE["width"], f"the turn page, opened, is {width} px wide: {wide}"
+        # The decision bar stays at the screen's foot wherever the reader is, and confirms
+        # the current finding.
+        bar = page.locator("[data-decisionbar]")
+        expect(bar).to_be_visible()
+        page.evaluate("window.scrollTo(0, 0)")
+        expect(bar.get_by_role("button", name="Confirm", exact=True)).to_be_in_viewport()
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)")
+        expect(bar.get_by_role("button", name="Confirm", exact=True)).to_be_in_viewport()
         card = page.locator("article.finding.severity-flag").first
         for name in ("Confirm", "Confirm and next", "Dismiss"):
             box = card.get_by_role("button", name=name, exact=True).bounding_box()
             assert box is not None and box["height"] >= 44, f"{name} is {box} on a phone"
+        card.locator("header .codetitle").click()  # the card becomes the current finding
+        expect(bar.locator("[data-bar-label]")).to_have_text(card.locator("header .codetitle").inner_text())
+        bar.get_by_role("button", name="Confirm", exact=True).click()
+        expect(card.locator(".status")).to_have_text("Confirmed")
+
         # The queue's filters fold into a drawer, so its first row is on the first screen.
         page.goto(f"{live_server.url}/p/acme/")
         drawer = page.locator("details[data-drawer]")

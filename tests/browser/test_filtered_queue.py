@@ -149,7 +149,9 @@ def test_a_bulk_action_shows_its_count_asks_once_and_can_be_undone(
     with page.expect_navigation():
         page.keyboard.press("Enter")
 
-    expect(page.locator(".flash[role=status]")).to_contain_text("3 findings confirmed")
+    # One banner: what was done, beside its Undo button.
+    expect(page.locator(".flash.undo")).to_contain_text("3 findings confirmed")
+    expect(page.locator(".flash")).to_have_count(1)
     assert set(nights.values_list("status", flat=True)) == {FindingStatus.CONFIRMED}
     assert set(others.values_list("status", flat=True)) == {FindingStatus.OPEN}
     undo = page.locator("[data-undo]")
