@@ -24,6 +24,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
@@ -53,6 +54,8 @@ from .values import is_value_key, read_values
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
 # not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+# A row decoded as ``decimals`` reads one where every number fits, to check it against the parsed one.
+_EXACT_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_float=Decimal).scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -176,8 +179,49 @@ class _Node:
                 return True
 
 
-def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str) -> str | None:
-    """The path covering ``offset`` inside the container at ``start``; None if it lies past it."""
+def _row_at(
+    text: str, start: int, offset: int, rows: list[Any], nodes: dict[Any, Any]
+) -> tuple[int, int] | None:
+    """Which row of a list of objects covers ``offset``, and where it starts, found without
+    reading the rows before it (``_row_starts``); the row is decoded and checked against the
+    parsed one. None where that cannot be told so."""
+    starts = nodes.get(("rows", start))
+    if starts is None:
+        starts = nodes[("rows", start)] = _row_starts(text, start, rows)
+    i = bisect_right(starts, offset) - 1
+    if i < 0:
+        return None
+    try:
+        row, end = _EXACT_SCAN(text, starts[i])
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    return (i, starts[i]) if offset < end and row == rows[i] else None
+
+
+def _row_starts(text: str, start: int, rows: list[Any]) -> list[int]:
+    """Where each row of the list at ``start`` starts, found by how each starts (``{"host"``,
+    the first key of them all), where that is written once a row and nowhere else in the
+    text; empty where they do not all start so."""
+    first = _space_end(text, start + 1)
+    if not rows or text[first : first + 2] != '{"':
+        return []
+    try:
+        key, key_end = _SCAN_STRING(text, first + 2)
+    except ValueError:
+        return []
+    if any(type(row) is not dict or next(iter(row), None) != key for row in rows):
+        return []
+    starts = [m.start() for m in re.finditer(re.escape(text[first:key_end]), text)]
+    return starts if len(starts) == len(rows) else []
+
+
+def _find(
+    text: str, start: int, offset: int, nodes: dict[Any, Any], path: str, value: Any = None
+) -> str | None:
+    """The path covering ``offset`` inside the container at ``start``; None if it lies past it.
+    ``value`` is the container parsed, where known: a row of a long list is then found at once."""
+    if isinstance(value, list) and text[start] == "[" and (row := _row_at(text, start, offset, value, nodes)):
+        return _find(text, row[1], offset, nodes, join_path(path, row[0]), value[row[0]])
     node = nodes.get(start)
     if node is None:
         node = nodes[start] = _Node(text, start)
@@ -189,16 +233,16 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
                 return here  # the key itself
             value_start, end = node.value_starts[i], node.ends[i]
             if end is None:
-                found = _find(text, value_start, offset, nodes, here)
-                child_end = nodes[value_start].end or len(text)
-                node.ends[i] = child_end
+                found = _find(text, value_start, offset, nodes, here, _step(value, node.keys[i]))
+                child = nodes.get(value_start)  # None where a row was found at once (``_row_at``)
+                node.ends[i] = child_end = (child.end if child is not None else None) or len(text)
                 if i == len(node.starts) - 1 and node.pos == -1:
                     node.pos = _space_end(text, child_end)
                 if found is not None:
                     return found
             elif offset < end:
                 if text[value_start] in "{[":
-                    return _find(text, value_start, offset, nodes, here) or here
+                    return _find(text, value_start, offset, nodes, here, _step(value, node.keys[i])) or here
                 return here
             if i < len(node.starts) - 1:
                 return path  # between two members
@@ -214,16 +258,17 @@ def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str
             return None if offset >= (node.end or 0) else path
 
 
-def json_path_at(text: str, offset: int, nodes: dict[int, _Node] | None = None) -> str:
+def json_path_at(text: str, offset: int, nodes: dict[Any, Any] | None = None, value: Any = None) -> str:
     """The JSON path of whatever covers ``offset``: a key names its member, a leaf its path.
 
     Empty for a text result and for a note after the JSON. Cut-off JSON yields the path so far.
+    ``value`` is the text's JSON parsed, where known.
     """
     start = _space_end(text, 0)
     if start >= len(text) or text[start] not in "{[":
         return ""
     try:
-        return _find(text, start, offset, {} if nodes is None else nodes, "") or ""
+        return _find(text, start, offset, {} if nodes is None else nodes, "", value) or ""
     except RecursionError:
         return ""
 
@@ -475,7 +520,7 @@ class Source:
     def path_at(self, offset: int) -> str:
         if not self.looks_json:
             return ""
-        return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}))
+        return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}), self.parsed())
 
     def value_at(self, parts: list[str | int]) -> Any:
         """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
