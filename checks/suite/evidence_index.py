@@ -25,6 +25,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from types import ModuleType
 from typing import Any
 
@@ -350,22 +351,21 @@ class Source:
     tool: str | None = None
     arguments: Any = None  # the call's arguments, parsed, for a tool result
     message: Message | None = field(default=None, repr=False)  # whose one parse it shares
-    _forms: Forms | None = field(default=None, repr=False)
-    _low: str | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def kept[T](self, name: str, read: Callable[[], T]) -> T:
+        """``read()``, computed on first need and kept in the cache under ``name``."""
+        found = self.cache.get(name)
+        if found is None:
+            found = self.cache[name] = read()
+        return found
 
     @property
     def looks_json(self) -> bool:
-        head = self.text.lstrip()[:1]
-        return head in ("{", "[")
+        return self.text.lstrip()[:1] in ("{", "[")
 
-    @property
+    @cached_property
     def forms(self) -> Forms:
-        if self._forms is None:
-            self._forms = self._read_forms()
-        return self._forms
-
-    def _read_forms(self) -> Forms:
         text = self.text
         json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
@@ -379,18 +379,14 @@ class Source:
         return Forms(self, tokens - echoes if echoes else tokens, split, echoes)
 
     def value_keys(self, reader: str) -> set[str]:
-        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need."""
-        found = self.cache.get(reader)
-        if found is None:
-            echoes = self.forms.echoes  # the forms are read first: the rest is read from them
-            found = self.cache[reader] = self._read_keys(reader) - echoes
-        return found
+        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
+        what the forms read."""
+        echoes = self.forms.echoes
+        return self.kept(reader, lambda: self._read_keys(reader) - echoes)
 
     def _read_keys(self, reader: str) -> set[str]:
         text, tokens, json_text = self.cache["read"]
-        if "forms" not in self.cache:  # what the values are read from
-            self.cache["forms"] = word_forms(text, tokens)
-        forms: set[str] = self.cache["forms"]
+        forms: set[str] = self.kept("forms", lambda: word_forms(text, tokens))
         if reader in VALUE_READERS:
             return set(VALUE_READERS[reader](text, forms))
         if reader != "words":
@@ -407,14 +403,9 @@ class Source:
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
-        value = self.cache.get("json")
-        if value is None:
-            if not self.looks_json:
-                value = _NO_PATH
-            else:
-                value = self.message.head if self.message is not None else json_head(self.text)[0]
-            self.cache["json"] = value
-        return value
+        if not self.looks_json:
+            return self.kept("json", lambda: _NO_PATH)
+        return self.kept("json", lambda: self.message.head if self.message else json_head(self.text)[0])
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
@@ -433,31 +424,23 @@ class Source:
                 kept |= _string_forms(item)
         return echoes - kept
 
-    @property
+    @cached_property
     def fragments(self) -> set[str]:
         """The digit-run keys of the identifiers this message carries, read on first use."""
-        found = self.cache.get("fragments")
-        if found is None:
-            found = self.cache["fragments"] = fragment_forms(self.forms)
-        return found
+        return fragment_forms(self.forms)
 
-    @property
+    @cached_property
     def counts(self) -> set[str]:
         """The count keys (``notations.count_keys``) of the lists this result holds."""
-        found = self.cache.get("counts")
-        if found is None:
-            parsed = self.parsed() if self.role == "tool" else None
-            found = self.cache["counts"] = count_keys(parsed) if parsed is not _NO_PATH else set()
-        return found
+        parsed = self.parsed() if self.role == "tool" else None
+        return count_keys(parsed) if parsed is not _NO_PATH else set()
 
-    @property
+    @cached_property
     def low(self) -> str:
-        if self._low is None:
-            low = self.text.lower()
-            if len(low) != len(self.text):  # a few characters lower-case to two
-                low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
-            self._low = low
-        return self._low
+        low = self.text.lower()
+        if len(low) != len(self.text):  # a few characters lower-case to two
+            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
+        return low
 
     def span_of(self, form: str) -> tuple[int, int] | None:
         """Where ``form`` stands in this message's text: a whole token, else a token's part.
@@ -497,10 +480,7 @@ class Source:
         span = key_span(self.low, key, plain=False) or grouped_span(self.low, key)
         if span is not None or not needs_its_strings(self.text):
             return span
-        strings = self.cache.get("strings")
-        if strings is None:  # read once a source: each grounded amount asks again
-            strings = self.cache["strings"] = list(_string_contents(self.text))
-        for start, end, content in strings:
+        for start, end, content in self.kept("strings", lambda: _string_contents(self.text)):
             span = key_span(content, key)
             if span is not None:
                 exact = end - start == len(content)
@@ -509,10 +489,7 @@ class Source:
 
     def _value_span(self, key: str) -> tuple[int, int] | None:
         """Where the date or clock time that ``key`` (``values``) stands for is written."""
-        values = self.cache.get("values")
-        if values is None:  # read once a source: each grounded date or time asks again
-            values = self.cache["values"] = read_values(value_text(self.text))
-        for found in values:
+        for found in self.kept("values", lambda: read_values(value_text(self.text))):
             if key in found.keys():
                 return found.start, found.end
         return None
