@@ -235,49 +235,31 @@ _Aggregate = tuple[Decimal, Decimal, str, str]
 
 def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
     """``read(source)``, computed on first use and kept in the source's cache."""
-
-    def kept(source: Source) -> T:
-        found = source.cache.get(read.__name__)
-        if found is None:
-            found = source.cache[read.__name__] = read(source)
-        return found
-
-    return kept
+    return lambda source: source.kept(read.__name__, lambda: read(source))
 
 
-def _sorted_numbers(lines: str) -> list[tuple[Decimal, str]]:
-    """The numbers among lines, sorted, with their spellings (only compared, never computed)."""
-    found = sorted(_NUMBER_LINE.findall(lines))
-    # Sorted by spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
-    return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+def _lines(source: Source, dated: bool) -> tuple[str, bool]:
+    """A source's words one a line (with its dates' keys, of which only a year is a number),
+    and whether they are ASCII with no number that starts with 0 and a digit: then each
+    number with a given whole part is found by where that part starts."""
+
+    def read() -> tuple[str, bool]:
+        words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
+        lines = "\n" + "\n".join(words) + "\n"
+        return lines, lines.isascii() and not _ZERO_LED.search(lines)
+
+    return source.kept(f"lines {dated}", read)
 
 
-def _lines(words: Iterable[str]) -> tuple[str, bool]:
-    """Words one a line, and whether they are ASCII and no number among them starts with 0
-    and a digit: then each number with a given whole part is found by where that part starts."""
-    lines = "\n" + "\n".join(words) + "\n"
-    return lines, lines.isascii() and not _ZERO_LED.search(lines)
+def _sorted_numbers(source: Source, dated: bool) -> list[tuple[Decimal, str]]:
+    """The numbers among a source's lines, sorted, with their spellings."""
 
+    def read() -> list[tuple[Decimal, str]]:
+        found = sorted(_NUMBER_LINE.findall(_lines(source, dated)[0]))
+        # By spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
+        return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
 
-@_kept
-def _words(source: Source) -> tuple[str, bool]:
-    return _lines(source.forms.words)
-
-
-@_kept
-def _dated_words(source: Source) -> tuple[str, bool]:
-    """The words and the dates' keys, of which only a year is a number."""
-    return _lines([*source.forms.words, *source.value_keys("dates")])
-
-
-@_kept
-def _numbers(source: Source) -> list[tuple[Decimal, str]]:
-    return _sorted_numbers(_words(source)[0])
-
-
-@_kept
-def _dated_numbers(source: Source) -> list[tuple[Decimal, str]]:
-    return _sorted_numbers(_dated_words(source)[0])
+    return source.kept(f"numbers {dated}", read)
 
 
 def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
@@ -288,7 +270,7 @@ def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
     year = max(1, math.ceil(low))  # the least a year near enough could be
     dated = year <= high and year <= 9999
     first, last = max(0, math.floor(low)), math.floor(high)
-    lines, plain = _dated_words(source) if dated else _words(source)
+    lines, plain = _lines(source, dated)
     if last - first < 16 and plain:
         near = []
         for mark in (f"\n{whole}{end}" for whole in range(first, last + 1) for end in ".\n"):
@@ -299,7 +281,7 @@ def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
                     near.append((value, text))
                 at = lines.find(mark, at + 1)
         return min(near)[1] if near else None
-    numbers = _dated_numbers(source) if dated else _numbers(source)
+    numbers = _sorted_numbers(source, dated)
     i = bisect_left(numbers, (low, ""))
     return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
+from operator import itemgetter
 from types import ModuleType
 from typing import Any
 
@@ -59,6 +60,7 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # t
 _EXACT_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_float=Decimal).scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
+_START = itemgetter(0)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
@@ -120,15 +122,13 @@ class _Node:
     the start of a large result reads little of it, and no lookup reads anything twice.
     """
 
-    __slots__ = ("kind", "starts", "key_ends", "value_starts", "ends", "keys", "pos", "end")
+    __slots__ = ("kind", "members", "pos", "end")
 
     def __init__(self, text: str, start: int) -> None:
         self.kind = text[start]
-        self.starts: list[int] = []
-        self.key_ends: list[int] = []
-        self.value_starts: list[int] = []
-        self.ends: list[int | None] = []  # None: a container value not yet read to its end
-        self.keys: list[str | int] = []
+        # Each member read: where it starts, where its key ends, where its value starts and
+        # ends (None: a container not yet read to its end), and its key (an array's index).
+        self.members: list[list[Any]] = []
         self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
 
@@ -151,30 +151,21 @@ class _Node:
         except (ValueError, IndexError, StopIteration):
             self.end = len(text)  # cut off
             return False
-        self.starts.append(pos)
-        self.key_ends.append(key_end)
-        self.value_starts.append(value_start)
-        self.ends.append(end)
-        self.keys.append(key)
-        self.pos = len(text) if end is None else _space_end(text, end)
-        if end is None:
-            self.pos = -1  # resumes after the container value, once it is read
+        self.members.append([pos, key_end, value_start, end, key])
+        # Where the container value ends, once it is read, the next member is read from.
+        self.pos = -1 if end is None else _space_end(text, end)
         return True
 
     def _elements(self, text: str, offset: int) -> bool:
-        pos, size, read = self.pos, len(text), len(self.starts)
+        pos, size, read = self.pos, len(text), len(self.members)
         while True:
             if pos < size and text[pos] == ",":
                 pos = _space_end(text, pos + 1)
             if pos >= size or text[pos] in "}]":
                 self.end, self.pos = min(pos + 1, size), pos
-                return len(self.starts) > read
+                return len(self.members) > read
             end = _value_end(text, pos)
-            self.starts.append(pos)
-            self.key_ends.append(pos)
-            self.value_starts.append(pos)
-            self.ends.append(end)
-            self.keys.append(len(self.keys))
+            self.members.append([pos, pos, pos, end, len(self.members)])
             self.pos = pos = _space_end(text, end) if end < size and text[end] in " \t\n\r" else end
             if pos > offset:
                 return True
@@ -227,34 +218,33 @@ def _find(
     if node is None:
         node = nodes[start] = _Node(text, start)
     while True:
-        i = bisect_right(node.starts, offset) - 1
+        i = bisect_right(node.members, offset, key=_START) - 1
         if i >= 0:
-            here = join_path(path, node.keys[i])
-            if offset < node.key_ends[i]:
+            member_start, key_end, value_start, end, key = node.members[i]
+            here = join_path(path, key)
+            if offset < key_end:
                 return here  # the key itself
-            value_start, end = node.value_starts[i], node.ends[i]
             if end is None:
-                found = _find(text, value_start, offset, nodes, here, _step(value, node.keys[i]))
+                found = _find(text, value_start, offset, nodes, here, _step(value, key))
                 child = nodes.get(value_start)  # None where a row was found at once (``_row_at``)
-                node.ends[i] = child_end = (child.end if child is not None else None) or len(text)
-                if i == len(node.starts) - 1 and node.pos == -1:
+                node.members[i][3] = child_end = (child.end if child is not None else None) or len(text)
+                if i == len(node.members) - 1 and node.pos == -1:
                     node.pos = _space_end(text, child_end)
                 if found is not None:
                     return found
             elif offset < end:
                 if text[value_start] in "{[":
-                    return _find(text, value_start, offset, nodes, here, _step(value, node.keys[i])) or here
+                    return _find(text, value_start, offset, nodes, here, _step(value, key)) or here
                 return here
-            if i < len(node.starts) - 1:
+            if i < len(node.members) - 1:
                 return path  # between two members
         if node.end is not None:
             return None if offset >= node.end else path
         if node.pos == -1:
-            last = len(node.starts) - 1
-            _find(text, node.value_starts[last], len(text), nodes, "")
-            last_end = nodes[node.value_starts[last]].end or len(text)
-            node.ends[last] = last_end
-            node.pos = _space_end(text, last_end)
+            last = node.members[-1]
+            _find(text, last[2], len(text), nodes, "")
+            last[3] = nodes[last[2]].end or len(text)
+            node.pos = _space_end(text, last[3])
         if not node.advance(text, offset):
             return None if offset >= (node.end or 0) else path
 
@@ -510,10 +500,10 @@ class Source:
         nodes = self.cache.get("nodes") or {}
         at = _space_end(self.text, 0)
         for part in parts:
-            node = nodes.get(at)
-            if node is None or part not in node.keys:
+            member = next((m for m in nodes[at].members if m[4] == part), None) if at in nodes else None
+            if member is None:
                 return None
-            at = node.value_starts[node.keys.index(part)]
+            at = member[2]
         try:
             return raw_decode(self.text, at)[0]
         except (ValueError, RecursionError):
