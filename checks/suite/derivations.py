@@ -845,15 +845,9 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             source = p.holding(wanted)
             for found, start, end in dates_in(source.text) if source is not None else ():
                 if found == wanted and source is not None:
-                    evidence = (
-                        Evidence(call_id=source.call_id, path=source.path_at(start), start=start, end=end),
-                    )
+                    evidence = (source.evidence_at((start, end)),) if source.role == "tool" else ()
                     days = f"{abs(shift)} day{'s' * (abs(shift) != 1)} {'later' if shift > 0 else 'earlier'}"
-                    origin = Operand(
-                        ZERO,
-                        f"{found.isoformat()} ({source.call_id or source.role})",
-                        evidence if source.role == "tool" else (),
-                    )
+                    origin = Operand(ZERO, f"{found.isoformat()} ({source.call_id or source.role})", evidence)
                     return Derivation(
                         "date-shift", f"{found.isoformat()} moved {days}", origin.evidence, (origin,)
                     )
@@ -970,15 +964,7 @@ TABLE = (
     Row("written", "the answer's words", "n", "amount", _cent, _written),
     Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
     Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
-    Row(
-        "sum",
-        "the answer's amounts labelled as the total is",
-        "2-8",
-        "amount",
-        _cent,
-        _like_labelled,
-        _totalled,
-    ),
+    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _totalled),
     Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
     Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),

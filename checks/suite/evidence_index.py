@@ -719,53 +719,33 @@ class ConversationIndex:
 
 
 def build_index(conversation: Conversation) -> ConversationIndex:
-    sources: list[Source] = []
-    system: list[Source] = []
-    if conversation.system:
-        source = Source(len(sources), -1, -1, "system", conversation.system)
-        sources.append(source)
-        system.append(source)
+    sources = [Source(0, -1, -1, "system", conversation.system)] if conversation.system else []
+    system = list(sources)
     # `calls` holds the latest call of each id; a tool result carries the call it answers
     # (`Turn.answers`), which is not always the latest of its id.
     calls: dict[str, tuple[str, Any, int, int]] = {}
     by_turn: list[list[Source]] = []
     for turn in conversation.turns:
         mine: list[Source] = []
-        answers = turn.answers
         for i, message in enumerate(turn.messages):
-            for call in message.tool_calls:
-                calls[call.call_id] = (call.tool, call.parsed, turn.index, i)
+            calls.update((c.call_id, (c.tool, c.parsed, turn.index, i)) for c in message.tool_calls)
             if message.role == "assistant" or not message.text:
                 continue
-            answered = answers.get(i) if message.role == "tool" else None
-            source = Source(
-                len(sources),
-                turn.index,
-                i,
-                message.role,
-                message.text,
-                call_id=message.tool_call_id if message.role == "tool" else None,
-                message=message,
-                tool=answered.tool if answered else None,
-                arguments=answered.parsed if answered else None,
-            )
-            sources.append(source)
-            mine.append(source)
-            if message.role == "system":
-                system.append(source)
-            if answered is not None and answered_with_something(source, turn.receipt_of(answered)):
-                query = Source(
-                    len(sources),
-                    turn.index,
-                    i,
-                    "call",
-                    answered.arguments,
-                    call_id=answered.call_id,
-                    tool=answered.tool,
-                    arguments=answered.parsed,
-                )
-                sources.append(query)
-                mine.append(query)
+            result = message.role == "tool"
+            call = turn.answers.get(i) if result else None
+            source = Source(len(sources), turn.index, i, message.role, message.text, message=message)
+            made = [source]
+            if result:
+                source.call_id = message.tool_call_id
+            if call is not None:
+                source.tool, source.arguments = call.tool, call.parsed
+                if answered_with_something(source, turn.receipt_of(call)):  # the query: ``BACKS``
+                    query = Source(len(sources) + 1, turn.index, i, "call", call.arguments, call.call_id)
+                    query.tool, query.arguments = call.tool, call.parsed
+                    made.append(query)
+            sources.extend(made)
+            mine.extend(made)
+            system.extend(made[:1] if message.role == "system" else [])
         by_turn.append(mine)
     return ConversationIndex(sources, by_turn, system, calls)
 
