@@ -345,7 +345,7 @@ class _Table:
     percentage and its complement) and their difference. A group's are made on first need."""
 
     def __init__(self, path: str, rows: list[dict[str, Any]]) -> None:
-        if any(dict in map(type, row.values()) for row in rows):
+        if any(dict in map(type, row.values()) for row in rows[:32]):
             rows = [_flat(row) for row in rows]
         self.path, self.columns, texts = path, list[str](), list[str]()
         for row in rows[:32]:
@@ -355,6 +355,10 @@ class _Table:
                         self.columns.append(k)
                 elif isinstance(v, str) and k not in texts:
                     texts.append(k)
+        # Past the first rows, a nested object changes a column only where a key has a point.
+        if any("." in k for k in self.columns + texts):
+            if any(dict in map(type, row.values()) for row in rows[32:]):
+                rows = [_flat(row) for row in rows]
         # Integers and Decimals as read: a sum of them in EXACT is a Decimal, exact.
         self.values: dict[str, list[Any]] = {
             c: [v if type(v := row.get(c)) in _NUMBER else 0 for row in rows] for c in self.columns
