@@ -453,11 +453,9 @@ def split_into_turns(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]
 
 
 def _canonical_turn(turn: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"messages": [_canonical_message(m) for m in turn["messages"]]}
-    for key in ("tools_offered", "receipts", "claims", "negative_claims"):
-        if turn.get(key) is not None:
-            out[key] = turn[key]
-    return out
+    kept = ("tools_offered", "receipts", "claims", "negative_claims")
+    messages = [_canonical_message(m) for m in turn["messages"]]
+    return {"messages": messages} | {key: turn[key] for key in kept if turn.get(key) is not None}
 
 
 def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -483,9 +481,7 @@ def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
 
 def compact_json(value: Any) -> str:
     """A string stays as written; an object or list becomes compact JSON, keys in order."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def content_text(content: Any) -> str:
@@ -587,12 +583,9 @@ def result_facts(message: Message | None) -> dict[str, Any]:
     if message is None:
         return {"ok": True, "result_count": None, "emptiness": "unknown"}
     error = message.is_error or is_error_shaped(message.text, message.value)
-    rows = message.rows
-    if rows is None:
-        count, emptiness = None, "unknown"
-    else:
-        count, emptiness = len(rows), ("non-empty" if rows else "empty")
-    return {"ok": not error, "result_count": count, "emptiness": emptiness}
+    if (rows := message.rows) is None:
+        return {"ok": not error, "result_count": None, "emptiness": "unknown"}
+    return {"ok": not error, "result_count": len(rows), "emptiness": "non-empty" if rows else "empty"}
 
 
 # A failure written as text (amendment 1.1): a short message that opens with one of these.
