@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .pairing import Waiting, answered_calls, by_occurrence
@@ -50,12 +51,32 @@ class _Problems:
         if key in obj and obj[key] is not None and not _is(obj[key], kinds):
             self.add(f"{path}.{key}", f"must be {what}")
 
+    def flags(self, obj: dict[str, Any], path: str, *keys: str) -> None:
+        for key in keys:
+            self.optional(obj, key, path, (bool,), "true or false")
+
+    def each(self, obj: dict[str, Any], key: str, path: str, what: str, check: Callable[..., None]) -> None:
+        """``obj[key]``, where given, is a list whose items ``check`` reads at their paths."""
+        items = obj.get(key)
+        if items is not None and not isinstance(items, list):
+            self.add(f"{path}.{key}", what)
+        for j, item in enumerate(items if isinstance(items, list) else ()):
+            check(item, f"{path}.{key}[{j}]", self)
+
 
 def _is(value: Any, kinds: tuple[type, ...]) -> bool:
     # bool is an int in Python; a count of `true` is not a count.
     if isinstance(value, bool) and bool not in kinds:
         return False
     return isinstance(value, kinds)
+
+
+def _count(problems: _Problems, obj: dict[str, Any], key: str, path: str, what: str) -> None:
+    if obj.get(key) is not None and (not _is(obj[key], (int,)) or obj[key] < 0):
+        problems.add(f"{path}.{key}", f"must be a whole number of at least 0{what}")
+
+
+_STARTED_AT = r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?"
 
 
 def validate(data: Any) -> list[dict[str, str]]:
@@ -74,27 +95,25 @@ def validate(data: Any) -> list[dict[str, str]]:
     problems.optional(data, "title", "$", (str,), "a string")
     problems.optional(data, "system", "$", (str,), "a string")
     problems.optional(data, "metadata", "$", (dict,), "a JSON object")
-    problems.optional(data, "receipts_complete", "$", (bool,), "true or false")
-    _validate_started_at(data.get("started_at"), problems)
+    problems.flags(data, "$", "receipts_complete")
+    started = data.get("started_at")
+    if started is not None and (not isinstance(started, str) or not re.fullmatch(_STARTED_AT, started)):
+        problems.add("$.started_at", "must be an ISO 8601 timestamp such as 2026-11-30T10:00:00Z")
     agent = data.get("agent")
-    if agent is not None:
-        if not isinstance(agent, dict):
-            problems.add("$.agent", 'must be an object like {"name": "…", "model": "…"}')
-        else:
-            problems.optional(agent, "name", "$.agent", (str,), "a string")
-            problems.optional(agent, "model", "$.agent", (str,), "a string")
+    if agent is not None and not isinstance(agent, dict):
+        problems.add("$.agent", 'must be an object like {"name": "…", "model": "…"}')
+    elif agent is not None:
+        problems.optional(agent, "name", "$.agent", (str,), "a string")
+        problems.optional(agent, "model", "$.agent", (str,), "a string")
 
-    has_turns, has_messages = "turns" in data, "messages" in data
-    if has_turns and has_messages:
+    if "turns" in data and "messages" in data:
         problems.add("$", "give either `turns` or a flat `messages` list, not both")
-    elif has_turns:
-        turns = data["turns"]
-        if not isinstance(turns, list) or not turns:
+    elif "turns" in data:
+        if not isinstance(data["turns"], list) or not data["turns"]:
             problems.add("$.turns", "must be a non-empty list of turns")
         else:
-            for i, turn in enumerate(turns):
-                _validate_turn(turn, f"$.turns[{i}]", problems)
-    elif has_messages:
+            problems.each(data, "turns", "$", "", _validate_turn)
+    elif "messages" in data:
         _validate_messages(data["messages"], "$.messages", problems)
     else:
         problems.add("$.turns", "is required: a list of turns (or give a flat `messages` list)")
@@ -153,60 +172,33 @@ def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
                 )
 
 
-def _validate_started_at(value: Any, problems: _Problems) -> None:
-    if value is None:
-        return
-    if not isinstance(value, str) or not re.fullmatch(
-        r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?", value
-    ):
-        problems.add("$.started_at", "must be an ISO 8601 timestamp such as 2026-11-30T10:00:00Z")
-
-
 def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
     if not isinstance(turn, dict):
         problems.add(path, "must be an object with a `messages` list")
         return
     _validate_messages(turn.get("messages"), f"{path}.messages", problems)
-    offered = turn.get("tools_offered")
-    if offered is not None:
-        if not isinstance(offered, list):
-            problems.add(f"{path}.tools_offered", 'must be a list of tool names or {"name": …} objects')
-        else:
-            for j, tool in enumerate(offered):
-                if isinstance(tool, str) and tool:
-                    continue
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"]:
-                    if "parameters" in tool and not isinstance(tool["parameters"], dict):
-                        problems.add(f"{path}.tools_offered[{j}].parameters", "must be a JSON Schema object")
-                    continue
-                problems.add(
-                    f"{path}.tools_offered[{j}]", 'must be a tool name or {"name": …, "parameters": {…}}'
-                )
-    receipts = turn.get("receipts")
-    if receipts is not None:
-        if not isinstance(receipts, list):
-            problems.add(f"{path}.receipts", "must be a list of receipts")
-        else:
-            for j, receipt in enumerate(receipts):
-                _validate_receipt(receipt, f"{path}.receipts[{j}]", problems)
-    claims = turn.get("claims")
-    if claims is not None:
-        if not isinstance(claims, list):
-            problems.add(f"{path}.claims", "must be a list of claims")
-        else:
-            for j, claim in enumerate(claims):
-                _validate_claim(claim, f"{path}.claims[{j}]", problems)
-    negative = turn.get("negative_claims")
-    if negative is not None and not isinstance(negative, list):
+    problems.each(
+        turn, "tools_offered", path, 'must be a list of tool names or {"name": …} objects', _validate_tool
+    )
+    problems.each(turn, "receipts", path, "must be a list of receipts", _validate_receipt)
+    problems.each(turn, "claims", path, "must be a list of claims", _validate_claim)
+    if turn.get("negative_claims") is not None and not isinstance(turn["negative_claims"], list):
         # Entries are stored as sent, whatever their shape; only the list itself is required.
         problems.add(f"{path}.negative_claims", "must be a list (its entries are judged, not refused)")
+
+
+def _validate_tool(tool: Any, path: str, problems: _Problems) -> None:
+    if isinstance(tool, dict) and isinstance(tool.get("name"), str) and tool["name"]:
+        if "parameters" in tool and not isinstance(tool["parameters"], dict):
+            problems.add(f"{path}.parameters", "must be a JSON Schema object")
+    elif not isinstance(tool, str) or not tool:
+        problems.add(path, 'must be a tool name or {"name": …, "parameters": {…}}')
 
 
 def _validate_messages(messages: Any, path: str, problems: _Problems) -> None:
     if not isinstance(messages, list) or not messages:
         problems.add(path, "must be a non-empty list of messages")
-        return
-    for i, message in enumerate(messages):
+    for i, message in enumerate(messages if isinstance(messages, list) else ()):
         _validate_message(message, f"{path}[{i}]", problems)
 
 
@@ -222,24 +214,18 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
         problems.add(
             f"{path}.content", 'must be a string, null, or a list of {"type": "text", "text": …} parts'
         )
-    if isinstance(content, list):
-        for j, part in enumerate(content):
-            if not isinstance(part, dict):
-                problems.add(f"{path}.content[{j}]", 'must be an object like {"type": "text", "text": "…"}')
-            elif part.get("type") == "text" and not isinstance(part.get("text"), str):
-                problems.add(f"{path}.content[{j}].text", "must be a string")
-    calls = message.get("tool_calls")
-    if calls is not None:
-        if role != "assistant":
-            problems.add(f"{path}.tool_calls", "only an assistant message may carry tool calls")
-        elif not isinstance(calls, list):
-            problems.add(f"{path}.tool_calls", "must be a list of tool calls")
-        else:
-            for j, call in enumerate(calls):
-                _validate_tool_call(call, f"{path}.tool_calls[{j}]", problems)
+    for j, part in enumerate(content if isinstance(content, list) else ()):
+        if not isinstance(part, dict):
+            problems.add(f"{path}.content[{j}]", 'must be an object like {"type": "text", "text": "…"}')
+        elif part.get("type") == "text" and not isinstance(part.get("text"), str):
+            problems.add(f"{path}.content[{j}].text", "must be a string")
+    if message.get("tool_calls") is not None and role != "assistant":
+        problems.add(f"{path}.tool_calls", "only an assistant message may carry tool calls")
+    else:
+        problems.each(message, "tool_calls", path, "must be a list of tool calls", _validate_tool_call)
     if role == "tool" and not (isinstance(message.get("tool_call_id"), str) and message["tool_call_id"]):
         problems.add(f"{path}.tool_call_id", "is required on a tool message: the id of the call it answers")
-    problems.optional(message, "is_error", path, (bool,), "true or false")
+    problems.flags(message, path, "is_error")
 
 
 def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
@@ -269,28 +255,21 @@ def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
         problems.add(f"{path}.tool", "is required: the name of the tool that ran")
     if "call_id" in receipt and receipt["call_id"] is not None and not isinstance(receipt["call_id"], str):
         problems.add(f"{path}.call_id", "must be a string: the id of the call in the transcript")
-    problems.optional(receipt, "ok", path, (bool,), "true or false")
-    problems.optional(receipt, "dispatched", path, (bool,), "true or false")
-    problems.optional(receipt, "trusted", path, (bool,), "true or false")
+    problems.flags(receipt, path, "ok", "dispatched", "trusted")
     problems.optional(receipt, "handle", path, (str,), "a citation handle such as r1")
     problems.optional(receipt, "at", path, (str,), "an ISO 8601 timestamp")
     for key, allowed in (("outcome", OUTCOMES), ("effect", EFFECTS), ("emptiness", EMPTINESS)):
         if key in receipt and receipt[key] is not None and receipt[key] not in allowed:
             problems.add(f"{path}.{key}", f"must be one of {', '.join(allowed)}")
-    count = receipt.get("result_count")
-    if count is not None and (not _is(count, (int,)) or count < 0):
-        problems.add(
-            f"{path}.result_count", "must be a whole number of at least 0, or null when not recorded"
-        )
+    _count(problems, receipt, "result_count", path, ", or null when not recorded")
     scope = receipt.get("scope")
-    if scope is not None:
-        if not isinstance(scope, dict):
-            problems.add(
-                f"{path}.scope", 'must be an object like {"filters": {"arg": "value"}, "complete": true}'
-            )
-        else:
-            problems.optional(scope, "filters", f"{path}.scope", (dict,), "an object of argument: value")
-            problems.optional(scope, "complete", f"{path}.scope", (bool,), "true or false")
+    if scope is not None and not isinstance(scope, dict):
+        problems.add(
+            f"{path}.scope", 'must be an object like {"filters": {"arg": "value"}, "complete": true}'
+        )
+    elif scope is not None:
+        problems.optional(scope, "filters", f"{path}.scope", (dict,), "an object of argument: value")
+        problems.flags(scope, f"{path}.scope", "complete")
 
 
 def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
@@ -303,10 +282,8 @@ def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
         problems.add(f"{path}.tool", "is required: the tool the claim is about")
     problems.optional(claim, "call_id", path, (str,), "a string")
     problems.optional(claim, "text", path, (str,), "a string")
-    count = claim.get("count")
-    if count is not None and (not _is(count, (int,)) or count < 0):
-        problems.add(f"{path}.count", "must be a whole number of at least 0")
-    if claim.get("kind") == "count" and count is None:
+    _count(problems, claim, "count", path, "")
+    if claim.get("kind") == "count" and claim.get("count") is None:
         problems.add(f"{path}.count", "is required for a count claim")
 
 
@@ -446,11 +423,8 @@ def canonical(data: dict[str, Any]) -> dict[str, Any]:
     errors = validate(data)
     if errors:
         raise InvalidConversation(errors)
-    if "turns" in data:
-        turns = [_canonical_turn(turn) for turn in data["turns"]]
-    else:
-        turns = [{"messages": group} for group in split_into_turns(data["messages"])]
-        turns = [_canonical_turn(turn) for turn in turns]
+    given = data.get("turns") or [{"messages": group} for group in split_into_turns(data["messages"])]
+    turns = [_canonical_turn(turn) for turn in given]
     agent = data.get("agent") or {}
     return {
         "external_id": data["external_id"],
@@ -479,11 +453,9 @@ def split_into_turns(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]
 
 
 def _canonical_turn(turn: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"messages": [_canonical_message(m) for m in turn["messages"]]}
-    for key in ("tools_offered", "receipts", "claims", "negative_claims"):
-        if turn.get(key) is not None:
-            out[key] = turn[key]
-    return out
+    kept = ("tools_offered", "receipts", "claims", "negative_claims")
+    messages = [_canonical_message(m) for m in turn["messages"]]
+    return {"messages": messages} | {key: turn[key] for key in kept if turn.get(key) is not None}
 
 
 def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -509,9 +481,7 @@ def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
 
 def compact_json(value: Any) -> str:
     """A string stays as written; an object or list becomes compact JSON, keys in order."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def content_text(content: Any) -> str:
@@ -559,49 +529,29 @@ def from_canonical(doc: dict[str, Any]) -> Conversation:
 
 def _build_turn(index: int, turn: dict[str, Any], handle_counter: list[int]) -> Turn:
     messages = tuple(_build_message(i, m) for i, m in enumerate(turn["messages"]))
-    answer, answer_index = "", None
-    for i, message in enumerate(messages):
-        if message.role == "assistant" and message.text.strip():
-            answer, answer_index = message.text, i
-
-    offered: tuple[str, ...] | None = None
-    parameters: dict[str, Any] = {}
-    if turn.get("tools_offered") is not None:
-        names = []
-        for tool in turn["tools_offered"]:
-            if isinstance(tool, str):
-                names.append(tool)
-            else:
-                names.append(tool["name"])
-                if isinstance(tool.get("parameters"), dict):
-                    parameters[tool["name"]] = tool["parameters"]
-        offered = tuple(names)
-
-    given = turn.get("receipts")
-    receipts = tuple(_receipts(messages, given, handle_counter))
-    claims = None
-    if turn.get("claims") is not None:
-        claims = tuple(
-            ToolClaim(
-                kind=c["kind"],
-                tool=c["tool"],
-                call_id=c.get("call_id"),
-                count=c.get("count"),
-                text=c.get("text"),
-            )
-            for c in turn["claims"]
-        )
+    answers = [i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
+    offered, claims, given = turn.get("tools_offered"), turn.get("claims"), turn.get("receipts")
     return Turn(
         index=index,
         messages=messages,
-        tools_offered=offered,
-        tool_parameters=parameters,
-        receipts=receipts,
+        tools_offered=None
+        if offered is None
+        else tuple(t if isinstance(t, str) else t["name"] for t in offered),
+        tool_parameters={
+            t["name"]: t["parameters"]
+            for t in offered or ()
+            if isinstance(t, dict) and isinstance(t.get("parameters"), dict)
+        },
+        receipts=tuple(_receipts(messages, given, handle_counter)),
         receipts_given=given is not None,
-        claims=claims,
+        claims=None
+        if claims is None
+        else tuple(
+            ToolClaim(c["kind"], c["tool"], c.get("call_id"), c.get("count"), c.get("text")) for c in claims
+        ),
         negative_claims=tuple(turn.get("negative_claims") or ()),
-        answer=answer,
-        answer_index=answer_index,
+        answer=messages[answers[-1]].text if answers else "",
+        answer_index=answers[-1] if answers else None,
     )
 
 
@@ -633,12 +583,9 @@ def result_facts(message: Message | None) -> dict[str, Any]:
     if message is None:
         return {"ok": True, "result_count": None, "emptiness": "unknown"}
     error = message.is_error or is_error_shaped(message.text, message.value)
-    rows = message.rows
-    if rows is None:
-        count, emptiness = None, "unknown"
-    else:
-        count, emptiness = len(rows), ("non-empty" if rows else "empty")
-    return {"ok": not error, "result_count": count, "emptiness": emptiness}
+    if (rows := message.rows) is None:
+        return {"ok": not error, "result_count": None, "emptiness": "unknown"}
+    return {"ok": not error, "result_count": len(rows), "emptiness": "non-empty" if rows else "empty"}
 
 
 # A failure written as text (amendment 1.1): a short message that opens with one of these.
@@ -674,47 +621,33 @@ def _receipts(
     records (the k-th receipt of an id records the k-th call of that id), else one derived
     from each tool message and the call it answers."""
     answers = answered_calls(messages)
+    read: list[tuple[dict[str, Any], Message | None]]
+    if given is None:  # none from the runtime: one per tool message, read from the transcript
+        read = [
+            ({"call_id": m.tool_call_id, "tool": answers[i].tool if i in answers else ""}, m)
+            for i, m in enumerate(messages)
+            if m.role == "tool"
+        ]
+    else:
+        result_of = {call: messages[i] for i, call in answers.items()}
+        calls = by_occurrence(
+            (raw.get("call_id") for raw in given),
+            (c for m in messages for c in m.tool_calls),
+            lambda c: c.call_id,
+        )
+        read = [
+            (raw, result_of.get(call) if call is not None else None)
+            for raw, call in zip(given, calls, strict=True)
+        ]
     out: list[Receipt] = []
-    if given is None:
-        # No receipts from the runtime: one per tool message, read from the transcript.
-        for i, message in enumerate(messages):
-            if message.role != "tool":
-                continue
-            counter[0] += 1
-            facts = result_facts(message)
-            call = answers.get(i)
-            out.append(
-                Receipt(
-                    call_id=message.tool_call_id,
-                    tool=call.tool if call else "",
-                    ok=facts["ok"],
-                    outcome="ok" if facts["ok"] else "error",
-                    result_count=facts["result_count"],
-                    effect="unknown",
-                    emptiness=facts["emptiness"],
-                    scope=None,
-                    handle=f"r{counter[0]}",
-                    derived=True,
-                )
-            )
-        return out
-    result_of = {call: messages[i] for i, call in answers.items()}
-    calls = by_occurrence(
-        (raw.get("call_id") for raw in given),
-        (c for m in messages for c in m.tool_calls),
-        lambda c: c.call_id,
-    )
-    for raw, call in zip(given, calls, strict=True):
+    for raw, result in read:
         counter[0] += 1
         # Where a receipt is silent, the transcript's reading of its result fills in.
-        facts = result_facts(result_of.get(call) if call is not None else None)
-        outcome = raw.get("outcome")
-        if "ok" in raw and raw["ok"] is not None:
+        facts, outcome = result_facts(result), raw.get("outcome")
+        if raw.get("ok") is not None:
             ok = bool(raw["ok"])
-        elif outcome is not None:
-            ok = outcome == "ok"
         else:
-            ok = facts["ok"]
+            ok = outcome == "ok" if outcome is not None else facts["ok"]
         out.append(
             Receipt(
                 call_id=raw.get("call_id"),
@@ -729,6 +662,7 @@ def _receipts(
                 dispatched=raw.get("dispatched", True) is not False,
                 trusted=raw.get("trusted", True) is not False,
                 at=raw.get("at"),
+                derived=given is None,
             )
         )
     return out

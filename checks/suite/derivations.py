@@ -64,6 +64,7 @@ MAX_RUN = 8
 MAX_POOL = 96
 MAX_COUNT = 9
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
+_NUMBER = (int, Decimal)  # the types of ``is_number``
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 _SCALES = tuple(
@@ -82,6 +83,7 @@ _UNIT_WORDS = (
     | CODES  # a currency is a unit too: ``price_eur``
 )
 _NUMBER_LINE = re.compile(r"^\d+(?:\.\d+)?$", re.M)
+_ZERO_LED = re.compile(r"^0\d", re.M)
 _PERCENT_FIELD = re.compile(
     r'"([^"\\]{0,64}(?:pct|percent|perc|per[ _-]cent|util|usage|%)[^"\\]{0,64})"\s*:\s*"?(-?\d+(?:\.\d+)?)',
     re.I,
@@ -233,33 +235,55 @@ _Aggregate = tuple[Decimal, Decimal, str, str]
 
 def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
     """``read(source)``, computed on first use and kept in the source's cache."""
-
-    def kept(source: Source) -> T:
-        found = source.cache.get(read.__name__)
-        if found is None:
-            found = source.cache[read.__name__] = read(source)
-        return found
-
-    return kept
+    return lambda source: source.kept(read.__name__, lambda: read(source))
 
 
-def _sorted_numbers(lines: str) -> list[tuple[Decimal, str]]:
-    """The numbers among lines, sorted, with their spellings (only compared, never computed)."""
-    found = sorted(_NUMBER_LINE.findall(lines))
-    # Sorted by spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
-    return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+def _lines(source: Source, dated: bool) -> tuple[str, bool]:
+    """A source's words one a line (with its dates' keys, of which only a year is a number),
+    and whether they are ASCII with no number that starts with 0 and a digit: then each
+    number with a given whole part is found by where that part starts."""
+
+    def read() -> tuple[str, bool]:
+        words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
+        lines = "\n" + "\n".join(words) + "\n"
+        return lines, lines.isascii() and not _ZERO_LED.search(lines)
+
+    return source.kept(f"lines {dated}", read)
 
 
-@_kept
-def _numbers(source: Source) -> list[tuple[Decimal, str]]:
-    """Every number a source's words carry."""
-    return _sorted_numbers("\n".join(source.forms.words))
+def _sorted_numbers(source: Source, dated: bool) -> list[tuple[Decimal, str]]:
+    """The numbers among a source's lines, sorted, with their spellings."""
+
+    def read() -> list[tuple[Decimal, str]]:
+        found = sorted(_NUMBER_LINE.findall(_lines(source, dated)[0]))
+        # By spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
+        return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+
+    return source.kept(f"numbers {dated}", read)
 
 
-@_kept
-def _dated_numbers(source: Source) -> list[tuple[Decimal, str]]:
-    """Every number a source carries: of its values' keys, only a date's year is one."""
-    return _sorted_numbers("\n".join([*source.forms.words, *source.value_keys("dates")]))
+def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
+    """The least number a source carries within ``tol`` of ``target``, as spelled, if any; its
+    dates are read only where a year (1 to 9999) may lie that near. Where the window holds few
+    whole numbers, only the lines that start with one are read; else all, sorted once."""
+    low, high = target - tol, target + tol
+    year = max(1, math.ceil(low))  # the least a year near enough could be
+    dated = year <= high and year <= 9999
+    first, last = max(0, math.floor(low)), math.floor(high)
+    lines, plain = _lines(source, dated)
+    if last - first < 16 and plain:
+        near = []
+        for mark in (f"\n{whole}{end}" for whole in range(first, last + 1) for end in ".\n"):
+            at = lines.find(mark)
+            while at != -1:
+                text = lines[at + 1 : lines.index("\n", at + 1)]
+                if _NUMBER_LINE.fullmatch(text) and low <= (value := Decimal(text)) <= high:
+                    near.append((value, text))
+                at = lines.find(mark, at + 1)
+        return min(near)[1] if near else None
+    numbers = _sorted_numbers(source, dated)
+    i = bisect_left(numbers, (low, ""))
+    return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 
 
 @_kept
@@ -277,34 +301,25 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
 
 
 @_kept
-@exactly
-def _aggregates(source: Source) -> list[_Aggregate]:
-    out: list[_Aggregate] = []
-    tables: list[tuple[str, list[dict[str, Any]]]] = []
-    _tables(source.parsed() if source.looks_json else None, "", tables)
-    for path, rows in tables:
-        _aggregate(path, rows, out)
-        if len(out) >= MAX_DERIVED:
-            break
-    return out
-
-
-def _tables(value: Any, path: str, out: list[tuple[str, list[dict[str, Any]]]], depth: int = 0) -> None:
-    """Every list of rows (objects) in a JSON value, with its path; rows are not walked."""
-    if depth > 16 or len(out) >= 64:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, (dict, list)):
-                _tables(item, join_path(path, str(key)), out, depth + 1)
-    elif isinstance(value, list):
-        rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)]
+def _tables(source: Source) -> list[_Table]:
+    """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
+    out: list[_Table] = []
+    stack = [("", source.parsed() if source.looks_json else None, 0)]
+    while stack and len(out) < 64:
+        path, value, depth = stack.pop()
+        if depth > 16:
+            continue
+        rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)] if isinstance(value, list) else []
         if rows:
-            out.append((path, rows))
-        else:
-            for i, item in enumerate(value[:MAX_ROWS]):
-                if isinstance(item, (dict, list)):
-                    _tables(item, join_path(path, i), out, depth + 1)
+            out.append(_Table(path, rows))
+        elif isinstance(value, (dict, list)):
+            items = value.items() if isinstance(value, dict) else enumerate(value[:MAX_ROWS])
+            stack.extend(
+                (join_path(path, key if isinstance(key, int) else str(key)), item, depth + 1)
+                for key, item in reversed(list(items))
+                if isinstance(item, (dict, list))
+            )
+    return out
 
 
 def _unit(key: str) -> str | None:
@@ -315,8 +330,6 @@ def _unit(key: str) -> str | None:
 
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
     """A row with the numbers of its nested objects as columns of their own (``prices.economy``)."""
-    if not any(isinstance(v, dict) for v in row.values()):
-        return row
     out = {}
     for key, value in row.items():
         if isinstance(value, dict):
@@ -326,50 +339,79 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _aggregate(path: str, rows: list[dict[str, Any]], out: list[_Aggregate]) -> None:
-    """Over all the rows, and over each group that shares a text value: each column's sum, the
-    same-unit ratio of two (a fraction, a percentage and its complement) and their difference."""
-    rows = [_flat(row) for row in rows]
-    columns: list[str] = []
-    texts: list[str] = []
-    for row in rows[:32]:
-        for k, v in row.items():
-            if is_number(v):
-                if k not in columns and len(columns) < MAX_COLUMNS:
-                    columns.append(k)
-            elif isinstance(v, str) and k not in texts:
-                texts.append(k)
-    if not columns:
-        return
-    # Integers and Decimals as read: a sum of them in EXACT is a Decimal, exact.
-    values = {c: [v if is_number(v := row.get(c)) else 0 for row in rows] for c in columns}
-    present = {c: any(is_number(row.get(c)) for row in rows) for c in columns}
-    groups: list[tuple[str, list[int] | None]] = [("", None)]
-    keyed: list[tuple[str, dict[str, list[int]]]] = []
-    for k in texts:
-        members: dict[str, list[int]] = {}
-        for i, row in enumerate(rows):
-            if isinstance(v := row.get(k), str):
-                members.setdefault(v, []).append(i)
-                if len(members) > MAX_GROUPS_PER_KEY:
-                    break
-        if 1 < len(members) <= MAX_GROUPS_PER_KEY:
-            keyed.append((k, members))
-    keyed.sort(key=lambda item: len(item[1]))
-    for k, members in keyed[:MAX_GROUP_KEYS]:
-        groups.extend((f"{k}={v}", idx) for v, idx in members.items())
-    pairs = [(a, b) for a in columns for b in columns if a != b and _unit(a) == _unit(b)]
-    for label, idx in groups:
-        sums = {
-            c: Decimal(sum(values[c] if idx is None else [values[c][i] for i in idx], ZERO))
-            for c in columns
-            if present[c]
+class _Table:
+    """A list's rows, read for their aggregates: over all the rows, and over each group that
+    shares a text value, each column's sum, the same-unit ratio of two (a fraction, a
+    percentage and its complement) and their difference. A group's are made on first need."""
+
+    def __init__(self, path: str, rows: list[dict[str, Any]]) -> None:
+        if any(dict in map(type, row.values()) for row in rows[:32]):
+            rows = [_flat(row) for row in rows]
+        self.path, self.columns, texts = path, list[str](), list[str]()
+        for row in rows[:32]:
+            for k, v in row.items():
+                if is_number(v):
+                    if k not in self.columns and len(self.columns) < MAX_COLUMNS:
+                        self.columns.append(k)
+                elif isinstance(v, str) and k not in texts:
+                    texts.append(k)
+        # Past the first rows, a nested object changes a column only where a key has a point.
+        if any("." in k for k in self.columns + texts):
+            if any(dict in map(type, row.values()) for row in rows[32:]):
+                rows = [_flat(row) for row in rows]
+        # Integers and Decimals as read: a sum of them in EXACT is a Decimal, exact.
+        self.values: dict[str, list[Any]] = {
+            c: [v if type(v := row.get(c)) in _NUMBER else 0 for row in rows] for c in self.columns
         }
-        name = {c: f"{path}[{label}].{c}" for c in sums}
-        out.extend((abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items())
-        for a, b in pairs:
-            if a not in sums or b not in sums:
-                continue
+        self.groups: list[tuple[str, list[int] | None]] = [("", None)] if self.columns else []
+        keyed: list[tuple[str, dict[str, list[int]]]] = []
+        for k in texts if self.columns else ():
+            members: dict[str, list[int]] = {}
+            for i, row in enumerate(rows):
+                if isinstance(v := row.get(k), str):
+                    members.setdefault(v, []).append(i)
+                    if len(members) > MAX_GROUPS_PER_KEY:
+                        break
+            if 1 < len(members) <= MAX_GROUPS_PER_KEY:
+                keyed.append((k, members))
+        keyed.sort(key=lambda item: len(item[1]))
+        for k, members in keyed[:MAX_GROUP_KEYS]:
+            self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
+        self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and _unit(a) == _unit(b)]
+        self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
+        self.summed: dict[int, dict[str, Decimal]] = {}
+        self.made: dict[int, list[_Aggregate]] = {}
+
+    @exactly
+    def sums(self, group: int) -> dict[str, Decimal]:
+        found = self.summed.get(group)
+        if found is None:
+            idx, values = self.groups[group][1], self.values
+            found = self.summed[group] = {
+                c: Decimal(sum(values[c] if idx is None else [values[c][i] for i in idx], ZERO))
+                for c in self.columns
+            }
+        return found
+
+    def may(self, group: int, kind: str, low: Decimal, high: Decimal) -> bool:
+        """Whether a group's column sum or difference may lie from ``low`` to ``high``: its
+        sums are made first, its other aggregates only where one does."""
+        sums = self.sums(group)
+        if kind == "column-sum":
+            return any(low <= abs(total) <= high for total in sums.values())
+        if kind == "column-difference":
+            return any(low <= sums[a] - sums[b] <= high for a, b in self.pairs)
+        return True
+
+    @exactly
+    def entries(self, group: int) -> list[_Aggregate]:
+        found = self.made.get(group)
+        if found is not None:
+            return found
+        label, sums = self.groups[group][0], self.sums(group)
+        name = {c: f"{self.path}[{label}].{c}" for c in sums}
+        out = [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
+        for a, b in self.pairs:
             if sums[b]:
                 ratio, off = _quotient(sums[a], sums[b])
                 out.append((abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name[a]} ÷ {name[b]}"))
@@ -379,9 +421,24 @@ def _aggregate(path: str, rows: list[dict[str, Any]], out: list[_Aggregate]) -> 
                 )
             if sums[a] >= sums[b]:
                 out.append((sums[a] - sums[b], ZERO, "column-difference", f"{name[a]} − {name[b]}"))
-        if len(out) >= MAX_DERIVED:
-            del out[MAX_DERIVED:]
-            return
+        self.made[group] = out
+        return out
+
+
+def _aggregates(source: Source, kind: str, low: Decimal, high: Decimal) -> Iterator[_Aggregate]:
+    """The aggregates of a source's lists, table by table and group by group, at most
+    MAX_DERIVED; a group whose sums cannot come near is passed over, where the bound cannot
+    fall before it."""
+    tables, left = _tables(source), MAX_DERIVED
+    every = sum(table.most for table in tables) > MAX_DERIVED  # the bound may cut: count them all
+    for table in tables:
+        for group in range(len(table.groups)):
+            if every or table.may(group, kind, low, high):
+                found = table.entries(group)
+                yield from found[:left]
+                left -= len(found)
+                if left <= 0:
+                    return
 
 
 def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
@@ -391,16 +448,6 @@ def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
     if EXACT.multiply(ratio, b) == a:
         return ratio, ZERO
     return ratio, Decimal(1).scaleb(ratio.adjusted() - QUOTIENT_DIGITS + 1)
-
-
-def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
-    """The spelling of a number the source carries within ``tol`` of ``target``, if any
-    (binary search); its dates are read only where a year (1 to 9999) may lie that near."""
-    low, high = target - tol, target + tol
-    year = max(1, math.ceil(low))  # the least a year near enough could be
-    numbers = _dated_numbers(source) if year <= high and year <= 9999 else _numbers(source)
-    i = bisect_left(numbers, (low, ""))
-    return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 
 
 def _leaf(
@@ -448,7 +495,7 @@ def _column(kind: str, whole: bool = False) -> Callable[[Figure, Pools, Decimal]
         number = f.number or ZERO
         low, high = number - tol, number + tol  # two comparisons settle most of a long list
         for source in p.records:
-            for magnitude, off, found, how in _aggregates(source):
+            for magnitude, off, found, how in _aggregates(source, kind, low, high):
                 if (
                     found == kind
                     and low <= magnitude <= high
@@ -802,15 +849,9 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             source = p.holding(wanted)
             for found, start, end in dates_in(source.text) if source is not None else ():
                 if found == wanted and source is not None:
-                    evidence = (
-                        Evidence(call_id=source.call_id, path=source.path_at(start), start=start, end=end),
-                    )
+                    evidence = (source.evidence_at((start, end)),) if source.role == "tool" else ()
                     days = f"{abs(shift)} day{'s' * (abs(shift) != 1)} {'later' if shift > 0 else 'earlier'}"
-                    origin = Operand(
-                        ZERO,
-                        f"{found.isoformat()} ({source.call_id or source.role})",
-                        evidence if source.role == "tool" else (),
-                    )
+                    origin = Operand(ZERO, f"{found.isoformat()} ({source.call_id or source.role})", evidence)
                     return Derivation(
                         "date-shift", f"{found.isoformat()} moved {days}", origin.evidence, (origin,)
                     )
@@ -927,15 +968,7 @@ TABLE = (
     Row("written", "the answer's words", "n", "amount", _cent, _written),
     Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
     Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
-    Row(
-        "sum",
-        "the answer's amounts labelled as the total is",
-        "2-8",
-        "amount",
-        _cent,
-        _like_labelled,
-        _totalled,
-    ),
+    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _totalled),
     Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
     Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),

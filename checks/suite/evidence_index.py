@@ -24,6 +24,9 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cached_property
+from operator import itemgetter
 from types import ModuleType
 from typing import Any
 
@@ -53,8 +56,11 @@ from .values import is_value_key, read_values
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
 # not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+# A row decoded as ``decimals`` reads one where every number fits, to check it against the parsed one.
+_EXACT_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_float=Decimal).scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
+_START = itemgetter(0)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
@@ -116,15 +122,13 @@ class _Node:
     the start of a large result reads little of it, and no lookup reads anything twice.
     """
 
-    __slots__ = ("kind", "starts", "key_ends", "value_starts", "ends", "keys", "pos", "end")
+    __slots__ = ("kind", "members", "pos", "end")
 
     def __init__(self, text: str, start: int) -> None:
         self.kind = text[start]
-        self.starts: list[int] = []
-        self.key_ends: list[int] = []
-        self.value_starts: list[int] = []
-        self.ends: list[int | None] = []  # None: a container value not yet read to its end
-        self.keys: list[str | int] = []
+        # Each member read: where it starts, where its key ends, where its value starts and
+        # ends (None: a container not yet read to its end), and its key (an array's index).
+        self.members: list[list[Any]] = []
         self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
 
@@ -147,86 +151,122 @@ class _Node:
         except (ValueError, IndexError, StopIteration):
             self.end = len(text)  # cut off
             return False
-        self.starts.append(pos)
-        self.key_ends.append(key_end)
-        self.value_starts.append(value_start)
-        self.ends.append(end)
-        self.keys.append(key)
-        self.pos = len(text) if end is None else _space_end(text, end)
-        if end is None:
-            self.pos = -1  # resumes after the container value, once it is read
+        self.members.append([pos, key_end, value_start, end, key])
+        # Where the container value ends, once it is read, the next member is read from.
+        self.pos = -1 if end is None else _space_end(text, end)
         return True
 
     def _elements(self, text: str, offset: int) -> bool:
-        pos, size, read = self.pos, len(text), len(self.starts)
+        pos, size, read = self.pos, len(text), len(self.members)
         while True:
             if pos < size and text[pos] == ",":
                 pos = _space_end(text, pos + 1)
             if pos >= size or text[pos] in "}]":
                 self.end, self.pos = min(pos + 1, size), pos
-                return len(self.starts) > read
+                return len(self.members) > read
             end = _value_end(text, pos)
-            self.starts.append(pos)
-            self.key_ends.append(pos)
-            self.value_starts.append(pos)
-            self.ends.append(end)
-            self.keys.append(len(self.keys))
+            self.members.append([pos, pos, pos, end, len(self.members)])
             self.pos = pos = _space_end(text, end) if end < size and text[end] in " \t\n\r" else end
             if pos > offset:
                 return True
 
 
-def _find(text: str, start: int, offset: int, nodes: dict[int, _Node], path: str) -> str | None:
-    """The path covering ``offset`` inside the container at ``start``; None if it lies past it."""
+def _row_at(
+    text: str, start: int, offset: int, rows: list[Any], nodes: dict[Any, Any]
+) -> tuple[int, int] | None:
+    """Which row of a list of objects covers ``offset``, and where it starts, found without
+    reading the rows before it (``_row_starts``); the row is decoded and checked against the
+    parsed one. None where that cannot be told so."""
+    starts = nodes.get(("rows", start))
+    if starts is None:
+        starts = nodes[("rows", start)] = _row_starts(text, start, rows)
+    i = bisect_right(starts, offset) - 1
+    if i < 0:
+        return None
+    try:
+        row, end = _EXACT_SCAN(text, starts[i])
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    return (i, starts[i]) if offset < end and row == rows[i] else None
+
+
+def _row_starts(text: str, start: int, rows: list[Any]) -> list[int]:
+    """Where each row of the list at ``start`` starts, found by how each starts (``{"host"``,
+    the first key of them all), where that is written once a row and nowhere else in the
+    text; empty where they do not all start so."""
+    first = _space_end(text, start + 1)
+    if not rows or text[first : first + 2] != '{"':
+        return []
+    try:
+        key, key_end = _SCAN_STRING(text, first + 2)
+    except ValueError:
+        return []
+    # Every row an object with that first key (asked of all the rows at once, in C).
+    if set(map(type, rows)) != {dict} or not all(rows) or set(map(next, map(iter, rows))) != {key}:
+        return []
+    starts = [m.start() for m in re.finditer(re.escape(text[first:key_end]), text)]
+    return starts if len(starts) == len(rows) else []
+
+
+def _find(
+    text: str, start: int, offset: int, nodes: dict[Any, Any], path: str, value: Any = None
+) -> str | None:
+    """The path covering ``offset`` inside the container at ``start``; None if it lies past it.
+    ``value`` is the container parsed, where known: a row of a long list is then found at once."""
+    if isinstance(value, list) and text[start] == "[" and (row := _row_at(text, start, offset, value, nodes)):
+        return _find(text, row[1], offset, nodes, join_path(path, row[0]), value[row[0]])
     node = nodes.get(start)
     if node is None:
         node = nodes[start] = _Node(text, start)
     while True:
-        i = bisect_right(node.starts, offset) - 1
+        i = bisect_right(node.members, offset, key=_START) - 1
         if i >= 0:
-            here = join_path(path, node.keys[i])
-            if offset < node.key_ends[i]:
+            member_start, key_end, value_start, end, key = node.members[i]
+            here = join_path(path, key)
+            if offset < key_end:
                 return here  # the key itself
-            value_start, end = node.value_starts[i], node.ends[i]
             if end is None:
-                found = _find(text, value_start, offset, nodes, here)
+                found = _find(text, value_start, offset, nodes, here, _step(value, key))
+                child = nodes.get(value_start)  # None where a row was found at once (``_row_at``)
                 # The member ends where its value does, once that is read to its end (cut-off
                 # JSON: the text's end); a value read only up to ``offset`` ends later.
-                child_end = nodes[value_start].end or (None if found is not None else len(text))
+                child_end = (child.end if child is not None else None) or (
+                    None if found is not None else len(text)
+                )
                 if child_end is not None:
-                    node.ends[i] = child_end
-                    if i == len(node.starts) - 1 and node.pos == -1:
+                    node.members[i][3] = child_end
+                    if i == len(node.members) - 1 and node.pos == -1:
                         node.pos = _space_end(text, child_end)
                 if found is not None:
                     return found
             elif offset < end:
                 if text[value_start] in "{[":
-                    return _find(text, value_start, offset, nodes, here) or here
+                    return _find(text, value_start, offset, nodes, here, _step(value, key)) or here
                 return here
-            if i < len(node.starts) - 1:
+            if i < len(node.members) - 1:
                 return path  # between two members
         if node.end is not None:
             return None if offset >= node.end else path
         if node.pos == -1:
-            last = len(node.starts) - 1
-            _find(text, node.value_starts[last], len(text), nodes, "")
-            last_end = nodes[node.value_starts[last]].end or len(text)
-            node.ends[last] = last_end
-            node.pos = _space_end(text, last_end)
+            last = node.members[-1]
+            _find(text, last[2], len(text), nodes, "")
+            last[3] = nodes[last[2]].end or len(text)
+            node.pos = _space_end(text, last[3])
         if not node.advance(text, offset):
             return None if offset >= (node.end or 0) else path
 
 
-def json_path_at(text: str, offset: int, nodes: dict[int, _Node] | None = None) -> str:
+def json_path_at(text: str, offset: int, nodes: dict[Any, Any] | None = None, value: Any = None) -> str:
     """The JSON path of whatever covers ``offset``: a key names its member, a leaf its path.
 
     Empty for a text result and for a note after the JSON. Cut-off JSON yields the path so far.
+    ``value`` is the text's JSON parsed, where known.
     """
     start = _space_end(text, 0)
     if start >= len(text) or text[start] not in "{[":
         return ""
     try:
-        return _find(text, start, offset, {} if nodes is None else nodes, "") or ""
+        return _find(text, start, offset, {} if nodes is None else nodes, "", value) or ""
     except RecursionError:
         return ""
 
@@ -308,22 +348,21 @@ class Source:
     tool: str | None = None
     arguments: Any = None  # the call's arguments, parsed, for a tool result
     message: Message | None = field(default=None, repr=False)  # whose one parse it shares
-    _forms: Forms | None = field(default=None, repr=False)
-    _low: str | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def kept[T](self, name: str, read: Callable[[], T]) -> T:
+        """``read()``, computed on first need and kept in the cache under ``name``."""
+        found = self.cache.get(name)
+        if found is None:
+            found = self.cache[name] = read()
+        return found
 
     @property
     def looks_json(self) -> bool:
-        head = self.text.lstrip()[:1]
-        return head in ("{", "[")
+        return self.text.lstrip()[:1] in ("{", "[")
 
-    @property
+    @cached_property
     def forms(self) -> Forms:
-        if self._forms is None:
-            self._forms = self._read_forms()
-        return self._forms
-
-    def _read_forms(self) -> Forms:
         text = self.text
         json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
@@ -333,22 +372,18 @@ class Source:
         split = split_text(text)
         tokens = set(split.split())
         self.cache["read"] = (text, tokens, json_text)  # what the other keys are read from, later
-        echoes = self._echoes() if self.role == "tool" and '"absent"' in self.text.lower() else set()
+        echoes = self._echoes() if self.role == "tool" and '"absent"' in self.low else set()
         return Forms(self, tokens - echoes if echoes else tokens, split, echoes)
 
     def value_keys(self, reader: str) -> set[str]:
-        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need."""
-        found = self.cache.get(reader)
-        if found is None:
-            echoes = self.forms.echoes  # the forms are read first: the rest is read from them
-            found = self.cache[reader] = self._read_keys(reader) - echoes
-        return found
+        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
+        what the forms read."""
+        echoes = self.forms.echoes
+        return self.kept(reader, lambda: self._read_keys(reader) - echoes)
 
     def _read_keys(self, reader: str) -> set[str]:
         text, tokens, json_text = self.cache["read"]
-        if "forms" not in self.cache:  # what the values are read from
-            self.cache["forms"] = word_forms(text, tokens)
-        forms: set[str] = self.cache["forms"]
+        forms: set[str] = self.kept("forms", lambda: word_forms(text, tokens))
         if reader in VALUE_READERS:
             return set(VALUE_READERS[reader](text, forms))
         if reader != "words":
@@ -365,14 +400,9 @@ class Source:
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
-        value = self.cache.get("json")
-        if value is None:
-            if not self.looks_json:
-                value = _NO_PATH
-            else:
-                value = self.message.head if self.message is not None else json_head(self.text)[0]
-            self.cache["json"] = value
-        return value
+        if not self.looks_json:
+            return self.kept("json", lambda: _NO_PATH)
+        return self.kept("json", lambda: self.message.head if self.message else json_head(self.text)[0])
 
     def _echoes(self) -> set[str]:
         """What an absence envelope repeats back: never evidence of the thing it did not find."""
@@ -391,31 +421,23 @@ class Source:
                 kept |= _string_forms(item)
         return echoes - kept
 
-    @property
+    @cached_property
     def fragments(self) -> set[str]:
         """The digit-run keys of the identifiers this message carries, read on first use."""
-        found = self.cache.get("fragments")
-        if found is None:
-            found = self.cache["fragments"] = fragment_forms(self.forms)
-        return found
+        return fragment_forms(self.forms)
 
-    @property
+    @cached_property
     def counts(self) -> set[str]:
         """The count keys (``notations.count_keys``) of the lists this result holds."""
-        found = self.cache.get("counts")
-        if found is None:
-            parsed = self.parsed() if self.role == "tool" else None
-            found = self.cache["counts"] = count_keys(parsed) if parsed is not _NO_PATH else set()
-        return found
+        parsed = self.parsed() if self.role == "tool" else None
+        return count_keys(parsed) if parsed is not _NO_PATH else set()
 
-    @property
+    @cached_property
     def low(self) -> str:
-        if self._low is None:
-            low = self.text.lower()
-            if len(low) != len(self.text):  # a few characters lower-case to two
-                low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
-            self._low = low
-        return self._low
+        low = self.text.lower()
+        if len(low) != len(self.text):  # a few characters lower-case to two
+            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
+        return low
 
     def span_of(self, form: str) -> tuple[int, int] | None:
         """Where ``form`` stands in this message's text: a whole token, else a token's part.
@@ -455,10 +477,7 @@ class Source:
         span = key_span(self.low, key, plain=False) or grouped_span(self.low, key)
         if span is not None or not needs_its_strings(self.text):
             return span
-        strings = self.cache.get("strings")
-        if strings is None:  # read once a source: each grounded amount asks again
-            strings = self.cache["strings"] = list(_string_contents(self.text))
-        for start, end, content in strings:
+        for start, end, content in self.kept("strings", lambda: _string_contents(self.text)):
             span = key_span(content, key)
             if span is not None:
                 exact = end - start == len(content)
@@ -467,10 +486,7 @@ class Source:
 
     def _value_span(self, key: str) -> tuple[int, int] | None:
         """Where the date or clock time that ``key`` (``values``) stands for is written."""
-        values = self.cache.get("values")
-        if values is None:  # read once a source: each grounded date or time asks again
-            values = self.cache["values"] = read_values(value_text(self.text))
-        for found in values:
+        for found in self.kept("values", lambda: read_values(value_text(self.text))):
             if key in found.keys():
                 return found.start, found.end
         return None
@@ -478,7 +494,7 @@ class Source:
     def path_at(self, offset: int) -> str:
         if not self.looks_json:
             return ""
-        return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}))
+        return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}), self.parsed())
 
     def value_at(self, parts: list[str | int]) -> Any:
         """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
@@ -491,10 +507,10 @@ class Source:
         nodes = self.cache.get("nodes") or {}
         at = _space_end(self.text, 0)
         for part in parts:
-            node = nodes.get(at)
-            if node is None or part not in node.keys:
+            member = next((m for m in nodes[at].members if m[4] == part), None) if at in nodes else None
+            if member is None:
                 return None
-            at = node.value_starts[node.keys.index(part)]
+            at = member[2]
         try:
             return raw_decode(self.text, at)[0]
         except (ValueError, RecursionError):
@@ -710,53 +726,33 @@ class ConversationIndex:
 
 
 def build_index(conversation: Conversation) -> ConversationIndex:
-    sources: list[Source] = []
-    system: list[Source] = []
-    if conversation.system:
-        source = Source(len(sources), -1, -1, "system", conversation.system)
-        sources.append(source)
-        system.append(source)
+    sources = [Source(0, -1, -1, "system", conversation.system)] if conversation.system else []
+    system = list(sources)
     # `calls` holds the latest call of each id; a tool result carries the call it answers
     # (`Turn.answers`), which is not always the latest of its id.
     calls: dict[str, tuple[str, Any, int, int]] = {}
     by_turn: list[list[Source]] = []
     for turn in conversation.turns:
         mine: list[Source] = []
-        answers = turn.answers
         for i, message in enumerate(turn.messages):
-            for call in message.tool_calls:
-                calls[call.call_id] = (call.tool, call.parsed, turn.index, i)
+            calls.update((c.call_id, (c.tool, c.parsed, turn.index, i)) for c in message.tool_calls)
             if message.role == "assistant" or not message.text:
                 continue
-            answered = answers.get(i) if message.role == "tool" else None
-            source = Source(
-                len(sources),
-                turn.index,
-                i,
-                message.role,
-                message.text,
-                call_id=message.tool_call_id if message.role == "tool" else None,
-                message=message,
-                tool=answered.tool if answered else None,
-                arguments=answered.parsed if answered else None,
-            )
-            sources.append(source)
-            mine.append(source)
-            if message.role == "system":
-                system.append(source)
-            if answered is not None and answered_with_something(source, turn.receipt_of(answered)):
-                query = Source(
-                    len(sources),
-                    turn.index,
-                    i,
-                    "call",
-                    answered.arguments,
-                    call_id=answered.call_id,
-                    tool=answered.tool,
-                    arguments=answered.parsed,
-                )
-                sources.append(query)
-                mine.append(query)
+            result = message.role == "tool"
+            call = turn.answers.get(i) if result else None
+            source = Source(len(sources), turn.index, i, message.role, message.text, message=message)
+            made = [source]
+            if result:
+                source.call_id = message.tool_call_id
+            if call is not None:
+                source.tool, source.arguments = call.tool, call.parsed
+                if answered_with_something(source, turn.receipt_of(call)):  # the query: ``BACKS``
+                    query = Source(len(sources) + 1, turn.index, i, "call", call.arguments, call.call_id)
+                    query.tool, query.arguments = call.tool, call.parsed
+                    made.append(query)
+            sources.extend(made)
+            mine.extend(made)
+            system.extend(made[:1] if message.role == "system" else [])
         by_turn.append(mine)
     return ConversationIndex(sources, by_turn, system, calls)
 
