@@ -251,8 +251,12 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 19 May 2024; the 19th of May, 2024; Sunday, 19 May.
         "day_first",
         rf"(?:{_WEEKDAY},?{_GAP})?(?:the{_GAP})?{_DAY}{_ORDINAL}?{_GAP}(?:of{_GAP})?{_MONTH_NAME}\b{_AND_YEAR}",
-        ("{day} {month_name} {year}", "the {day_ordinal} of {month_name}, {year}", "{day} {mon}")
-        + ("{weekday}, {day} {month_name}",),
+        (
+            "{day} {month_name} {year}",
+            "the {day_ordinal} of {month_name}, {year}",
+            "{day} {mon}",
+            "{weekday}, {day} {month_name}",
+        ),
     ),
 )
 
@@ -272,9 +276,16 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
         "clock",
         rf"(?P<hour>{_DIGIT}{{1,2}}):(?P<minute>{_DIGIT}{{2}}){_SECONDS}?{_TIME_NOTE}"
         rf"(?:{_HALF}|(?![\w]|[:.]{_DIGIT}))",
-        ("{hh}:{minute:02d}", "{hh}:{minute:02d}:{second:02d}", "{hh}:{minute:02d}:{second:02d}+1")
-        + ("{hour}:{minute:02d}", "{h12}:{minute:02d} {AMPM}", "{h12}:{minute:02d} {a_m}")
-        + ("{h12}:{minute:02d}{ampm}", "12:{minute:02d} {noon}"),
+        (
+            "{hh}:{minute:02d}",
+            "{hh}:{minute:02d}:{second:02d}",
+            "{hh}:{minute:02d}:{second:02d}+1",
+            "{hour}:{minute:02d}",
+            "{h12}:{minute:02d} {AMPM}",
+            "{h12}:{minute:02d} {a_m}",
+            "{h12}:{minute:02d}{ampm}",
+            "12:{minute:02d} {noon}",
+        ),
     ),
     Notation(  # 7.30pm, 10.00 PM: a point between hour and minute, only before a half-day mark.
         "dotted",
