@@ -34,7 +34,7 @@ glued to letters, digits or other separators (a part of an identifier or a path)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -311,8 +311,8 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
 # date and time ("2024-05-19T22:00").
 _DATE_START = r"(?<![\w./:+-])"
 _TIME_START = rf"(?:(?<![\w./:+-])|(?<={_DIGIT}[tT-]))"
-# Each notation's own group in a compiled pattern, and its parts' (name, group).
-_Groups = list[tuple[Notation, str, list[tuple[str, str]]]]
+# Each notation of a compiled pattern, the number of its own group, and its parts' numbers.
+_Groups = list[tuple[Notation, int, dict[str, int]]]
 
 
 def _compile(
@@ -321,7 +321,7 @@ def _compile(
     """One pattern trying each notation at each place, its groups renamed per notation (the
     parts in ``uncaptured`` matched but not kept), and its groups. It opens by looking ahead
     for a digit or the first letter of one of ``words``, so a text is read in a few passes."""
-    parts, groups = [], []
+    parts = []
     for i, notation in enumerate(notations):
         body = notation.pattern
         for name in uncaptured:
@@ -330,10 +330,14 @@ def _compile(
         # The notation's own group holds only its first character, so that two writings of
         # one value differ only in the parts they write.
         parts.append(f"(?=(?P<n{i}>.)){body}")
-        names = re.findall(r"\(\?P<(\w+)>", notation.pattern)
-        groups.append((notation, f"n{i}", [(name, f"n{i}_{name}") for name in names]))
     letters = "".join(sorted({word[0].lower() for word in words} | {word[0].upper() for word in words}))
-    return re.compile(rf"(?=[0-9{letters}]){start}(?:{'|'.join(parts)})", re.I), groups
+    pattern = re.compile(rf"(?=[0-9{letters}]){start}(?:{'|'.join(parts)})", re.I)
+    groups: _Groups = [(notation, pattern.groupindex[f"n{i}"], {}) for i, notation in enumerate(notations)]
+    for name, number in pattern.groupindex.items():
+        if "_" in name:  # "n3_hour": the hour of the fourth notation
+            which, part = name[1:].split("_", 1)
+            groups[int(which)][2][part] = number
+    return pattern, groups
 
 
 _DATES, _DATE_GROUPS = _compile(DATE_NOTATIONS, _DATE_START, [*MONTH_NAMES, *WEEKDAY_NAMES, "the"])
@@ -344,26 +348,18 @@ _FIGURE_DATES, _FIGURE_DATE_GROUPS = _compile(
 _TIMES, _TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"])
 # For keys alone: seconds are matched but not kept (no key holds them), so that the times of
 # a large result are read once for each minute they name.
-_TIMES_WITHOUT_SECONDS, _ = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"])
+_TIMES_WITHOUT_SECONDS, _KEYED_TIME_GROUPS = _compile(
+    TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"]
+)
 
 
-def _parts(group: Callable[[str], str | None], groups: _Groups) -> tuple[Notation, str, dict[str, str]]:
-    """The notation that matched, its group and the parts it wrote, by their names in its
-    pattern; ``group`` gives a group of the match by its name in the compiled pattern."""
-    for notation, outer, names in groups:
-        if group(outer):
-            found = {name: group(inner) for name, inner in names}
-            return notation, outer, {name: text for name, text in found.items() if text}
+def _parts(found: Sequence[str | None], groups: _Groups) -> tuple[Notation, dict[str, int], dict[str, str]]:
+    """The notation that matched, its parts' group numbers, and the parts it wrote, from the
+    groups of a match (``match.groups()``, or a tuple ``findall`` gives)."""
+    for notation, outer, numbers in groups:
+        if found[outer - 1]:
+            return notation, numbers, {name: text for name, n in numbers.items() if (text := found[n - 1])}
     raise AssertionError("a match of no notation")
-
-
-def _written(
-    pattern: re.Pattern[str], groups: _Groups, found: tuple[str, ...]
-) -> tuple[Notation, dict[str, str]]:
-    """The notation and parts of one value as ``pattern.findall`` gives it."""
-    number = pattern.groupindex
-    notation, _, parts = _parts(lambda name: found[number[name] - 1] if name in number else None, groups)
-    return notation, parts
 
 
 def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | None, int, int], ...]:
@@ -386,12 +382,12 @@ def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | No
 def read_dates(text: str) -> Iterator[DateValue]:
     """Every date ``text`` writes, in order; a range's two ends are two values."""
     for match in _DATES.finditer(text):
-        notation, group, parts = _parts(match.group, _DATE_GROUPS)
+        notation, numbers, parts = _parts(match.groups(), _DATE_GROUPS)
         readings = _readings(notation, parts)
         if readings and "last_day" not in parts:
             yield DateValue(readings, match.start(), match.end())
         elif len(readings) == 2 and readings[0][2] < readings[1][2]:  # not "June 5-3", nor past the month
-            split = match.start(f"{group}_last_day")
+            split = match.start(numbers["last_day"])
             yield DateValue(readings[:1], match.start(), len(text[:split].rstrip(" \u00a0-\u2013\u2014")))
             yield DateValue(readings[1:], split, match.end())
 
@@ -436,14 +432,14 @@ def _range_start(parts: dict[str, str], last: TimeValue) -> TimeValue | None:
 def read_times(text: str) -> Iterator[TimeValue]:
     """Every clock time ``text`` writes, in order; a range's two ends are two values."""
     for match in _TIMES.finditer(text):
-        notation, group, parts = _parts(match.group, _TIME_GROUPS)
+        notation, numbers, parts = _parts(match.groups(), _TIME_GROUPS)
         found = _time(parts, match.start(), match.end())
         if found is not None and notation.name == "military":  # "2200 hrs" may be 2,200 hours long too
             found = replace(found, also=(duration_key(Decimal(parts["hour"] + parts["minute"]) * 3600),))
         if found is not None and "first_hour" not in parts:
             yield found
         elif found is not None and (first := _range_start(parts, found)) is not None:
-            split = match.start(f"{group}_hour")
+            split = match.start(numbers["hour"])
             yield TimeValue(
                 first.hour,
                 first.minute,
@@ -469,8 +465,8 @@ def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
 
 @lru_cache(maxsize=4096)
 def _date_keys_of(found: tuple[str, ...], in_words: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    pattern, groups = (_DATES, _DATE_GROUPS) if in_words else (_FIGURE_DATES, _FIGURE_DATE_GROUPS)
-    readings = _readings(*_written(pattern, groups, found))
+    notation, _, parts = _parts(found, _DATE_GROUPS if in_words else _FIGURE_DATE_GROUPS)
+    readings = _readings(notation, parts)
     return tuple(DateValue(readings, 0, 0).keys()), tuple(year for year, _, _ in readings if year is not None)
 
 
@@ -481,7 +477,7 @@ def time_keys(text: str) -> set[str]:
 
 @lru_cache(maxsize=4096)
 def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
-    parts = _written(_TIMES_WITHOUT_SECONDS, _TIME_GROUPS, found)[1]
+    parts = _parts(found, _KEYED_TIME_GROUPS)[2]
     time = _time(parts, 0, 0)
     first = _range_start(parts, time) if time is not None and "first_hour" in parts else None
     return (*(time.keys() if time else ()), *(first.keys() if first else ()))
