@@ -397,13 +397,12 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
     second = int(parts["second"]) if "second" in parts else None
     if minute > 59 or (second is not None and second > 59):
         return None
-    if "half" not in parts:
-        # "5:00" may be either half of the day; "05:00" and "17:00" are 24-hour times.
+    if "half" not in parts:  # "5:00" may be either half of the day; "05:00" is a 24-hour time
         open_half = len(parts["hour"]) == 1 and 1 <= hour <= 9
         return (
-            None
-            if hour > 23
-            else TimeValue(hour, minute, second, start, end, open_half, int(parts.get("offset", 0)))
+            TimeValue(hour, minute, second, start, end, open_half, int(parts.get("offset", 0)))
+            if hour < 24
+            else None
         )
     half = HALF_DAY_MARKS[" ".join(parts["half"].lower().split())]
     if not 1 <= hour <= 12 or (half in ("noon", "midnight") and hour != 12):
@@ -412,21 +411,19 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
     return TimeValue(hour, minute, second, start, end)
 
 
-def _range_start(parts: dict[str, str], last: TimeValue) -> TimeValue | None:
+def _range_start(parts: dict[str, str], last: TimeValue, start: int = 0, end: int = 0) -> TimeValue | None:
     """The first time of a range whose half-day mark follows its last ("9-11 AM")."""
     hour = int(parts["first_hour"])
     first = _time(
-        {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]}, 0, 0
+        {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]},
+        start,
+        end,
     )
     if first is None or not 1 <= hour <= 12:
         return None
-    wraps = hour % 12 > int(parts["hour"]) % 12  # 11-1 PM: from 11 AM
-    start = (first.hour + 12) % 24 if wraps else first.hour
-    return (
-        TimeValue(start, first.minute, None, 0, 0)
-        if start * 60 + first.minute < last.hour * 60 + last.minute
-        else None
-    )
+    if hour % 12 > int(parts["hour"]) % 12:  # 11-1 PM: from 11 AM
+        first = replace(first, hour=(first.hour + 12) % 24)
+    return first if first.hour * 60 + first.minute < last.hour * 60 + last.minute else None
 
 
 def read_times(text: str) -> Iterator[TimeValue]:
@@ -438,16 +435,12 @@ def read_times(text: str) -> Iterator[TimeValue]:
             found = replace(found, also=(duration_key(Decimal(parts["hour"] + parts["minute"]) * 3600),))
         if found is not None and "first_hour" not in parts:
             yield found
-        elif found is not None and (first := _range_start(parts, found)) is not None:
+        elif found is not None:
             split = match.start(numbers["hour"])
-            yield TimeValue(
-                first.hour,
-                first.minute,
-                None,
-                match.start(),
-                len(text[:split].rstrip(" \u00a0-\u2013\u2014")),
-            )
-            yield TimeValue(found.hour, found.minute, found.second, split, match.end())
+            first_end = len(text[:split].rstrip(" \u00a0-\u2013\u2014"))
+            if (first := _range_start(parts, found, match.start(), first_end)) is not None:
+                yield first
+                yield replace(found, start=split)
 
 
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
