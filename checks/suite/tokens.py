@@ -1,26 +1,20 @@
 """Reading values out of text: the one tokenizer and normalizer both sides of a lookup share.
 
-An answer is read into tokens with their spans: markdown, quotes and brackets separate, a
-comma separates unless it sits between digits, and decoration is stripped from a token's
-ends (``**fc1/3**,`` reads ``fc1/3``). A token is prose or a *candidate*: a value some tool
-result must carry. Tool results are read into a set of normalized *forms* by the same rules,
-in a pass that stays in C where it can, because results are large and answers small. User
-patterns (``shapes``, ``exempt``) are matched whole-token under a time bound.
+An answer is read into tokens with their spans (markdown, quotes and brackets separate; a
+comma does unless it sits between digits; decoration is stripped from a token's ends:
+``**fc1/3**,`` reads ``fc1/3``), each prose or a *candidate*, a value some tool result must
+carry. Tool results are read by the same rules into a set of normalized *forms*, in a pass
+that stays in C where it can. User patterns are matched whole-token under a time bound.
 
 Principles:
 
-- **The units of a figure are data.** ``UNITS`` lists every unit a figure may be written
-  with, a space from it or glued to it, and ``PERCENT_UNITS`` those that make it a percent;
-  every reading of a unit, on both sides, is built from these tables.
-- **A unit written in two words is one token** (``WORDED_UNITS``): "12.5 per cent" is a
-  figure with its unit, as "12.5 percent" is, on both sides.
+- **The units of a figure are data** (``UNITS``, ``PERCENT_UNITS``), and a unit written in
+  two words is one token (``WORDED_UNITS``: "12.5 per cent" is "12.5 percent"), on both sides.
 - **Digits grouped by spaces are one number where the grouping is well formed**
-  (``SPACED_NUMBER``): a head of one to three digits, then groups of exactly three, each
-  after one space (a no-break, thin or narrow no-break one too), perhaps a decimal part;
-  never across a line break, never glued to a word or another number ("in 2024 300 people"
-  is two numbers). A run that may also be a list ("items 1 200 300") keeps both readings:
-  a source carries the grouped one beside its numbers, and an answer's run is grounded by
-  either. Amounts of money are read apart (``money``).
+  (``SPACED_NUMBER``): a head of one to three digits, then groups of three, each after one
+  space (a no-break, thin or narrow one too); never across a line break, never glued to a
+  word or another number ("in 2024 300 people" is two). A run that may be a list ("items 1
+  200 300") keeps both readings: a source carries both, an answer is grounded by either.
 - **Points group digits where the writing says so**: two groups or more ("2.750.300"), or
   one before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal.
 """
@@ -81,10 +75,8 @@ _WORDED = re.compile("|".join(s.replace(" ", "[ \u00a0]") for s in WORDED_UNITS)
 PERCENT_UNITS = frozenset(["%", "percent", "pct"])  # the units that make a figure a percent
 _UNIT_SUFFIX = re.compile(rf"({alternation(UNITS)})(?:/s)?")  # glued, per second or not: "40mb/s"
 
-# A number grouped by spaces: its head is not after a word, a point, a comma, a date's or a
-# range's mark, or another number and a space ("2024 300"); its end is not before a word,
-# more digits or a decimal mark. The head's first digit comes before the look back, so a
-# large text is scanned for digits alone.
+# Not after a word, a mark or another number ("2024 300"), nor before a word, digits or a
+# point. The first digit comes before the look back, so a text is scanned for digits alone.
 _GROUP_SPACE = f"[{GROUP_SPACES}]"
 SPACED_NUMBER = re.compile(
     rf"[1-9](?<![\w.,:/-].)(?<!\d{_GROUP_SPACE}.)\d{{0,2}}(?:{_GROUP_SPACE}\d{{3}})+(?:\.\d+)?"
@@ -93,9 +85,8 @@ SPACED_NUMBER = re.compile(
 _GROUP_SPLIT = re.compile(_GROUP_SPACE)
 # The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
-# What every such number holds: a digit, a space that groups, a digit. Opening with the space,
-# a text is scanned for spaces alone; an ASCII text is asked in C whether, with every digit
-# written 0, it holds "0 0".
+# A digit, a space that groups, a digit: what every such number holds, scanned for from the
+# space (an ASCII text is asked in C: with every digit written 0, does it hold "0 0"?).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
 _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
@@ -251,8 +242,7 @@ def classify(
         number, apart = read_number(value), _apart(token)
         if figures and unit is not None:
             text = token.text + unit.text if unit.start == token.end else f"{token.text} {unit.text}"
-            both = (value, value + unit.value)
-            precision = _precision(token.text)
+            both, precision = (value, value + unit.value), _precision(token.text)
             return Candidate(
                 value, text, token.start, unit.end, "figure", both, number, precision, unit.value, apart
             )
@@ -267,10 +257,8 @@ def classify(
         number_text = canonical_number(glued.group(1))
         both = (number_text, value)
         if figures:
-            precision = _precision(glued.group(1))
-            return Candidate(
-                number_text, *at, "figure", both, read_number(number_text), precision, glued.group(2)
-            )
+            number, precision = read_number(number_text), _precision(glued.group(1))
+            return Candidate(number_text, *at, "figure", both, number, precision, glued.group(2))
         # With figures off, a number dressed with a unit is a number like any other.
         if digit_count(number_text) >= min_digits:
             return Candidate(number_text, *at, "number", both, unit=glued.group(2))
@@ -283,9 +271,8 @@ def classify(
         or not any(c.isalpha() or c in ":_-/." for c in value)
     ):
         return None
-    spellings = lookup_forms(value) + (
-        [canonical_number(glued.group(1))] if glued else []
-    )  # 1204itw: 1204 too
+    # 1204itw is looked up as 1204 too.
+    spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
     return Candidate(value, *at, "identifier", tuple(spellings))
 
 
@@ -381,11 +368,9 @@ def value_text(text: str) -> str:
 _MONTH_TOKENS = frozenset(MONTH_NAMES)
 _MONTH_GLUED = re.compile(rf"-(?:{alternation(MONTH_NAMES)})\.?-")  # 19-may-2024
 # "10:00 PM", "10 p. m." (of whose two tokens "m." tells), "2200 hrs".
-_ACROSS_TIME_TOKENS = frozenset(m.rstrip(".") for m in HALF_DAY_MARKS if " " not in m) | {
-    "m.",
-    "hrs",
-    "hours",
-}
+_ACROSS_TIME_TOKENS = frozenset(
+    [*(m.rstrip(".") for m in HALF_DAY_MARKS if " " not in m), "m.", "hrs", "hours"]
+)
 _DURATION_ENDINGS = tuple(DURATION_WORDS)
 
 
@@ -403,9 +388,8 @@ def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     """The keys of the clock times a source writes."""
     if not forms.isdisjoint(_ACROSS_TIME_TOKENS):
         return list(time_keys(value_text(text)))
-    return list(
-        time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m" or "h" in t)))
-    )
+    timed = [t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m" or "h" in t)]
+    return list(time_keys("\n".join(timed)))
 
 
 def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
@@ -431,12 +415,8 @@ _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 def fragment_forms(forms: Iterable[str]) -> set[str]:
     """The keys of the digit runs (``notations``) the identifiers among ``forms`` carry:
     asked only when a number is found nowhere as written."""
-    return {
-        key
-        for token in _IDENTIFIER_RUN.findall("\n".join(forms))
-        for run in identifier_runs(token)
-        for key in run.keys()
-    }
+    runs = [run for token in _IDENTIFIER_RUN.findall("\n".join(forms)) for run in identifier_runs(token)]
+    return {key for run in runs for key in run.keys()}
 
 
 def token_keys(token: str) -> set[str]:
@@ -454,11 +434,9 @@ def token_keys(token: str) -> set[str]:
     if core.count(".") > 1 and _DOTTED.fullmatch(core):
         return {core, dotted_value(core)}
     glued = _GLUED.fullmatch(core)
-    return (
-        {core, canonical_number(glued.group(1))}
-        if glued and _UNIT_SUFFIX.fullmatch(glued.group(2))
-        else {core}
-    )
+    if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
+        return {core, canonical_number(glued.group(1))}
+    return {core}
 
 
 def dressed_in(split: str, key: str) -> bool:
@@ -488,12 +466,8 @@ def is_separator(char: str) -> bool:
 PATTERN_BUDGET_S = 0.05
 
 
-class _OutOfTime(Exception):
-    pass
-
-
-def _raise_out_of_time(signum: int, frame: object) -> None:
-    raise _OutOfTime()
+def _out_of_time(signum: int, frame: object) -> None:
+    raise TimeoutError
 
 
 def _first_matches(patterns: list[str], values: list[str], out: list[int] | None = None) -> list[int]:
@@ -540,11 +514,11 @@ def match_patterns(
         found = _Pool.run(patterns, values, budget)
         return ([-1] * len(values), True) if found is None else (found, False)
     out: list[int] = []
-    previous = signal.signal(signal.SIGALRM, _raise_out_of_time)
+    previous = signal.signal(signal.SIGALRM, _out_of_time)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
         return _first_matches(patterns, values, out), False
-    except _OutOfTime:
+    except TimeoutError:
         return out + [-1] * (len(values) - len(out)), True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
