@@ -1,44 +1,35 @@
 """Amounts of money, read one way wherever they are written.
 
-"$1,000.00", "1,000 USD", "USD1,000", "US$1,000", "1 000 €", "1.000,00 €", "1000 dollars",
-"-$5", "$85/person", "$12 per night", "$310K" and "$2.4 million" each write one amount,
-which a person, a tool and an answer may each write another way. This module is the
-suite's one reader of amounts: it reads a text into ``Amount`` spans (a ``value.Value``:
-the value as an exact ``Decimal``, the currency when one is stated, the unit of a per-unit
-amount), whose ``keys()`` a source is filed under and an answer looked up under, so an
+"$1,000.00", "1,000 USD", "USD1,000", "1 000 €", "1.000,00 €", "1000 dollars", "-$5",
+"$85/person", "$12 per night", "$310K" and "$2.4 million" each write one amount. This module
+is the suite's one reader of amounts: it reads a text into ``Amount`` spans (a
+``value.Value``: an exact ``Decimal``, the currency when one is stated, the unit of a
+per-unit amount), whose keys a source is filed under and an answer looked up under, so an
 amount written in one notation on one side is found in any notation on the other.
 
-What makes a number an amount is data: the tables below hold the currency signs, codes and
-words, the words of a minor unit, the scales, the characters that group digits, the signs
-of a negative amount and the words of a per-unit amount. No table names a domain.
+What makes a number an amount is data: the tables below (signs, codes and words of a
+currency, of a minor unit, scales, group spaces, minus signs, per-unit words), naming no
+domain. What they leave to code:
 
-What the tables leave to code:
+- **A currency mark belongs to the number beside it, on its own line**: a sign touching it
+  or one space away, a code or a word one space away ("58.40 USD" then "2." is no "USD 2").
+- **Digits group by commas, dots or spaces** in well-formed groups (three digits after a
+  head of one to three); the point is the last separator where it differs from the others.
+- **"1,000" is a thousand; "1.000" is ambiguous.** A lone comma is a point only for cents
+  ("12,50 €"); three digits after a lone dot are a group, or three decimals where a program
+  printed them: such an amount carries the keys of both readings, the decimal one first.
+- **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign (``-50`` is
+  "refunded $50"), not the currency (a bare ``"price": 50`` states none). An amount in a
+  minor unit ("50 cents", or a JSON member named ``amount_cents``, never "percent") carries
+  its value in the major unit and the number as written.
+- **A scale multiplies the number it follows** ("$310K", "$2.4 million", "€3bn"), to the
+  precision of its last digit. Without a currency mark, a scale word a space after a number
+  makes a number of a source, never of an answer; scale letters make nothing ("5m").
+- **A number grouped with commas and no currency** ("41,200") is read too; other groupings
+  without one are no amounts (``tokens`` reads digits grouped by spaces).
 
-- **A currency mark belongs to the number beside it, on its own line.** A sign touches the
-  number or stands one space from it, a code or a word stands one space from it; a code
-  after a number ends that amount ("58.40 USD" then "2." on the next line is no "USD 2").
-- **Digits group by commas, dots, spaces or thin spaces**, in well-formed groups (three
-  digits each, after a head of one to three); the decimal separator is the last separator
-  when it differs from the others.
-- **"1,000" is a thousand; "1.000" is ambiguous.** A lone comma is a decimal one only for
-  cents ("12,50 €"). Three digits after a lone dot are a group where dots group digits and
-  three decimals where a program printed the amount: such an amount carries the keys of
-  both readings, the decimal one first, as the suite reads "1.000" elsewhere.
-- **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign (a record's
-  ``-50`` is "refunded $50"), not the currency (a result's bare ``"price": 50`` states
-  none). An amount in a minor unit ("50 cents") carries its value in the major unit and
-  the number as written; so does a JSON number whose member's name ends in a minor unit's
-  word (``"amount_cents": 125000``, ``"priceCents"``; never "percent", ``member_keys``).
-- **A scale multiplies the number it follows.** "$310K", "$2.4 million" and "€3bn" are
-  keyed by the scaled value, and written to the precision of their last digit (``derived``
-  rounds to it). Without a currency mark, a scale *word* a space after a number makes a
-  number of a source, never of an answer; scale letters make nothing ("5m", "16k").
-- **A number grouped with commas and no currency** ("41,200") is read too, keyed as the
-  same digits with a currency. Other groupings without a currency are no amounts: digits
-  grouped by spaces are read as a number by ``tokens``, which keeps both its readings.
-
-A long text (a tool's result) is read only around its marks (and, on a source, its scale
-words), so that megabytes with no amount cost a few searches.
+A long text is read only around its marks (and a source's scale words), so megabytes with
+no amount cost a few searches.
 """
 
 from __future__ import annotations
@@ -53,50 +44,30 @@ from .decimals import EXACT, number_text, read_number
 from .text import alternation
 
 # Signs touching the number or one space from it, before ("$5", "US$5") or after ("5 €"),
-# with the currency each names; a sign several currencies use names only itself.
-SIGNS: dict[str, str] = {"$": "$", "us$": "USD", "c$": "CAD", "ca$": "CAD", "a$": "AUD", "au$": "AUD"}
-SIGNS |= {"nz$": "NZD", "hk$": "HKD", "s$": "SGD", "r$": "BRL", "mx$": "MXN"}
-SIGNS |= {
-    "\u20ac": "EUR",
-    "\u00a3": "GBP",
-    "\u00a5": "\u00a5",
-    "\u20b9": "INR",
-    "\u20a9": "KRW",
-    "\u20bd": "RUB",
-}
-SIGNS |= {"\u20aa": "ILS", "\u0e3f": "THB", "\u20ab": "VND", "\u20a6": "NGN"}
+# with the currency each names; a sign several currencies use ("$", "¥") names only itself.
+SIGNS = {"$": "$", "us$": "USD", "c$": "CAD", "ca$": "CAD", "a$": "AUD", "au$": "AUD", "nz$": "NZD"}
+SIGNS |= {"hk$": "HKD", "s$": "SGD", "r$": "BRL", "mx$": "MXN", "€": "EUR", "£": "GBP", "¥": "¥"}
+SIGNS |= {"₹": "INR", "₩": "KRW", "₽": "RUB", "₪": "ILS", "฿": "THB", "₫": "VND", "₦": "NGN"}
 # ISO 4217 codes, before or after the number, in either case; not those that are also words
 # or names of other things ("try", "all", "php").
-_CODES = (
-    "usd eur gbp jpy cny chf cad aud nzd hkd sgd sek nok dkk pln czk huf inr krw mxn brl zar rub ils thb aed"
-)
-CODES: frozenset[str] = frozenset(_CODES.split())
+CODES = frozenset("usd eur gbp jpy cny chf cad aud nzd hkd sgd sek nok dkk pln czk huf inr krw mxn".split())
+CODES |= frozenset("brl zar rub ils thb aed".split())
 # Words after the number, with the currency each names.
-WORDS: dict[str, str] = {"us dollars": "USD", "dollars": "$", "dollar": "$", "bucks": "$", "euros": "EUR"}
-WORDS |= {"euro": "EUR", "pounds": "GBP", "pound": "GBP", "yen": "JPY", "yuan": "CNY", "rupees": "INR"}
-WORDS |= {"rupee": "INR", "francs": "franc", "franc": "franc", "pesos": "peso", "peso": "peso"}
+WORDS = {"us dollars": "USD", "dollars": "$", "dollar": "$", "bucks": "$", "euros": "EUR", "euro": "EUR"}
+WORDS |= {"pounds": "GBP", "pound": "GBP", "yen": "JPY", "yuan": "CNY", "rupees": "INR", "rupee": "INR"}
+WORDS |= {"francs": "franc", "franc": "franc", "pesos": "peso", "peso": "peso"}
 # Words of a minor unit after the number, with how many make one of the major unit.
-MINOR_WORDS: dict[str, int] = {"cents": 100, "cent": 100, "pence": 100}
+MINOR_WORDS = {"cents": 100, "cent": 100, "pence": 100}
 # Scales after the number, with the power of ten each multiplies by: words, a space from
 # the number or glued to it ("$2.4 million"), and letters glued to it ("$310K", "€3bn").
-SCALE_WORDS: dict[str, int] = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
-SCALE_WORDS |= {"lakh": 5, "lakhs": 5, "crore": 7, "crores": 7}
-SCALE_LETTERS: dict[str, int] = {
-    "k": 3,
-    "m": 6,
-    "mm": 6,
-    "mn": 6,
-    "mln": 6,
-    "b": 9,
-    "bn": 9,
-    "t": 12,
-    "tn": 12,
-}
+SCALE_WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "lakh": 5, "lakhs": 5}
+SCALE_WORDS |= {"crore": 7, "crores": 7}
+SCALE_LETTERS = {"k": 3, "m": 6, "mm": 6, "mn": 6, "mln": 6, "b": 9, "bn": 9, "t": 12, "tn": 12}
 GROUP_SPACES = " \u00a0\u2009\u202f"  # a space, a no-break, a thin and a narrow no-break one
 MINUS = "-\u2212"  # hyphen-minus and minus, touching the amount ("-$5", "$-5")
 # What makes an amount a price of one unit: "$85/person", "$12 per night", "$54 each".
-PER_WORDS: frozenset[str] = frozenset(["per"])
-EACH_WORDS: frozenset[str] = frozenset(["each", "apiece"])
+PER_WORDS = frozenset(["per"])
+EACH_WORDS = frozenset(["each", "apiece"])
 # Nouns under which a text names an amount without a currency mark ("total price is 305").
 MONEY_NOUNS = frozenset("price total paid amount cost fee fare balance refund charge charged".split())
 
@@ -168,11 +139,7 @@ _MINOR_NAMES = [
 
 
 def _grouped(head: str, groups: list[str]) -> bool:
-    return (
-        1 <= len(head) <= 3
-        and not (head.startswith("0") and len(head) > 1)
-        and all(len(g) == 3 for g in groups)
-    )
+    return (head == "0" or 1 <= len(head) <= 3 and head[0] != "0") and all(len(g) == 3 for g in groups)
 
 
 def read_numeral(run: str) -> tuple[Decimal, ...]:
@@ -188,9 +155,8 @@ def read_numeral(run: str) -> tuple[Decimal, ...]:
     # The last separator is the point where it is a mark written once; the others group alike.
     last = separators[-1] if separators else " "
     point = last if last != " " and separators.count(last) == 1 else None
-    if len(set(separators) - {point}) > 1 or (
-        separators and not _grouped(digits[0], digits[1 : -1 if point else None])
-    ):
+    groups = digits[1 : -1 if point else None]
+    if len(set(separators) - {point}) > 1 or (separators and not _grouped(digits[0], groups)):
         return ()
     return _values(["".join(digits[:-1]) + "." + digits[-1] if point else "".join(digits)])
 
@@ -248,15 +214,12 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
     ``scaled`` is, or when ``bare`` is."""
     before, after = match.group("before"), match.group("after")
     number, scale = match.group("number"), match.group("scale")
-    kind = "money"
-    if before is None and after is None:
-        if scale is not None:
-            spaced_word = scale[0].isspace() and scale.strip().lower() in SCALE_WORDS
-            if not (bare or (scaled and spaced_word)):
-                return None
-        elif not (bare or (plain and _COMMA_GROUPED.fullmatch(number))):
-            return None
-        kind = "number"
+    if scale is None:
+        unmarked = plain and _COMMA_GROUPED.fullmatch(number) is not None  # "41,200"
+    else:
+        unmarked = scaled and scale[0].isspace() and scale.strip().lower() in SCALE_WORDS  # "2.4 million"
+    if before is None and after is None and not (bare or unmarked):
+        return None
     digits = read_numeral(number)
     if not digits:
         return None
@@ -268,7 +231,7 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
         readings = tuple(dict.fromkeys([r / minor for r in readings] + list(readings)))
     per = match.group("slash") or match.group("per") or match.group("each")
     return Amount(
-        kind=kind,
+        kind="number" if before is None and after is None else "money",
         value=-readings[0] if match.group("minus") or match.group("minus2") else readings[0],
         readings=readings,
         currency=_currency(before) or _currency(after),
