@@ -85,6 +85,7 @@ SPACED_NUMBER = re.compile(
 _GROUP_SPLIT = re.compile(_GROUP_SPACE)
 # The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
+_ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)  # in JSON
 # A digit, a space that groups, a digit: what every such number holds, scanned for from the
 # space (an ASCII text is asked in C: with every digit written 0, does it hold "0 0"?).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
@@ -170,8 +171,8 @@ class Candidate:
 
 
 def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
-    """Every token of ``text`` (an answer's size is bounded where it is accepted). A unit in
-    two words is one token; with ``grouped``, so is a number grouped by spaces."""
+    """Every token of ``text``; a unit in two words is one, and with ``grouped``, so is a
+    number grouped by spaces."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
@@ -239,7 +240,8 @@ def classify(
         return None
     at = (token.text, token.start, token.end)
     if _NUMBER.fullmatch(value):
-        number, apart = read_number(value), _apart(token)
+        number, pieces = read_number(value), _GROUP_SPLIT.split(token.text)
+        apart = tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()  # "1 200 300" may be a list
         if figures and unit is not None:
             text = token.text + unit.text if unit.start == token.end else f"{token.text} {unit.text}"
             both, precision = (value, value + unit.value), _precision(token.text)
@@ -276,12 +278,6 @@ def classify(
     return Candidate(value, *at, "identifier", tuple(spellings))
 
 
-def _apart(token: Token) -> tuple[str, ...]:
-    """A number grouped by spaces read apart ("1 200 300" may be a list); else empty."""
-    pieces = _GROUP_SPLIT.split(token.text)
-    return tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()
-
-
 def _precision(text: str) -> int:
     """The decimals a number is written with."""
     text = text.replace(",", "")
@@ -311,9 +307,8 @@ def split_text(text: str) -> str:
 
 
 def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
-    """The forms of a text's tokens (``token_keys``; its ``tokens`` where the caller has them),
-    and of its numbers grouped by spaces or points across tokens. Python visits only the
-    distinct tokens that may have another form."""
+    """The forms of a text's tokens (``token_keys``; its ``tokens`` where the caller has them)
+    and of its numbers grouped across tokens; Python visits only tokens with another form."""
     forms = set(split_text(text).split() if tokens is None else tokens)
     # A dressed token, a decimal that may end in zeros, a number with a unit glued to it.
     spelled = [
@@ -328,24 +323,14 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
         if not (token[0] in _DIGITS and token[-1] not in _DECORATION_SET and (":" in token or "-" in token)):
             forms.update(token_keys(token))
     forms.discard("")
-    forms.update(_spaced_keys(text, forms))
+    # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
+    if "\\u" in text or _LAST_GROUP.search("\n".join(forms)):
+        unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
+        forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
     if "," in text and any(t[0] in _DIGITS and t[-4:-3] == "." for t in spelled):
         forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
     return forms
-
-
-_ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)
-
-
-def _spaced_keys(text: str, forms: set[str]) -> list[str]:
-    """The values of the numbers ``text`` groups by spaces, searched for only where its forms
-    hold a group that may end one, or JSON escapes may hide a space that groups."""
-    if "\\u" in text:
-        text = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    elif not _LAST_GROUP.search("\n".join(forms)):
-        return []
-    return [value for _, _, value in spaced_numbers(text)]
 
 
 def grouped_span(text: str, key: str) -> tuple[int, int] | None:
@@ -361,10 +346,9 @@ def value_text(text: str) -> str:
     return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
 
 
-# The keys of the dates, clock times and durations a source writes, each read by its kind's
-# reader: from the whole text where a value may stand across tokens (a month's name, a
-# half-day mark apart from its time), else from the distinct tokens that may hold one, which
-# is the same reading of a value inside one token and far less to read in a large result.
+# A source's dates, times and durations are read from the whole text where one may stand
+# across tokens (a month's name, "10 PM"), else from the distinct tokens that may hold one:
+# the same reading, and far less to read in a large result.
 _MONTH_TOKENS = frozenset(MONTH_NAMES)
 _MONTH_GLUED = re.compile(rf"-(?:{alternation(MONTH_NAMES)})\.?-")  # 19-may-2024
 # "10:00 PM", "10 p. m." (of whose two tokens "m." tells), "2200 hrs".
@@ -420,10 +404,8 @@ def fragment_forms(forms: Iterable[str]) -> set[str]:
 
 
 def token_keys(token: str) -> set[str]:
-    """The keys one raw source token is filed under (``index_text`` and
-    ``evidence_index.Source.span_of`` read a token by it): lower case and undressed, and a
-    number under its canonical spelling too: a decimal without its trailing zeros, a
-    point-grouped number, a number without the unit glued to it ("10ms")."""
+    """The keys a raw source token is filed under: undressed in lower case, and a number under
+    its canonical spelling too (``2.50`` as ``2.5``, ``2.750.300``, ``10ms`` as ``10``)."""
     core = token.lower().strip(DECORATION)
     if not core:
         return set()
@@ -505,9 +487,8 @@ class _Pool:
 def match_patterns(
     patterns: list[str], values: list[str], budget: float = PATTERN_BUDGET_S
 ) -> tuple[list[int], bool]:
-    """``_first_matches`` under a time bound, and whether it was hit (the values not yet tried
-    then match no pattern). In the main thread a timer signal interrupts the matcher;
-    elsewhere it runs in a helper process, killed when it overruns."""
+    """``_first_matches`` under a time bound (a timer signal in the main thread, else a helper
+    process), and whether it was hit: the values not yet tried then match no pattern."""
     if not patterns or not values:
         return [-1] * len(values), False
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():

@@ -1,34 +1,28 @@
 """Dates and clock times, read one way wherever they are written.
 
 A tool records ``"2024-05-19"`` and ``"22:00:00"``; a person writes "May 19", "5/19/2024",
-"Sunday, May 19th, 2024", "10 PM" or "10:00 p.m.". Each is one value. This module is the
-suite's one reader of dates and clock times: it reads a text into ``DateValue`` and
-``TimeValue`` spans (``durations`` adds ``DurationValue``), each a ``value.Value`` whose keys
-a source is filed under and an answer looked up under, so a notation read on one side is
-read on the other by construction.
+"Sunday, May 19th, 2024", "10 PM" or "10:00 p.m.". This module is the suite's one reader of
+dates and times: it reads a text into ``DateValue`` and ``TimeValue`` spans (``durations``
+adds ``DurationValue``), whose keys a source is filed under and an answer looked up under,
+so a notation read on one side is read on the other by construction.
 
 Principles:
 
-- **Vocabularies and notations are data.** Month and weekday names, ordinal suffixes and
-  half-day marks are tables; ``DATE_NOTATIONS`` and ``TIME_NOTATIONS`` list what is read,
-  each with the spellings it reads (which the tests write values in).
-- **A value that may mean two things carries the keys of both, on both sides.** A numeric
-  date whose day and month could swap ("05/06/2024") is both days; "5:00" with no half-day
-  mark is both 05:00 and 17:00.
-- **A part left unsaid is not a part that differs.** "May 19" is keyed by its month and
-  day, which a date of any year also carries; a full date is looked up under its own day
-  and under "May 19 of an unsaid year", so two years both written must agree (hence
-  ``lookups()`` beside ``keys()``). Seconds are not compared.
-- **A member's name may say what its number is.** Seconds (or milliseconds) since 1970
-  under a member named for an instant (``starts_at``, ``timestamp``) are a date and a time,
-  in UTC (``member_keys``); under another name they are a number.
-- **A range is its two ends.** "June 3-5, 2024" is June 3 and June 5, 2024.
-- **Marks about a value are not the value.** A weekday, an ordinal suffix, a zone and a
-  next-day mark are dropped (a glued next-day mark is kept as ``TimeValue.day_offset``).
-  "noon" and "midnight" alone are the times they name.
+- **Vocabularies and notations are data**: the tables below, and ``DATE_NOTATIONS`` and
+  ``TIME_NOTATIONS``, each with the spellings it reads (which the tests write values in).
+- **A value that may mean two things carries the keys of both, on both sides**: "05/06/2024"
+  is both days; "5:00" with no half-day mark is both 05:00 and 17:00.
+- **A part left unsaid is not a part that differs**: "May 19" is keyed by its month and day,
+  which a date of any year also carries, and a full date is looked up under its day and
+  under "May 19 of an unsaid year" (``lookups()`` beside ``keys()``), so two years written
+  must agree. Seconds are not compared.
+- **A member's name may say what its number is**: seconds (or milliseconds) since 1970
+  under a member named for an instant (``starts_at``) are a date and a time in UTC.
+- **A range is its two ends**, and marks about a value are not the value: a weekday, an
+  ordinal suffix, a zone and a next-day mark are dropped ("+1" is kept as ``day_offset``).
 
-Not read: a two-digit year written with dots ("1.2.24" is more often a version), a date
-glued to letters, digits or other separators (a part of an identifier or a path).
+Not read: a two-digit year after dots ("1.2.24" is more often a version), a date glued to
+letters, digits or other separators (a part of an identifier or a path).
 """
 
 from __future__ import annotations
@@ -182,12 +176,9 @@ Value = DateValue | TimeValue | DurationValue
 
 @dataclass(frozen=True)
 class Notation:
-    """One way of writing a date or a time: a pattern whose named groups give its parts
-    (``year``, ``month`` or ``month_name``, ``day``; ``hour``, ``minute``, ``second``,
-    ``half``), and the spellings it reads, as ``str.format`` templates over the fields
-    ``year yy mm dd month day month_name mon weekday day_ordinal`` (a date) and
-    ``hh hour h12 minute second AMPM ampm a_m noon`` (a time), in which the tests write
-    values. A range writes two values: the property tests write one, so it has none."""
+    """One way of writing a date or a time: a pattern whose named groups are its parts, and
+    the spellings it reads as ``str.format`` templates the tests write values in (none for a
+    range, which writes two values)."""
 
     name: str
     pattern: str
