@@ -1,19 +1,16 @@
 """Lengths of time, read one way wherever they are written.
 
 A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 minutes",
-"1 hour 30 minutes", "1.5 hours", "1h 30m" or "2 hrs 15 mins". Each is one value, a number
-of seconds, filed and looked up under one key (``duration <seconds>``), so a notation read
-on one side is read on the other by construction.
+"1 hour 30 minutes", "1.5 hours" or "1h 30m". Each is a number of seconds, filed and looked
+up under one key (``duration <seconds>``), so a notation read on one side is read on the other.
 
 Principles:
 
-- **Units are data.** ``UNITS`` maps each spelling of a unit to its seconds. A glued single
-  letter ("1h", "30m") is read only in a sum with an hour ("1h 30m") or as hours alone
-  ("2h"): "30m" alone is as often a length, and "90s" a decade (a source reads it too).
-- **A sum is one value.** "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
+- **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
+  an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
+- **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
 - **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``).
-- **No domain.** Nothing here knows what takes the time. Ranges ("2-3 hours") are not one
-  value, and a month or a year is no fixed number of seconds.
+- **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
 """
 
 from __future__ import annotations
@@ -27,17 +24,9 @@ from typing import ClassVar
 
 from .text import NUMBER_WORDS, alternation
 
-UNITS: dict[str, int] = {
-    word: seconds
-    for words, seconds in (
-        ("seconds second secs sec", 1),
-        ("minutes minute mins min", 60),
-        ("hours hour hrs hr", 3600),
-        ("days day", 86400),
-        ("weeks week wks wk", 604800),
-    )
-    for word in words.split()
-}
+# Each unit's spellings, each also written with an "s" ("hrs"), with its seconds.
+_SINGULAR = dict(second=1, sec=1, minute=60, min=60, hour=3600, hr=3600, day=86400, week=604800, wk=604800)
+UNITS = {spelled: seconds for word, seconds in _SINGULAR.items() for spelled in (word + "s", word)}
 # "a" and "an" are a number (``text.NUMBER_WORDS``) in an answer only before "and a half"
 # ("an hour and a half"): "in a minute" is seldom a claim of sixty seconds. A source reads them always.
 _ARTICLES = {"a": 1, "an": 1}
@@ -46,9 +35,8 @@ KEY_PREFIX = "duration "
 
 _NUMBER = r"\d+(?:\.\d+)?"
 # Each pattern opens with a character, not a look back, so a large text is scanned for it.
-# A unit's word is found first (on lower-case text: quicker than re.I); what stands before it
-# is its number: "90 minutes", "a 90-minute", "two (and a half) hours", "half an hour",
-# "1:30 hours"; "and a half" may follow it ("an hour and a half").
+# A unit's word is found first (in lower case, quicker than re.I), then its number before it:
+# "90 minutes", "a 90-minute", "two (and a half) hours", "half an hour", "1:30 hours".
 _UNIT_WORD = re.compile(rf"(?:{alternation(UNITS)})\b")
 _BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
@@ -154,9 +142,8 @@ def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> lis
 def read_durations(
     text: str, lenient: bool = False, readers: AbstractSet[str] = READERS
 ) -> Iterator[DurationValue]:
-    """Every duration ``text`` writes, in order. Joined parts are one sum when each is less
-    than one of the unit before it ("1 hour 30 minutes"; "3 days, 24 hours" is two values).
-    ``lenient`` reads a source: "45m" too."""
+    """Every duration ``text`` writes, in order: joined parts each less than one of the unit
+    before are one sum ("3 days, 24 hours" is two). ``lenient`` reads a source ("45m" too)."""
     low = text.lower()
     if _MAY_HOLD.search(low) is None:
         return
@@ -185,9 +172,9 @@ def _value(text: str, parts: list[_Part]) -> DurationValue:
 
 
 def elapsed(value: DurationValue, clocks: list[tuple[int, str]]) -> tuple[str, str] | None:
-    """The labels of two clock times (minutes since their first day's start, and a label)
-    the duration elapses between, as closely as written ("5 hours" is 4.5 to 5.5 hours); a
-    later time earlier in the day is on the next day."""
+    """The labels of two clocks (minutes since their first day's start, a label) the duration
+    elapses between, as closely as written ("5 hours": 4.5 to 5.5); a later time earlier in
+    the day is on the next day."""
     half = value.step / 2
     for i, (early, first) in enumerate(clocks):
         for late, second in clocks[i + 1 :]:

@@ -1,18 +1,15 @@
 """Values as people write them: the digit runs of identifiers, and counts of lists.
 
-A tool records ``gift_card_7091239``; an answer says "the gift card ending in 1239". Both
-sides are read into a ``DigitRun`` (``identifier_runs`` for an identifier, ``number_run``
-for a number), whose one key is filed and looked up alike, so a run read on one side is
-found from the other by construction (dates and times are read by ``values``, amounts by
-``money``).
+A tool records ``gift_card_7091239``; an answer says "the gift card ending in 1239". Both are
+read into a ``DigitRun`` (``identifier_runs``, ``number_run``) with one key, filed and looked
+up alike, so a run read on one side is found from the other by construction.
 
 Principles:
 
-- **Only identifiers carry fragments.** A token with a letter and a digit run is an
-  identifier; a number without a letter is a value of its own, found as written.
-- **A fragment is whole or a tail.** An identifier carries each of its runs whole, and the
-  tails of a run it ends with: "ending in" names last digits, never middle ones.
-- **Short runs are no fragments.** Fewer than four digits match too much by chance.
+- **Only identifiers carry fragments**: a token with a letter and a digit run. A number
+  without a letter is a value of its own, found as written.
+- **A fragment is whole or a tail**: "ending in" names last digits, never middle ones.
+- **Short runs are no fragments**: fewer than four digits match too much by chance.
 
 Keys start with ``#``, which a token cannot (it is stripped from a token's ends).
 """
@@ -66,9 +63,8 @@ def number_run(value: str) -> DigitRun | None:
 
 
 def fragment_span(text: str, key: str) -> tuple[int, int] | None:
-    """Where an identifier carrying a fragment key stands in lower-cased ``text``, from its
-    start to the run's end: the first that carries it whole, else the first ending with it.
-    Each place is found by ``str.find`` and weighed by its identifier alone: one pass."""
+    """Where the first identifier carrying a fragment key whole (else as a tail) stands in
+    lower-cased ``text``, to the run's end; each place is found by ``str.find``, in one pass."""
     digits = key.removeprefix(FRAGMENT_PREFIX)
     tail_span = None
     at = text.find(digits) if digits else -1

@@ -39,16 +39,10 @@ from .durations import KEY_PREFIX as DURATION_KEY
 from .durations import DurationValue, duration_key, read_durations
 from .text import alternation
 
-# Each month's spellings, with its number.
-MONTH_NAMES: dict[str, int] = {
-    name: number
-    for number, names in enumerate(
-        "january jan|february feb|march mar|april apr|may|june jun|july jul|august aug"
-        "|september sept sep|october oct|november nov|december dec".split("|"),
-        start=1,
-    )
-    for name in names.split()
-}
+_MONTHS = "january february march april may june july august september october november december"
+# Each month's name and its first three letters ("sept" too), with its number.
+MONTH_NAMES = {name: n for n, month in enumerate(_MONTHS.split(), 1) for name in (month, month[:3])}
+MONTH_NAMES["sept"] = 9
 MONTH_WORDS = frozenset(["may", "march"])  # also common words ("you may"): read only capitalised
 _WEEKDAYS = (
     "monday mon tuesday tues tue wednesday wed thursday thurs thur thu friday fri saturday sat sunday sun"
@@ -123,8 +117,7 @@ class DateValue:
         return [date(y, m, d) for y, m, d in self.readings if y is not None]
 
     def keys(self) -> list[str]:
-        """A source's date is filed under its day (or its month and day with the year
-        unsaid), and under the month and day that a date of any year carries."""
+        """Its day (the year may be unsaid), and the month and day a date of any year carries."""
         out: list[str] = []
         for year, month, day in self.readings:
             md = f"{month:02d}-{day:02d}"
@@ -132,8 +125,7 @@ class DateValue:
         return list(dict.fromkeys(out))
 
     def lookups(self) -> list[str]:
-        """An answer's full date is looked up as its day, or its month and day where a
-        source left the year unsaid; a date with no year is any date of its month and day."""
+        """A full date is its day or its day with the year unsaid; a date with no year, any year's."""
         out: list[str] = []
         for year, month, day in self.readings:
             md = f"{month:02d}-{day:02d}"
@@ -309,9 +301,8 @@ _Groups = list[tuple[Notation, int, dict[str, int]]]
 def _compile(
     notations: tuple[Notation, ...], start: str, words: Iterable[str], uncaptured: Iterable[str] = ()
 ) -> tuple[re.Pattern[str], _Groups]:
-    """One pattern trying each notation at each place, its groups renamed per notation (the
-    parts in ``uncaptured`` matched but not kept), and its groups. It opens by looking ahead
-    for a digit or the first letter of one of ``words``, so a text is read in a few passes."""
+    """One pattern trying each notation at each place (the parts in ``uncaptured`` matched but
+    not kept), and its groups; opening on a digit or a first letter of ``words``, it reads fast."""
     parts = []
     for i, notation in enumerate(notations):
         body = notation.pattern
@@ -435,9 +426,8 @@ def read_times(text: str) -> Iterator[TimeValue]:
 
 
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
-    """The keys of every date ``text`` writes, and the years of its full dates, read once for
-    each distinct writing (a large result repeats a few dates in thousands of rows).
-    ``in_words=False`` reads only the notations in figures, for a text that names no month."""
+    """The keys of every date ``text`` writes and the years of its full dates, read once for
+    each distinct writing; ``in_words=False`` reads only figures, for a text naming no month."""
     keys: set[str] = set()
     years: set[int] = set()
     for found in set((_DATES if in_words else _FIGURE_DATES).findall(text)):
@@ -479,8 +469,8 @@ def member_may_hold(low_json: str) -> bool:
 
 
 def member_keys(name: str, number: str) -> list[str]:
-    """The date and time keys (in UTC) of a JSON number of seconds or milliseconds since
-    1970 under a member named for an instant (``"starts_at": 1716120000``), or none."""
+    """The date and time keys (in UTC) of seconds or milliseconds since 1970 under a member
+    named for an instant (``"starts_at": 1716120000``), or none."""
     if not (number.isdigit() and len(number) in (9, 10, 12, 13)) or _INSTANT_NAME.search(name) is None:
         return []
     moment = datetime.fromtimestamp(int(number) // (1000 if len(number) > 10 else 1), tz=UTC)
