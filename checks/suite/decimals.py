@@ -51,8 +51,6 @@ def read_number(text: str) -> Decimal | None:
         value = Decimal(text)
     except InvalidOperation:  # also an exponent past anything a Decimal can hold
         return None
-    if len(text) <= 64 and "e" not in text and "E" not in text:  # short and plain: fits if finite
-        return value if value.is_finite() else None
     return value if fits(value) else None
 
 
@@ -75,12 +73,8 @@ _DECODER = json.JSONDecoder(parse_float=_json_fraction)
 _PLAIN_DECODER = json.JSONDecoder(parse_float=Decimal)
 # Every integer through Python: slower, so only for JSON that ``_DECODER`` refused one of.
 _LONG_INTEGERS = json.JSONDecoder(parse_float=_json_fraction, parse_int=_json_integer)
-# A text's shape: digits are 0, letters a (e and E are e), signs left out.
-_SHAPE = str.maketrans(
-    string.digits + string.ascii_letters,
-    "0" * 10 + "".join("e" if c in "eE" else "a" for c in string.ascii_letters),
-    "+-",
-)
+# A text's shape: digits are 0, letters a (the fifth letter, e or E, is e), signs left out.
+_SHAPE = str.maketrans(string.digits + string.ascii_letters, "0" * 10 + ("aaaae" + "a" * 21) * 2, "+-")
 
 
 def _fits_plainly(text: str) -> bool:

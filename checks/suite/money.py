@@ -209,9 +209,8 @@ def _currency(mark: str | None) -> str | None:
 
 
 def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool = False) -> Amount | None:
-    """The amount a match of ``_AMOUNT`` is; a number with no mark is one only when grouped
-    with commas and ``plain`` is asked for, when a scale word stands a space after it and
-    ``scaled`` is, or when ``bare`` is."""
+    """The amount a match of ``_AMOUNT`` is; one with no mark only where ``bare``, or ``plain``
+    and grouped by commas, or ``scaled`` and a scale word a space after it."""
     before, after = match.group("before"), match.group("after")
     number, scale = match.group("number"), match.group("scale")
     if scale is None:
@@ -247,10 +246,8 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
 def read_amounts(
     text: str, *, plain: bool = False, scaled: bool = False, words: AbstractSet[str] | None = None
 ) -> list[Amount]:
-    """The amounts of money ``text`` writes, in order; with ``plain``, also the numbers it
-    groups with commas and no currency ("41,200"); with ``scaled``, also the numbers a scale
-    word follows ("2.4 million"). ``words``, the text's lower-case words where the caller has
-    them (a source's forms), spare a long text a search for each code."""
+    """The amounts ``text`` writes, in order, with ``plain`` its numbers grouped by commas
+    ("41,200"), with ``scaled`` those a scale word follows; ``words``: its words, if known."""
     low = text.lower()
     places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
     if not places:

@@ -209,7 +209,7 @@ def _joined(text: str, tokens: list[Token], spans: list[tuple[int, int, str]]) -
     return out + tokens[i:]
 
 
-_INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
+_INNER_PUNCTUATION = re.compile(r"([/:@.#+=&?_-])")
 
 
 def parts_of_tokens(text: str) -> set[str]:
@@ -217,16 +217,10 @@ def parts_of_tokens(text: str) -> set[str]:
     email (``user:mia_li_3668`` also says ``mia_li_3668`` and ``3668``)."""
     out: set[str] = set()
     for token in tokenize(text):
-        if not _INNER_PUNCTUATION.search(token.value):
-            continue
-        pieces = _INNER_PUNCTUATION.split(token.value)
-        joints = _INNER_PUNCTUATION.findall(token.value)
-        for i in range(len(pieces)):  # every piece, and every run of pieces joined as written
-            part = pieces[i]
-            for j in range(i, min(len(pieces), i + 6)):
-                if j > i:
-                    part += joints[j - 1] + pieces[j]
-                if len(core := normalize(part)) >= 3:
+        parts = _INNER_PUNCTUATION.split(token.value)  # its pieces, and the marks between them
+        for i in range(0, len(parts) if len(parts) > 1 else 0, 2):
+            for j in range(i, min(len(parts), i + 11), 2):  # every run of up to six pieces, as written
+                if len(core := normalize("".join(parts[i : j + 1]))) >= 3:
                     out.update(lookup_forms(core))
     return out
 
