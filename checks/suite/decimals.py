@@ -93,8 +93,7 @@ def _fits_plainly(text: str) -> bool:
 
 
 def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
-    """``JSONDecoder.raw_decode`` with numbers read exactly. Bad JSON raises
-    json.JSONDecodeError (a ValueError); nesting too deep, RecursionError."""
+    """``JSONDecoder.raw_decode``, numbers read exactly (bad JSON: ValueError, RecursionError)."""
     plain = text[start : start + 1] in ("{", "[") and _fits_plainly(text)
     try:
         return (_PLAIN_DECODER if plain else _DECODER).raw_decode(text, start)

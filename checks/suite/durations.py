@@ -114,8 +114,7 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
 
 
 def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> list[_Part]:
-    """Each part a text writes (``low``: in lower case, offset for offset), in order, in the
-    notations of ``readers``."""
+    """Each part a text writes (``low``: it in lower case), in order, in the notations of ``readers``."""
     parts: list[_Part] = []
     if "words" in readers:
         parts.extend(p for unit in _UNIT_WORD.finditer(low) if (p := _part_ending(text, unit, lenient)))

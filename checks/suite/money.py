@@ -143,8 +143,7 @@ def _grouped(head: str, groups: list[str]) -> bool:
 
 
 def read_numeral(run: str) -> tuple[Decimal, ...]:
-    """Every value a run of digits and separators may write, the suite's usual reading
-    first (the module's docstring); empty when its groups are not well formed."""
+    """Every value a run of digits and separators may write, the usual first; none if ill-formed."""
     parts = _SEPARATOR.split(run)
     digits, separators = parts[0::2], [s if s in ".," else " " for s in parts[1::2]]
     if len(separators) == 1 and separators[0] != " ":  # "1.000", "1,5": a group or a point
@@ -267,8 +266,7 @@ def read_amounts(
 
 
 def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> list[int]:
-    """Where ``text`` writes a currency mark (with ``plain``, a comma before three digits;
-    with ``scaled``, a scale word)."""
+    """Where ``text`` writes a currency mark (``plain``: a comma group; ``scaled``: a scale word)."""
     places: list[int] = []
     for sign in ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS:
         places.extend(_find_all(text, sign))
@@ -298,8 +296,7 @@ def _find_all(text: str, word: str) -> list[int]:
 
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
-    """Spans of ``text`` around ``places``, merged, each widened until it cuts no word or
-    number. Each character is widened over once."""
+    """Spans of ``text`` around ``places``, merged, widened until they cut no word or number."""
     spans: list[tuple[int, int]] = []
     for place in sorted(places):
         if spans and place < spans[-1][1]:
@@ -329,8 +326,7 @@ def read_amount(text: str) -> Amount | None:
 
 
 def amount_keys(text: str, *, plain: bool = True, words: AbstractSet[str] | None = None) -> set[str]:
-    """The keys a source's text is indexed under: of every amount (with ``plain``, every
-    comma-grouped number) it writes, and every number a scale word follows."""
+    """The keys a source's text is indexed under: its amounts, and numbers a scale word follows."""
     return {
         key for amount in read_amounts(text, plain=plain, scaled=True, words=words) for key in amount.keys()
     }
@@ -351,8 +347,7 @@ def needs_its_strings(json_text: str) -> bool:
 
 
 def labelled_amounts(text: str) -> set[Decimal]:
-    """The numbers a text names after a money noun with no currency mark ("total price is
-    305"), each in every reading its digits have."""
+    """The numbers after a money noun with no currency mark ("total price is 305"), all readings."""
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
 
 

@@ -48,8 +48,7 @@ class DigitRun:
 
 
 def identifier_runs(token: str) -> list[DigitRun]:
-    """The fragments an identifier token carries: each run whole, and the tails of the run
-    it ends with. A token with no letter carries none."""
+    """The fragments an identifier carries: each run whole, and the tails of the run it ends with."""
     found = _RUN.findall(token) if any(c.isalpha() for c in token) else []
     runs = [DigitRun(run) for run in found]
     if found and token.endswith(found[-1]):

@@ -171,8 +171,7 @@ class Candidate:
 
 
 def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
-    """Every token of ``text``; a unit in two words is one, and with ``grouped``, so is a
-    number grouped by spaces."""
+    """Every token of ``text``: a unit in two words is one; with ``grouped``, a spaced number too."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
@@ -282,8 +281,7 @@ def _precision(text: str) -> int:
 
 
 def index_text(text: str) -> set[str]:
-    """The normalized forms a text carries, read whole whatever its size: its words, the keys
-    of its values (``VALUE_READERS``) and of its amounts (``money``)."""
+    """The normalized forms a text carries: its words and the keys of its values and amounts."""
     forms = word_forms(text)
     forms.update([key for read in VALUE_READERS.values() for key in read(text, forms)])
     # The text as written: a code glued to its number is read only in capitals ("USD5").
@@ -292,8 +290,7 @@ def index_text(text: str) -> set[str]:
 
 
 def split_text(text: str) -> str:
-    """``text`` in lower case with each separator a space, so its tokens are what ``split``
-    gives: one ``lower`` and one ``translate``, in C."""
+    """``text`` in lower case with each separator a space, in C: its tokens are what ``split`` gives."""
     low = text.lower()
     if "\\" in low:  # JSON escapes would glue their letter to the next word
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
@@ -333,8 +330,7 @@ def grouped_span(text: str, key: str) -> tuple[int, int] | None:
 
 
 def value_text(text: str) -> str:
-    """``text`` with JSON's escaped whitespace as spaces as long as the escape, so a value after
-    a ``\\n`` starts a word and every offset still points into ``text``."""
+    """``text`` with JSON's escaped whitespace as spaces, each as long as its escape (offsets hold)."""
     if "\\" not in text:
         return text
     return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
@@ -391,8 +387,7 @@ _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 
 
 def fragment_forms(forms: Iterable[str]) -> set[str]:
-    """The keys of the digit runs (``notations``) the identifiers among ``forms`` carry:
-    asked only when a number is found nowhere as written."""
+    """The keys of the digit runs the identifiers among ``forms`` carry (``notations``)."""
     runs = [run for token in _IDENTIFIER_RUN.findall("\n".join(forms)) for run in identifier_runs(token)]
     return {key for run in runs for key in run.keys()}
 
@@ -447,8 +442,7 @@ def _out_of_time(signum: int, frame: object) -> None:
 
 
 def _first_matches(patterns: list[str], values: list[str], out: list[int] | None = None) -> list[int]:
-    """For each value, the index of the first pattern that matches it whole, or -1, appended
-    to ``out`` as found, so an interrupted run keeps them."""
+    """For each value, the first pattern matching it whole or -1, appended to ``out`` as found."""
     out = [] if out is None else out
     compiled = [re.compile(p, re.I) for p in patterns]
     for value in values[len(out) :]:

@@ -76,11 +76,9 @@ def is_value_key(form: str) -> bool:
 
 def day_of_key(key: str) -> date | None:
     """The full date a date key names; None for any other key."""
-    if not key.startswith("date ") or key[5:6] == "-" or key[5:7] == "md":
-        return None
     try:
-        return date.fromisoformat(key[5:])
-    except ValueError:
+        return date.fromisoformat(key[5:]) if key.startswith("date ") else None
+    except ValueError:  # a month and day, the year unsaid or any
         return None
 
 
@@ -336,8 +334,7 @@ _TIMES_WITHOUT_SECONDS, _KEYED_TIME_GROUPS = _compile(
 
 
 def _parts(found: Sequence[str | None], groups: _Groups) -> tuple[Notation, dict[str, int], dict[str, str]]:
-    """The notation that matched, its parts' group numbers, and the parts it wrote, from the
-    groups of a match (``match.groups()``, or a tuple ``findall`` gives)."""
+    """The notation, its parts' group numbers and the parts written, from a match's groups."""
     for notation, outer, numbers in groups:
         if found[outer - 1]:
             return notation, numbers, {name: text for name, n in numbers.items() if (text := found[n - 1])}
