@@ -107,8 +107,7 @@ NO_JSON: Any = object()  # what ``json_head`` reads where a text holds no JSON
 
 
 def json_head(text: str) -> tuple[Any, bool]:
-    """The JSON value at the head of a text (after white space), or ``NO_JSON``; and whether
-    it is the whole text, as ``json.loads`` would read it."""
+    """The JSON value heading a text, or ``NO_JSON``, and whether it is the whole text (``json.loads``)."""
     start = len(text) - len(text.lstrip())
     try:
         value, end = raw_decode(text, start)
@@ -124,8 +123,7 @@ def read_json(text: str) -> Any:
 
 
 def is_number(value: Any) -> TypeGuard[int | Decimal]:
-    """A JSON number as ``read_json`` reads one: never a boolean, a LongNumber, or a float
-    (``NaN`` and ``Infinity``, which ``json`` reads as floats)."""
+    """A JSON number as ``read_json`` reads one: no boolean, LongNumber or float (NaN, Infinity)."""
     kind = type(value)
     return kind is int or kind is Decimal
 

@@ -1,15 +1,10 @@
 """Amounts of money, read one way wherever they are written.
 
-"$1,000.00", "1,000 USD", "USD1,000", "1 000 €", "1.000,00 €", "1000 dollars", "-$5",
-"$85/person", "$12 per night", "$310K" and "$2.4 million" each write one amount. This module
-is the suite's one reader of amounts: it reads a text into ``Amount`` spans (a
-``value.Value``: an exact ``Decimal``, the currency when one is stated, the unit of a
-per-unit amount), whose keys a source is filed under and an answer looked up under, so an
-amount written in one notation on one side is found in any notation on the other.
-
-What makes a number an amount is data: the tables below (signs, codes and words of a
-currency, of a minor unit, scales, group spaces, minus signs, per-unit words), naming no
-domain. What they leave to code:
+"$1,000.00", "1,000 USD", "USD1,000", "1.000,00 €", "1000 dollars", "-$5", "$12 per night"
+and "$2.4 million" each write one amount. This module, the suite's one reader of amounts,
+reads a text into ``Amount`` spans (a ``value.Value``), whose keys a source is filed under
+and an answer looked up under, so an amount is found in any notation on the other side.
+What makes a number an amount is data, the tables below, naming no domain; the rest:
 
 - **A currency mark belongs to the number beside it, on its own line**: a sign touching it
   or one space away, a code or a word one space away ("58.40 USD" then "2." is no "USD 2").
@@ -357,8 +352,7 @@ def member_may_hold(low_json: str) -> bool:
 
 
 def member_keys(name: str, number: str) -> list[str]:
-    """The amount key of a JSON number whose member's name says it counts a minor unit
-    (``"priceCents": 1299`` is 12.99, exactly), or none."""
+    """The amount key of a JSON number counting a minor unit (``"priceCents": 1299`` is 12.99)."""
     per = next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
     value = read_number(number) if per is not None else None
     return [] if value is None or per is None else [number_text(EXACT.divide(value.copy_abs(), per))]

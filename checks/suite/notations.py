@@ -94,8 +94,7 @@ def count_key(noun: str, count: int) -> str:
 
 
 def count_keys(value: object) -> set[str]:
-    """The count keys of the lists a JSON value holds, the noun the member name's last word
-    (``"open_tickets": [3 rows]`` counts 3 tickets)."""
+    """The count keys of a JSON value's lists (``"open_tickets": [3 rows]`` counts 3 tickets)."""
     out: set[str] = set()
     for key, item in members(value):
         if isinstance(item, list) and (noun := re.split(r"[^a-z]+", str(key).lower())[-1]):

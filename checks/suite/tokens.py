@@ -277,9 +277,6 @@ def _precision(text: str) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-# --- sources ------------------------------------------------------------------------------
-
-
 def index_text(text: str) -> set[str]:
     """The normalized forms a text carries: its words and the keys of its values and amounts."""
     forms = word_forms(text)

@@ -1,10 +1,9 @@
 """What every value the suite reads is: one shape, whatever its kind.
 
-Each reader (``values`` for dates and clock times, ``durations``, ``money``, ``notations``
-for the digit runs of identifiers) turns a text into spans with a kind, a canonical content
-and keys. A source's values are filed under ``keys()``, an answer's looked up under
-``lookups()``: the same list for every kind but a full date (``values``), so a notation read
-on one side is read on the other by construction.
+Each reader (``values``, ``durations``, ``money``, ``notations``) turns a text into spans with
+a kind, a canonical content and keys: a source's are filed under ``keys()``, an answer's
+looked up under ``lookups()`` (the same but for a full date), so a notation read on one side
+is read on the other by construction.
 """
 
 from __future__ import annotations

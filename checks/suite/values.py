@@ -83,19 +83,16 @@ def day_of_key(key: str) -> date | None:
 
 
 def _valid(year: int | None, month: int, day: int) -> bool:
-    if 1 <= month <= 12 and 1 <= day <= 28:
-        return True  # every month has these days: no need to ask the calendar
+    """Whether a date is one; the calendar is asked only past the 28th (2024 has a 29 February)."""
     try:
-        date(2024 if year is None else year, month, day)  # 2024 has a 29 February
+        return 1 <= month <= 12 and 1 <= day <= 28 or bool(date(2024 if year is None else year, month, day))
     except ValueError:
         return False
-    return True
 
 
 @dataclass(frozen=True)
 class DateValue:
-    """A date as written: its readings (year, month, day; the year may be unsaid), more than
-    one where the notation leaves the order of day and month open, and its span."""
+    """A date as written: its span, and each (year, month, day) it may be (the year may be unsaid)."""
 
     kind: ClassVar[str] = "date"
     readings: tuple[tuple[int | None, int, int], ...]
@@ -133,8 +130,7 @@ class DateValue:
 
 @dataclass(frozen=True)
 class TimeValue:
-    """A clock time as written: hour (0-23), minute, second (None if unsaid), its span, and
-    whether the half of the day is open ("5:00" with no mark: 05:00 or 17:00)."""
+    """A clock time as written, and whether its half of the day is open ("5:00": 05:00 or 17:00)."""
 
     kind: ClassVar[str] = "time"
     hour: int
@@ -160,10 +156,6 @@ class TimeValue:
         return self.keys()
 
 
-# The kinds this module and ``durations`` read; each is a ``value.Value``.
-Value = DateValue | TimeValue | DurationValue
-
-
 @dataclass(frozen=True)
 class Notation:
     """One way of writing a date or a time: a pattern whose named groups are its parts, and
@@ -173,11 +165,6 @@ class Notation:
     name: str
     pattern: str
     spellings: tuple[str, ...] = ()
-
-    @property
-    def in_words(self) -> bool:
-        """Whether it writes a month's name, a word: then it may stand across tokens."""
-        return "<month_name>" in self.pattern
 
 
 _YEAR = rf"(?P<year>{_DIGIT}{{4}})"
@@ -323,7 +310,7 @@ def _compile(
 _DATES, _DATE_GROUPS = _compile(DATE_NOTATIONS, _DATE_START, [*MONTH_NAMES, *WEEKDAY_NAMES, "the"])
 # For keys alone, where a text writes no month's name: the notations in figures only.
 _FIGURE_DATES, _FIGURE_DATE_GROUPS = _compile(
-    tuple(n for n in DATE_NOTATIONS if not n.in_words), _DATE_START, []
+    tuple(n for n in DATE_NOTATIONS if "<month_name>" not in n.pattern), _DATE_START, []
 )
 _TIMES, _TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"])
 # For keys alone: seconds are matched but not kept (no key holds them), so that the times of
@@ -466,8 +453,7 @@ def member_may_hold(low_json: str) -> bool:
 
 
 def member_keys(name: str, number: str) -> list[str]:
-    """The date and time keys (in UTC) of seconds or milliseconds since 1970 under a member
-    named for an instant (``"starts_at": 1716120000``), or none."""
+    """The UTC date and time keys of seconds (or ms) since 1970 under a name for an instant, or none."""
     if not (number.isdigit() and len(number) in (9, 10, 12, 13)) or _INSTANT_NAME.search(name) is None:
         return []
     moment = datetime.fromtimestamp(int(number) // (1000 if len(number) > 10 else 1), tz=UTC)
@@ -475,7 +461,7 @@ def member_keys(name: str, number: str) -> list[str]:
     return [*day.keys(), *TimeValue(moment.hour, moment.minute, moment.second, 0, 0).keys()]
 
 
-def read_values(text: str) -> list[Value]:
+def read_values(text: str) -> list[DateValue | TimeValue | DurationValue]:
     """Every date, clock time and duration of ``text``, in the order they stand."""
     # "1:30 hours" is a length of time, not half past one: a duration's span wins, except
     # over a time that carries the duration's reading itself ("2200 hrs").
