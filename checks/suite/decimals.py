@@ -1,20 +1,13 @@
 """Numbers as the suite reads them: exact decimals of any size the door accepts.
 
-A tool result may write any number JSON can: 0.1, an integer of 400 digits, 1e400, a
-fraction of forty places. A binary float holds few of them: a long integer will not
-convert at all (one stopped every checker of a run), 1e400 becomes infinity, and two
-numbers that differ only past their 16th digit become one, so a figure an answer made up
-could pass for one a result carries. So every number is read as a ``Decimal``, which holds
-every digit written, and ``==`` and ``<`` compare what was written.
-
-A number is read as one while, written out in full, it has at most ``MAX_DIGITS`` digits
-before its point and as many after it: the digits the door accepts of an integer
-(Python's ``sys.get_int_max_str_digits()``). Any two such numbers fit, digit for digit, in
-the precision of ``EXACT``, so sums, differences and small products computed in it are
-exact (a quotient alone is rounded: ``derived`` says how it is compared). A longer
-number is still a value an answer must have read, but no arithmetic takes it: in a text it
-is left a run of digits, in JSON it is a ``LongNumber``, its text as written, and the rest
-of the JSON is read as it would be without it.
+A binary float cannot hold every number a tool result may write (an integer of 400 digits,
+1e400, two numbers that differ past their 16th digit: a figure an answer made up could pass
+for one a result carries), so every number is read as a ``Decimal``, and ``==`` and ``<``
+compare what was written. A number is one while, written out in full, it has at most
+``MAX_DIGITS`` digits on each side of its point (what the door accepts of an integer); any
+two such numbers fit in ``EXACT``, so sums and differences computed there are exact. A
+longer number is still a value an answer must have read, but no arithmetic takes it: in a
+text it is left a run of digits, in JSON it is a ``LongNumber``, its text as written.
 """
 
 from __future__ import annotations
@@ -29,17 +22,14 @@ from typing import Any, TypeGuard
 
 # What the door accepts of an integer; 0 means no limit there, and then this one stands.
 MAX_DIGITS = sys.get_int_max_str_digits() or 4300
-
-# Room for two numbers of MAX_DIGITS digits on opposite sides of the point, and to spare
-# for what a derivation does to them (a sum of rows, a unit scale of 1024³, a percentage).
+# Room for two such numbers on opposite sides of the point, and for what a derivation does
+# to them (a sum of rows, a unit scale of 1024³, a percentage).
 EXACT = Context(prec=2 * MAX_DIGITS + 64, Emax=MAX_EMAX, Emin=MIN_EMIN)
-
 ZERO = Decimal(0)
 
 
 def exactly[**P, R](function: Callable[P, R]) -> Callable[P, R]:
-    """``function`` computing in ``EXACT``, whatever context its caller has set: Python's
-    default context keeps 28 digits, and would round a sum of two long numbers."""
+    """``function`` computing in ``EXACT``, whatever context its caller set (Python's keeps 28 digits)."""
 
     @wraps(function)
     def computing(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -50,38 +40,30 @@ def exactly[**P, R](function: Callable[P, R]) -> Callable[P, R]:
 
 
 def fits(value: Decimal) -> bool:
-    """Whether a number, written out in full, has at most MAX_DIGITS digits on each side of
-    its point (and is a number: no infinity, no NaN)."""
+    """Whether a number has at most MAX_DIGITS digits on each side of its point (and is finite)."""
     exponent = value.as_tuple().exponent  # a letter for an infinity or a NaN
     return isinstance(exponent, int) and value.adjusted() < MAX_DIGITS and -exponent <= MAX_DIGITS
 
 
 def read_number(text: str) -> Decimal | None:
-    """The number a run of digits (``2048``, ``0.125``, ``1e400``) writes, or None when it
-    writes none, or one longer than MAX_DIGITS."""
+    """The number a run of digits (``2048``, ``0.125``, ``1e400``) writes, or None: none, or too long."""
     try:
         value = Decimal(text)
     except InvalidOperation:  # also an exponent past anything a Decimal can hold
         return None
-    if len(text) <= 64 and "e" not in text and "E" not in text:
-        # Most numbers: short and plain, so they fit if they are numbers at all.
-        return value if value.is_finite() else None
     return value if fits(value) else None
 
 
 class LongNumber(str):
-    """A number of a JSON value past MAX_DIGITS digits written out, kept as it is written:
-    text an answer may quote, never a number to compute with."""
+    """A JSON number past MAX_DIGITS digits, kept as written: text to quote, never to compute with."""
 
 
 def _json_fraction(text: str) -> Decimal | LongNumber:
-    """``json``'s reader of a number with a point or an exponent."""
     value = read_number(text)
     return LongNumber(text) if value is None else value
 
 
 def _json_integer(text: str) -> int | LongNumber:
-    """``json``'s reader of an integer, for JSON that holds one too long for ``int``."""
     return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else LongNumber(text)
 
 
@@ -89,11 +71,10 @@ _DECODER = json.JSONDecoder(parse_float=_json_fraction)
 # Where no number has an exponent of three digits or a run of 160 (MAX_DIGITS is at least
 # 640), each one fits, and is the ``Decimal`` it writes: the decoder calls the type itself.
 _PLAIN_DECODER = json.JSONDecoder(parse_float=Decimal)
-# A text's shape: digits are 0, letters a (e and E are e), signs left out.
-_LETTERS = string.ascii_letters
-_SHAPE = str.maketrans(
-    string.digits + _LETTERS, "0" * 10 + "".join("e" if c in "eE" else "a" for c in _LETTERS), "+-"
-)
+# Every integer through Python: slower, so only for JSON that ``_DECODER`` refused one of.
+_LONG_INTEGERS = json.JSONDecoder(parse_float=_json_fraction, parse_int=_json_integer)
+# A text's shape: digits are 0, letters a (the fifth letter, e or E, is e), signs left out.
+_SHAPE = str.maketrans(string.digits + string.ascii_letters, "0" * 10 + ("aaaae" + "a" * 21) * 2, "+-")
 
 
 def _fits_plainly(text: str) -> bool:
@@ -111,14 +92,8 @@ def _fits_plainly(text: str) -> bool:
     return True
 
 
-# Every integer through Python: slower, so only for JSON that ``_DECODER`` refused one of.
-_LONG_INTEGERS = json.JSONDecoder(parse_float=_json_fraction, parse_int=_json_integer)
-
-
 def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
-    """``JSONDecoder.raw_decode`` (the JSON value at ``start`` and where it ends), with its
-    numbers read exactly. Bad JSON raises json.JSONDecodeError, a ValueError; nesting too
-    deep for the interpreter, RecursionError."""
+    """``JSONDecoder.raw_decode``, numbers read exactly (bad JSON: ValueError, RecursionError)."""
     plain = text[start : start + 1] in ("{", "[") and _fits_plainly(text)
     try:
         return (_PLAIN_DECODER if plain else _DECODER).raw_decode(text, start)
@@ -132,8 +107,7 @@ NO_JSON: Any = object()  # what ``json_head`` reads where a text holds no JSON
 
 
 def json_head(text: str) -> tuple[Any, bool]:
-    """The JSON value at the head of a text (after its white space), numbers read exactly,
-    or ``NO_JSON``; and whether it is the whole text, as ``json.loads`` would read it."""
+    """The JSON value heading a text, or ``NO_JSON``, and whether it is the whole text (``json.loads``)."""
     start = len(text) - len(text.lstrip())
     try:
         value, end = raw_decode(text, start)
@@ -143,22 +117,19 @@ def json_head(text: str) -> tuple[Any, bool]:
 
 
 def read_json(text: str) -> Any:
-    """The text as one JSON document, as ``json.loads`` reads it, numbers exact; None where
-    it is none."""
+    """The text as one JSON document, numbers exact; None where it is none."""
     value, whole = json_head(text)
     return value if whole else None
 
 
 def is_number(value: Any) -> TypeGuard[int | Decimal]:
-    """A JSON number as ``read_json`` reads one: never a boolean, a LongNumber, or a float
-    (``NaN`` and ``Infinity``, which Python's ``json`` reads as floats, are no numbers)."""
+    """A JSON number as ``read_json`` reads one: no boolean, LongNumber or float (NaN, Infinity)."""
     kind = type(value)
     return kind is int or kind is Decimal
 
 
 def number_text(value: Decimal) -> str:
-    """A number spelled as the suite's values are: plain digits, no exponent, no trailing
-    zeros after the point (``2048``, ``0.125``)."""
+    """A number as the suite spells values: plain digits, no exponent, no trailing zeros."""
     if not fits(value):
         return str(value)  # never written out: its digits would be beyond counting
     text = format(value, "f")

@@ -1,24 +1,16 @@
 """Lengths of time, read one way wherever they are written.
 
-A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person or an answer writes
-"90 minutes", "1 hour 30 minutes", "1.5 hours", "1h 30m" or "2 hrs 15 mins". Each is one
-value: a number of seconds. ``read_durations`` turns a text into ``DurationValue`` spans,
-and every value is filed and looked up under one key (``duration <seconds>``), so a notation
-read on one side is read on the other by construction (the way ``values`` reads dates).
+A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 minutes",
+"1 hour 30 minutes", "1.5 hours" or "1h 30m". Each is a number of seconds, filed and looked
+up under one key (``duration <seconds>``), so a notation read on one side is read on the other.
 
 Principles:
 
-- **Units are data.** ``UNITS`` maps each spelling of a unit to its seconds; the pattern is
-  built from it. A glued single letter ("1h", "30m") is read only as a part of a sum that
-  has an hour in it ("1h 30m", "1h30m"), or as hours alone ("2h"): "30m" alone is as often
-  a length, and "90s" a decade.
-- **A sum is one value.** "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
-- **A JSON number whose key names a unit is a duration** (``wait_minutes: 90``,
-  ``durationHours: 1.5``): the key says what the number counts.
-- **No domain.** Nothing here knows what takes the time.
-
-What is not read: number words ("an hour and a half"), ranges ("2-3 hours") as one value,
-and a month or a year, which are no fixed number of seconds.
+- **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
+  an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
+- **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
+- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``).
+- **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
 """
 
 from __future__ import annotations
@@ -32,45 +24,20 @@ from typing import ClassVar
 
 from .text import NUMBER_WORDS, alternation
 
-UNITS: dict[str, int] = {
-    "seconds": 1,
-    "second": 1,
-    "secs": 1,
-    "sec": 1,
-    "minutes": 60,
-    "minute": 60,
-    "mins": 60,
-    "min": 60,
-    "hours": 3600,
-    "hour": 3600,
-    "hrs": 3600,
-    "hr": 3600,
-    "days": 86400,
-    "day": 86400,
-    "weeks": 604800,
-    "week": 604800,
-    "wks": 604800,
-    "wk": 604800,
-}
-# Numbers written in words (``text.NUMBER_WORDS``), as lengths of time are ("two hours",
-# "an hour and a half"). "a" and "an" are one only before "and a half" in an answer ("an
-# hour and a half"): "in a minute" is seldom a claim of sixty seconds; a source reads them
-# always.
+# Each unit's spellings, each also written with an "s" ("hrs"), with its seconds.
+_SINGULAR = dict(second=1, sec=1, minute=60, min=60, hour=3600, hr=3600, day=86400, week=604800, wk=604800)
+UNITS = {spelled: seconds for word, seconds in _SINGULAR.items() for spelled in (word + "s", word)}
+# "a" and "an" are a number (``text.NUMBER_WORDS``) in an answer only before "and a half"
+# ("an hour and a half"): "in a minute" is seldom a claim of sixty seconds. A source reads them always.
 _ARTICLES = {"a": 1, "an": 1}
-# Letters glued to a number that name a unit only inside a sum with hours, or as hours.
-GLUED_LETTERS: dict[str, int] = {"h": 3600, "m": 60, "s": 1}
+_LETTERS = {"h": 3600, "m": 60, "s": 1}  # glued to a number: a unit only in a sum with hours
 KEY_PREFIX = "duration "
 
 _NUMBER = r"\d+(?:\.\d+)?"
-# Every pattern below opens with a character, not a look back, so the regular expression
-# engine scans a large text for that character alone (the look back follows it).
-#
-# A unit's word, found first; what stands before it says whether it ends a part and how
-# long the part is: a number ("90 minutes", "a 90-minute session"), a number in words
-# perhaps with "and a half" ("two hours", "two and a half hours"), "half a(n)" ("half an
-# hour"), or hours and minutes with a colon ("1:30 hours"). "and a half" may follow the
-# unit too ("an hour and a half").
-_UNIT_WORD = re.compile(rf"(?:{alternation(UNITS)})\b")  # on lower-case text: far quicker than re.I
+# Each pattern opens with a character, not a look back, so a large text is scanned for it.
+# A unit's word is found first (in lower case, quicker than re.I), then its number before it:
+# "90 minutes", "a 90-minute", "two (and a half) hours", "half an hour", "1:30 hours".
+_UNIT_WORD = re.compile(rf"(?:{alternation(UNITS)})\b")
 _BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
 _BEFORE_WORDS = re.compile(
@@ -79,26 +46,20 @@ _BEFORE_WORDS = re.compile(
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
 _HALF_AFTER = " and a half"
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number
-# On a source, a clock-like length ("01:30:00") is a duration too (and a time of day).
-_CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")
-# Hours with letters glued ("1h", "1h30m", "1h 30m 10s"), read whole.
-_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)
-# On a source, minutes or seconds glued alone ("45m") are read too: a reading more there only
-# grounds more, while an answer's "45m" may be a length and is not checked as a duration.
-_GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)
+_CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")  # a source's 01:30:00
+_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)  # 1h, 1h30m
+_GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a source's 45m
 _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
-# What may stand between the parts of one sum: "1 hour 30 minutes", "1 hour, 30 minutes",
-# "1 hour and 30 minutes".
-_JOINER = re.compile(r",? and |, | ")
-# Words a JSON member's name ends with that say its number counts a unit (``wait_minutes``).
+_JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({alternation(UNITS)})$", re.I)
-# A JSON member whose name ends in a unit and whose value is a number.
-_KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case text
-# Whether a text may hold a duration at all: a unit's word, a glued hour or an ISO period.
+_KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case JSON
 _MAY_HOLD = re.compile(
     rf"(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d"
 )  # lower case
+# The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
+READERS = frozenset(["words", "glued", "clock", "iso"])
+_Part = tuple[Decimal, int, int, int]  # seconds, the seconds of its unit, start, end
 
 
 def duration_key(seconds: Decimal) -> str:
@@ -117,8 +78,7 @@ class DurationValue:
 
     @property
     def canonical(self) -> str:
-        """ISO 8601 seconds in lower case, as the suite writes values (``pt5400s``): one
-        spelling whatever the notation."""
+        """ISO 8601 seconds in lower case (``pt5400s``), whatever the notation."""
         return f"pt{self.seconds.normalize():f}s"
 
     def keys(self) -> list[str]:
@@ -128,11 +88,10 @@ class DurationValue:
         return self.keys()
 
 
-def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> tuple[Decimal, int, int, int] | None:
-    """The part a unit's word ends, read from what stands before it (and "and a half" after
-    it), or None where no number stands there."""
+def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
+    """The part a unit's word ends, read from what stands before it, or None."""
     start, end = unit.span()
-    if start and (text[start - 1].isalpha()):
+    if start and text[start - 1].isalpha():
         return None  # "holiday", "thermometer": no unit's word
     seconds = UNITS[unit.group()]
     before = text[max(0, start - _LOOK_BACK) : start]
@@ -148,48 +107,31 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> tuple[Decimal
     word, half = m.group(1).lower(), m.group(2)
     half_after = text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
     if word in _ARTICLES and not (lenient or half or half_after):
-        return None  # "in a minute" is seldom a claim of sixty seconds
+        return None
     count = Decimal(NUMBER_WORDS.get(word, 1)) + (Decimal("0.5") if half or half_after else 0)
     step = seconds // 2 if half or half_after else seconds
     return count * seconds, step, offset + m.start(), end + (len(_HALF_AFTER) if half_after else 0)
 
 
-# What ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO periods.
-READERS = frozenset(["words", "glued", "clock", "iso"])
-
-
-def _parts(
-    text: str, low: str, lenient: bool, readers: AbstractSet[str]
-) -> list[tuple[Decimal, int, int, int]]:
-    """Each part a text writes (``low``: the text in lower case, offset for offset): its
-    seconds, its unit's seconds, and its span, in order; ``readers`` are the notations
-    looked for (a source's words tell which it may hold)."""
-    parts: list[tuple[Decimal, int, int, int]] = []
+def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> list[_Part]:
+    """Each part a text writes (``low``: it in lower case), in order, in the notations of ``readers``."""
+    parts: list[_Part] = []
     if "words" in readers:
-        for unit in _UNIT_WORD.finditer(low):
-            part = _part_ending(text, unit, lenient)
-            if part is not None:
-                parts.append(part)
+        parts.extend(p for unit in _UNIT_WORD.finditer(low) if (p := _part_ending(text, unit, lenient)))
     if lenient and "clock" in readers:
         for m in _CLOCKLIKE.finditer(text):
             h, mi, se = (int(g) for g in m.group().split(":"))
             parts.append((Decimal(h * 3600 + mi * 60 + se), 1, m.start(), m.end()))
-    glued = (
-        [*_GLUED.finditer(text), *(_GLUED_ALONE.finditer(text) if lenient else ())]
-        if "glued" in readers
-        else []
-    )
-    for match in glued:
-        pieces = [(Decimal(n), GLUED_LETTERS[u.lower()]) for n, u in _GLUED_PART.findall(match.group())]
-        seconds = sum((number * unit for number, unit in pieces), Decimal(0))
-        parts.append((seconds, pieces[-1][1], match.start(), match.end()))
-    for match in _ISO.finditer(text) if "iso" in readers else ():
-        if any(match.groups()):  # not "PT" alone
-            days, hours, minutes, secs = (Decimal(part or 0) for part in match.groups())
-            seconds = days * 86400 + hours * 3600 + minutes * 60 + secs
-            parts.append((seconds, 1, match.start(), match.end()))
+    if "glued" in readers:
+        for m in [*_GLUED.finditer(text), *(_GLUED_ALONE.finditer(text) if lenient else ())]:
+            pieces = [(Decimal(n), _LETTERS[u.lower()]) for n, u in _GLUED_PART.findall(m.group())]
+            parts.append((sum((n * u for n, u in pieces), Decimal(0)), pieces[-1][1], m.start(), m.end()))
+    for m in _ISO.finditer(text) if "iso" in readers else ():
+        if any(m.groups()):  # not "PT" alone
+            days, hours, minutes, secs = (Decimal(part or 0) for part in m.groups())
+            parts.append((days * 86400 + hours * 3600 + minutes * 60 + secs, 1, m.start(), m.end()))
     parts.sort(key=lambda part: (part[2], -part[3]))
-    kept: list[tuple[Decimal, int, int, int]] = []
+    kept: list[_Part] = []
     for part in parts:
         if not kept or part[2] >= kept[-1][3]:  # "30m" of "1h 30m" is no part of its own
             kept.append(part)
@@ -199,20 +141,18 @@ def _parts(
 def read_durations(
     text: str, lenient: bool = False, readers: AbstractSet[str] = READERS
 ) -> Iterator[DurationValue]:
-    """Every duration ``text`` writes, in the order they stand. Parts joined as one sum are
-    one value when each is less than one of the unit before it ("1 hour 30 minutes");
-    "3 days, 24 hours" is two values. ``lenient`` reads a source: "45m" too."""
+    """Every duration ``text`` writes, in order: joined parts each less than one of the unit
+    before are one sum ("3 days, 24 hours" is two). ``lenient`` reads a source ("45m" too)."""
     low = text.lower()
     if _MAY_HOLD.search(low) is None:
         return
     if len(low) != len(text):  # a few characters lower-case to two: keep the offsets
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    current: list[tuple[Decimal, int, int, int]] = []
+    current: list[_Part] = []
     for part in _parts(text, low, lenient, readers):
         if current:
             _, unit, _, end = current[-1]
-            joined = _JOINER.fullmatch(text, end, part[2]) is not None
-            if joined and part[1] < unit and part[0] < unit:
+            if _JOINER.fullmatch(text, end, part[2]) and part[1] < unit and part[0] < unit:
                 current.append(part)
                 continue
             yield _value(text, current)
@@ -221,19 +161,19 @@ def read_durations(
         yield _value(text, current)
 
 
-def _value(text: str, parts: list[tuple[Decimal, int, int, int]]) -> DurationValue:
+def _value(text: str, parts: list[_Part]) -> DurationValue:
     _, unit, start, end = parts[-1]
     written = re.match(_NUMBER, text[start:end])
     places = len(written.group().partition(".")[2]) if written else 0
-    step = Decimal(unit).scaleb(-places)
-    return DurationValue(sum((p[0] for p in parts), Decimal(0)), parts[0][2], end, step)
+    return DurationValue(
+        sum((p[0] for p in parts), Decimal(0)), parts[0][2], end, Decimal(unit).scaleb(-places)
+    )
 
 
 def elapsed(value: DurationValue, clocks: list[tuple[int, str]]) -> tuple[str, str] | None:
-    """Two clock times (minutes since the start of their first day, and a label) between
-    which the duration elapses, as closely as it is written ("5 hours" is 4.5 to 5.5 hours
-    apart, "95 minutes" is 95); the earlier and the later label, or None. A later time
-    earlier in the day is on the next day."""
+    """The labels of two clocks (minutes since their first day's start, a label) the duration
+    elapses between, as closely as written ("5 hours": 4.5 to 5.5); a later time earlier in
+    the day is on the next day."""
     half = value.step / 2
     for i, (early, first) in enumerate(clocks):
         for late, second in clocks[i + 1 :]:
@@ -249,12 +189,11 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
 
 
 def member_may_hold(low_json: str) -> bool:
-    """Whether a lower-case JSON text may name a member for a unit at all (a quick scan)."""
+    """Whether a lower-case JSON text may name a member for a unit at all."""
     return _KEYED_UNIT.search(low_json) is not None
 
 
 def member_keys(name: str, number: str) -> list[str]:
-    """The duration key of a JSON number whose member's name ends in a unit
-    (``"wait_minutes": 90``), or none."""
+    """The duration key of a JSON number whose member's name ends in a unit, or none."""
     match = _KEY_WORDS.search(name)
     return [] if match is None else [duration_key(Decimal(number) * UNITS[match.group(1).lower()])]

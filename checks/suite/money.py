@@ -1,78 +1,36 @@
 """Amounts of money, read one way wherever they are written.
 
-"$1,000.00", "$1000", "1,000 USD", "USD 1,000", "USD1,000", "US$1,000", "1 000 €", "1.000,00 €", "1000
-dollars", "-$5", "$85/person", "$54 each", "$12 per night", "$310K" and "$2.4 million" each
-write one amount, and the same amount may be written one way by a person, another by a tool
-and a third by the answer that repeats it. This module is the suite's one reader of
-amounts. It reads a text into typed spans (``Amount``: its kind, its value as an exact
-``Decimal``, the currency when one is stated, the unit of a per-unit amount, where it
-stands) and gives each its ``keys()``.
-The evidence index stores a source's amounts under their keys and the evidence checker
-looks an answer's amounts up under theirs, so an amount written in one notation on one side
-is found in any notation on the other by construction.
+"$1,000.00", "1,000 USD", "USD1,000", "1.000,00 €", "1000 dollars", "-$5", "$12 per night"
+and "$2.4 million" each write one amount. This module, the suite's one reader of amounts,
+reads a text into ``Amount`` spans (a ``value.Value``), whose keys a source is filed under
+and an answer looked up under, so an amount is found in any notation on the other side.
+What makes a number an amount is data, the tables below, naming no domain; the rest:
 
-What makes a number an amount is data, not code: the tables below hold the currency signs,
-codes and words, the words of a minor unit, the scales a number is written on, the
-characters that group digits, the signs of a negative amount and the words of a per-unit
-amount. They are the notations of money wherever it is written; no table names a domain or
-what is bought.
+- **A currency mark belongs to the number beside it, on its own line**: a sign touching it
+  or one space away, a code or a word one space away ("58.40 USD" then "2." is no "USD 2").
+- **Digits group by commas, dots or spaces** in well-formed groups (three digits after a
+  head of one to three); the point is the last separator where it differs from the others.
+- **"1,000" is a thousand; "1.000" is ambiguous.** A lone comma is a point only for cents
+  ("12,50 €"); three digits after a lone dot are a group, or three decimals where a program
+  printed them: such an amount carries the keys of both readings, the decimal one first.
+- **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign (``-50`` is
+  "refunded $50"), not the currency (a bare ``"price": 50`` states none). An amount in a
+  minor unit ("50 cents", or a JSON member named ``amount_cents``, never "percent") carries
+  its value in the major unit and the number as written.
+- **A scale multiplies the number it follows** ("$310K", "$2.4 million", "€3bn"), to the
+  precision of its last digit. Without a currency mark, a scale word a space after a number
+  makes a number of a source, never of an answer; scale letters make nothing ("5m").
+- **A number grouped with commas and no currency** ("41,200") is read too; other groupings
+  without one are no amounts (``tokens`` reads digits grouped by spaces).
 
-What the tables leave to code:
-
-- **A currency mark belongs to the number beside it, on its own line.** A sign touches the
-  number or stands one space from it, a code or a word stands one space from it, never a
-  line break away; and a code after a number ends that amount: "58.40 USD" then "2." on
-  the next line is one amount and a list number, never "USD 2".
-- **Digits group by commas, dots, spaces or thin spaces**, and the decimal separator is
-  the last separator when it differs from the others. Groups must be well formed (three
-  digits each, after a head of one to three), or the digits are no one number.
-- **"1,000" is a thousand; "1.000" is ambiguous.** Where a comma separates digits the
-  decimal separator is the comma only for cents ("12,50 €"): money written with a decimal
-  comma and three decimals is not met, so three digits after a lone comma are a group.
-  Three digits after a lone dot are a group where dots group digits and three decimals
-  where a program printed the amount; such an amount carries the keys of both readings,
-  on both sides, so it meets the same digits whichever way the other side meant them. Its
-  first reading is the decimal one, the way the suite reads "1.000" elsewhere.
-- **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign, since a
-  record's ``-50`` and "refunded $50" are one amount, and not the currency, since a
-  result's bare ``"price": 50`` states none for an answer's "$50" to differ from. An amount
-  in a minor unit ("50 cents") carries its value in the major unit (``0.5``) and the number
-  as written (``50``), as programs record either.
-- **A JSON number counts a minor unit where its member's name says so**
-  (``member_keys``): ``"amount_cents": 125000``, ``"priceCents": 1299`` and
-  ``"total_in_cents"`` name the unit their number counts, so the number also carries the
-  amount in the major unit (``1250``, ``12.99``, exactly), as "50 cents" does in a text. The
-  words are ``MINOR_WORDS``, ending the name as a word of its own (after a separator or
-  none, or capitalized after a lower-case letter), never as the end of a longer word
-  ("percent", "recent").
-- **A scale multiplies the number it follows, and the amount is the scaled value.**
-  "$310K", "$2.4M", "$2.4 million", "€3bn" and "USD 2.4 million" write 310,000, 2,400,000,
-  3,000,000,000 and 2,400,000, on both sides: their keys are the scaled value's, so a
-  source's 2,400,000 grounds "$2.4 million" and a source's "$2.40" does not. A scale word
-  stands one space from the number or touches it, scale letters touch it, and neither is
-  part of a longer word ("$5 millionaires", "$5km"). An amount's span holds its scale, and
-  its precision is where its last written digit stands: "2.4 million" is written to a
-  hundred thousand, so a number that rounds to it is a rounding of it (``derived``), not a
-  different value, while one that does not is. A scale is no currency mark: without one, a
-  scale *word* a space after a number makes a number of a source (a person's "2.4 million"
-  is 2,400,000 too, beside its digits), never of an answer, and scale letters make nothing
-  ("5m", "16k" are as often a length or a size).
-- **A number grouped with commas and no currency** ("41,200") is read too, as a number of
-  the same family: its key is the one the same digits with a currency get. Other
-  groupings without a currency ("41 200", "41.200") are no amounts: without a mark they may
-  be two numbers, a version or a decimal. Digits grouped by spaces are read as a plain
-  number by ``tokens`` instead: read apart they are several numbers, not another value of
-  one amount (as "1.000" is), so ``tokens`` keeps both readings (a source carries both, an
-  answer is grounded by either).
-
-A long text (a tool's result) is read only around the marks it holds (and, on a source, its
-scale words), so that a result of megabytes with no amount costs a few searches; what is
-read there is read as in a short one.
+A long text is read only around its marks (and a source's scale words), so megabytes with
+no amount cost a few searches.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
@@ -80,118 +38,50 @@ from decimal import Decimal
 from .decimals import EXACT, number_text, read_number
 from .text import alternation
 
-# --- the notation tables -------------------------------------------------------------------
-
-# Signs written touching the number or one space from it, before ("$5", "US$5") or after
-# ("5 €"), with the currency each names; a sign several currencies use names only itself.
-SIGNS: dict[str, str] = {
-    "$": "$",
-    "us$": "USD",
-    "c$": "CAD",
-    "ca$": "CAD",
-    "a$": "AUD",
-    "au$": "AUD",
-    "nz$": "NZD",
-    "hk$": "HKD",
-    "s$": "SGD",
-    "r$": "BRL",
-    "mx$": "MXN",
-    "\u20ac": "EUR",
-    "\u00a3": "GBP",
-    "\u00a5": "\u00a5",
-    "\u20b9": "INR",
-    "\u20a9": "KRW",
-    "\u20bd": "RUB",
-    "\u20aa": "ILS",
-    "\u0e3f": "THB",
-    "\u20ab": "VND",
-    "\u20a6": "NGN",
-}
-# ISO 4217 codes, before or after the number, in either case. Codes that are also English
-# words or names of other things ("try", "all", "php") are left out: a number beside them is
-# no amount often enough.
-CODES: frozenset[str] = frozenset(
-    (
-        "usd eur gbp jpy cny chf cad aud nzd hkd sgd sek nok dkk "
-        "pln czk huf inr krw mxn brl zar rub ils thb aed"
-    ).split()
-)
+# Signs touching the number or one space from it, before ("$5", "US$5") or after ("5 €"),
+# with the currency each names; a sign several currencies use ("$", "¥") names only itself.
+SIGNS = {"$": "$", "us$": "USD", "c$": "CAD", "ca$": "CAD", "a$": "AUD", "au$": "AUD", "nz$": "NZD"}
+SIGNS |= {"hk$": "HKD", "s$": "SGD", "r$": "BRL", "mx$": "MXN", "€": "EUR", "£": "GBP", "¥": "¥"}
+SIGNS |= {"₹": "INR", "₩": "KRW", "₽": "RUB", "₪": "ILS", "฿": "THB", "₫": "VND", "₦": "NGN"}
+# ISO 4217 codes, before or after the number, in either case; not those that are also words
+# or names of other things ("try", "all", "php").
+CODES = frozenset("usd eur gbp jpy cny chf cad aud nzd hkd sgd sek nok dkk pln czk huf inr krw mxn".split())
+CODES |= frozenset("brl zar rub ils thb aed".split())
 # Words after the number, with the currency each names.
-WORDS: dict[str, str] = {
-    "us dollars": "USD",
-    "dollars": "$",
-    "dollar": "$",
-    "bucks": "$",
-    "euros": "EUR",
-    "euro": "EUR",
-    "pounds": "GBP",
-    "pound": "GBP",
-    "yen": "JPY",
-    "yuan": "CNY",
-    "rupees": "INR",
-    "rupee": "INR",
-    "francs": "franc",
-    "franc": "franc",
-    "pesos": "peso",
-    "peso": "peso",
-}
+WORDS = {"us dollars": "USD", "dollars": "$", "dollar": "$", "bucks": "$", "euros": "EUR", "euro": "EUR"}
+WORDS |= {"pounds": "GBP", "pound": "GBP", "yen": "JPY", "yuan": "CNY", "rupees": "INR", "rupee": "INR"}
+WORDS |= {"francs": "franc", "franc": "franc", "pesos": "peso", "peso": "peso"}
 # Words of a minor unit after the number, with how many make one of the major unit.
-MINOR_WORDS: dict[str, int] = {"cents": 100, "cent": 100, "pence": 100}
-# Scales after the number, with the power of ten each multiplies it by: words, one space
-# from the number or glued to it ("$2.4 million"), and letters, glued to it ("$310K", "€3bn").
-SCALE_WORDS: dict[str, int] = {
-    "thousand": 3,
-    "million": 6,
-    "billion": 9,
-    "trillion": 12,
-    "lakh": 5,
-    "lakhs": 5,
-    "crore": 7,
-    "crores": 7,
-}
-SCALE_LETTERS: dict[str, int] = {
-    "k": 3,
-    "m": 6,
-    "mm": 6,
-    "mn": 6,
-    "mln": 6,
-    "b": 9,
-    "bn": 9,
-    "t": 12,
-    "tn": 12,
-}
-# Characters that group digits: a space, a no-break space, a thin space, a narrow no-break space.
-GROUP_SPACES = " \u00a0\u2009\u202f"
-# Signs of a negative amount, written touching it ("-$5", "$-5"): hyphen-minus and minus.
-MINUS = "-\u2212"
+MINOR_WORDS = {"cents": 100, "cent": 100, "pence": 100}
+# Scales after the number, with the power of ten each multiplies by: words, a space from
+# the number or glued to it ("$2.4 million"), and letters glued to it ("$310K", "€3bn").
+SCALE_WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "lakh": 5, "lakhs": 5}
+SCALE_WORDS |= {"crore": 7, "crores": 7}
+SCALE_LETTERS = {"k": 3, "m": 6, "mm": 6, "mn": 6, "mln": 6, "b": 9, "bn": 9, "t": 12, "tn": 12}
+GROUP_SPACES = " \u00a0\u2009\u202f"  # a space, a no-break, a thin and a narrow no-break one
+MINUS = "-\u2212"  # hyphen-minus and minus, touching the amount ("-$5", "$-5")
 # What makes an amount a price of one unit: "$85/person", "$12 per night", "$54 each".
-PER_WORDS: frozenset[str] = frozenset(["per"])
-EACH_WORDS: frozenset[str] = frozenset(["each", "apiece"])
+PER_WORDS = frozenset(["per"])
+EACH_WORDS = frozenset(["each", "apiece"])
 # Nouns under which a text names an amount without a currency mark ("total price is 305").
-MONEY_NOUNS: frozenset[str] = frozenset(
-    "price total paid amount cost fee fare balance refund charge charged".split()
-)
-
+MONEY_NOUNS = frozenset("price total paid amount cost fee fare balance refund charge charged".split())
 
 _SIGN = alternation(SIGNS)
 _CODE = alternation(CODES)
-_WORD = alternation(list(WORDS) + list(MINOR_WORDS))
 _SPACE = "[ \u00a0]"
 _GAP = f"{_SPACE}?"  # between a sign and its number: one space at most, never a line break
 _MINUS = f"[{MINUS}]"
-# A scale: a word a space from the number or glued to it, letters glued to it; never part
-# of a longer word ("$5 millionaires", "$5km").
+# A scale word a space from the number or glued to it, letters glued; never part of a
+# longer word ("$5 millionaires", "$5km").
 _SCALE = rf"(?:{_SPACE}?(?:{alternation(SCALE_WORDS)})|(?:{alternation(SCALE_LETTERS)}))(?!\w)"
 # A run of digits and separators; a space separates only before a group of exactly three.
 _NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
-# A code or a word stands one space from the number ("USD 5", "5 dollars"), or a code in
-# capitals touches it ("USD5"; "cad3f" is a hexadecimal id); a sign touches it or stands
-# one space away ("$5", "5 €").
+# A code or a word one space from the number ("USD 5", "5 dollars"), or a code in capitals
+# touching it ("USD5"; "cad3f" is a hexadecimal id); a sign touching it or one space away.
 _UPPER_CODE = "|".join(sorted(code.upper() for code in CODES))
 _MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|(?-i:{_UPPER_CODE})(?=\d)|{_SIGN})"
 _GLUED_CODE = re.compile(rf"(?:{_UPPER_CODE})(?=\d)")
-_MARK_AFTER = rf"(?:{_GAP}(?:{_SIGN})|{_SPACE}(?:{_CODE}|{_WORD})\b)"
-
+_MARK_AFTER = rf"(?:{_GAP}(?:{_SIGN})|{_SPACE}(?:{_CODE}|{alternation([*WORDS, *MINOR_WORDS])})\b)"
 _AMOUNT = re.compile(
     rf"""
     (?<![\w$])
@@ -209,10 +99,9 @@ _AMOUNT = re.compile(
     """,
     re.I | re.X,
 )
-# The same amount as a piece of a larger regular expression (no groups), and without a
-# mark: a term of the arithmetic an answer writes ("1,480 USD - 1,215 USD = 265 USD").
+# An amount, and its marks, as pieces of a larger regular expression (no groups): the terms
+# of the arithmetic an answer writes ("1,480 USD - 1,215 USD = 265 USD").
 AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_SCALE})?(?:{_MARK_AFTER})?)"
-# A mark before or after an amount's digits, as pieces of a larger regular expression.
 MARK_BEFORE_TEXT = rf"(?i:{_MARK_BEFORE}{_GAP}{_MINUS}?)"
 MARK_AFTER_TEXT = rf"(?i:{_MARK_AFTER})"
 
@@ -227,20 +116,16 @@ _COMMA_GROUP = re.compile(r",\d{3}")  # a literal first, so a large text is sear
 _SMALL = 2048
 _REACH = 48
 _WORD_OR_NUMBER = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,/%"
-    + MINUS
-    + "".join(SIGNS)
-    + GROUP_SPACES[1:]
+    string.ascii_letters + string.digits + ".,/%" + MINUS + "".join(SIGNS) + GROUP_SPACES[1:]
 )
 _COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
 _LABELLED = re.compile(
     rf"\b(?:{alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
 )
-# A JSON number whose member's name ends in a minor unit's word, as a word of its own: in
-# lower case after no letter or digit ("amount_cents", "cents"), capitalized or in capitals
-# after no capital or digit ("priceCents", "AMOUNT_CENTS"); never the end of a longer word
-# ("percent", "recent").
+# A JSON member's name ending in a minor unit's word as a word of its own: in lower case
+# after no letter or digit ("amount_cents"), capitalized or in capitals after no capital or
+# digit ("priceCents", "AMOUNT_CENTS"); never the end of a longer word ("percent").
 _MINOR_NAMES = [
     (re.compile(rf"(?<!{before}){re.escape(spelled)}$"), per)
     for word, per in MINOR_WORDS.items()
@@ -248,60 +133,35 @@ _MINOR_NAMES = [
 ]
 
 
-# --- reading digits ------------------------------------------------------------------------
-
-
 def _grouped(head: str, groups: list[str]) -> bool:
-    return (
-        1 <= len(head) <= 3
-        and not (head.startswith("0") and len(head) > 1)
-        and all(len(group) == 3 for group in groups)
-    )
+    return (head == "0" or 1 <= len(head) <= 3 and head[0] != "0") and all(len(g) == 3 for g in groups)
 
 
 def read_numeral(run: str) -> tuple[Decimal, ...]:
-    """Every value a run of digits and separators may write, the first the suite's usual
-    reading (the module's docstring); empty when its groups are not well formed."""
+    """Every value a run of digits and separators may write, the usual first; none if ill-formed."""
     parts = _SEPARATOR.split(run)
-    digits, separators = parts[0::2], parts[1::2]
-    if not separators:
-        return _values([run])
-    marks = [s for s in separators if s in ".,"]
-    if len(marks) < len(separators):  # spaces group; one mark may end the number as its point
-        if marks and (len(marks) > 1 or separators[-1] not in ".,"):
-            return ()
-        whole = digits[:-1] if marks else digits
-        if not _grouped(whole[0], whole[1:]):
-            return ()
-        return _values(["".join(whole) + ("." + digits[-1] if marks else "")])
-    if len(set(marks)) == 2:  # "1,000.50" and "1.000,50": the last one is the point
-        point = separators[-1]
-        if separators.count(point) != 1 or not _grouped(digits[0], digits[1:-1]):
-            return ()
-        return _values(["".join(digits[:-1]) + "." + digits[-1]])
-    mark = marks[0]
-    if len(marks) > 1:  # "1,000,000" and "1.000.000" group
-        return _values(["".join(digits)]) if _grouped(digits[0], digits[1:]) else ()
-    head, tail = digits
-    as_point = f"{head}.{tail}"
-    if len(tail) == 3 and _grouped(head, [tail]):
-        return _values([head + tail]) if mark == "," else _values([as_point, head + tail])
-    if mark == "," and len(tail) > 2:
-        return ()  # "1204,1205": two numbers, not one with a decimal comma
-    return _values([as_point])
+    digits, separators = parts[0::2], [s if s in ".," else " " for s in parts[1::2]]
+    if len(separators) == 1 and separators[0] != " ":  # "1.000", "1,5": a group or a point
+        (head, tail), mark = digits, separators[0]
+        if len(tail) == 3 and _grouped(head, [tail]):
+            return _values([head + tail] if mark == "," else [f"{head}.{tail}", head + tail])
+        return () if mark == "," and len(tail) > 2 else _values([f"{head}.{tail}"])  # "1204,1205": two
+    # The last separator is the point where it is a mark written once; the others group alike.
+    last = separators[-1] if separators else " "
+    point = last if last != " " and separators.count(last) == 1 else None
+    groups = digits[1 : -1 if point else None]
+    if len(set(separators) - {point}) > 1 or (separators and not _grouped(digits[0], groups)):
+        return ()
+    return _values(["".join(digits[:-1]) + "." + digits[-1] if point else "".join(digits)])
 
 
 def _values(texts: list[str]) -> tuple[Decimal, ...]:
-    values = [read_number(text) for text in texts]
-    return tuple(value for value in values if value is not None)
+    return tuple(value for value in map(read_number, texts) if value is not None)
 
 
 def _decimals(value: Decimal) -> int:
     exponent = value.as_tuple().exponent
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
-
-
-# --- amounts -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -337,48 +197,35 @@ class Amount:
 
 
 def _currency(mark: str | None) -> str | None:
-    if mark is None:
-        return None
-    mark = " ".join(mark.lower().split())  # one space, none at the ends
-    if mark in SIGNS:
-        return SIGNS[mark]
-    if mark in WORDS:
-        return WORDS[mark]
-    if mark in MINOR_WORDS:
-        return None
+    mark = " ".join(mark.lower().split()) if mark else ""  # one space, none at the ends
     code = re.sub(r"[^a-z]", "", mark)  # "usd $" names its code
-    return code.upper() if code in CODES else None
+    return SIGNS.get(mark) or WORDS.get(mark) or (code.upper() if code in CODES else None)
 
 
 def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool = False) -> Amount | None:
-    """The amount a match of ``_AMOUNT`` is; a number with no mark is one only when grouped
-    with commas and ``plain`` is asked for, when a scale word stands a space after it and
-    ``scaled`` is asked for, or when ``bare`` is."""
+    """The amount a match of ``_AMOUNT`` is; one with no mark only where ``bare``, or ``plain``
+    and grouped by commas, or ``scaled`` and a scale word a space after it."""
     before, after = match.group("before"), match.group("after")
     number, scale = match.group("number"), match.group("scale")
-    kind = "money"
-    if before is None and after is None:
-        if scale is not None:
-            spaced_word = scale[0].isspace() and scale.strip().lower() in SCALE_WORDS
-            if not (bare or (scaled and spaced_word)):
-                return None
-        elif not (bare or (plain and _COMMA_GROUPED.fullmatch(number))):
-            return None
-        kind = "number"
+    if scale is None:
+        unmarked = plain and _COMMA_GROUPED.fullmatch(number) is not None  # "41,200"
+    else:
+        unmarked = scaled and scale[0].isspace() and scale.strip().lower() in SCALE_WORDS  # "2.4 million"
+    if before is None and after is None and not (bare or unmarked):
+        return None
     digits = read_numeral(number)
     if not digits:
         return None
-    power = _power(scale)
-    written = tuple(EXACT.scaleb(reading, power) for reading in digits) if power else digits
-    readings = written
+    word = scale.strip().lower() if scale else ""
+    power = SCALE_WORDS.get(word) or SCALE_LETTERS.get(word, 0)
+    readings = tuple(EXACT.scaleb(reading, power) for reading in digits) if power else digits
     minor = MINOR_WORDS.get(after.strip().lower()) if after else None
     if minor is not None:
-        readings = tuple(dict.fromkeys([r / minor for r in written] + list(written)))
-    negative = bool(match.group("minus") or match.group("minus2"))
+        readings = tuple(dict.fromkeys([r / minor for r in readings] + list(readings)))
     per = match.group("slash") or match.group("per") or match.group("each")
     return Amount(
-        kind=kind,
-        value=-readings[0] if negative else readings[0],
+        kind="number" if before is None and after is None else "money",
+        value=-readings[0] if match.group("minus") or match.group("minus2") else readings[0],
         readings=readings,
         currency=_currency(before) or _currency(after),
         per=per.lower() if per else None,
@@ -390,44 +237,31 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
     )
 
 
-def _power(scale: str | None) -> int:
-    """The power of ten a scale as written multiplies by (none for no scale)."""
-    if scale is None:
-        return 0
-    word = scale.strip().lower()
-    return SCALE_WORDS.get(word) or SCALE_LETTERS[word]
-
-
 def read_amounts(
     text: str, *, plain: bool = False, scaled: bool = False, words: AbstractSet[str] | None = None
 ) -> list[Amount]:
-    """The amounts of money ``text`` writes, in order; with ``plain``, also the numbers it
-    groups with commas and no currency ("41,200"); with ``scaled``, also the numbers a scale
-    word follows with no currency ("2.4 million"). ``words``, the text's lower-case words
-    where the caller has them (a source's forms), spare a long text a search for each code."""
+    """The amounts ``text`` writes, in order, with ``plain`` its numbers grouped by commas
+    ("41,200"), with ``scaled`` those a scale word follows; ``words``: its words, if known."""
     low = text.lower()
     places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
     if not places:
         return []
-    # A text whose lower case is longer (a few letters lower to two) is read whole, since
-    # places in its lower case are not places in it.
+    # A text whose lower case is longer (a few letters lower to two) is read whole: places in
+    # its lower case are not places in it.
     whole = len(text) <= _SMALL or len(low) != len(text)
-    spans = [(0, len(text))] if whole else _windows(text, places)
     out: list[Amount] = []
-    for low_end, high_end in spans:
+    for low_end, high_end in [(0, len(text))] if whole else _windows(text, places):
         for match in _AMOUNT.finditer(text, low_end, high_end):
             start = match.start()
             if text[start].isdigit() and start >= 2 and text[start - 1] in ".," and text[start - 2].isdigit():
                 continue  # the rest of a number that is not one ("5" of "1.1.5")
-            amount = _amount(match, plain, scaled=scaled)
-            if amount is not None:
+            if (amount := _amount(match, plain, scaled=scaled)) is not None:
                 out.append(amount)
     return out
 
 
 def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> list[int]:
-    """Where ``text`` writes a currency mark (or, with ``plain``, a comma before three digits;
-    with ``scaled``, a scale word)."""
+    """Where ``text`` writes a currency mark (``plain``: a comma group; ``scaled``: a scale word)."""
     places: list[int] = []
     for sign in ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS:
         places.extend(_find_all(text, sign))
@@ -436,9 +270,8 @@ def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[s
     else:  # "USD/night" is one word of a text: its code is the part before the slash
         slashed = {word.partition("/")[0] for word in words if "/" in word} if "/" in text else set()
         marks = (_MARK_WORDS & words) | (_MARK_WORDS & slashed)
-    if marks:
-        for word in marks:
-            places.extend(_find_all(low, word))
+    for word in marks:
+        places.extend(_find_all(low, word))
     places.extend(match.start() for match in _GLUED_CODE.finditer(text))  # "USD5" is no word of its own
     if plain:
         places.extend(match.start() for match in _COMMA_GROUP.finditer(text))
@@ -458,8 +291,7 @@ def _find_all(text: str, word: str) -> list[int]:
 
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
-    """Spans of ``text`` around ``places``, merged, each widened until it cuts no word or
-    number: no amount stands partly outside one. Each character is widened over once."""
+    """Spans of ``text`` around ``places``, merged, widened until they cut no word or number."""
     spans: list[tuple[int, int]] = []
     for place in sorted(places):
         if spans and place < spans[-1][1]:
@@ -484,22 +316,19 @@ def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
 
 def read_amount(text: str) -> Amount | None:
     """The one amount ``text`` is, whole, with or without a currency ("$1,204.50", "3")."""
-    stripped = text.strip()
-    match = _AMOUNT.fullmatch(stripped)
+    match = _AMOUNT.fullmatch(text.strip())
     return None if match is None else _amount(match, plain=True, bare=True)
 
 
 def amount_keys(text: str, *, plain: bool = True, words: AbstractSet[str] | None = None) -> set[str]:
-    """The keys of every amount (and, with ``plain``, comma-grouped number; and every number
-    a scale word follows) ``text`` writes: what a source (a person's words, a tool's text, a
-    string of a tool's JSON) is indexed under."""
-    found = read_amounts(text, plain=plain, scaled=True, words=words)
-    return {key for amount in found for key in amount.keys()}
+    """The keys a source's text is indexed under: its amounts, and numbers a scale word follows."""
+    return {
+        key for amount in read_amounts(text, plain=plain, scaled=True, words=words) for key in amount.keys()
+    }
 
 
 def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | None:
-    """Where the digits (and the scale) of the first amount of ``text`` with ``key`` among
-    its keys stand."""
+    """Where the digits (and the scale) of the first amount of ``text`` keyed ``key`` stand."""
     for amount in read_amounts(text, plain=plain, scaled=True):
         if key in amount.keys():
             return amount.number_start, amount.number_end
@@ -507,15 +336,13 @@ def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | No
 
 
 def needs_its_strings(json_text: str) -> bool:
-    """Whether a JSON text's strings must be read one by one, beyond reading the text whole
-    for amounts with a mark: a comma-grouped number there may be an array between strings
-    ("[1,250]"), and an escape (``\\u20ac``) may hide a sign or a space that groups."""
+    """Whether a JSON text's strings must be read one by one too: a comma-grouped number may
+    be an array between strings ("[1,250]"), an escape (``\\u20ac``) may hide a sign or a space."""
     return "\\u" in json_text or _COMMA_GROUP.search(json_text) is not None
 
 
 def labelled_amounts(text: str) -> set[Decimal]:
-    """The numbers a text names after a money noun with no currency mark ("total price is
-    305"), each in every reading its digits have."""
+    """The numbers after a money noun with no currency mark ("total price is 305"), all readings."""
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
 
 
@@ -525,9 +352,7 @@ def member_may_hold(low_json: str) -> bool:
 
 
 def member_keys(name: str, number: str) -> list[str]:
-    """The amount key of a JSON number whose member's name says it counts a minor unit
-    (``"amount_cents": 125000`` is 1250, ``"priceCents": 1299`` is 12.99): the number over
-    the units that make one major unit, exactly; or none."""
+    """The amount key of a JSON number counting a minor unit (``"priceCents": 1299`` is 12.99)."""
     per = next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
     value = read_number(number) if per is not None else None
     return [] if value is None or per is None else [number_text(EXACT.divide(value.copy_abs(), per))]

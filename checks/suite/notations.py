@@ -1,29 +1,17 @@
-"""Values as people write them: the other spellings under which a value is the same value.
+"""Values as people write them: the digit runs of identifiers, and counts of lists.
 
-A tool records ``gift_card_7091239`` and ``certificate_7504069``; an answer says "the gift
-card ending in 1239" and "certificate 7504069". Each pair is one value. This module reads
-both sides into the same values, with the same keys, so the evidence checker looks a value
-up once whatever notation either side used (dates and clock times are read by ``values``,
-amounts of money by ``money``):
-
-- **identifier fragments**: a number of four digits or more is the same value as the digit
-  run of an identifier that carries it whole (``7504069`` of ``certificate_7504069``) or
-  as its last digits (``1239`` of ``gift_card_7091239``). Both are read as a ``DigitRun``:
-  ``identifier_runs`` reads the runs an identifier carries, ``number_run`` reads a number
-  as the run it is, and ``DigitRun.keys`` alone decides the key both are filed and looked
-  up under, so a run read on one side is found from the other by construction.
+A tool records ``gift_card_7091239``; an answer says "the gift card ending in 1239". Both are
+read into a ``DigitRun`` (``identifier_runs``, ``number_run``) with one key, filed and looked
+up alike, so a run read on one side is found from the other by construction.
 
 Principles:
 
-- **Only identifiers carry fragments.** A token with a letter and a digit run is an
-  identifier; a number without a letter is a value of its own, found as written.
-- **A fragment is whole or a tail.** An identifier carries each of its runs whole, and the
-  tails of a run it ends with: "ending in" names last digits, never middle ones, so
-  ``9123`` is no fragment of ``card_7091239``.
-- **Short runs are no fragments.** Fewer than four digits match too much by chance.
+- **Only identifiers carry fragments**: a token with a letter and a digit run. A number
+  without a letter is a value of its own, found as written.
+- **A fragment is whole or a tail**: "ending in" names last digits, never middle ones.
+- **Short runs are no fragments**: fewer than four digits match too much by chance.
 
-The keys start with ``#``, which no token of a text can (``#`` is stripped from a token's
-ends), so they never collide with a value as written.
+Keys start with ``#``, which a token cannot (it is stripped from a token's ends).
 """
 
 from __future__ import annotations
@@ -34,8 +22,6 @@ from typing import ClassVar
 
 from .types import members
 
-# --- identifier fragments ----------------------------------------------------------------
-
 MIN_FRAGMENT_DIGITS = 4
 _RUN = re.compile(rf"\d{{{MIN_FRAGMENT_DIGITS},}}")
 FRAGMENT_PREFIX = "#"
@@ -43,9 +29,7 @@ FRAGMENT_PREFIX = "#"
 
 @dataclass(frozen=True, slots=True)
 class DigitRun:
-    """A run of ``MIN_FRAGMENT_DIGITS`` digits or more: a number, or a fragment of an
-    identifier an answer may name it by (a ``value.Value``; its span is that of the token
-    it is read from, where one is known)."""
+    """A run of ``MIN_FRAGMENT_DIGITS`` digits or more: a number, or a fragment of an identifier."""
 
     digits: str
     start: int = 0
@@ -57,7 +41,6 @@ class DigitRun:
         return self.digits
 
     def keys(self) -> list[str]:
-        """The one key a run is filed under in a source and looked up under in an answer."""
         return [FRAGMENT_PREFIX + self.digits]
 
     def lookups(self) -> list[str]:
@@ -65,63 +48,37 @@ class DigitRun:
 
 
 def identifier_runs(token: str) -> list[DigitRun]:
-    """The fragments an identifier token carries: each run whole, and the tails of the run
-    it ends with. A token with no letter is no identifier and carries none."""
-    if not any(c.isalpha() for c in token):
-        return []
-    found = _RUN.findall(token)
-    if not found:
-        return []
+    """The fragments an identifier carries: each run whole, and the tails of the run it ends with."""
+    found = _RUN.findall(token) if any(c.isalpha() for c in token) else []
     runs = [DigitRun(run) for run in found]
-    last = found[-1]
-    if token.endswith(last):
-        runs.extend(DigitRun(last[-n:]) for n in range(MIN_FRAGMENT_DIGITS, len(last)))
+    if found and token.endswith(found[-1]):
+        runs.extend(DigitRun(found[-1][-n:]) for n in range(MIN_FRAGMENT_DIGITS, len(found[-1])))
     return runs
 
 
 def number_run(value: str) -> DigitRun | None:
-    """A number written as plain digits, read as the run an identifier may carry; None for
-    any other value, or one too short to be a fragment."""
-    if len(value) < MIN_FRAGMENT_DIGITS or not value.isdigit():
-        return None
-    return DigitRun(value)
+    """A number of plain digits as the run an identifier may carry; None if it is none."""
+    return DigitRun(value) if len(value) >= MIN_FRAGMENT_DIGITS and value.isdigit() else None
 
 
 def fragment_span(text: str, key: str) -> tuple[int, int] | None:
-    """Where an identifier that carries a fragment key stands in ``text`` (lower-cased): one
-    that carries the run whole, else one that ends with it. The span runs from the start of
-    the identifier to the end of the run.
-
-    Each place the digits stand is found by ``str.find`` and weighed by the identifier around
-    it alone, so a result of megabytes costs one pass: a regular expression that let the
-    identifier's characters repeat before the digits retried them at every place (a 5 MB
-    result took 37 s)."""
+    """Where the first identifier carrying a fragment key whole (else as a tail) stands in
+    lower-cased ``text``, to the run's end; each place is found by ``str.find``, in one pass."""
     digits = key.removeprefix(FRAGMENT_PREFIX)
-    if not digits:
-        return None
     tail_span = None
-    at = text.find(digits)
+    at = text.find(digits) if digits else -1
     while at != -1:
         end = at + len(digits)
         if end == len(text) or not text[end].isdigit():
             start = at
-            while start > 0 and _in_identifier(text[start - 1]):
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
                 start -= 1
             if any("a" <= c <= "z" for c in text[start:at]):
                 if at == 0 or not text[at - 1].isdigit():
                     return start, end  # the run whole: the first such place wins
-                if tail_span is None:
-                    tail_span = (start, end)
+                tail_span = tail_span or (start, end)
         at = text.find(digits, at + 1)
     return tail_span
-
-
-def _in_identifier(char: str) -> bool:
-    """A character an identifier may hold: a letter, a digit, ``_``, ``.`` or ``-``."""
-    return char.isalnum() or char in "_.-"
-
-
-# --- counts ------------------------------------------------------------------------------
 
 
 def _singular(word: str) -> str:
@@ -137,12 +94,9 @@ def count_key(noun: str, count: int) -> str:
 
 
 def count_keys(value: object) -> set[str]:
-    """The count keys of the lists a JSON value holds: ``"passengers": [3 rows]`` counts 3
-    passengers (the key's last word names the noun: ``open_tickets`` counts tickets)."""
+    """The count keys of a JSON value's lists (``"open_tickets": [3 rows]`` counts 3 tickets)."""
     out: set[str] = set()
     for key, item in members(value):
-        if isinstance(item, list):
-            noun = re.split(r"[^a-z]+", str(key).lower())[-1]
-            if noun:
-                out.add(count_key(noun, len(item)))
+        if isinstance(item, list) and (noun := re.split(r"[^a-z]+", str(key).lower())[-1]):
+            out.add(count_key(noun, len(item)))
     return out

@@ -1,43 +1,22 @@
 """Reading values out of text: the one tokenizer and normalizer both sides of a lookup share.
 
-An answer is read into tokens with their spans; markdown, quotes and brackets are
-separators, a comma separates unless it sits between digits, and decoration is stripped
-from a token's ends (``**fc1/3**,`` reads ``fc1/3``). A token is then either prose or a
-*candidate*: a value the evidence checker must find in a tool result.
-
-Tool results are read into a set of normalized *forms* with the same rules, by a pass that
-stays in C where it can (``str.translate`` and ``str.split``), because results are large
-and answers are small.
-
-User patterns (``shapes``, ``exempt``) are matched whole-token under a time bound.
+An answer is read into tokens with their spans (markdown, quotes and brackets separate; a
+comma does unless it sits between digits; decoration is stripped from a token's ends:
+``**fc1/3**,`` reads ``fc1/3``), each prose or a *candidate*, a value some tool result must
+carry. Tool results are read by the same rules into a set of normalized *forms*, in a pass
+that stays in C where it can. User patterns are matched whole-token under a time bound.
 
 Principles:
 
-- **The units of a figure are data.** ``UNITS`` lists every unit a figure may be written
-  with (sizes, rates, distances, weights), a space from it or glued to it, and
-  ``PERCENT_UNITS`` those that make it a percent: the sign, the word and its abbreviation
-  ("12.5%", "12.5 percent", "12.5 pct"). Every
-  reading of a unit (a token after a figure, a unit glued to one, a source's spelling of
-  a number without its unit) is built from these tables, so a unit added there is read
-  everywhere, on both sides.
-- **A unit written in two words is one token.** "per cent" is read as "percent" is
-  (``WORDED_UNITS``): in an answer "12.5 per cent" is a figure with its unit, as "12.5
-  percent" and "12.5%" are, so another percent written that way is flagged like theirs; in
-  a source it carries the number as they do, and a field named for a percent in two words
-  is a percentage field (``derived``).
+- **The units of a figure are data** (``UNITS``, ``PERCENT_UNITS``), and a unit written in
+  two words is one token (``WORDED_UNITS``: "12.5 per cent" is "12.5 percent"), on both sides.
 - **Digits grouped by spaces are one number where the grouping is well formed**
-  (``SPACED_NUMBER``): a head of one to three digits, then groups of exactly three, each
-  after one space (a no-break, thin or narrow no-break one too), then perhaps a decimal
-  part; never across a line break, never glued to a word or to another number's digits.
-  "41 200" and "10 482.75" are one number each, on both sides. A head of four digits is no
-  head ("in 2024 300 people" is two numbers). A run that may also be a list of numbers
-  ("items 1 200 300") keeps both readings: a source carries the grouped one as an extra
-  key beside its numbers, and an answer's run is grounded when either reading is (the run
-  as one number, or every number of it apart), so reading it grouped flags nothing the
-  list reading would not. Amounts of money are read apart (``money``).
+  (``SPACED_NUMBER``): a head of one to three digits, then groups of three, each after one
+  space (a no-break, thin or narrow one too); never across a line break, never glued to a
+  word or another number ("in 2024 300 people" is two). A run that may be a list ("items 1
+  200 300") keeps both readings: a source carries both, an answer is grounded by either.
 - **Points group digits where the writing says so**: two groups or more ("2.750.300"), or
-  one group before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal and
-  stays one.
+  one before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal.
 """
 
 from __future__ import annotations
@@ -69,16 +48,11 @@ _SPELLED_ENDS = frozenset("0abcdefghijklmnopqrstuvwxyz%")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
 DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
-
-_SEP_CLASS = re.escape(SEPARATORS.replace(",", ""))
-_TOKEN = re.compile(rf"(?:[^{_SEP_CLASS},]|(?<=\d),(?=\d))+")
+_TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS.replace(',', ''))},]|(?<=\d),(?=\d))+")
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-# Points that group and a comma that marks decimals, where the writing says so: two groups
-# or more ("2.750.300"), or a group and a decimal comma ("10.482,75"). One group alone
-# ("41.200") is as often a decimal, and stays one.
-_DOTTED = re.compile(r"\d{1,3}(?:(?:\.\d{3}){2,}(?:,\d{1,2})?|\.\d{3},\d{1,2})")
+_DOTTED = re.compile(r"\d{1,3}(?:(?:\.\d{3}){2,}(?:,\d{1,2})?|\.\d{3},\d{1,2})")  # the principle above
 _DOTTED_IN_TEXT = re.compile(rf"(?<![\w.,]){_DOTTED.pattern}(?![\w]|[.,]\d)")
 _HEX = re.compile(r"[0-9a-f]+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -90,47 +64,30 @@ _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 UNITS = frozenset(
     ["%", "percent", "pct", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
-    # Distances and weights ("35 km", "12 kg"); never a bare "m" or "g", which are as often
-    # minutes, millions or grams as metres.
+    # Distances and weights; never a bare "m" or "g", as often minutes, millions or grams.
     + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz".split()
     + "kilometre kilometres kilometer kilometers metre metres meter meters".split()
     + "kilogram kilograms gram grams ounce ounces".split()
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
 WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
-_WORDED = {tuple(spelling.split()): unit for spelling, unit in WORDED_UNITS.items()}
-_WORDED_FIRSTS = frozenset(first for first, _ in _WORDED)
-# The units that mark a figure as a percent.
-PERCENT_UNITS = frozenset(["%", "percent", "pct"])
-# A unit glued to its figure, per second or not ("10ms", "40mb/s"): any of ``UNITS``.
-_UNIT_SUFFIX = re.compile(rf"({alternation(UNITS)})(?:/s)?")
+_WORDED = re.compile("|".join(s.replace(" ", "[ \u00a0]") for s in WORDED_UNITS), re.I)
+PERCENT_UNITS = frozenset(["%", "percent", "pct"])  # the units that make a figure a percent
+_UNIT_SUFFIX = re.compile(rf"({alternation(UNITS)})(?:/s)?")  # glued, per second or not: "40mb/s"
 
-
-# A number whose digits are grouped by spaces ("41 200", "10 482.75"): the principle in the
-# module's docstring. Its head is not after a word, a point, a comma, a date's or a range's
-# mark, or another number and a space ("2024 300"); its end is not before a word, more
-# digits or a decimal mark. The head's first digit comes first and the look back follows
-# it, so a large text is scanned for digits alone.
+# Not after a word, a mark or another number ("2024 300"), nor before a word, digits or a
+# point. The first digit comes before the look back, so a text is scanned for digits alone.
 _GROUP_SPACE = f"[{GROUP_SPACES}]"
 SPACED_NUMBER = re.compile(
     rf"[1-9](?<![\w.,:/-].)(?<!\d{_GROUP_SPACE}.)\d{{0,2}}(?:{_GROUP_SPACE}\d{{3}})+(?:\.\d+)?"
     rf"(?![\w]|[.,]\d|{_GROUP_SPACE}\d)"
 )
 _GROUP_SPLIT = re.compile(_GROUP_SPACE)
-# The last group of such a run, as a source's forms hold it: a cheap test of whether a
-# source may write one at all.
+# The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
-
-
-def spaced_value(run: str) -> str:
-    """The canonical number a run ``SPACED_NUMBER`` matched writes: ``41 200`` is ``41200``."""
-    return canonical_number(_GROUP_SPLIT.sub("", run))
-
-
-# A digit, a space that groups and a digit: what every such number holds. Opening with the
-# space, a text is scanned for spaces alone (a result writes far fewer than digits), where
-# ``SPACED_NUMBER`` tries each digit. An ASCII text (whose one such space is " ") is asked
-# quicker still, in C: with every digit written 0, does it hold "0 0"?
+_ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)  # in JSON
+# A digit, a space that groups, a digit: what every such number holds, scanned for from the
+# space (an ASCII text is asked in C: with every digit written 0, does it hold "0 0"?).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
 _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
@@ -142,14 +99,14 @@ def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
             return []
     elif _DIGIT_SPACE_DIGIT.search(text) is None:
         return []
-    return [(m.start(), m.end(), spaced_value(m.group())) for m in SPACED_NUMBER.finditer(text)]
+    return [
+        (m.start(), m.end(), canonical_number(_GROUP_SPLIT.sub("", m.group())))
+        for m in SPACED_NUMBER.finditer(text)
+    ]
 
 
 def is_unit(word: str) -> bool:
-    word = word.lower()
-    if word.endswith("/s"):
-        word = word[:-2]
-    return word in UNITS
+    return word.lower().removesuffix("/s") in UNITS
 
 
 def canonical_number(text: str) -> str:
@@ -158,6 +115,11 @@ def canonical_number(text: str) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text or "0"
+
+
+def dotted_value(written: str) -> str:
+    """The canonical number a point-grouped writing is: ``10.482,75`` is ``10482.75``."""
+    return canonical_number(written.replace(".", "").replace(",", "."))
 
 
 def normalize(token: str) -> str:
@@ -171,19 +133,13 @@ def normalize(token: str) -> str:
     return value
 
 
-def dotted_value(written: str) -> str:
-    """The canonical number a point-grouped writing is: ``10.482,75`` is ``10482.75``."""
-    return canonical_number(written.replace(".", "").replace(",", "."))
-
-
 def lookup_forms(value: str) -> list[str]:
     """Every spelling a normalized value is looked up under: ``0x`` prefixes both ways."""
-    forms = [value]
     if value.startswith("0x") and len(value) > 2:
-        forms.append(value[2:])
-    elif len(value) >= 4 and _HEX.fullmatch(value) and any(c.isdigit() for c in value):
-        forms.append("0x" + value)
-    return forms
+        return [value, value[2:]]
+    if len(value) >= 4 and _HEX.fullmatch(value) and any(c.isdigit() for c in value):
+        return [value, "0x" + value]
+    return [value]
 
 
 def digit_count(value: str) -> int:
@@ -215,62 +171,31 @@ class Candidate:
 
 
 def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
-    """Every token of ``text``. The checkers read every token: an answer's size is bounded
-    where it is accepted, and the reading is linear in it.
-
-    A unit written in two words is one token (``WORDED_UNITS``); with ``grouped``, so is a
-    number whose digits are grouped by spaces (``SPACED_NUMBER``), its value canonical."""
+    """Every token of ``text``: a unit in two words is one; with ``grouped``, a spaced number too."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
-        lead = len(raw) - len(raw.lstrip(DECORATION))
         core = raw.strip(DECORATION)
-        if not core:
-            continue
-        start = match.start() + lead
-        pieces = [(core, start)]
-        if "," in core and not _GROUPED.fullmatch(core) and not _DOTTED.fullmatch(core):
-            # 1204,1205 is two numbers; only a well-formed grouping is one.
-            pieces, offset = [], start
-            for part in core.split(","):
-                if part:
-                    pieces.append((part, offset))
-                offset += len(part) + 1
-        for piece, at in pieces:
-            tokens.append(Token(piece, at, at + len(piece), normalize(piece)))
-    if any(token.value in _WORDED_FIRSTS for token in tokens):
-        tokens = _join_worded_units(text, tokens)
-    if grouped:
-        tokens = _join_spaced_numbers(text, tokens)
-    return tokens
+        start = match.start() + len(raw) - len(raw.lstrip(DECORATION))
+        # 1204,1205 is two numbers; only a well-formed grouping is one.
+        split = "," in core and not _GROUPED.fullmatch(core) and not _DOTTED.fullmatch(core)
+        for piece in core.split(",") if split else [core]:
+            if piece:
+                tokens.append(Token(piece, start, start + len(piece), normalize(piece)))
+            start += len(piece) + 1
+    spans = [
+        (m.start(), m.end(), WORDED_UNITS[" ".join(m.group().lower().split())])
+        for m in _WORDED.finditer(text)
+    ]
+    spans += spaced_numbers(text) if grouped else []
+    return _joined(text, tokens, sorted(spans)) if spans else tokens
 
 
-def _join_worded_units(text: str, tokens: list[Token]) -> list[Token]:
-    """``tokens`` with each unit written in two words, one space apart, made one token."""
+def _joined(text: str, tokens: list[Token], spans: list[tuple[int, int, str]]) -> list[Token]:
+    """``tokens`` with those that exactly cover one of ``spans`` (start, end, value) made one."""
     out: list[Token] = []
     i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if i + 1 < len(tokens):
-            following = tokens[i + 1]
-            unit = _WORDED.get((token.value, following.value))
-            if unit is not None and text[token.end : following.start] in (" ", "\u00a0"):
-                out.append(Token(text[token.start : following.end], token.start, following.end, unit))
-                i += 2
-                continue
-        out.append(token)
-        i += 1
-    return out
-
-
-def _join_spaced_numbers(text: str, tokens: list[Token]) -> list[Token]:
-    """``tokens`` with the tokens that exactly cover a number grouped by spaces made one."""
-    runs = spaced_numbers(text)
-    if not runs:
-        return tokens
-    out: list[Token] = []
-    i = 0
-    for start, end, value in runs:
+    for start, end, value in spans:
         while i < len(tokens) and tokens[i].start < start:
             out.append(tokens[i])
             i += 1
@@ -280,11 +205,10 @@ def _join_spaced_numbers(text: str, tokens: list[Token]) -> list[Token]:
         if j > i and tokens[i].start == start and tokens[j - 1].end == end:
             out.append(Token(text[start:end], start, end, value))
             i = j
-    out.extend(tokens[i:])
-    return out
+    return out + tokens[i:]
 
 
-_INNER_PUNCTUATION = re.compile(r"[/:@.#+=&?_-]")
+_INNER_PUNCTUATION = re.compile(r"([/:@.#+=&?_-])")
 
 
 def parts_of_tokens(text: str) -> set[str]:
@@ -292,134 +216,69 @@ def parts_of_tokens(text: str) -> set[str]:
     email (``user:mia_li_3668`` also says ``mia_li_3668`` and ``3668``)."""
     out: set[str] = set()
     for token in tokenize(text):
-        value = token.value
-        if not _INNER_PUNCTUATION.search(value):
-            continue
-        pieces = _INNER_PUNCTUATION.split(value)
-        joints = _INNER_PUNCTUATION.findall(value)
-        # Every piece, and every run of pieces joined as written (``mia_li_3668``).
-        for i in range(len(pieces)):
-            part = pieces[i]
-            for j in range(i, min(len(pieces), i + 6)):
-                if j > i:
-                    part += joints[j - 1] + pieces[j]
-                core = normalize(part)
-                if len(core) >= 3:
+        parts = _INNER_PUNCTUATION.split(token.value)  # its pieces, and the marks between them
+        for i in range(0, len(parts) if len(parts) > 1 else 0, 2):
+            for j in range(i, min(len(parts), i + 11), 2):  # every run of up to six pieces, as written
+                if len(core := normalize("".join(parts[i : j + 1]))) >= 3:
                     out.update(lookup_forms(core))
     return out
 
 
 def classify(
-    token: Token,
-    *,
-    min_digits: int,
-    figures: bool,
-    decimal_rounding: bool,
-    unit: Token | None = None,
+    token: Token, *, min_digits: int, figures: bool, decimal_rounding: bool, unit: Token | None = None
 ) -> Candidate | None:
     """The candidate a token is, or None for prose. ``unit`` is a unit word written after it."""
     value = token.value
-    if not value or not any(c.isdigit() for c in value):
+    if not any(c.isdigit() for c in value):
         return None
+    at = (token.text, token.start, token.end)
     if _NUMBER.fullmatch(value):
-        precision = len(value.split(".")[1]) if "." in value else 0
-        number = read_number(value)
-        apart = _apart(token)
+        number, pieces = read_number(value), _GROUP_SPLIT.split(token.text)
+        apart = tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()  # "1 200 300" may be a list
         if figures and unit is not None:
-            with_unit = value + unit.value
+            text = token.text + unit.text if unit.start == token.end else f"{token.text} {unit.text}"
+            both, precision = (value, value + unit.value), _precision(token.text)
             return Candidate(
-                value,
-                token.text + unit.text if unit.start == token.end else _join(token, unit),
-                token.start,
-                unit.end,
-                "figure",
-                (value, with_unit),
-                number,
-                _written_precision(token.text),
-                unit.value,
-                apart,
+                value, text, token.start, unit.end, "figure", both, number, precision, unit.value, apart
             )
         if digit_count(value) >= min_digits:
-            number_forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
-            return Candidate(
-                value,
-                token.text,
-                token.start,
-                token.end,
-                "number",
-                number_forms,
-                number,
-                precision,
-                apart=apart,
-            )
+            forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
+            return Candidate(value, *at, "number", forms, number, _precision(value), apart=apart)
         if decimal_rounding and "." in value:
-            return Candidate(
-                value, token.text, token.start, token.end, "decimal", (value,), number, precision
-            )
+            return Candidate(value, *at, "decimal", (value,), number, _precision(value))
         return None
     glued = _GLUED.fullmatch(value)
-    if glued and figures and _UNIT_SUFFIX.fullmatch(glued.group(2)):
-        number_text = canonical_number(glued.group(1))
-        return Candidate(
-            number_text,
-            token.text,
-            token.start,
-            token.end,
-            "figure",
-            (number_text, value),
-            read_number(number_text),
-            _written_precision(glued.group(1)),
-            glued.group(2),
-        )
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
-        # A unit-dressed number with figures off: a number like any other.
         number_text = canonical_number(glued.group(1))
+        both = (number_text, value)
+        if figures:
+            number, precision = read_number(number_text), _precision(glued.group(1))
+            return Candidate(number_text, *at, "figure", both, number, precision, glued.group(2))
+        # With figures off, a number dressed with a unit is a number like any other.
         if digit_count(number_text) >= min_digits:
-            return Candidate(
-                number_text,
-                token.text,
-                token.start,
-                token.end,
-                "number",
-                (number_text, value),
-                unit=glued.group(2),
-            )
+            return Candidate(number_text, *at, "number", both, unit=glued.group(2))
         return None
-    if len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value):
+    if (
+        len(value) < 4
+        or _ORDINAL.fullmatch(value)
+        or _SHORT_FRACTION.fullmatch(value)
+        or (_COMPOUND.fullmatch(value) and digit_count(value) < min_digits)
+        or not any(c.isalpha() or c in ":_-/." for c in value)
+    ):
         return None
-    if _COMPOUND.fullmatch(value) and digit_count(value) < min_digits:
-        return None
-    if not any(c.isalpha() or c in ":_-/." for c in value):
-        return None
-    forms = lookup_forms(value)
-    if glued:
-        forms.append(canonical_number(glued.group(1)))  # 1204itw is also looked up as 1204
-    return Candidate(value, token.text, token.start, token.end, "identifier", tuple(forms))
+    # 1204itw is looked up as 1204 too.
+    spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
+    return Candidate(value, *at, "identifier", tuple(spellings))
 
 
-def _apart(token: Token) -> tuple[str, ...]:
-    """The numbers of a number grouped by spaces read apart, its other reading ("1 200 300"
-    may be a list); empty for any other token."""
-    pieces = _GROUP_SPLIT.split(token.text)
-    return tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()
-
-
-def _written_precision(text: str) -> int:
+def _precision(text: str) -> int:
+    """The decimals a number is written with."""
     text = text.replace(",", "")
     return len(text.split(".")[1]) if "." in text else 0
 
 
-def _join(first: Token, second: Token) -> str:
-    return f"{first.text} {second.text}"
-
-
-# --- sources ------------------------------------------------------------------------------
-
-
 def index_text(text: str) -> set[str]:
-    """The normalized forms a text carries, read whole whatever its size: its words
-    (``word_forms``), the keys of its values (``VALUE_READERS``) and of its amounts (``money``).
-    """
+    """The normalized forms a text carries: its words and the keys of its values and amounts."""
     forms = word_forms(text)
     forms.update([key for read in VALUE_READERS.values() for key in read(text, forms)])
     # The text as written: a code glued to its number is read only in capitals ("USD5").
@@ -428,23 +287,18 @@ def index_text(text: str) -> set[str]:
 
 
 def split_text(text: str) -> str:
-    """``text`` in lower case with each separator a space: its tokens are what ``split``
-    gives. Kept in C: one ``lower``, one ``translate``."""
+    """``text`` in lower case with each separator a space, in C: its tokens are what ``split`` gives."""
     low = text.lower()
-    if "\\" in low:
-        # JSON escapes would glue their letter to the next word.
+    if "\\" in low:  # JSON escapes would glue their letter to the next word
         low = low.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ").replace("\\/", "/")
     return low.translate(_TO_SPACE)
 
 
 def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
-    """The forms of a text's tokens (``token_keys``; its ``tokens``, where the caller has
-    them), and of its numbers grouped by spaces or points across tokens. The Python loop
-    only visits distinct tokens.
-    """
+    """The forms of a text's tokens (``token_keys``; its ``tokens`` where the caller has them)
+    and of its numbers grouped across tokens; Python visits only tokens with another form."""
     forms = set(split_text(text).split() if tokens is None else tokens)
-    # Few tokens have another form (``token_keys``), and a comprehension finds them fast: a
-    # dressed token, a decimal that may end in zeros, a number with a unit glued to it.
+    # A dressed token, a decimal that may end in zeros, a number with a unit glued to it.
     spelled = [
         t
         for t in forms
@@ -453,74 +307,47 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
         or (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
     ]
     for token in spelled:
-        # An undressed number with a colon or a hyphen inside (a date, a time, an instant)
-        # has no other spelling: its one key is itself, here already (the text is lower case).
-        if token[0] in _DIGITS and token[-1] not in _DECORATION_SET and (":" in token or "-" in token):
-            continue
-        forms.update(token_keys(token))
+        # An undressed number with a colon or a hyphen inside (a date, a time) is its one key.
+        if not (token[0] in _DIGITS and token[-1] not in _DECORATION_SET and (":" in token or "-" in token)):
+            forms.update(token_keys(token))
     forms.discard("")
-    forms.update(_spaced_keys(text, forms))
+    # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
+    if "\\u" in text or _LAST_GROUP.search("\n".join(forms)):
+        unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
+        forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
     if "," in text and any(t[0] in _DIGITS and t[-4:-3] == "." for t in spelled):
         forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
     return forms
 
 
-_ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)
-
-
-def _spaced_keys(text: str, forms: set[str]) -> list[str]:
-    """The values of the numbers ``text`` groups by spaces (``SPACED_NUMBER``), beside the
-    numbers its tokens are; searched for only where its forms hold a group that may end one,
-    or where JSON escapes may hide a space that groups."""
-    if "\\u" in text:
-        text = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    elif not _LAST_GROUP.search("\n".join(forms)):
-        return []
-    return [value for _, _, value in spaced_numbers(text)]
-
-
 def grouped_span(text: str, key: str) -> tuple[int, int] | None:
     """Where the first number grouped by spaces whose value is ``key`` stands in ``text``."""
-    for start, end, value in spaced_numbers(text):
-        if value == key:
-            return start, end
-    return None
-
-
-_IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
-# Tokens that show a date or a time may stand across tokens: a month's name, a half-day mark
-# written apart from its time ("10:00 PM", "10 p. m.").
-_MONTH_TOKENS = frozenset(MONTH_NAMES)
-# "a. m." is two tokens, of which "m." is the telling one.
-_HALF_DAY_TOKENS = frozenset(mark.rstrip(".") for mark in HALF_DAY_MARKS if " " not in mark) | {"m."}
-_DURATION_ENDINGS = tuple(DURATION_WORDS)
-_MONTH_GLUED = re.compile(rf"-(?:{'|'.join(sorted(MONTH_NAMES, key=len, reverse=True))})\.?-")  # 19-may-2024
-_MILITARY_TOKENS = frozenset(["hrs", "hours"])
+    return next(((start, end) for start, end, value in spaced_numbers(text) if value == key), None)
 
 
 def value_text(text: str) -> str:
-    """``text`` with JSON's escaped whitespace as spaces, each as long as the escape, so a
-    value after a ``\\n`` starts a word and every offset still points into ``text``."""
+    """``text`` with JSON's escaped whitespace as spaces, each as long as its escape (offsets hold)."""
     if "\\" not in text:
         return text
     return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
 
 
-# The keys of the dates, clock times and durations (``values``, ``durations``) a source
-# writes, each kind read by its own reader from the text and its ``word_forms``. A kind is
-# read in the whole text only where one may stand across tokens (a month's name, a half-day
-# mark apart from its time); otherwise only the distinct tokens that may hold one are read,
-# each alone, which is the same reading for a value inside one token and far less to read
-# in a large result.
+# A source's dates, times and durations are read from the whole text where one may stand
+# across tokens (a month's name, "10 PM"), else from the distinct tokens that may hold one:
+# the same reading, and far less to read in a large result.
+_MONTH_TOKENS = frozenset(MONTH_NAMES)
+_MONTH_GLUED = re.compile(rf"-(?:{alternation(MONTH_NAMES)})\.?-")  # 19-may-2024
+# "10:00 PM", "10 p. m." (of whose two tokens "m." tells), "2200 hrs".
+_ACROSS_TIME_TOKENS = frozenset(
+    [*(m.rstrip(".") for m in HALF_DAY_MARKS if " " not in m), "m.", "hrs", "hours"]
+)
+_DURATION_ENDINGS = tuple(DURATION_WORDS)
 
 
 def date_forms(text: str, forms: AbstractSet[str]) -> list[str]:
-    """The keys of the dates a source writes, and their years (a year alone is a number a
-    source carries)."""
-    # What separates the numbers of a date written in one token.
+    """The keys of the dates a source writes, and their years (a number a source carries)."""
     dated = [t for t in forms if t[0] in _DIGITS and ("-" in t or "/" in t or "." in t)]
-    # A month's name may stand in a token of its own, or glued to a day ("19-may-2024").
     if not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None:
         keys, years = date_keys(value_text(text))
     else:
@@ -529,82 +356,60 @@ def date_forms(text: str, forms: AbstractSet[str]) -> list[str]:
 
 
 def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
-    """The keys of the clock times a source writes ("2200 hrs" stands across tokens)."""
-    if not forms.isdisjoint(_HALF_DAY_TOKENS) or not forms.isdisjoint(_MILITARY_TOKENS):
+    """The keys of the clock times a source writes."""
+    if not forms.isdisjoint(_ACROSS_TIME_TOKENS):
         return list(time_keys(value_text(text)))
-    return list(
-        time_keys("\n".join(t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m" or "h" in t)))
-    )
+    timed = [t for t in forms if t[0] in _DIGITS and (":" in t or t[-1] == "m" or "h" in t)]
+    return list(time_keys("\n".join(timed)))
 
 
 def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
-    """The keys of the durations a source writes, looked for in the notations its tokens
-    show (``durations.READERS``): a unit's word of its own or hyphened to its number
-    ("90-minute"), letters glued to one ("1h30m", "45m"), a clock-like length ("01:30:00"),
-    ISO's "PT"."""
+    """The keys of the durations a source writes, in the notations its tokens show: a unit's
+    word ("90-minute"), letters glued ("1h30m", "45m"), a clock-like length, ISO's "PT"."""
     numeric = [t for t in forms if t[0] in _DIGITS]
-    readers = set()
     lettered = [t for t in numeric if t[-1].isalpha()]
-    if not forms.isdisjoint(DURATION_WORDS) or any(t.endswith(_DURATION_ENDINGS) for t in lettered):
-        readers.add("words")
-    if any(t[-1] in "hms" for t in lettered):
-        readers.add("glued")
-    if any(len(t) <= 9 and t.count(":") == 2 for t in numeric if ":" in t):
-        readers.add("clock")
-    if "PT" in text:
-        readers.add("iso")
-    return list(duration_keys(value_text(text), readers)) if readers else []
+    readers = {
+        "words": not forms.isdisjoint(DURATION_WORDS) or any(t.endswith(_DURATION_ENDINGS) for t in lettered),
+        "glued": any(t[-1] in "hms" for t in lettered),
+        "clock": any(len(t) <= 9 and t.count(":") == 2 for t in numeric if ":" in t),
+        "iso": "PT" in text,
+    }
+    found = {reader for reader, may in readers.items() if may}
+    return list(duration_keys(value_text(text), found)) if found else []
 
 
 # Each reader of a kind of value, by the name a source keeps its keys under.
 VALUE_READERS = {"dates": date_forms, "times": time_forms, "durations": duration_forms}
+_IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 
 
 def fragment_forms(forms: Iterable[str]) -> set[str]:
-    """The keys of the digit runs (``notations.identifier_runs``) the identifiers among
-    ``forms`` carry.
-
-    Asked for only when a number is found nowhere as written, so most results never pay it.
-    """
-    return {
-        key
-        for token in _IDENTIFIER_RUN.findall("\n".join(forms))
-        for run in identifier_runs(token)
-        for key in run.keys()
-    }
-
-
-def _derived_spellings(core: str) -> Iterable[str]:
-    """The canonical number an undressed numeric token also is: a decimal without its
-    trailing zeros (``2.50`` is ``2.5``), a number without the unit glued to it (``10ms``)."""
-    if core[-1] == "0" and "." in core and _NUMBER.fullmatch(core):
-        yield canonical_number(core)
-        return
-    if core.count(".") > 1 and _DOTTED.fullmatch(core):
-        yield dotted_value(core)
-        return
-    match = _GLUED.fullmatch(core)
-    if match and _UNIT_SUFFIX.fullmatch(match.group(2)):
-        yield canonical_number(match.group(1))
+    """The keys of the digit runs the identifiers among ``forms`` carry (``notations``)."""
+    runs = [run for token in _IDENTIFIER_RUN.findall("\n".join(forms)) for run in identifier_runs(token)]
+    return {key for run in runs for key in run.keys()}
 
 
 def token_keys(token: str) -> set[str]:
-    """The keys one raw source token is filed under: lower case and undressed, and a number
-    under its canonical spelling too, so an answer's value is looked up as it is. The one
-    definition ``index_text`` and ``evidence_index.Source.span_of`` both read a token by."""
+    """The keys a raw source token is filed under: undressed in lower case, and a number under
+    its canonical spelling too (``2.50`` as ``2.5``, ``2.750.300``, ``10ms`` as ``10``)."""
     core = token.lower().strip(DECORATION)
     if not core:
         return set()
-    out = {core}
-    if core[0] in _DIGITS:
-        out.update(_derived_spellings(core))
-    return out
+    if core[0] not in _DIGITS:
+        return {core}
+    if core[-1] == "0" and "." in core and _NUMBER.fullmatch(core):
+        return {core, canonical_number(core)}
+    if core.count(".") > 1 and _DOTTED.fullmatch(core):
+        return {core, dotted_value(core)}
+    glued = _GLUED.fullmatch(core)
+    if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
+        return {core, canonical_number(glued.group(1))}
+    return {core}
 
 
 def dressed_in(split: str, key: str) -> bool:
     """Whether ``key`` is a token of a ``split_text``, or the core of one dressed with
-    ``DECORATION`` (``**fc1/3**,``): what ``token_keys`` files a token under, besides the
-    numbers it also spells (whose keys start with a digit)."""
+    ``DECORATION``: what ``token_keys`` files a token under, besides the numbers it spells."""
     if key.split() != [key] or key[0] in _DECORATION_SET or key[-1] in _DECORATION_SET:
         return False
     at = split.find(key)
@@ -629,28 +434,16 @@ def is_separator(char: str) -> bool:
 PATTERN_BUDGET_S = 0.05
 
 
-class _OutOfTime(Exception):
-    pass
-
-
-def _raise_out_of_time(signum: int, frame: object) -> None:
-    raise _OutOfTime()
+def _out_of_time(signum: int, frame: object) -> None:
+    raise TimeoutError
 
 
 def _first_matches(patterns: list[str], values: list[str], out: list[int] | None = None) -> list[int]:
-    """For each value, the index of the first pattern that matches it whole, or -1.
-
-    Results are appended to ``out`` as they are found, so an interrupted run keeps them.
-    """
+    """For each value, the first pattern matching it whole or -1, appended to ``out`` as found."""
     out = [] if out is None else out
     compiled = [re.compile(p, re.I) for p in patterns]
     for value in values[len(out) :]:
-        hit = -1
-        for i, pattern in enumerate(compiled):
-            if pattern.fullmatch(value):
-                hit = i
-                break
-        out.append(hit)
+        out.append(next((i for i, pattern in enumerate(compiled) if pattern.fullmatch(value)), -1))
     return out
 
 
@@ -679,27 +472,19 @@ class _Pool:
 def match_patterns(
     patterns: list[str], values: list[str], budget: float = PATTERN_BUDGET_S
 ) -> tuple[list[int], bool]:
-    """``_first_matches`` under a time bound, and whether the bound was hit.
-
-    Past the bound, the values not yet tried count as matched by no pattern. In the main
-    thread a timer signal interrupts the matcher (the regex engine checks for signals);
-    elsewhere the matching runs in a helper process that is killed when it overruns.
-    """
+    """``_first_matches`` under a time bound (a timer signal in the main thread, else a helper
+    process), and whether it was hit: the values not yet tried then match no pattern."""
     if not patterns or not values:
         return [-1] * len(values), False
-    can_signal = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not can_signal:
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         found = _Pool.run(patterns, values, budget)
-        if found is None:
-            return [-1] * len(values), True
-        return found, False
+        return ([-1] * len(values), True) if found is None else (found, False)
     out: list[int] = []
-    previous = signal.signal(signal.SIGALRM, _raise_out_of_time)
+    previous = signal.signal(signal.SIGALRM, _out_of_time)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
-        _first_matches(patterns, values, out)
-        return out, False
-    except _OutOfTime:
+        return _first_matches(patterns, values, out), False
+    except TimeoutError:
         return out + [-1] * (len(values) - len(out)), True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
