@@ -484,23 +484,33 @@ class ActionClaims:
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
         earlier: set[_Shape] = set()
+        # The earlier turns' calls that did not fail, made shapes (their results read) only
+        # once a "has been" claim asks: most turns claim nothing, and a result may be large.
+        pending: list[tuple[Turn, ToolCall, Receipt | None]] = []
         kinds: set[str] | None = None
         states: set[str] = set()
         read = 0  # the turns whose results ``states`` holds, read only once a claim asks
         for position, turn in enumerate(conversation.turns):
             deadline.check()
             claims = find_action_claims(turn.answer) if turn.answer.strip() else []
-            calls = [(r, _shape(turn, call, r)) for call in turn.tool_calls for r in [turn.receipt_of(call)]]
-            # Read once, and only when a claim may be weighed against calls.
-            if kinds is None and calls and claims:
-                kinds = known_kinds(conversation.turns)
-            for done in conversation.turns[read : position + 1] if claims else ():
-                states.update(
-                    _spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value)
-                )
-                read = position + 1
-            findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
-            earlier |= {shape for r, shape in calls if r is None or not (r.effect == "read" or _failed(r))}
+            made = [(call, turn.receipt_of(call)) for call in turn.tool_calls]
+            if claims:
+                calls = [(r, _shape(turn, call, r)) for call, r in made]
+                if any(claim.perfect for claim in claims):
+                    earlier |= {_shape(*waiting) for waiting in pending}
+                    pending.clear()
+                # Read once, and only when a claim may be weighed against calls.
+                if kinds is None and calls:
+                    kinds = known_kinds(conversation.turns)
+                for done in conversation.turns[read : position + 1]:
+                    states.update(
+                        _spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value)
+                    )
+                    read = position + 1
+                findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
+            pending.extend(
+                (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failed(r))
+            )
         return CheckerReport(findings)
 
 
