@@ -20,7 +20,7 @@ accusation refuses a good answer.
 An example of a format is no claim (``is_format_example``): an identifier whose digits are a
 placeholder (four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence
 gives as the example of a format it names ("looks like", "in the format", a placeholder
-such as YYYY-MM-DD or XXX-XXXX) right after that name or after "e.g.", "for example", "such
+such as YYYY-MM-DD or NNN-NNNN) right after that name or after "e.g.", "for example", "such
 as" or "like", is neither flagged nor grounded.
 """
 

@@ -600,7 +600,7 @@ def test_a_distance_or_weight_no_source_holds_is_flagged(record, grounded, inven
             "It arrives on 2025-01-31.",
             "2025-01-31",
         ),
-        ("Bin labels use the format XXX-XXXX, e.g. ABC-1234.", "Your bin is ABC-1234.", "ABC-1234"),
+        ("Bin labels use the format NNN-NNNN, e.g. ABC-1234.", "Your bin is ABC-1234.", "ABC-1234"),
         ("A pallet id looks like #P0000000.", "Pallet #P4410023 is ready.", "P4410023"),
     ],
 )
