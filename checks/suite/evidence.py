@@ -290,7 +290,7 @@ class _State:
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
-        if plural not in self.grounds.newest or len(plural) < 4:
+        if len(plural) < 4 or not self.grounds.carried(plural):
             return False
         return self.tools.counts_noun(count_key(plural, 0)[:-1])
 

@@ -539,10 +539,6 @@ def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
-# The member names of an absence flag (``is_absence``), for a quick test before a parse.
-_ABSENCE_WORDS = frozenset(["absent", "found", "exists"])
-
-
 # A JSON member's name and its number: the name may say what the number counts.
 _MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 
@@ -574,13 +570,8 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         return False
     if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
         return True
-    flagged = any(word in result.forms for word in _ABSENCE_WORDS)
-    if "[]" not in result.text and "[ ]" not in result.text and not flagged:
-        return False  # no empty list and no absence flag: nothing to parse for
-    value = result.parsed() if result.looks_json else None
-    if isinstance(value, dict) and is_absence(value):
-        return True
-    return rows_of(value) == []
+    value = result.parsed()  # the message's one parse
+    return (isinstance(value, dict) and is_absence(value)) or rows_of(value) == []
 
 
 def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
@@ -656,7 +647,8 @@ class Grounds:
     def __init__(self, claim: str, sources: list[Source]) -> None:
         self.backs = BACKS[claim]
         self.sources = sources
-        self.newest: dict[str, int] = {}  # key -> position of the newest result or query carrying it
+        self._newest: dict[str, int] = {}  # ``newest``, merged up to ``held[:_merged]``
+        self._merged = 0
         self.people: set[str] = set()  # the keys the user and the system prompt wrote
         self.held: list[Source] = []  # the results and queries, oldest first
         self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_values_by``, and how many it read
@@ -666,9 +658,6 @@ class Grounds:
         if source.role not in self.backs:
             return False
         if source.role in ("tool", "call"):
-            # Every result is read whole (one pass over its text: linear in its size), so a
-            # value in its last row grounds, and one in no row is flagged, as in a small one.
-            self.newest.update(dict.fromkeys(source.forms.tokens, source.position))
             self.held.append(source)
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
@@ -678,12 +667,31 @@ class Grounds:
         self.people |= parts_of_tokens(source.text)
         return True
 
+    @property
+    def newest(self) -> dict[str, int]:
+        """Each token of the results and queries held -> the position of the newest carrying it.
+
+        Every result is read whole (one pass over its text: linear in its size), so a value in
+        its last row grounds, and one in no row is flagged, as in a small one. Merged on first
+        need: a conversation of at most ``WALK`` results is asked one by one instead."""
+        for source in self.held[self._merged :]:
+            self._newest.update(dict.fromkeys(source.forms.tokens, source.position))
+        self._merged = len(self.held)
+        return self._newest
+
+    def carried(self, key: str) -> bool:
+        """Whether a token of a result or query held is ``key``."""
+        if len(self.held) > WALK:
+            return key in self.newest
+        return any(key in source.forms.tokens for source in self.held)
+
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""
         best, best_key = -1, ""
         last = self.held[-1].position if self.held else -1
+        newest = self.newest if len(self.held) > WALK else {}
         for key in lookups:
-            position = self.newest.get(key, -1)
+            position = newest.get(key, -1)
             if max(best, position) < last:  # a newer result may carry it among its other keys
                 position = max(position, self._newer(key, max(best, position)))
             if position > best:
