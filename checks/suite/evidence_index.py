@@ -240,7 +240,7 @@ def _find(
                 if found is not None:
                     return found
             elif offset < end:
-                if text[value_start] in "{[":
+                if text[value_start : value_start + 1] in ("{", "["):
                     return _find(text, value_start, offset, nodes, here, _step(value, key)) or here
                 return here
             if i < len(node.members) - 1:

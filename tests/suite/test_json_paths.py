@@ -94,3 +94,16 @@ def test_every_path_the_suite_reports_on_real_results_holds_its_span() -> None:
                     assert any(_holds(text, e) for text in found), (payload["external_id"], e)
                     checked += 1
     assert checked > 300
+
+
+@given(_DOCS, st.data())
+def test_json_cut_off_anywhere_yields_the_path_so_far_and_never_fails(doc: Any, data: Any) -> None:
+    """A result cut off mid-document (a runtime's size limit) is still read: every offset of
+    every prefix has a path, and a complete leaf keeps its own."""
+    text = json.dumps(doc)
+    cut = data.draw(st.integers(1, len(text)))
+    prefix = text[:cut]
+    for offset in range(cut):
+        assert isinstance(json_path_at(prefix, offset), str)
+    assert json_path_at('{"a": {"b": ', 10) == "a.b"
+    assert json_path_at('[1, {"x": ', 9) == "[1].x"
