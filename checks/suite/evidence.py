@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -130,17 +130,12 @@ def correction_for(values: list[str], posture: str) -> str | None:
 # --- reading an answer --------------------------------------------------------------------
 
 
-@dataclass
-class AnswerReading:
-    candidates: list[Candidate]
-
-
 def read_answer(
     answer: str,
     opts: EvidenceOptions,
     skip: Sequence[tuple[int, int]] = (),
     counted: Callable[[str], bool] | None = None,
-) -> AnswerReading:
+) -> list[Candidate]:
     """The candidates of an answer, declared shapes first, each with its span. ``counted``
     says whether the results count a noun: a number said of one ("7 reservations") is a
     candidate whatever its size."""
@@ -202,7 +197,7 @@ def read_answer(
                 candidates.append(replace(candidate, text=text, forms=candidate.forms + extra))
                 if unit is not None and candidate.end == unit.end:
                     unit_at = i + 1
-    return AnswerReading(candidates)
+    return candidates
 
 
 def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | None]:
@@ -379,7 +374,7 @@ def _judge(
     if not turn.answer:
         return
     skip = code_blocks_to_skip(turn) if opts.code == "match" else []
-    candidates = read_answer(turn.answer, opts, skip, counted=state.counts_noun).candidates
+    candidates = read_answer(turn.answer, opts, skip, counted=state.counts_noun)
     # Nothing is left unread and no index is cut: the turn's other statistics stay zero.
     report.turns[turn.index] = {"candidates": len(candidates)}
     exempt_by_pattern, _ = match_patterns(list(opts.exempt_patterns), [c.value for c in candidates])

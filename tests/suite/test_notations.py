@@ -319,7 +319,7 @@ def test_a_four_digit_head_is_no_group_head() -> None:
     from checks.suite.tokens import index_text
 
     answer = "In 2024 300 volunteers planted the riverbank."
-    assert [c.value for c in read_answer(answer, EvidenceOptions()).candidates] == ["2024"]
+    assert [c.value for c in read_answer(answer, EvidenceOptions())] == ["2024"]
     assert flagged(run(answer, {"season": 2024, "volunteers": 300})) == []
     assert "2024300" not in index_text(answer)
 
