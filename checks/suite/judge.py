@@ -120,15 +120,13 @@ class Judge:
         request = urllib.request.Request(
             endpoint(self.config.url), data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
         )
-        pause = BACKOFF_S
         for attempt in range(RETRIES + 1):
             try:
                 return _reply(self._post(request), self.config.model)
             except _Retryable as exc:
                 if attempt == RETRIES:
                     raise JudgeUnavailable(f"{exc.reason}, after {RETRIES + 1} attempts") from None
-                time.sleep(pause)
-                pause *= 2
+                time.sleep(BACKOFF_S * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _post(self, request: urllib.request.Request) -> bytes:

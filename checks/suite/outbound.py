@@ -67,9 +67,7 @@ class Allow:
     def parse(cls, entries: str | Iterable[str] | None) -> Allow:
         """From ``"127.0.0.1/32,judge.internal"`` or a list of such entries; raises ValueError
         for an entry that is neither a network nor a host name."""
-        if entries is None:
-            return cls()
-        items = entries.split(",") if isinstance(entries, str) else list(entries)
+        items = entries.split(",") if isinstance(entries, str) else list(entries or ())
         networks: list[IPNetwork] = []
         hosts: set[str] = set()
         for entry in filter(None, (raw.strip() for raw in items)):
