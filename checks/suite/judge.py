@@ -80,11 +80,9 @@ def resolve(
     project_key: str | None = None,
     allow: outbound.Allow | None = None,
 ) -> JudgeConfig | None:
-    """The judge these options name, with the site-wide one filling the gaps; None if none.
-
-    ``project_key`` goes to a judge the options name; ``allow`` is the operator's allow-list
-    for it (read from the environment when not given). Raises ValueError for a bad list.
-    """
+    """The judge these options name, the site's filling the gaps, or None; ``project_key`` goes
+    to a judge the options name, ``allow`` (else the environment's) is the operator's allow-list
+    for it. Raises ValueError for a bad list."""
     env = os.environ if env is None else env
     model = options.model or (env.get(ENV_MODEL) or "").strip() or None
     url = options.judge_url or (env.get(ENV_URL) or "").strip()

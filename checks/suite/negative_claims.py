@@ -225,22 +225,19 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
 
 def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx: _Context) -> Verdict:
     """Rows 4–18 over the cited reads; a claim no row catches is established."""
-    turn = ctx.turn
+    turn, citable = ctx.turn.index, ctx.citable
     if not ctx.conversation.receipts_complete:
         return Verdict("record_incomplete", cited)
     if any(not c.receipt.trusted for c in cited):
         return Verdict("outside_trusted_context", cited)
-    citable = ctx.citable
-    if any(
-        not (ctx.record.has_read(c.tool, turn.index) if citable is None else c.tool in citable) for c in cited
-    ):
+    declared = (ctx.record.has_read(c.tool, turn) if citable is None else c.tool in citable for c in cited)
+    if not all(declared):
         return Verdict("cited_call_undeclared", cited)
     if any(not (c.is_read and c.receipt.dispatched and c.receipt.ok) for c in cited):
         return Verdict("call_not_read", cited)
-    this_turn = ctx.record.in_turn(turn.index)
-    reads_now = [x for x in this_turn if x.is_read and x.receipt.dispatched]
+    reads_now = [x for x in ctx.record.in_turn(turn) if x.is_read and x.receipt.dispatched]
     for c in cited:
-        if c.turn < turn.index and not _kin(reads_now, [c], _same_filters):
+        if c.turn < turn and not _kin(reads_now, [c], _same_filters):
             return Verdict("stale_turn", cited, stale=c)
     if any(c.has_rows for c in cited):
         return Verdict("contradicted_by_rows", cited)
@@ -248,21 +245,16 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         return Verdict("coverage_unverified", cited)
     if any(c.receipt.emptiness == "empty" and not c.complete for c in cited):
         return Verdict("undeclared_empty", cited)
-    writes = _writes_since(cited, ctx)
-    if writes:
+    if writes := _writes_since(cited, ctx):
         return Verdict("superseded_by_write", cited, writes=writes)
     others = [x for x in reads_now if x not in cited]
-    failed = _kin(
-        [x for x in others if not x.receipt.ok], cited, lambda x, c: _same_filters(x, c) and after(x, c)
-    )
-    if failed:
+    unsuccessful = [x for x in others if not x.receipt.ok]
+    if failed := _kin(unsuccessful, cited, lambda x, c: _same_filters(x, c) and after(x, c)):
         return Verdict("later_read_failed", cited, contrary=failed)
     peers = [x for x in others if x.receipt.trusted and x.receipt.ok and x.has_rows]
-    wider = _kin(peers, cited, _wider)
-    if wider:
+    if wider := _kin(peers, cited, _wider):
         return Verdict("wider_search_has_rows", cited, contrary=wider)
-    same = _kin(peers, cited, lambda x, c: _same_filters(x, c) and not _rows_outside(x, c))
-    if same:
+    if same := _kin(peers, cited, lambda x, c: _same_filters(x, c) and not _rows_outside(x, c)):
         return Verdict("other_read_has_rows", cited, contrary=same)
     # A complete-list claim needs complete searches; an absence, declared ones or complete.
     if any(not (c.complete or (kind != "complete" and c.declared_absent)) for c in cited):
@@ -386,14 +378,12 @@ class _Typed:
     def about(self) -> str | None:
         """The subject it names, as text, when it names one (even an over-long one)."""
         about = self.entry.get("about") if isinstance(self.entry, dict) else None
-        if isinstance(about, bool) or not isinstance(about, (str, int, float)):
-            return None
-        return str(about).strip() or None
+        named = isinstance(about, (str, int, float)) and not isinstance(about, bool)
+        return (str(about).strip() or None) if named else None
 
 
 def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) -> _Typed | None:
-    """The typed claim of the turn that a prose absence restates (the rule and the ranking
-    are in the module docstring)."""
+    """The typed claim of the turn that a prose absence restates (rule and ranking: module docstring)."""
     answer = ctx.turn.answer
     parts = sentences(prepare(answer))
     here = sentence_at(parts, span.start)
