@@ -134,10 +134,9 @@ def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | N
         if turn.tool_results:
             plan.append(_Question(index, "entailment", *entailment_question(turn)))
         for other in by_turn.get(index, []):
-            if other["external_id"] == conversation.external_id and other["turn"] == index:
-                continue
-            if other["answer"].strip() == turn.answer.strip():
-                continue  # one text cannot contradict itself
+            itself = other["external_id"] == conversation.external_id and other["turn"] == index
+            if itself or other["answer"].strip() == turn.answer.strip():
+                continue  # an answer, or a text, cannot contradict itself
             key = digest("\x00".join(sorted((turn.answer, other["answer"]))))
             if key not in asked:
                 asked.add(key)

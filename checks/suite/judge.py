@@ -143,12 +143,11 @@ class Judge:
                 raise _Retryable(f"{said}{_excerpt(exc)}") from None
             hint = " (check the API key)" if exc.code in (401, 403) else ""
             raise JudgeUnavailable(f"{said}{hint}{_excerpt(exc)}") from None
-        except (TimeoutError, urllib.error.URLError) as exc:
-            if isinstance(exc, TimeoutError) or isinstance(exc.reason, TimeoutError):
+        except OSError as exc:  # a URLError says why in its reason
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError):
                 raise JudgeUnavailable(slow) from None
-            raise _Retryable(f"{where} could not be reached ({exc.reason})") from None
-        except OSError as exc:
-            raise _Retryable(f"{where} could not be reached ({exc})") from None
+            raise _Retryable(f"{where} could not be reached ({reason})") from None
 
 
 def _excerpt(exc: urllib.error.HTTPError) -> str:

@@ -421,8 +421,7 @@ def check_turn(
             restated.span = restated.span or span
         else:
             prose.append(_judge_prose(claim, span, ctx))
-    findings = [_finding(turn, t.verdict, t.span, f"Negative claim {t.index}", t.extra()) for t in typed]
-    return findings + prose
+    return [_finding(turn, t.verdict, t.span, f"Negative claim {t.index}", t.extra()) for t in typed] + prose
 
 
 def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
