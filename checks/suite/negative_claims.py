@@ -34,7 +34,7 @@ from .options import Options
 from .record import Call, Record, after, same_batch
 from .text import prepare, sentence_at, sentences
 from .tool_receipts import same_tool
-from .types import CheckerReport, Conversation, Finding, RunContext, Span, ToolClaim, Turn
+from .types import CheckerReport, Conversation, Finding, RunContext, Severity, Span, ToolClaim, Turn
 
 NAME = "negative_claims"
 
@@ -342,7 +342,7 @@ def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extr
     if verdict.narrower is not None:
         out["narrower"] = {"kind": "none", "statement": verdict.narrower}
         correction = f"{NARROWER} {verdict.narrower}"
-    severity = "info" if code in (ESTABLISHED, UNVERIFIED) else "flag"
+    severity: Severity = "info" if code in (ESTABLISHED, UNVERIFIED) else "flag"
     evidence = tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown)
     return Finding(
         turn.index, NAME, code, severity, _explain(verdict, subject), span, evidence, correction, extra=out
