@@ -59,8 +59,8 @@ def run_suite(
         findings: list[Finding] = []
         provenance: list[dict[str, Any]] = []
         # Every turn has an entry; its reading statistics stay zero unless a checker reports them.
-        unread = {"candidates": 0, "unread": 0, "index_truncated": False}
-        turns = {t.index: {"turn": t.index} | unread for t in conversation.turns}
+        reading = {"candidates": 0, "unread": 0, "index_truncated": False}
+        turns = {t.index: {"turn": t.index} | reading for t in conversation.turns}
         judge: dict[str, Any] | None = None
         for checker in (checker for checker in CHECKERS if checker.name in selected):
             deadline.check()
@@ -88,8 +88,7 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
     """The names of the checkers to run; a name no checker has is refused, not ignored."""
     names = checker_names()
     for where, given in (("only", only), ("skip", skip)):
-        unknown = sorted(set(given or ()) - set(names))
-        if unknown:
+        if unknown := sorted(set(given or ()) - set(names)):
             raise OptionsError(
                 where, f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
             )
