@@ -59,21 +59,18 @@ def run_suite(
         findings: list[Finding] = []
         provenance: list[dict[str, Any]] = []
         # Every turn has an entry; its reading statistics stay zero unless a checker reports them.
-        turns = {
-            t.index: {"turn": t.index, "candidates": 0, "unread": 0, "index_truncated": False}
-            for t in conversation.turns
-        }
+        reading = {"candidates": 0, "unread": 0, "index_truncated": False}
+        turns = {t.index: {"turn": t.index} | reading for t in conversation.turns}
         judge: dict[str, Any] | None = None
-        for checker in CHECKERS:
-            if checker.name in selected:
-                deadline.check()
-                report = checker.check(conversation, opts, context)
-                findings.extend(report.findings)
-                provenance.extend(report.provenance)
-                for index, fields in report.turns.items():
-                    if index in turns:
-                        turns[index].update(fields)
-                judge = report.judge if report.judge is not None else judge
+        for checker in (checker for checker in CHECKERS if checker.name in selected):
+            deadline.check()
+            report = checker.check(conversation, opts, context)
+            findings.extend(report.findings)
+            provenance.extend(report.provenance)
+            for index, fields in report.turns.items():
+                if index in turns:
+                    turns[index].update(fields)
+            judge = report.judge if report.judge is not None else judge
         # Turn, then place in the answer; findings with no place close their turn. The sort is
         # stable: at one place the registry's order (then each checker's) holds.
         findings.sort(key=lambda f: (f.turn, 0, f.claim.start) if f.claim else (f.turn, 1, 0))
@@ -91,8 +88,7 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
     """The names of the checkers to run; a name no checker has is refused, not ignored."""
     names = checker_names()
     for where, given in (("only", only), ("skip", skip)):
-        unknown = sorted(set(given or ()) - set(names))
-        if unknown:
+        if unknown := sorted(set(given or ()) - set(names)):
             raise OptionsError(
                 where, f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
             )

@@ -30,28 +30,24 @@ def _load_options(path: str | None) -> Options:
     try:
         raw = None if path is None else json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise OptionsError(
-            "--config", f"cannot be read ({exc.strerror}); give a readable JSON file"
-        ) from None
+        problem = f"cannot be read ({exc.strerror}); give a readable JSON file"
     except ValueError as exc:
-        raise OptionsError(
-            "--config", f"is not valid JSON ({exc}); give one JSON object of options"
-        ) from None
-    return parse_options(raw)
+        problem = f"is not valid JSON ({exc}); give one JSON object of options"
+    else:
+        return parse_options(raw)
+    raise OptionsError("--config", problem)
 
 
-def items(text: str) -> Iterator[tuple[Any, str | None]]:
+def items(text: str) -> list[tuple[Any, str | None]]:
     """Each item of the input as (value, problem); problem is set when it is not JSON."""
-    stripped = text.strip()
-    if not stripped:
-        return
+    if not (stripped := text.strip()):
+        return []
     try:
         whole = json.loads(stripped)
     except ValueError as exc:
         whole_error = exc
     else:
-        yield from ((value, None) for value in (whole if isinstance(whole, list) else [whole]))
-        return
+        return [(value, None) for value in (whole if isinstance(whole, list) else [whole])]
     # Not one JSON document: read it as JSONL, one item per non-blank line.
     parsed: list[tuple[Any, str | None]] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -61,12 +57,11 @@ def items(text: str) -> Iterator[tuple[Any, str | None]]:
         except ValueError as exc:
             parsed.append((None, f"line {number} is not JSON ({exc})"))
     if all(problem for _, problem in parsed):  # no line stands alone either: one broken document
-        yield None, f"not a JSON conversation, array or JSONL ({whole_error})"
-        return
-    yield from parsed
+        return [(None, f"not a JSON conversation, array or JSONL ({whole_error})")]
+    return parsed
 
 
-def _judge_all(entries: Iterator[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
+def _judge_all(entries: list[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
     """Judge each item; when a judge is named, with its neighbours among the others and a daily
     budget shared by all."""
     try:

@@ -29,14 +29,12 @@ class DeadlinePassed(BaseException):
 @contextmanager
 def within(seconds: float | None) -> Iterator[None]:
     """Runs the block with a limit of ``seconds`` (None or 0 or less: no limit)."""
-    if seconds is None or seconds <= 0:
-        yield
-        return
-    token = _LIMIT.set((time.monotonic() + seconds, seconds))
+    token = _LIMIT.set((time.monotonic() + seconds, seconds)) if seconds is not None and seconds > 0 else None
     try:
         yield
     finally:
-        _LIMIT.reset(token)
+        if token is not None:
+            _LIMIT.reset(token)
 
 
 def check() -> None:

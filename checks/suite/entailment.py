@@ -62,15 +62,14 @@ def digest(text: str) -> str:
 
 def entailment_question(turn: Turn) -> tuple[str, tuple[Evidence, ...]]:
     """The question about one turn, and where in its tool results the judge was shown."""
-    room, whole = EVIDENCE_CLIP, 0
+    whole = 0  # characters of the results before this one
     blocks: list[str] = []
     evidence: list[Evidence] = []
     for i, message in enumerate(turn.messages):
         if message.role == "tool":
-            whole += len(message.text)
             call = turn.answers.get(i)
-            shown = message.text[: max(room, 0)]
-            room -= len(shown)
+            shown = message.text[: max(EVIDENCE_CLIP - whole, 0)]
+            whole += len(message.text)
             blocks.append(f"[{message.tool_call_id or 'result'}: {call.tool if call else 'tool'}]\n{shown}")
             evidence.append(Evidence(call_id=message.tool_call_id, path="", start=0, end=len(shown)))
     heading = "## The tool results (in full)"
@@ -116,13 +115,11 @@ def _neighbour(item: Any, turns: int) -> dict[str, Any] | None:
     """A well-formed neighbour, else None (a caller's malformed item is ignored)."""
     if not isinstance(item, Mapping):
         return None
-    keys = ("external_id", "turn", "answer", "for_turn")
-    external_id, turn, answer, for_turn = (item.get(k) for k in keys)
-    if not (isinstance(external_id, str) and isinstance(answer, str) and answer.strip()):
-        return None
-    if not (type(turn) is int and type(for_turn) is int and 0 <= for_turn < turns):
-        return None
-    return dict(zip(keys, (external_id, turn, answer, for_turn), strict=True))
+    good = {key: item.get(key) for key in ("external_id", "turn", "answer", "for_turn")}
+    external_id, turn, answer, for_turn = good.values()
+    texts = isinstance(external_id, str) and isinstance(answer, str) and answer.strip()
+    numbers = type(turn) is int and type(for_turn) is int and 0 <= for_turn < turns
+    return good if texts and numbers else None
 
 
 def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | None) -> list[_Question]:
@@ -137,10 +134,9 @@ def _plan(conversation: Conversation, sample: int, neighbours: Iterable[Any] | N
         if turn.tool_results:
             plan.append(_Question(index, "entailment", *entailment_question(turn)))
         for other in by_turn.get(index, []):
-            if other["external_id"] == conversation.external_id and other["turn"] == index:
-                continue
-            if other["answer"].strip() == turn.answer.strip():
-                continue  # one text cannot contradict itself
+            itself = other["external_id"] == conversation.external_id and other["turn"] == index
+            if itself or other["answer"].strip() == turn.answer.strip():
+                continue  # an answer, or a text, cannot contradict itself
             key = digest("\x00".join(sorted((turn.answer, other["answer"]))))
             if key not in asked:
                 asked.add(key)
@@ -190,8 +186,7 @@ def _judge(conversation: Conversation, options: Options, context: RunContext) ->
     findings: list[Finding] = []
     stopped: str | None = None
     for question in plan:
-        if stopped is None:
-            stopped = _budget_spent(spent, opts.token_budget, context.tokens_left_today)
+        stopped = stopped or _budget_spent(spent, opts.token_budget, context.tokens_left_today)
         if stopped is None:
             try:
                 reply = judge.ask(question.text)
@@ -207,9 +202,8 @@ def _judge(conversation: Conversation, options: Options, context: RunContext) ->
         if verdict.said is None:
             first = next((ln.strip() for ln in reply.text.splitlines() if ln.strip()), "")
             shown = f"{first[:80]!r}" if first else "an empty reply"
-            unjudged.append(
-                question.about(reason=f"the judge's reply began with neither yes nor no ({shown})")
-            )
+            reason = f"the judge's reply began with neither yes nor no ({shown})"
+            unjudged.append(question.about(reason=reason))
         elif verdict.said == ("no" if question.kind == "entailment" else "yes"):
             common = {"model": config.model, "reason": verdict.reason} | exchange
             findings.append(_finding(question, verdict.reason, common))
@@ -298,7 +292,7 @@ def neighbours_among(
     two shared words to be put side by side at all. Ties keep the order given.
     """
     pool = [
-        (other.external_id, turn.index, turn.answer, terms(turn.answer))
+        ({"external_id": other.external_id, "turn": turn.index, "answer": turn.answer}, terms(turn.answer))
         for other in others
         if other.external_id != conversation.external_id
         for turn in other.turns
@@ -307,11 +301,10 @@ def neighbours_among(
     found: list[dict[str, Any]] = []
     for index in sampled_turns(conversation, sample):
         mine = terms(conversation.turns[index].answer)
-        scored = [
-            (-len(mine & theirs) / math.sqrt(len(mine) * len(theirs)), position, external_id, turn, answer)
-            for position, (external_id, turn, answer, theirs) in enumerate(pool)
+        scored = sorted(
+            (-len(mine & theirs) / math.sqrt(len(mine) * len(theirs)), position)
+            for position, (_, theirs) in enumerate(pool)
             if len(mine & theirs) >= 2
-        ]
-        for _, _, external_id, turn, answer in sorted(scored)[:per_turn]:
-            found.append({"external_id": external_id, "turn": turn, "answer": answer, "for_turn": index})
+        )
+        found += [pool[position][0] | {"for_turn": index} for _, position in scored[:per_turn]]
     return found

@@ -80,11 +80,9 @@ def resolve(
     project_key: str | None = None,
     allow: outbound.Allow | None = None,
 ) -> JudgeConfig | None:
-    """The judge these options name, with the site-wide one filling the gaps; None if none.
-
-    ``project_key`` goes to a judge the options name; ``allow`` is the operator's allow-list
-    for it (read from the environment when not given). Raises ValueError for a bad list.
-    """
+    """The judge these options name, the site's filling the gaps, or None; ``project_key`` goes
+    to a judge the options name, ``allow`` (else the environment's) is the operator's allow-list
+    for it. Raises ValueError for a bad list."""
     env = os.environ if env is None else env
     model = options.model or (env.get(ENV_MODEL) or "").strip() or None
     url = options.judge_url or (env.get(ENV_URL) or "").strip()
@@ -120,15 +118,13 @@ class Judge:
         request = urllib.request.Request(
             endpoint(self.config.url), data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
         )
-        pause = BACKOFF_S
         for attempt in range(RETRIES + 1):
             try:
                 return _reply(self._post(request), self.config.model)
             except _Retryable as exc:
                 if attempt == RETRIES:
                     raise JudgeUnavailable(f"{exc.reason}, after {RETRIES + 1} attempts") from None
-                time.sleep(pause)
-                pause *= 2
+                time.sleep(BACKOFF_S * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _post(self, request: urllib.request.Request) -> bytes:
@@ -147,12 +143,11 @@ class Judge:
                 raise _Retryable(f"{said}{_excerpt(exc)}") from None
             hint = " (check the API key)" if exc.code in (401, 403) else ""
             raise JudgeUnavailable(f"{said}{hint}{_excerpt(exc)}") from None
-        except (TimeoutError, urllib.error.URLError) as exc:
-            if isinstance(exc, TimeoutError) or isinstance(exc.reason, TimeoutError):
+        except OSError as exc:  # a URLError says why in its reason
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError):
                 raise JudgeUnavailable(slow) from None
-            raise _Retryable(f"{where} could not be reached ({exc.reason})") from None
-        except OSError as exc:
-            raise _Retryable(f"{where} could not be reached ({exc})") from None
+            raise _Retryable(f"{where} could not be reached ({reason})") from None
 
 
 def _excerpt(exc: urllib.error.HTTPError) -> str:

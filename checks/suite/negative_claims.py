@@ -34,7 +34,7 @@ from .options import Options
 from .record import Call, Record, after, same_batch
 from .text import prepare, sentence_at, sentences
 from .tool_receipts import same_tool
-from .types import CheckerReport, Conversation, Finding, RunContext, Span, ToolClaim, Turn
+from .types import CheckerReport, Conversation, Finding, RunContext, Severity, Span, ToolClaim, Turn
 
 NAME = "negative_claims"
 
@@ -42,7 +42,7 @@ MAX_CLAIMS = 16
 MAX_HANDLES = 16
 MAX_ABOUT = 256
 KINDS = ("none", "not-found", "complete")
-_ENTRY_KEYS = frozenset({"kind", "about", "restsOn"})
+_ENTRY_KEYS = ("kind", "about", "restsOn")
 _HANDLE = re.compile(r"r[1-9][0-9]{0,3}")
 
 ESTABLISHED = "established"
@@ -80,10 +80,11 @@ REFUSALS = {
 }
 NARROWER = "The requested complete-list claim is not established; only this absence is."
 
-# Where the record was consulted and shows the claim does not hold; every other refusal
-# means the check could not be made.
-_CHECKED_FAIL = frozenset(
-    "contradicted_by_rows wider_search_has_rows other_read_has_rows search_incomplete about_mismatch".split()
+# Where the record was consulted: the claim holds, or it does not; any other code means the
+# check could not be made.
+_DISPOSITION = {ESTABLISHED: "checked-pass"} | dict.fromkeys(
+    "contradicted_by_rows wider_search_has_rows other_read_has_rows search_incomplete about_mismatch".split(),
+    "checked-fail",
 )
 
 # What a prose absence lacks when the table cannot judge it.
@@ -97,10 +98,8 @@ _MISSING = {
 
 def refusal(code: str, stale: Call | None = None) -> str | None:
     """The fixed sentence for a code; the stale one names the turn and time of the read."""
-    if code == ESTABLISHED:
-        return None
     if code != "stale_turn":
-        return REFUSALS[code]
+        return None if code == ESTABLISHED else REFUSALS[code]
     when = _moment(stale.receipt.at) if stale is not None else None
     where = f" on turn {stale.turn}" if stale is not None else " on an earlier turn"
     at = f" at {when}" if when else ""
@@ -139,8 +138,7 @@ def _items(call: Call) -> set[tuple[str, str]] | None:
 
 
 def _same_filters(one: Call, other: Call) -> bool:
-    a, b = _items(one), _items(other)
-    return a is not None and a == b
+    return (items := _items(one)) is not None and items == _items(other)
 
 
 def _wider(other: Call, cited: Call) -> bool:
@@ -198,10 +196,8 @@ class _Context:
 def _good_about(about: Any) -> bool:
     if isinstance(about, str):
         return bool(about.strip()) and len(about) <= MAX_ABOUT
-    if isinstance(about, (int, float)) and not isinstance(about, bool):
-        # Every int is finite; isfinite would first make it a float, which 400 digits overflow.
-        return isinstance(about, int) or math.isfinite(about)
-    return False
+    # Every int is finite; isfinite would first make it a float, which 400 digits overflow.
+    return type(about) is int or (isinstance(about, float) and math.isfinite(about))
 
 
 def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
@@ -211,7 +207,7 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
     handles = entry.get("restsOn") if isinstance(entry, dict) else None
     if (
         not isinstance(entry, dict)
-        or not set(entry) <= _ENTRY_KEYS
+        or not set(entry).issubset(_ENTRY_KEYS)
         or ("about" in entry and not _good_about(entry["about"]))
         or not isinstance(handles, list)
         or not 0 < len(handles) <= MAX_HANDLES
@@ -229,22 +225,19 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
 
 def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx: _Context) -> Verdict:
     """Rows 4–18 over the cited reads; a claim no row catches is established."""
-    turn = ctx.turn
+    turn, citable = ctx.turn.index, ctx.citable
     if not ctx.conversation.receipts_complete:
         return Verdict("record_incomplete", cited)
     if any(not c.receipt.trusted for c in cited):
         return Verdict("outside_trusted_context", cited)
-    citable = ctx.citable
-    if any(
-        not (ctx.record.has_read(c.tool, turn.index) if citable is None else c.tool in citable) for c in cited
-    ):
+    declared = (ctx.record.has_read(c.tool, turn) if citable is None else c.tool in citable for c in cited)
+    if not all(declared):
         return Verdict("cited_call_undeclared", cited)
     if any(not (c.is_read and c.receipt.dispatched and c.receipt.ok) for c in cited):
         return Verdict("call_not_read", cited)
-    this_turn = ctx.record.in_turn(turn.index)
-    reads_now = [x for x in this_turn if x.is_read and x.receipt.dispatched]
+    reads_now = [x for x in ctx.record.in_turn(turn) if x.is_read and x.receipt.dispatched]
     for c in cited:
-        if c.turn < turn.index and not _kin(reads_now, [c], _same_filters):
+        if c.turn < turn and not _kin(reads_now, [c], _same_filters):
             return Verdict("stale_turn", cited, stale=c)
     if any(c.has_rows for c in cited):
         return Verdict("contradicted_by_rows", cited)
@@ -252,21 +245,16 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
         return Verdict("coverage_unverified", cited)
     if any(c.receipt.emptiness == "empty" and not c.complete for c in cited):
         return Verdict("undeclared_empty", cited)
-    writes = _writes_since(cited, ctx)
-    if writes:
+    if writes := _writes_since(cited, ctx):
         return Verdict("superseded_by_write", cited, writes=writes)
     others = [x for x in reads_now if x not in cited]
-    failed = _kin(
-        [x for x in others if not x.receipt.ok], cited, lambda x, c: _same_filters(x, c) and after(x, c)
-    )
-    if failed:
+    unsuccessful = [x for x in others if not x.receipt.ok]
+    if failed := _kin(unsuccessful, cited, lambda x, c: _same_filters(x, c) and after(x, c)):
         return Verdict("later_read_failed", cited, contrary=failed)
     peers = [x for x in others if x.receipt.trusted and x.receipt.ok and x.has_rows]
-    wider = _kin(peers, cited, _wider)
-    if wider:
+    if wider := _kin(peers, cited, _wider):
         return Verdict("wider_search_has_rows", cited, contrary=wider)
-    same = _kin(peers, cited, lambda x, c: _same_filters(x, c) and not _rows_outside(x, c))
-    if same:
+    if same := _kin(peers, cited, lambda x, c: _same_filters(x, c) and not _rows_outside(x, c)):
         return Verdict("other_read_has_rows", cited, contrary=same)
     # A complete-list claim needs complete searches; an absence, declared ones or complete.
     if any(not (c.complete or (kind != "complete" and c.declared_absent)) for c in cited):
@@ -287,15 +275,13 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
 
 def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
     """Dispatched calls that may change data, after a cited read or in its batch, before the answer."""
-    if not cited:
-        return []
-    answer_at = ctx.turn.answer_index
+    turn, answer_at = ctx.turn.index, ctx.turn.answer_index
     found: list[Call] = []
     # Only a call of a cited read's turn or later can follow it or share its batch.
-    for w in ctx.record.changes_between(min(c.turn for c in cited), ctx.turn.index):
-        if w.turn == ctx.turn.index and answer_at is not None and w.message_index is not None:
-            if w.message_index > answer_at:
-                continue
+    for w in ctx.record.changes_between(min(c.turn for c in cited), turn):
+        asked = w.message_index
+        if w.turn == turn and answer_at is not None and asked is not None and asked > answer_at:
+            continue
         if w not in cited and any(after(w, c) or same_batch(w, c) for c in cited):
             found.append(w)
     return found
@@ -336,45 +322,30 @@ def _explain(verdict: Verdict, subject: str) -> str:
 
 
 def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
-    code = verdict.code
+    code, stale = verdict.code, verdict.stale
     shown = [*verdict.cited, *verdict.contrary, *[w for w in verdict.writes if w not in verdict.cited]]
-    out = dict(extra)
-    out.update(
-        verdict=code,
-        disposition="checked-pass"
-        if code == ESTABLISHED
-        else "checked-fail"
-        if code in _CHECKED_FAIL
-        else "unreachable",
-        cited=[c.handle for c in verdict.cited],
-        contrary=[x.handle for x in verdict.contrary],
-    )
+    out = extra | {
+        "verdict": code,
+        "disposition": _DISPOSITION.get(code, "unreachable"),
+        "cited": [c.handle for c in verdict.cited],
+        "contrary": [x.handle for x in verdict.contrary],
+    }
     if verdict.missing is not None:
         out["missing"] = verdict.missing
     if verdict.writes:
         out["superseded_by"] = [w.handle for w in verdict.writes]
-    if verdict.stale is not None:
-        out["stale"] = {
-            "turn": verdict.stale.turn,
-            "at": verdict.stale.receipt.at,
-            "handle": verdict.stale.handle,
-        }
+    if stale is not None:
+        out["stale"] = {"turn": stale.turn, "at": stale.receipt.at, "handle": stale.handle}
     if code == ESTABLISHED:
         out["statement"] = statement(verdict.cited)
-    correction = refusal(code, verdict.stale)
+    correction = refusal(code, stale)
     if verdict.narrower is not None:
         out["narrower"] = {"kind": "none", "statement": verdict.narrower}
         correction = f"{NARROWER} {verdict.narrower}"
+    severity: Severity = "info" if code in (ESTABLISHED, UNVERIFIED) else "flag"
+    evidence = tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown)
     return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code=code,
-        severity="info" if code in (ESTABLISHED, UNVERIFIED) else "flag",
-        explanation=_explain(verdict, subject),
-        claim=span,
-        evidence=tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown),
-        correction=correction,
-        extra=out,
+        turn.index, NAME, code, severity, _explain(verdict, subject), span, evidence, correction, extra=out
     )
 
 
@@ -386,15 +357,10 @@ class _Typed:
     span: Span | None = None
 
     def extra(self) -> dict[str, Any]:
+        """Its fields; an entry that is not an object is also stored as sent, whatever its shape."""
         fields = self.entry if isinstance(self.entry, dict) else {}
-        out = {
-            "source": "typed",
-            "index": self.index,
-            **{key: fields.get(key) for key in ("kind", "about", "restsOn")},
-        }
-        if not isinstance(self.entry, dict):
-            out["entry"] = self.entry  # stored as sent, whatever its shape
-        return out
+        out = {"source": "typed", "index": self.index} | {key: fields.get(key) for key in _ENTRY_KEYS}
+        return out if isinstance(self.entry, dict) else out | {"entry": self.entry}
 
     def reads(self, ctx: _Context) -> list[Call]:
         """The reads it cites; where its citation did not resolve, the receipts its handles
@@ -412,14 +378,12 @@ class _Typed:
     def about(self) -> str | None:
         """The subject it names, as text, when it names one (even an over-long one)."""
         about = self.entry.get("about") if isinstance(self.entry, dict) else None
-        if isinstance(about, bool) or not isinstance(about, (str, int, float)):
-            return None
-        return str(about).strip() or None
+        named = isinstance(about, (str, int, float)) and not isinstance(about, bool)
+        return (str(about).strip() or None) if named else None
 
 
 def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) -> _Typed | None:
-    """The typed claim of the turn that a prose absence restates (the rule and the ranking
-    are in the module docstring)."""
+    """The typed claim of the turn that a prose absence restates (rule and ranking: module docstring)."""
     answer = ctx.turn.answer
     parts = sentences(prepare(answer))
     here = sentence_at(parts, span.start)
@@ -457,19 +421,12 @@ def check_turn(
             restated.span = restated.span or span
         else:
             prose.append(_judge_prose(claim, span, ctx))
-    findings = [_finding(turn, t.verdict, t.span, f"Negative claim {t.index}", t.extra()) for t in typed]
-    return findings + prose
+    return [_finding(turn, t.verdict, t.span, f"Negative claim {t.index}", t.extra()) for t in typed] + prose
 
 
 def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
-    extra = {
-        "source": "prose",
-        "index": None,
-        "kind": "none",
-        "about": None,
-        "restsOn": None,
-        "tool": claim.tool,
-    }
+    extra: dict[str, Any] = {"source": "prose", "index": None, "kind": "none", "about": None}
+    extra |= {"restsOn": None, "tool": claim.tool}
     bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
     call = ctx.record.of_receipt(bound[0]) if bound is not None else None
     if call is not None and not call.receipt.derived and call.is_read:
@@ -488,25 +445,20 @@ def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[
     for finding in findings:
         if finding.checker == NAME:
             by_turn.setdefault(finding.turn, []).append(finding)
+    unestablished = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
     out: dict[int, dict[str, Any]] = {}
     for index, items in sorted(by_turn.items()):
         typed = [f.code for f in items if f.extra.get("source") == "typed"]
         dispositions = [f.extra["disposition"] for f in items]
-        if all(code == ESTABLISHED for code in typed):
-            delivery = "as-checked"
-        else:
-            delivery = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
+        delivery = "as-checked" if all(code == ESTABLISHED for code in typed) else unestablished
+        failed, unreachable = dispositions.count("checked-fail"), dispositions.count("unreachable")
         out[index] = {
             "claims": len(typed),
             "prose": len(items) - len(typed),
             "established": sum(f.code == ESTABLISHED for f in items),
-            "failed": dispositions.count("checked-fail"),
-            "unreachable": dispositions.count("unreachable"),
-            "status": "failed"
-            if "checked-fail" in dispositions
-            else "unverified"
-            if "unreachable" in dispositions
-            else "passed",
+            "failed": failed,
+            "unreachable": unreachable,
+            "status": "failed" if failed else "unverified" if unreachable else "passed",
             "delivery": delivery if typed else None,
         }
     return out
@@ -526,9 +478,6 @@ class NegativeClaims:
             if record is None:
                 record = Record.of(conversation)
             findings.extend(check_turn(conversation, turn, record, options, absences))
-        # Each turn with negative claims or prose absences carries their summary.
-        turns = {
-            index: {"negative_claims": summary}
-            for index, summary in turn_summaries(findings, options).items()
-        }
+        summaries = turn_summaries(findings, options)
+        turns = {index: {"negative_claims": summary} for index, summary in summaries.items()}
         return CheckerReport(findings, turns=turns)

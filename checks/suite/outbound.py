@@ -67,9 +67,7 @@ class Allow:
     def parse(cls, entries: str | Iterable[str] | None) -> Allow:
         """From ``"127.0.0.1/32,judge.internal"`` or a list of such entries; raises ValueError
         for an entry that is neither a network nor a host name."""
-        if entries is None:
-            return cls()
-        items = entries.split(",") if isinstance(entries, str) else list(entries)
+        items = entries.split(",") if isinstance(entries, str) else list(entries or ())
         networks: list[IPNetwork] = []
         hosts: set[str] = set()
         for entry in filter(None, (raw.strip() for raw in items)):
@@ -128,19 +126,17 @@ def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
     if any(form.version == net.version and form in net for form in forms for net in allow.networks):
         return None
     # The IPv4 address an IPv6 form carries says best what it is, so it is named first.
-    for candidate in (embedded, ip):
-        kind = _kind(candidate) if candidate is not None else None
-        if kind is not None:
+    for candidate in reversed(forms):
+        if (kind := _kind(candidate)) is not None:
             shown = str(ip) if candidate == ip else f"{ip} (that is {candidate})"
             return f"{shown} is {kind}"
     return None
 
 
 def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]:
-    """``getaddrinfo`` for host and port, after checking every address it gives.
-
-    Raises Refused when any of them may not be reached (a name's owner chooses all of its
-    addresses, so one bad one is reason enough), and OSError when the name does not resolve."""
+    """``getaddrinfo`` for host and port, after checking every address it gives. Raises Refused
+    when any of them may not be reached (a name's owner chooses all of its addresses, so one bad
+    one is reason enough), and OSError when the name does not resolve."""
     name = _host_key(host)
     infos = socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM)
     if name in allow.hosts:
@@ -161,9 +157,8 @@ def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]
 
 
 def check_url(url: str, allow: Allow, *, unresolved_ok: bool = False) -> None:
-    """Raises Refused unless url is http(s) with a host whose addresses may all be reached.
-
-    ``unresolved_ok``: a name that does not resolve now passes (when a URL is saved; every
+    """Raises Refused unless url is http(s) with a host whose addresses may all be reached;
+    with ``unresolved_ok``, a name that does not resolve now passes (when a URL is saved; every
     request checks it again)."""
     try:
         parts = urlsplit(url)
