@@ -116,6 +116,10 @@ _ABSENCE = tuple(
         rf"\b(?:has|have|had)\s+no\s+{_NP}(?P<verb>)",
     )
 )
+# Every absence pattern needs one of these words, and the last count pattern its verb: a text
+# without them skips those patterns, the costliest of an answer's reading.
+_ABSENCE_WORDS = re.compile(r"\b(?:no|zero|nothing|empty|find|locate|retrieve|turn)\b|\s0\s", re.I)
+_FOUND_WORDS = re.compile(r"(?:were|was|been)\s+(?:found|returned|listed|located|retrieved|recorded)\b", re.I)
 # Counts stated as facts ("the account has 7 open tickets", "your 2 tickets", "4 tickets were
 # found"): claims only about a list read the sentence is about.
 _STATED_COUNT = tuple(
@@ -265,9 +269,11 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
     """(kind, match, stated): ``stated`` counts are judged only by what they are about."""
     out: list[tuple[str, re.Match[str], bool]] = [("invoked", m, False) for m in _INVOKED.finditer(text)]
-    counts = [(m, p is not _COUNT) for p in (_COUNT, *_STATED_COUNT) for m in p.finditer(text)]
+    patterns = (_COUNT, *_STATED_COUNT) if _FOUND_WORDS.search(text) else (_COUNT, *_STATED_COUNT[:2])
+    counts = [(m, p is not _COUNT) for p in patterns for m in p.finditer(text)]
     out += [("absence" if parse_number(m.group("num")) == 0 else "count", m, stated) for m, stated in counts]
-    out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
+    if _ABSENCE_WORDS.search(text):
+        out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
     out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
     return out
 
