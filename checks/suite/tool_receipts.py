@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -57,6 +57,7 @@ from .types import (
     Message,
     Receipt,
     RunContext,
+    Severity,
     Span,
     ToolCall,
     ToolClaim,
@@ -161,39 +162,28 @@ def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
     return ("words", words) if words else ("name", tool)
 
 
-@dataclass(frozen=True)
 class _History:
     """What the turns showed of tools, read in one pass over the conversation so a turn's
     claims are weighed without walking back through the turns before it; and the claims read
     of each turn, for the next checker that asks."""
 
-    tools: dict[str, tuple[int, re.Pattern[str]]]  # tool -> the first turn that names it, its pattern
-    first_active: int | None  # the first turn that called a tool or holds a receipt
-    places: dict[tuple[str, Any], list[int]]  # ``_bound_by`` a receipt -> the turns that hold one
-    claims: dict[int, tuple[ToolClaim, ...]] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, conversation: Conversation) -> _History:
-        tools: dict[str, tuple[int, re.Pattern[str]]] = {}
-        first_active: int | None = None
-        places: dict[tuple[str, Any], list[int]] = {}
+    def __init__(self, conversation: Conversation) -> None:
+        self.tools: dict[str, tuple[int, re.Pattern[str]]] = {}  # tool -> the first turn naming it
+        self.first_active: int | None = None  # the first turn that called a tool or holds a receipt
+        self.places: dict[tuple[str, Any], list[int]] = {}  # ``_bound_by`` a receipt -> its turns
+        self.claims: dict[int, tuple[ToolClaim, ...]] = {}
         for position, turn in enumerate(conversation.turns):
-            calls = turn.tool_calls
-            for name in (
-                *(turn.tools_offered or ()),
-                *(c.tool for c in calls),
-                *(r.tool for r in turn.receipts),
-            ):
-                if name and name not in tools:
-                    tools[name] = (position, re.compile(name_pattern(name), re.I))
-            if first_active is None and (turn.receipts or calls):
-                first_active = position
-            for receipt in turn.receipts:
+            calls, receipts = turn.tool_calls, turn.receipts
+            for name in (*(turn.tools_offered or ()), *(c.tool for c in calls), *(r.tool for r in receipts)):
+                if name and name not in self.tools:
+                    self.tools[name] = (position, re.compile(name_pattern(name), re.I))
+            if self.first_active is None and (receipts or calls):
+                self.first_active = position
+            for receipt in receipts:
                 for key in (_bound_by(receipt.call_id, receipt.tool), _bound_by(None, receipt.tool)):
-                    turns = places.setdefault(key, [])
-                    if not turns or turns[-1] != position:
+                    turns = self.places.setdefault(key, [])
+                    if turns[-1:] != [position]:
                         turns.append(position)
-        return cls(tools, first_active, places)
 
     def latest_before(self, claim: ToolClaim, index: int) -> int | None:
         """The latest turn before ``index`` with a receipt of the claim's call, else of its tool."""
@@ -204,16 +194,13 @@ class _History:
 
 # The last conversation's history: the checkers of one run ask for it turn after turn. The
 # conversation is held (not its id), so a new one never matches.
-_held: tuple[Conversation | None, _History | None] = (None, None)
+_held: list[Any] = [None, None]
 
 
 def _history(conversation: Conversation) -> _History:
-    global _held
-    held, history = _held
-    if held is not conversation or history is None:
-        history = _History.of(conversation)
-        _held = (conversation, history)
-    return history
+    if _held[0] is not conversation:
+        _held[:] = [conversation, _History(conversation)]
+    return _held[1]
 
 
 def only_tool(turn: Turn) -> str | None:
@@ -718,68 +705,53 @@ def claim_span(claim: ToolClaim, answer: str) -> Span | None:
     return Span(match.group(), match.start(), match.end()) if match else None
 
 
-def _finding(
-    turn: Turn,
-    claim: ToolClaim,
-    code: str,
-    explanation: str,
-    correction: str | None,
-    evidence: tuple[Evidence, ...] = (),
-    **extra: Any,
-) -> Finding:
-    return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code=code,
-        severity="info" if code == "ungroundable" else "flag",
-        explanation=explanation,
-        claim=claim_span(claim, turn.answer),
-        evidence=evidence,
-        correction=correction,
-        extra={"tool": claim.tool, "claim_kind": claim.kind, **extra},
-    )
-
-
 def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding | None:
     """The finding for one claim, or None when the receipts bear it out (or cannot refute it)."""
     tool, call_id = claim.tool, claim.call_id
     bound = bind(claim, conversation, turn)
+    evidence: tuple[Evidence, ...] = ()
+    extra: dict[str, Any] = {"call_id": call_id}
     if bound is None:
         # No receipt: the transcript may still show the call, or the receipts may be trimmed.
-        calls = turn.tool_calls
-        if any(c.call_id == call_id if call_id is not None else same_tool(c.tool, tool) for c in calls):
+        if any(
+            c.call_id == call_id if call_id is not None else same_tool(c.tool, tool) for c in turn.tool_calls
+        ):
             return None
+        code = "fabricated_tool_reference"
+        why = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
+        fix = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
         if not conversation.receipts_complete:
-            explanation = (
+            code, fix = "ungroundable", None
+            why = (
                 f"No receipt for the {tool} tool{f' call {call_id}' if call_id else ''} is kept, and this "
                 "conversation's receipts may have been trimmed, so the claim can be neither confirmed "
                 "nor refuted."
             )
-            return _finding(turn, claim, "ungroundable", explanation, None, call_id=call_id)
-        if call_id:
-            explanation = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
-            correction = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
-        else:
-            explanation = f"The answer refers to the {tool} tool, but no call to it was recorded."
-            correction = f"Note from Receipts: the {tool} tool did not run; no call to it was recorded."
-        return _finding(turn, claim, "fabricated_tool_reference", explanation, correction, call_id=call_id)
-    receipt, where = bound
-    recorded, claimed = receipt.result_count, claim.count
-    extra: dict[str, Any]
-    if claim.kind == "count" and recorded is not None and claimed is not None and recorded != claimed:
-        code, extra = "count_misstatement", {"claimed": claimed, "recorded": recorded}
-        explanation = f"The answer says {tool} returned {_results(claimed)}; its receipt records {recorded}."
-        correction = f"Note from Receipts: the {tool} tool returned {_results(recorded)}, not {claimed}."
-    elif claim.kind == "absence" and ((recorded or 0) > 0 or receipt.emptiness == "non-empty"):
-        what = _results(recorded) if recorded else "results"
-        code, extra = "false_absence", {"recorded": recorded}
-        explanation = f"The answer says {tool} found nothing, but its receipt records {what}."
-        correction = f"Note from Receipts: the {tool} tool returned {what}; it did find something."
+        elif not call_id:
+            why = f"The answer refers to the {tool} tool, but no call to it was recorded."
+            fix = f"Note from Receipts: the {tool} tool did not run; no call to it was recorded."
     else:
-        return None  # borne out (an invoked claim with a receipt really ran)
-    message = where.result_of(receipt) if receipt.call_id is not None else None
-    evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
-    return _finding(turn, claim, code, explanation, correction, evidence, call_id=receipt.call_id, **extra)
+        receipt, where = bound
+        recorded, claimed = receipt.result_count, claim.count
+        extra["call_id"] = receipt.call_id
+        if claim.kind == "count" and recorded is not None and claimed is not None and recorded != claimed:
+            code, extra = "count_misstatement", {**extra, "claimed": claimed, "recorded": recorded}
+            why = f"The answer says {tool} returned {_results(claimed)}; its receipt records {recorded}."
+            fix = f"Note from Receipts: the {tool} tool returned {_results(recorded)}, not {claimed}."
+        elif claim.kind == "absence" and ((recorded or 0) > 0 or receipt.emptiness == "non-empty"):
+            what = _results(recorded) if recorded else "results"
+            code, extra = "false_absence", {**extra, "recorded": recorded}
+            why = f"The answer says {tool} found nothing, but its receipt records {what}."
+            fix = f"Note from Receipts: the {tool} tool returned {what}; it did find something."
+        else:
+            return None  # borne out (an invoked claim with a receipt really ran)
+        message = where.result_of(receipt) if receipt.call_id is not None else None
+        evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
+    severity: Severity = "info" if code == "ungroundable" else "flag"
+    extra = {"tool": tool, "claim_kind": claim.kind, **extra}
+    return Finding(
+        turn.index, NAME, code, severity, why, claim_span(claim, turn.answer), evidence, fix, extra=extra
+    )
 
 
 def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
