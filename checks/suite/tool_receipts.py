@@ -289,6 +289,12 @@ class _Reading:
     def reads(self) -> list[_ListRead]:
         return _list_reads(self.turn)
 
+    def made(
+        self, kind: str, tool: str, start: int, end: int, call: str | None = None, n: int | None = None
+    ) -> ToolClaim:
+        """The claim of ``text[start:end]``, its words as the answer writes them."""
+        return ToolClaim(kind, tool, call, n, self.turn.answer[start:end], start, end)
+
     def mentions(self, start: int, end: int) -> list[tuple[int, int, str]]:
         """Known tools named in text[start:end], as (start, end, tool), in text order."""
         return sorted(
@@ -321,8 +327,7 @@ class _Reading:
             tool = self.sole
         if tool is None or (kind == "count" and not noun and not named):
             return None  # "found 3." with no noun and no tool named is too loose to hold
-        start, end = clause_start(self.text, sentence, match.start()), match.end()
-        claim = ToolClaim(kind, tool, count=count, text=self.turn.answer[start:end], start=start, end=end)
+        claim = self.made(kind, tool, clause_start(self.text, sentence, match.start()), match.end(), n=count)
         whole_output = bool(_WHOLE_OUTPUT.match(match.group("verb") or ""))
         return claim, self.holds(claim, noun or None, named, whole_output)
 
@@ -350,12 +355,11 @@ class _Reading:
             if not _LOOKUP_VERBS.match(match.group("verb")) or self.sole is None:
                 return None
             tool, end = self.sole, match.end()
-        start = match.start()
-        claim = ToolClaim("invoked", tool, text=self.turn.answer[start:end], start=start, end=end)
         # A tool the conversation never names ("the calendar tool") may be a loose name for one
         # that ran: it is judged only when nothing ran yet.
         active = self.first_active
-        return claim, tool in self.tools or active is None or active > self.turn.index
+        holds = tool in self.tools or active is None or active > self.turn.index
+        return self.made("invoked", tool, match.start(), end), holds
 
     def named_after(self, start: int, end: int) -> tuple[str | None, int]:
         """The tool named right after a verb, and where its mention ends."""
@@ -431,12 +435,8 @@ class _Reading:
             if item is not None and not settles(in_phrase) and same_tool(item[0].tool, read.receipt.tool):
                 return None  # "3 open tickets" of the only tool's list: a part of it
             return item
-        receipt = read.receipt
-        start, end = clause_start(text, sentence, match.start()), match.end()
-        number = count if kind == "count" else None
-        return ToolClaim(
-            kind, receipt.tool, receipt.call_id, number, self.turn.answer[start:end], start, end
-        ), True
+        start, number = clause_start(text, sentence, match.start()), count if kind == "count" else None
+        return self.made(kind, read.receipt.tool, start, match.end(), read.receipt.call_id, number), True
 
 
 # Words that restrict nothing: determiners, pronouns, prepositions, auxiliaries, the owner of
@@ -488,13 +488,8 @@ def _words(text: str) -> list[str]:
 def _names(word: str, subject: frozenset[str]) -> bool:
     """Whether a noun names a list: it is one of its subject words, or a short form of one."""
     key = _key(word)
-    if key in subject:
-        return True
-    for other in subject:
-        short, long_ = sorted((key, other), key=len)
-        if len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3:
-            return True
-    return False
+    pairs = (sorted((key, other), key=len) for other in subject)
+    return key in subject or any(len(a) >= 4 and b.startswith(a) and len(b) - len(a) <= 3 for a, b in pairs)
 
 
 @dataclass(frozen=True)
@@ -516,10 +511,8 @@ def _list_reads(turn: Turn) -> list[_ListRead]:
     but those a call that may change data follows or shares a batch with."""
     calls = [turn.call_of(r) for r in turn.receipts]
     # Where each call stands: its asking message (a batch shares one), else its receipt's order.
-    if all(c is not None for c in calls):
-        places = [c.message_index for c in calls if c is not None]
-    else:
-        places = list(range(len(calls)))
+    known = all(c is not None for c in calls)
+    places = [c.message_index if known and c is not None else i for i, c in enumerate(calls)]
     writes = [p for p, r in zip(places, turn.receipts, strict=True) if r.dispatched and may_write(r.tool, r)]
     return [
         _list_read(receipt, call, turn.result_of(receipt))
@@ -567,9 +560,14 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
             argument_words.update(_key(w) for w in _words(value))
             date = _ISO_DATE.match(value.strip())
             if date:
-                filters.append(("date", date.groups()))
-                if 1 <= int(date.group(2)) <= 12:  # every row is of that day: "on May 20"
-                    argument_words.update({_MONTHS[int(date.group(2)) - 1], str(int(date.group(3)))})
+                month, day, spoken = int(date.group(2)), str(int(date.group(3))), None
+                if 1 <= month <= 12:  # every row is of that day: "on May 20"
+                    name = _MONTHS[month - 1]
+                    argument_words.update({name, day})
+                    spoken = (
+                        rf"\b{name}\s+{day}(?:st|nd|rd|th)?\b|\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b"
+                    )
+                filters.append(("date", (date.group(), spoken)))
             elif value.strip() and not _ID_VALUE.fullmatch(value.strip()):
                 filters.append(("words", frozenset(_key(w) for w in _words(value))))
         elif value is not None:
@@ -591,21 +589,10 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
 def _said(spec: tuple[str, Any], clause: str, words: set[str]) -> bool:
     """Whether the sentence says what a filter narrowed the list to (a date as "May 20" too)."""
     kind, value = spec
-    if kind == "words":
-        return bool(value) and value <= words
-    if kind != "date":
-        return False
-    year, month, day = value
-    if f"{year}-{month}-{day}" in clause:
-        return True
-    if not 1 <= int(month) <= 12:
-        return False
-    name, number = _MONTHS[int(month) - 1], str(int(day))
-    return bool(
-        re.search(
-            rf"\b{name}\s+{number}(?:st|nd|rd|th)?\b|\b{number}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b", clause
-        )
-    )
+    if kind == "date":
+        written, spoken = value  # as the call wrote it, and as a sentence says it
+        return written in clause or (spoken is not None and re.search(spoken, clause) is not None)
+    return kind == "words" and bool(value) and value <= words
 
 
 def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | None:
