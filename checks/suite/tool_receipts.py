@@ -372,14 +372,11 @@ class _Reading:
         if explicit is None:
             return None, start
         word = explicit.group("name")
-        if word.lower() in _POINTING_WORDS:
+        low = word.lower()
+        if low in _POINTING_WORDS:
             return self.sole, explicit.end()
         # A loose name ("the logins tool") stands for the one known tool it fits, if one does.
-        fits = [
-            t
-            for t in self.tools
-            if t.lower() == word.lower() or singular(word) in map(singular, name_tokens(t))
-        ]
+        fits = [t for t in self.tools if t.lower() == low or singular(word) in map(singular, name_tokens(t))]
         return (fits[0] if len(fits) == 1 else word), explicit.end()
 
     def by_subject(
@@ -469,6 +466,8 @@ _COUNT_KEYS = frozenset("total count num size length hits matches".split())
 _MONTHS = "january february march april may june july august september october november december".split()
 _ID_VALUE = re.compile(r"[^\s]*(?:\d|_|@)[^\s]*")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+# A day as a sentence says it: "May 20th", "20 of May".
+_SPOKEN_DATE = r"\b{name}\s+{day}(?:st|nd|rd|th)?\b|\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b"
 _CLAUSE_END = re.compile(
     r"(?<!\d)[,.]|[,.](?!\d)|[;:!?()\n\u2014\u2013]|\s(?:and|but|so|because|while|whereas|although|though)\s",
     re.I,
@@ -562,11 +561,8 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
             if date:
                 month, day, spoken = int(date.group(2)), str(int(date.group(3))), None
                 if 1 <= month <= 12:  # every row is of that day: "on May 20"
-                    name = _MONTHS[month - 1]
-                    argument_words.update({name, day})
-                    spoken = (
-                        rf"\b{name}\s+{day}(?:st|nd|rd|th)?\b|\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b"
-                    )
+                    argument_words.update({_MONTHS[month - 1], day})
+                    spoken = _SPOKEN_DATE.format(name=_MONTHS[month - 1], day=day)
                 filters.append(("date", (date.group(), spoken)))
             elif value.strip() and not _ID_VALUE.fullmatch(value.strip()):
                 filters.append(("words", frozenset(_key(w) for w in _words(value))))
@@ -574,15 +570,10 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
             filters.append(("opaque", None))  # a number or a flag the sentence cannot be held to
     subject.discard("")
     shared = frozenset.intersection(*row_words) if row_words else frozenset()
+    accounted = frozenset(subject | set(named) | argument_words | shared | {_key(w) for w in _NEUTRAL})
+    tokens = f"{call.arguments if call else ''} {message.text if message else ''}".lower()
     return _ListRead(
-        receipt=receipt,
-        subject=frozenset(subject),
-        named=frozenset(named),
-        accounted=frozenset(subject | set(named) | argument_words | shared | {_key(w) for w in _NEUTRAL}),
-        rows=row_words,
-        filters=tuple(filters),
-        complete=complete,
-        tokens=f"{call.arguments if call else ''} {message.text if message else ''}".lower(),
+        receipt, frozenset(subject), frozenset(named), accounted, row_words, tuple(filters), complete, tokens
     )
 
 
