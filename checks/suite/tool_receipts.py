@@ -762,19 +762,14 @@ def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 
 
 def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
-    findings: list[Finding] = []
-    seen: set[tuple[str, str, str | None]] = set()
+    # One defect, one finding: "I searched … the search found nothing" about one missing call
+    # is a single fabricated reference.
+    found: dict[tuple[str, str, str | None], Finding] = {}
     for claim in turn_claims(conversation, turn):
         finding = judge(claim, conversation, turn)
-        if finding is None:
-            continue
-        # One defect, one finding: "I searched … the search found nothing" about one missing
-        # call is a single fabricated reference.
-        key = (finding.code, claim.tool, finding.extra.get("call_id"))
-        if key not in seen:
-            seen.add(key)
-            findings.append(finding)
-    return findings
+        if finding is not None:
+            found.setdefault((finding.code, claim.tool, finding.extra.get("call_id")), finding)
+    return list(found.values())
 
 
 class ToolReceipts:
