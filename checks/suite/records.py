@@ -104,8 +104,7 @@ class Record:
         return f"{self.source.tool or 'a result'}, {self.path or 'the result'}"
 
     def held_name(self, name: str) -> str:
-        """A name as this record writes it: an explanation that says "t-999999" of
-        T-999999 reads as another record."""
+        """A name as this record writes it ("T-999999": "t-999999" reads as another record)."""
         return next((v for v in self.value.values() if isinstance(v, str) and v.lower() == name), name)
 
 
@@ -136,15 +135,10 @@ def _record_at(source: Source, name: str) -> Record | None:
         return None  # a name is a whole string value of its result
     span = source.span_of(name)
     path = source.path_at(span[0]) if span else ""
-    parts = [
-        int(index) if index else (key or quoted[1:-1]) for key, index, quoted in _PATH_PART.findall(path)
-    ]
+    parts = [int(i) if i else (key or quoted[1:-1]) for key, i, quoted in _PATH_PART.findall(path)]
     holder = source.value_at(parts[:-1]) if parts else None
-    if (
-        not isinstance(holder, dict)
-        or not isinstance(held := holder.get(parts[-1]), str)
-        or held.lower() != name
-    ):
+    held = holder.get(parts[-1]) if isinstance(holder, dict) else None
+    if not isinstance(held, str) or held.lower() != name:
         return None  # a name is a string of the object's own, never a number in a field
     return Record(source, tuple(parts[:-1]), holder, in_list=len(parts) > 1)
 
