@@ -351,10 +351,8 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
         history = {leaf for message in earlier for leaf in json_leaves(message.value, is_number)}
         past.update(Decimal(number) for _, number in history)
         for path, number in leaves:
-            if (path, number) in history:
-                continue
-            for kind in _moves([w for part in re.split(r"[.\[\]]+", path) for w in name_tokens(part)]):
-                held.append((kind, call.call_id, Decimal(number), path))
+            if (path, number) not in history:
+                held += [(kind, call.call_id, Decimal(number), path) for kind in _moves(name_tokens(path))]
     if not held:
         return
     for sentence in sentences(turn.answer):

@@ -317,14 +317,13 @@ class _Reading:
         if kind == "count" and count is None:
             return None
         tools = {tool for _, _, tool in mentions}
-        named = bool(tools)
-        if len(tools) == 1:
-            tool: str | None = mentions[0][2]
-        elif tools:
+        if len(tools) > 1:  # several tools named: the last one named before the claim, if any
             before = [tool for start, _, tool in mentions if start < match.start()]
-            tool, named = (before[-1], True) if before else (None, False)
-        else:
-            tool = self.sole
+            if not before:
+                return None
+            tools = {before[-1]}
+        named = bool(tools)
+        tool = next(iter(tools)) if tools else self.sole
         if tool is None or (kind == "count" and not noun and not named):
             return None  # "found 3." with no noun and no tool named is too loose to hold
         claim = self.made(kind, tool, clause_start(self.text, sentence, match.start()), match.end(), n=count)
