@@ -136,7 +136,7 @@ def _record_at(source: Source, name: str) -> Record | None:
     span = source.span_of(name)
     path = source.path_at(span[0]) if span else ""
     parts = [int(i) if i else (key or quoted[1:-1]) for key, i, quoted in _PATH_PART.findall(path)]
-    holder = source.value_at(parts[:-1]) if parts else None
+    holder: Any = source.value_at(parts[:-1]) if parts else None
     held = holder.get(parts[-1]) if isinstance(holder, dict) else None
     if not isinstance(held, str) or held.lower() != name:
         return None  # a name is a string of the object's own, never a number in a field

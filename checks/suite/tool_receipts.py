@@ -696,7 +696,7 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
             return None
         code = "fabricated_tool_reference"
         why = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
-        fix = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
+        fix: str | None = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
         if not conversation.receipts_complete:
             code, fix = "ungroundable", None
             why = (
