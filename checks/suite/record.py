@@ -1,18 +1,18 @@
-"""The record a negative claim is judged against: every call of the conversation, in order.
-
-One entry per receipt, placed in the transcript (its turn, the message that asked for it,
-its result). The receipts' own defaults are filled in when the conversation is read, so
-this module only adds the place and the rows.
-"""
+"""The record a negative claim is judged against: every call of the conversation, in order,
+one entry per receipt placed in the transcript (its turn, the message that asked for it, its
+result). The receipts' defaults are filled in when the conversation is read."""
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Any
 
 from .types import Conversation, Message, Receipt
+
+_turn = attrgetter("turn")
 
 
 @dataclass(frozen=True)
@@ -67,37 +67,18 @@ class Call:
         return tuple(rows) if rows is not None else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as data, for a reviewer's page or a test."""
-        receipt, rows, filters = self.receipt, self.rows, self.filters
-        return {
-            "handle": receipt.handle,
-            "call_id": receipt.call_id,
-            "turn": self.turn,
-            "tool": receipt.tool,
-            "effect": receipt.effect,
-            "dispatched": receipt.dispatched,
-            "trusted": receipt.trusted,
-            "outcome": receipt.outcome,
-            "scope": None if filters is None else {"filters": dict(filters), "complete": self.complete},
-            "emptiness": receipt.emptiness,
-            "result_count": receipt.result_count,
-            "rows": None if rows is None else list(rows),
-            "at": receipt.at,
-            "derived": receipt.derived,
-        }
-
-
-def _turn(call: Call) -> int:
-    return call.turn
+        """The entry as data (the receipt's fields but ``ok``), for a reviewer's page or a test."""
+        out = {key: value for key, value in asdict(self.receipt).items() if key != "ok"}
+        rows, filters = self.rows, self.filters
+        out["scope"] = None if filters is None else {"filters": dict(filters), "complete": self.complete}
+        return out | {"turn": self.turn, "rows": None if rows is None else list(rows)}
 
 
 @dataclass(frozen=True)
 class Record:
-    """Every recorded call of a conversation, in conversation order.
-
-    Its questions are answered from indexes built on first use in one pass over the calls,
-    so a turn's claims cost the same in the thousandth turn as in the first.
-    """
+    """Every recorded call of a conversation, in conversation order. Its questions are answered
+    from indexes built on first use in one pass over the calls, so a turn's claims cost the same
+    in the thousandth turn as in the first."""
 
     calls: tuple[Call, ...]
 

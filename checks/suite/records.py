@@ -86,7 +86,7 @@ class Record:
     @cached_property
     def flat(self) -> str:
         """Its scalar values as one lower-case text, for a quick look before ``leaves``."""
-        return "\n".join(str(v).lower() for v in _scalars(self.value))
+        return "\n".join(str(v).lower() for _, v in json_leaves(self.value, _is_scalar))
 
     def fields_holding(self, forms: tuple[str, ...]) -> list[str]:
         # A spelling of the value that stands in no field rules the fields out unread; a key
@@ -104,20 +104,12 @@ class Record:
         return f"{self.source.tool or 'a result'}, {self.path or 'the result'}"
 
     def held_name(self, name: str) -> str:
-        """A name as this record writes it: an explanation that says "t-999999" of
-        T-999999 reads as another record."""
+        """A name as this record writes it ("T-999999": "t-999999" reads as another record)."""
         return next((v for v in self.value.values() if isinstance(v, str) and v.lower() == name), name)
 
 
-def _scalars(value: Any) -> Iterator[Any]:
-    """The scalar values of an object and of the objects nested in it."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (dict, list)):
-            stack.extend(node.values() if isinstance(node, dict) else node)
-        elif node is not None:
-            yield node
+def _is_scalar(value: Any) -> bool:
+    return value is not None and not isinstance(value, (dict, list))
 
 
 def is_name(value: str) -> bool:
@@ -142,15 +134,11 @@ def _record_at(source: Source, name: str) -> Record | None:
     if not source.looks_json or f'"{name}"' not in source.low:
         return None  # a name is a whole string value of its result
     span = source.span_of(name)
-    parts: list[str | int] = []
-    for key, index, quoted in _PATH_PART.findall(source.path_at(span[0]) if span else ""):
-        parts.append(int(index) if index else (key or quoted[1:-1]))
-    holder = source.value_at(parts[:-1]) if parts else None
-    if (
-        not isinstance(holder, dict)
-        or not isinstance(held := holder.get(parts[-1]), str)
-        or held.lower() != name
-    ):
+    path = source.path_at(span[0]) if span else ""
+    parts = [int(i) if i else (key or quoted[1:-1]) for key, i, quoted in _PATH_PART.findall(path)]
+    holder: Any = source.value_at(parts[:-1]) if parts else None
+    held = holder.get(parts[-1]) if isinstance(holder, dict) else None
+    if not isinstance(held, str) or held.lower() != name:
         return None  # a name is a string of the object's own, never a number in a field
     return Record(source, tuple(parts[:-1]), holder, in_list=len(parts) > 1)
 
@@ -204,9 +192,8 @@ def other_record_findings(
     grounded: set[str],
     records: dict[str, list[Record]],
     checker: str,
-) -> list[Finding]:
+) -> Iterator[Finding]:
     """Values a sentence states of the one record it names that only a sibling holds."""
-    out: list[Finding] = []
     for sentence in sentences(answer):
         inside = _inside(candidates, sentence)
         here = {c.value for c in inside if c.value in records}
@@ -228,8 +215,7 @@ def other_record_findings(
                 continue
             found = _sibling_holding(own, candidate, fields, name)
             if found is not None:
-                out.append(_other_record(turn, candidate, name, own[0], *found, checker))
-    return out
+                yield _other_record(turn, candidate, name, own[0], *found, checker)
 
 
 def _sibling_holding(
@@ -293,9 +279,8 @@ def _word_value(value: Any) -> str | None:
 
 def contradicted_findings(
     turn: int, answer: str, records: dict[str, list[Record]], checker: str
-) -> list[Finding]:
+) -> Iterator[Finding]:
     """Field values a sentence says of the one record it names, which holds another value."""
-    out: list[Finding] = []
     for sentence in sentences(answer):
         if sentence.is_question or _NOT_A_REPORT.search(sentence.text):
             continue
@@ -321,10 +306,9 @@ def contradicted_findings(
             )
             span, evidence = Span(answer[start:end], start, end), (record.evidence(key),)
             extra = {"field": key, "record_value": record.value[key]}
-            out.append(
-                Finding(turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra)
+            yield Finding(
+                turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra
             )
-    return out
 
 
 # The kinds of money a change moves, by the stems that name them in a sentence and in the
@@ -341,7 +325,7 @@ def _moves(words: list[str]) -> set[str]:
     return {kind for kind, stems in _MOVES.items() if any(w.startswith(stems) for w in words)}
 
 
-def receipt_findings(turn: Turn, before: list[Any], checker: str) -> list[Finding]:
+def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Finding]:
     """An amount a sentence says a change of this turn moved (charged, paid, refunded,
     credited) that the change's own result contradicts.
 
@@ -367,44 +351,31 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> list[Findin
         history = {leaf for message in earlier for leaf in json_leaves(message.value, is_number)}
         past.update(Decimal(number) for _, number in history)
         for path, number in leaves:
-            if (path, number) in history:
-                continue
-            for kind in _moves([w for part in re.split(r"[.\[\]]+", path) for w in name_tokens(part)]):
-                held.append((kind, call.call_id, Decimal(number), path))
+            if (path, number) not in history:
+                held += [(kind, call.call_id, Decimal(number), path) for kind in _moves(name_tokens(path))]
     if not held:
-        return []
-    out = []
+        return
     for sentence in sentences(turn.answer):
         kinds = _moves(re.findall(r"[a-z]+", sentence.text.lower()))
         amounts = read_amounts(sentence.text)
         if sentence.is_question or len(kinds) != 1 or len(amounts) != 1 or amounts[0].kind != "money":
             continue
-        (kind,), said = kinds, amounts[0]
+        (kind,), said, value = kinds, amounts[0], abs(amounts[0].value)
         same = [(call_id, amount, path) for k, call_id, amount, path in held if k == kind]
-        if (
-            not same
-            or abs(said.value) in past
-            or any(abs(abs(said.value) - a) < Decimal("0.005") for _, a, _ in same)
-        ):
-            continue
-        if abs(abs(said.value) - sum(a for _, a, _ in same)) < Decimal("0.005"):
+        alike = [a for _, a, _ in same]
+        if not same or value in past or any(abs(value - a) < Decimal("0.005") for a in (*alike, sum(alike))):
             continue
         call_id, amount, path = same[0]
         start, end = sentence.start + said.start, sentence.start + said.end
-        written = turn.answer[start:end]
         why = (
-            f"The answer says the {kind} was {written}, but the result of the call that made it "
-            f"({call_id}, {path}) records {amount}."
+            f"The answer says the {kind} was {turn.answer[start:end]}, but the result of the call that "
+            f"made it ({call_id}, {path}) records {amount}."
         )
+        span, evidence = Span(turn.answer[start:end], start, end), (Evidence(call_id, path),)
         extra = {"field": path, "record_value": str(amount)}
-        span, evidence = Span(written, start, end), (Evidence(call_id, path),)
-        value = str(abs(said.value))
-        out.append(
-            Finding(
-                turn.index, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra
-            )
+        yield Finding(
+            turn.index, checker, "contradicted_value", "flag", why, span, evidence, None, str(value), extra
         )
-    return out
 
 
 @lru_cache(maxsize=1024)
@@ -459,10 +430,9 @@ def _route_keys(value: dict[str, Any]) -> tuple[str, str] | None:
 
 def route_findings(
     turn: int, answer: str, candidates: list[Candidate], records: dict[str, list[Record]], checker: str
-) -> list[Finding]:
+) -> Iterator[Finding]:
     """ "HAT023 from SFO to JFK" right after the name of a record whose own start and end are
     JFK and SFO in every version read: ``contradicted_value``."""
-    out: list[Finding] = []
     for candidate in candidates:
         own = records.get(candidate.value)
         match = _ROUTE.match(answer, candidate.end) if own else None
@@ -488,7 +458,4 @@ def route_findings(
         span = Span(answer[match.start("a") : match.end()], match.start("a"), match.end())
         evidence = (record.evidence(start_key), record.evidence(end_key))
         value, extra = f"{said[0]} to {said[1]}", {"field": f"{start_key}, {end_key}", "record_value": goes}
-        out.append(
-            Finding(turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra)
-        )
-    return out
+        yield Finding(turn, checker, "contradicted_value", "flag", why, span, evidence, None, value, extra)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -57,6 +57,7 @@ from .types import (
     Message,
     Receipt,
     RunContext,
+    Severity,
     Span,
     ToolCall,
     ToolClaim,
@@ -116,6 +117,10 @@ _ABSENCE = tuple(
         rf"\b(?:has|have|had)\s+no\s+{_NP}(?P<verb>)",
     )
 )
+# Every absence pattern needs one of these words, and the last count pattern its verb: a text
+# without them skips those patterns, the costliest of an answer's reading.
+_ABSENCE_WORDS = re.compile(r"\b(?:no|zero|nothing|empty|find|locate|retrieve|turn)\b|\s0\s", re.I)
+_FOUND_WORDS = re.compile(r"(?:were|was|been)\s+(?:found|returned|listed|located|retrieved|recorded)\b", re.I)
 # Counts stated as facts ("the account has 7 open tickets", "your 2 tickets", "4 tickets were
 # found"): claims only about a list read the sentence is about.
 _STATED_COUNT = tuple(
@@ -157,39 +162,28 @@ def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
     return ("words", words) if words else ("name", tool)
 
 
-@dataclass(frozen=True)
 class _History:
     """What the turns showed of tools, read in one pass over the conversation so a turn's
     claims are weighed without walking back through the turns before it; and the claims read
     of each turn, for the next checker that asks."""
 
-    tools: dict[str, tuple[int, re.Pattern[str]]]  # tool -> the first turn that names it, its pattern
-    first_active: int | None  # the first turn that called a tool or holds a receipt
-    places: dict[tuple[str, Any], list[int]]  # ``_bound_by`` a receipt -> the turns that hold one
-    claims: dict[int, tuple[ToolClaim, ...]] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, conversation: Conversation) -> _History:
-        tools: dict[str, tuple[int, re.Pattern[str]]] = {}
-        first_active: int | None = None
-        places: dict[tuple[str, Any], list[int]] = {}
+    def __init__(self, conversation: Conversation) -> None:
+        self.tools: dict[str, tuple[int, re.Pattern[str]]] = {}  # tool -> the first turn naming it
+        self.first_active: int | None = None  # the first turn that called a tool or holds a receipt
+        self.places: dict[tuple[str, Any], list[int]] = {}  # ``_bound_by`` a receipt -> its turns
+        self.claims: dict[int, tuple[ToolClaim, ...]] = {}
         for position, turn in enumerate(conversation.turns):
-            calls = turn.tool_calls
-            for name in (
-                *(turn.tools_offered or ()),
-                *(c.tool for c in calls),
-                *(r.tool for r in turn.receipts),
-            ):
-                if name and name not in tools:
-                    tools[name] = (position, re.compile(name_pattern(name), re.I))
-            if first_active is None and (turn.receipts or calls):
-                first_active = position
-            for receipt in turn.receipts:
+            calls, receipts = turn.tool_calls, turn.receipts
+            for name in (*(turn.tools_offered or ()), *(c.tool for c in calls), *(r.tool for r in receipts)):
+                if name and name not in self.tools:
+                    self.tools[name] = (position, re.compile(name_pattern(name), re.I))
+            if self.first_active is None and (receipts or calls):
+                self.first_active = position
+            for receipt in receipts:
                 for key in (_bound_by(receipt.call_id, receipt.tool), _bound_by(None, receipt.tool)):
-                    turns = places.setdefault(key, [])
-                    if not turns or turns[-1] != position:
+                    turns = self.places.setdefault(key, [])
+                    if turns[-1:] != [position]:
                         turns.append(position)
-        return cls(tools, first_active, places)
 
     def latest_before(self, claim: ToolClaim, index: int) -> int | None:
         """The latest turn before ``index`` with a receipt of the claim's call, else of its tool."""
@@ -200,16 +194,13 @@ class _History:
 
 # The last conversation's history: the checkers of one run ask for it turn after turn. The
 # conversation is held (not its id), so a new one never matches.
-_held: tuple[Conversation | None, _History | None] = (None, None)
+_held: list[Any] = [None, None]
 
 
 def _history(conversation: Conversation) -> _History:
-    global _held
-    held, history = _held
-    if held is not conversation or history is None:
-        history = _History.of(conversation)
-        _held = (conversation, history)
-    return history
+    if _held[0] is not conversation:
+        _held[:] = [conversation, _History(conversation)]
+    return _held[1]
 
 
 def only_tool(turn: Turn) -> str | None:
@@ -265,9 +256,11 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 def _candidates(text: str) -> list[tuple[str, re.Match[str], bool]]:
     """(kind, match, stated): ``stated`` counts are judged only by what they are about."""
     out: list[tuple[str, re.Match[str], bool]] = [("invoked", m, False) for m in _INVOKED.finditer(text)]
-    counts = [(m, p is not _COUNT) for p in (_COUNT, *_STATED_COUNT) for m in p.finditer(text)]
+    patterns = (_COUNT, *_STATED_COUNT) if _FOUND_WORDS.search(text) else (_COUNT, *_STATED_COUNT[:2])
+    counts = [(m, p is not _COUNT) for p in patterns for m in p.finditer(text)]
     out += [("absence" if parse_number(m.group("num")) == 0 else "count", m, stated) for m, stated in counts]
-    out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
+    if _ABSENCE_WORDS.search(text):
+        out.extend(("absence", m, False) for pattern in _ABSENCE for m in pattern.finditer(text))
     out.sort(key=lambda item: (item[1].start(), -(item[1].end() - item[1].start())))
     return out
 
@@ -296,6 +289,12 @@ class _Reading:
     def reads(self) -> list[_ListRead]:
         return _list_reads(self.turn)
 
+    def made(
+        self, kind: str, tool: str, start: int, end: int, call: str | None = None, n: int | None = None
+    ) -> ToolClaim:
+        """The claim of ``text[start:end]``, its words as the answer writes them."""
+        return ToolClaim(kind, tool, call, n, self.turn.answer[start:end], start, end)
+
     def mentions(self, start: int, end: int) -> list[tuple[int, int, str]]:
         """Known tools named in text[start:end], as (start, end, tool), in text order."""
         return sorted(
@@ -318,18 +317,16 @@ class _Reading:
         if kind == "count" and count is None:
             return None
         tools = {tool for _, _, tool in mentions}
-        named = bool(tools)
-        if len(tools) == 1:
-            tool: str | None = mentions[0][2]
-        elif tools:
+        if len(tools) > 1:  # several tools named: the last one named before the claim, if any
             before = [tool for start, _, tool in mentions if start < match.start()]
-            tool, named = (before[-1], True) if before else (None, False)
-        else:
-            tool = self.sole
+            if not before:
+                return None
+            tools = {before[-1]}
+        named = bool(tools)
+        tool = next(iter(tools)) if tools else self.sole
         if tool is None or (kind == "count" and not noun and not named):
             return None  # "found 3." with no noun and no tool named is too loose to hold
-        start, end = clause_start(self.text, sentence, match.start()), match.end()
-        claim = ToolClaim(kind, tool, count=count, text=self.turn.answer[start:end], start=start, end=end)
+        claim = self.made(kind, tool, clause_start(self.text, sentence, match.start()), match.end(), n=count)
         whole_output = bool(_WHOLE_OUTPUT.match(match.group("verb") or ""))
         return claim, self.holds(claim, noun or None, named, whole_output)
 
@@ -357,12 +354,11 @@ class _Reading:
             if not _LOOKUP_VERBS.match(match.group("verb")) or self.sole is None:
                 return None
             tool, end = self.sole, match.end()
-        start = match.start()
-        claim = ToolClaim("invoked", tool, text=self.turn.answer[start:end], start=start, end=end)
         # A tool the conversation never names ("the calendar tool") may be a loose name for one
         # that ran: it is judged only when nothing ran yet.
         active = self.first_active
-        return claim, tool in self.tools or active is None or active > self.turn.index
+        holds = tool in self.tools or active is None or active > self.turn.index
+        return self.made("invoked", tool, match.start(), end), holds
 
     def named_after(self, start: int, end: int) -> tuple[str | None, int]:
         """The tool named right after a verb, and where its mention ends."""
@@ -375,14 +371,11 @@ class _Reading:
         if explicit is None:
             return None, start
         word = explicit.group("name")
-        if word.lower() in _POINTING_WORDS:
+        low = word.lower()
+        if low in _POINTING_WORDS:
             return self.sole, explicit.end()
         # A loose name ("the logins tool") stands for the one known tool it fits, if one does.
-        fits = [
-            t
-            for t in self.tools
-            if t.lower() == word.lower() or singular(word) in map(singular, name_tokens(t))
-        ]
+        fits = [t for t in self.tools if t.lower() == low or singular(word) in map(singular, name_tokens(t))]
         return (fits[0] if len(fits) == 1 else word), explicit.end()
 
     def by_subject(
@@ -438,12 +431,8 @@ class _Reading:
             if item is not None and not settles(in_phrase) and same_tool(item[0].tool, read.receipt.tool):
                 return None  # "3 open tickets" of the only tool's list: a part of it
             return item
-        receipt = read.receipt
-        start, end = clause_start(text, sentence, match.start()), match.end()
-        number = count if kind == "count" else None
-        return ToolClaim(
-            kind, receipt.tool, receipt.call_id, number, self.turn.answer[start:end], start, end
-        ), True
+        start, number = clause_start(text, sentence, match.start()), count if kind == "count" else None
+        return self.made(kind, read.receipt.tool, start, match.end(), read.receipt.call_id, number), True
 
 
 # Words that restrict nothing: determiners, pronouns, prepositions, auxiliaries, the owner of
@@ -476,6 +465,8 @@ _COUNT_KEYS = frozenset("total count num size length hits matches".split())
 _MONTHS = "january february march april may june july august september october november december".split()
 _ID_VALUE = re.compile(r"[^\s]*(?:\d|_|@)[^\s]*")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+# A day as a sentence says it: "May 20th", "20 of May".
+_SPOKEN_DATE = r"\b{name}\s+{day}(?:st|nd|rd|th)?\b|\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b"
 _CLAUSE_END = re.compile(
     r"(?<!\d)[,.]|[,.](?!\d)|[;:!?()\n\u2014\u2013]|\s(?:and|but|so|because|while|whereas|although|though)\s",
     re.I,
@@ -495,13 +486,8 @@ def _words(text: str) -> list[str]:
 def _names(word: str, subject: frozenset[str]) -> bool:
     """Whether a noun names a list: it is one of its subject words, or a short form of one."""
     key = _key(word)
-    if key in subject:
-        return True
-    for other in subject:
-        short, long_ = sorted((key, other), key=len)
-        if len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3:
-            return True
-    return False
+    pairs = (sorted((key, other), key=len) for other in subject)
+    return key in subject or any(len(a) >= 4 and b.startswith(a) and len(b) - len(a) <= 3 for a, b in pairs)
 
 
 @dataclass(frozen=True)
@@ -523,10 +509,8 @@ def _list_reads(turn: Turn) -> list[_ListRead]:
     but those a call that may change data follows or shares a batch with."""
     calls = [turn.call_of(r) for r in turn.receipts]
     # Where each call stands: its asking message (a batch shares one), else its receipt's order.
-    if all(c is not None for c in calls):
-        places = [c.message_index for c in calls if c is not None]
-    else:
-        places = list(range(len(calls)))
+    known = all(c is not None for c in calls)
+    places = [c.message_index if known and c is not None else i for i, c in enumerate(calls)]
     writes = [p for p, r in zip(places, turn.receipts, strict=True) if r.dispatched and may_write(r.tool, r)]
     return [
         _list_read(receipt, call, turn.result_of(receipt))
@@ -574,45 +558,31 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
             argument_words.update(_key(w) for w in _words(value))
             date = _ISO_DATE.match(value.strip())
             if date:
-                filters.append(("date", date.groups()))
-                if 1 <= int(date.group(2)) <= 12:  # every row is of that day: "on May 20"
-                    argument_words.update({_MONTHS[int(date.group(2)) - 1], str(int(date.group(3)))})
+                month, day, spoken = int(date.group(2)), str(int(date.group(3))), None
+                if 1 <= month <= 12:  # every row is of that day: "on May 20"
+                    argument_words.update({_MONTHS[month - 1], day})
+                    spoken = _SPOKEN_DATE.format(name=_MONTHS[month - 1], day=day)
+                filters.append(("date", (date.group(), spoken)))
             elif value.strip() and not _ID_VALUE.fullmatch(value.strip()):
                 filters.append(("words", frozenset(_key(w) for w in _words(value))))
         elif value is not None:
             filters.append(("opaque", None))  # a number or a flag the sentence cannot be held to
     subject.discard("")
     shared = frozenset.intersection(*row_words) if row_words else frozenset()
+    accounted = frozenset(subject | set(named) | argument_words | shared | {_key(w) for w in _NEUTRAL})
+    tokens = f"{call.arguments if call else ''} {message.text if message else ''}".lower()
     return _ListRead(
-        receipt=receipt,
-        subject=frozenset(subject),
-        named=frozenset(named),
-        accounted=frozenset(subject | set(named) | argument_words | shared | {_key(w) for w in _NEUTRAL}),
-        rows=row_words,
-        filters=tuple(filters),
-        complete=complete,
-        tokens=f"{call.arguments if call else ''} {message.text if message else ''}".lower(),
+        receipt, frozenset(subject), frozenset(named), accounted, row_words, tuple(filters), complete, tokens
     )
 
 
 def _said(spec: tuple[str, Any], clause: str, words: set[str]) -> bool:
     """Whether the sentence says what a filter narrowed the list to (a date as "May 20" too)."""
     kind, value = spec
-    if kind == "words":
-        return bool(value) and value <= words
-    if kind != "date":
-        return False
-    year, month, day = value
-    if f"{year}-{month}-{day}" in clause:
-        return True
-    if not 1 <= int(month) <= 12:
-        return False
-    name, number = _MONTHS[int(month) - 1], str(int(day))
-    return bool(
-        re.search(
-            rf"\b{name}\s+{number}(?:st|nd|rd|th)?\b|\b{number}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b", clause
-        )
-    )
+    if kind == "date":
+        written, spoken = value  # as the call wrote it, and as a sentence says it
+        return written in clause or (spoken is not None and re.search(spoken, clause) is not None)
+    return kind == "words" and bool(value) and value <= words
 
 
 def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | None:
@@ -712,68 +682,53 @@ def claim_span(claim: ToolClaim, answer: str) -> Span | None:
     return Span(match.group(), match.start(), match.end()) if match else None
 
 
-def _finding(
-    turn: Turn,
-    claim: ToolClaim,
-    code: str,
-    explanation: str,
-    correction: str | None,
-    evidence: tuple[Evidence, ...] = (),
-    **extra: Any,
-) -> Finding:
-    return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code=code,
-        severity="info" if code == "ungroundable" else "flag",
-        explanation=explanation,
-        claim=claim_span(claim, turn.answer),
-        evidence=evidence,
-        correction=correction,
-        extra={"tool": claim.tool, "claim_kind": claim.kind, **extra},
-    )
-
-
 def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding | None:
     """The finding for one claim, or None when the receipts bear it out (or cannot refute it)."""
     tool, call_id = claim.tool, claim.call_id
     bound = bind(claim, conversation, turn)
+    evidence: tuple[Evidence, ...] = ()
+    extra: dict[str, Any] = {"call_id": call_id}
     if bound is None:
         # No receipt: the transcript may still show the call, or the receipts may be trimmed.
-        calls = turn.tool_calls
-        if any(c.call_id == call_id if call_id is not None else same_tool(c.tool, tool) for c in calls):
+        if any(
+            c.call_id == call_id if call_id is not None else same_tool(c.tool, tool) for c in turn.tool_calls
+        ):
             return None
+        code = "fabricated_tool_reference"
+        why = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
+        fix: str | None = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
         if not conversation.receipts_complete:
-            explanation = (
+            code, fix = "ungroundable", None
+            why = (
                 f"No receipt for the {tool} tool{f' call {call_id}' if call_id else ''} is kept, and this "
                 "conversation's receipts may have been trimmed, so the claim can be neither confirmed "
                 "nor refuted."
             )
-            return _finding(turn, claim, "ungroundable", explanation, None, call_id=call_id)
-        if call_id:
-            explanation = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
-            correction = f"Note from Receipts: no call {call_id} of the {tool} tool was recorded."
-        else:
-            explanation = f"The answer refers to the {tool} tool, but no call to it was recorded."
-            correction = f"Note from Receipts: the {tool} tool did not run; no call to it was recorded."
-        return _finding(turn, claim, "fabricated_tool_reference", explanation, correction, call_id=call_id)
-    receipt, where = bound
-    recorded, claimed = receipt.result_count, claim.count
-    extra: dict[str, Any]
-    if claim.kind == "count" and recorded is not None and claimed is not None and recorded != claimed:
-        code, extra = "count_misstatement", {"claimed": claimed, "recorded": recorded}
-        explanation = f"The answer says {tool} returned {_results(claimed)}; its receipt records {recorded}."
-        correction = f"Note from Receipts: the {tool} tool returned {_results(recorded)}, not {claimed}."
-    elif claim.kind == "absence" and ((recorded or 0) > 0 or receipt.emptiness == "non-empty"):
-        what = _results(recorded) if recorded else "results"
-        code, extra = "false_absence", {"recorded": recorded}
-        explanation = f"The answer says {tool} found nothing, but its receipt records {what}."
-        correction = f"Note from Receipts: the {tool} tool returned {what}; it did find something."
+        elif not call_id:
+            why = f"The answer refers to the {tool} tool, but no call to it was recorded."
+            fix = f"Note from Receipts: the {tool} tool did not run; no call to it was recorded."
     else:
-        return None  # borne out (an invoked claim with a receipt really ran)
-    message = where.result_of(receipt) if receipt.call_id is not None else None
-    evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
-    return _finding(turn, claim, code, explanation, correction, evidence, call_id=receipt.call_id, **extra)
+        receipt, where = bound
+        recorded, claimed = receipt.result_count, claim.count
+        extra["call_id"] = receipt.call_id
+        if claim.kind == "count" and recorded is not None and claimed is not None and recorded != claimed:
+            code, extra = "count_misstatement", {**extra, "claimed": claimed, "recorded": recorded}
+            why = f"The answer says {tool} returned {_results(claimed)}; its receipt records {recorded}."
+            fix = f"Note from Receipts: the {tool} tool returned {_results(recorded)}, not {claimed}."
+        elif claim.kind == "absence" and ((recorded or 0) > 0 or receipt.emptiness == "non-empty"):
+            what = _results(recorded) if recorded else "results"
+            code, extra = "false_absence", {**extra, "recorded": recorded}
+            why = f"The answer says {tool} found nothing, but its receipt records {what}."
+            fix = f"Note from Receipts: the {tool} tool returned {what}; it did find something."
+        else:
+            return None  # borne out (an invoked claim with a receipt really ran)
+        message = where.result_of(receipt) if receipt.call_id is not None else None
+        evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
+    severity: Severity = "info" if code == "ungroundable" else "flag"
+    extra = {"tool": tool, "claim_kind": claim.kind, **extra}
+    return Finding(
+        turn.index, NAME, code, severity, why, claim_span(claim, turn.answer), evidence, fix, extra=extra
+    )
 
 
 def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
@@ -806,19 +761,14 @@ def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 
 
 def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
-    findings: list[Finding] = []
-    seen: set[tuple[str, str, str | None]] = set()
+    # One defect, one finding: "I searched … the search found nothing" about one missing call
+    # is a single fabricated reference.
+    found: dict[tuple[str, str, str | None], Finding] = {}
     for claim in turn_claims(conversation, turn):
         finding = judge(claim, conversation, turn)
-        if finding is None:
-            continue
-        # One defect, one finding: "I searched … the search found nothing" about one missing
-        # call is a single fabricated reference.
-        key = (finding.code, claim.tool, finding.extra.get("call_id"))
-        if key not in seen:
-            seen.add(key)
-            findings.append(finding)
-    return findings
+        if finding is not None:
+            found.setdefault((finding.code, claim.tool, finding.extra.get("call_id")), finding)
+    return list(found.values())
 
 
 class ToolReceipts:
