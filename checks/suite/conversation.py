@@ -325,11 +325,9 @@ def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
                 depth = max((depth for _, depth in containers(arguments, max_depth)), default=0)
             if depth > max_depth:
                 found.append((f"{path}.tool_calls[{j}].function.arguments", depth))
-        content = message.get("content")
-        if message.get("role") == "tool" and isinstance(content, (str, list)):
-            depth = json_text_depth(content_text(content), max_depth)
-            if depth > max_depth:
-                found.append((f"{path}.content", depth))
+        result = _text_of(message, "tool")
+        if result is not None and (depth := json_text_depth(result, max_depth)) > max_depth:
+            found.append((f"{path}.content", depth))
     return found
 
 
@@ -338,14 +336,17 @@ def answers_longer_than(data: Any, max_bytes: int) -> list[tuple[str, int]]:
     of UTF-8, each with its path and its size."""
     found: list[tuple[str, int]] = []
     for path, message in _messages_with_paths(data):
-        content = message.get("content")
-        if message.get("role") != "assistant" or not isinstance(content, (str, list)):
-            continue
-        text = content_text(content)
+        text = _text_of(message, "assistant") or ""
         # A character is at most 4 bytes: only a text that could be too long is encoded.
         if len(text) * 4 > max_bytes and (size := len(text.encode("utf-8", "surrogatepass"))) > max_bytes:
             found.append((f"{path}.content", size))
     return found
+
+
+def _text_of(message: dict[str, Any], role: str) -> str | None:
+    """The text of a message of ``role`` whose content is text or parts; None for any other."""
+    content = message.get("content")
+    return content_text(content) if message.get("role") == role and isinstance(content, (str, list)) else None
 
 
 # A string, or what is left of one that is cut off: it matches wherever a quote stands, and
@@ -547,13 +548,10 @@ MAX_ERROR_TEXT = 2000
 
 
 def is_error_shaped(text: str, value: Any) -> bool:
-    """Whether a tool result reports that the call failed.
-
-    An object with an ``error`` key (not an empty one) or a ``status`` that says it failed; a
-    short text that opens with "Error:" or "An error occurred" (the Agents SDK's fixed
-    "An error occurred while running the tool. Please try again."). A read whose data
-    mentions failures ("Failed logins: 3") is not one.
-    """
+    """Whether a tool result reports that the call failed: an object with an ``error`` key (not
+    an empty one) or a ``status`` that says so; a short text that opens with "Error:" or "An
+    error occurred" (the Agents SDK's fixed "An error occurred while running the tool. Please
+    try again."). Data that mentions failures ("Failed logins: 3") is not one."""
     if isinstance(value, dict):
         if "error" in value and value["error"] not in (None, False, "", [], {}):
             return True
