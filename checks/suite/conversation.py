@@ -15,18 +15,77 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import count
 from typing import Any
 
 from .pairing import Waiting, answered_calls, by_occurrence
-from .types import Conversation, Message, Receipt, ToolCall, ToolClaim, Turn
+from .types import Conversation, Message, Receipt, ToolCall, ToolClaim, Turn, containers
+
+# --- validation ---------------------------------------------------------------------------
+# Each table holds the fields an object may give: key -> (whether a value is accepted, the
+# problem where it is not). A field given as null is never a problem; fields listed in the
+# order they are reported.
+
+type _Fields = dict[str, tuple[Callable[[Any], bool], str]]
+
+
+def _kind(*kinds: type) -> Callable[[Any], bool]:
+    # bool is an int in Python; a count of `true` is not a count.
+    return lambda value: isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
+
+
+def _one_of(*words: str) -> tuple[Callable[[Any], bool], str]:
+    return (lambda value: value in words), f"must be one of {', '.join(words)}"
+
+
+def _count(what: str) -> tuple[Callable[[Any], bool], str]:
+    return (lambda value: _kind(int)(value) and value >= 0), f"must be a whole number of at least 0{what}"
+
 
 ROLES = ("system", "user", "assistant", "tool")
-OUTCOMES = ("ok", "error", "denied")
-EFFECTS = ("read", "write", "unknown")
-EMPTINESS = ("non-empty", "declared-absent", "empty", "unknown")
 CLAIM_KINDS = ("invoked", "count", "absence")
 MAX_EXTERNAL_ID = 255
+_STARTED_AT = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?")
+_STRING = (_kind(str), "must be a string")
+_FLAG = (_kind(bool), "must be true or false")
+_CONVERSATION: _Fields = {
+    "title": _STRING,
+    "system": _STRING,
+    "metadata": (_kind(dict), "must be a JSON object"),
+    "receipts_complete": _FLAG,
+    "started_at": (
+        lambda value: isinstance(value, str) and _STARTED_AT.fullmatch(value) is not None,
+        "must be an ISO 8601 timestamp such as 2026-11-30T10:00:00Z",
+    ),
+    "agent": (_kind(dict), 'must be an object like {"name": "…", "model": "…"}'),
+}
+_AGENT: _Fields = {"name": _STRING, "model": _STRING}
+_CONTENT: _Fields = {
+    "content": (_kind(str, list), 'must be a string, null, or a list of {"type": "text", "text": …} parts')
+}
+_FUNCTION: _Fields = {
+    "arguments": (_kind(str, dict, list), "must be a JSON string (kept as written, even if invalid)")
+}
+_RECEIPT: _Fields = {
+    "call_id": (_kind(str), "must be a string: the id of the call in the transcript"),
+    "ok": _FLAG,
+    "dispatched": _FLAG,
+    "trusted": _FLAG,
+    "handle": (_kind(str), "must be a citation handle such as r1"),
+    "at": (_kind(str), "must be an ISO 8601 timestamp"),
+    "outcome": _one_of("ok", "error", "denied"),
+    "effect": _one_of("read", "write", "unknown"),
+    "emptiness": _one_of("non-empty", "declared-absent", "empty", "unknown"),
+    "result_count": _count(", or null when not recorded"),
+    "scope": (_kind(dict), 'must be an object like {"filters": {"arg": "value"}, "complete": true}'),
+}
+_SCOPE: _Fields = {"filters": (_kind(dict), "must be an object of argument: value"), "complete": _FLAG}
+_CLAIM: _Fields = {"call_id": _STRING, "text": _STRING, "count": _count("")}
+# The entries of negative claims are stored as sent, whatever their shape.
+_NEGATIVE_CLAIMS: _Fields = {
+    "negative_claims": (_kind(list), "must be a list (its entries are judged, not refused)")
+}
 
 
 class InvalidConversation(ValueError):
@@ -37,23 +96,30 @@ class InvalidConversation(ValueError):
         self.errors = errors
 
 
-# --- validation ---------------------------------------------------------------------------
-
-
 class _Problems:
+    """The problems found so far, each at its JSON path (a field's is ``{path}.{key}``)."""
+
     def __init__(self) -> None:
         self.errors: list[dict[str, str]] = []
 
     def add(self, path: str, message: str) -> None:
         self.errors.append({"path": path, "message": message})
 
-    def optional(self, obj: dict[str, Any], key: str, path: str, kinds: tuple[type, ...], what: str) -> None:
-        if key in obj and obj[key] is not None and not _is(obj[key], kinds):
-            self.add(f"{path}.{key}", f"must be {what}")
+    def is_object(self, value: Any, path: str, message: str) -> bool:
+        """Whether ``value`` is a JSON object; where it is not, ``message`` is its problem."""
+        if not isinstance(value, dict):
+            self.add(path, message)
+        return isinstance(value, dict)
 
-    def flags(self, obj: dict[str, Any], path: str, *keys: str) -> None:
-        for key in keys:
-            self.optional(obj, key, path, (bool,), "true or false")
+    def fields(self, obj: dict[str, Any], path: str, fields: _Fields) -> None:
+        for key, (accepted, message) in fields.items():
+            if obj.get(key) is not None and not accepted(obj[key]):
+                self.add(f"{path}.{key}", message)
+
+    def name(self, obj: dict[str, Any], key: str, path: str, message: str) -> None:
+        """``obj[key]`` is required: a string, not empty."""
+        if not isinstance(obj.get(key), str) or not obj[key]:
+            self.add(f"{path}.{key}", message)
 
     def each(self, obj: dict[str, Any], key: str, path: str, what: str, check: Callable[..., None]) -> None:
         """``obj[key]``, where given, is a list whose items ``check`` reads at their paths."""
@@ -64,47 +130,21 @@ class _Problems:
             check(item, f"{path}.{key}[{j}]", self)
 
 
-def _is(value: Any, kinds: tuple[type, ...]) -> bool:
-    # bool is an int in Python; a count of `true` is not a count.
-    if isinstance(value, bool) and bool not in kinds:
-        return False
-    return isinstance(value, kinds)
-
-
-def _count(problems: _Problems, obj: dict[str, Any], key: str, path: str, what: str) -> None:
-    if obj.get(key) is not None and (not _is(obj[key], (int,)) or obj[key] < 0):
-        problems.add(f"{path}.{key}", f"must be a whole number of at least 0{what}")
-
-
-_STARTED_AT = r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?"
-
-
 def validate(data: Any) -> list[dict[str, str]]:
     """Every problem of a native payload, each with its JSON path; empty when it is valid."""
     problems = _Problems()
-    if not isinstance(data, dict):
-        problems.add("$", "must be a JSON object with `external_id` and `turns` (or `messages`)")
+    if not problems.is_object(
+        data, "$", "must be a JSON object with `external_id` and `turns` (or `messages`)"
+    ):
         return problems.errors
-
     external_id = data.get("external_id")
     if not isinstance(external_id, str) or not external_id.strip():
         problems.add("$.external_id", "is required: a non-empty string that names the conversation")
     elif len(external_id) > MAX_EXTERNAL_ID:
         problems.add("$.external_id", f"must be at most {MAX_EXTERNAL_ID} characters")
-
-    problems.optional(data, "title", "$", (str,), "a string")
-    problems.optional(data, "system", "$", (str,), "a string")
-    problems.optional(data, "metadata", "$", (dict,), "a JSON object")
-    problems.flags(data, "$", "receipts_complete")
-    started = data.get("started_at")
-    if started is not None and (not isinstance(started, str) or not re.fullmatch(_STARTED_AT, started)):
-        problems.add("$.started_at", "must be an ISO 8601 timestamp such as 2026-11-30T10:00:00Z")
-    agent = data.get("agent")
-    if agent is not None and not isinstance(agent, dict):
-        problems.add("$.agent", 'must be an object like {"name": "…", "model": "…"}')
-    elif agent is not None:
-        problems.optional(agent, "name", "$.agent", (str,), "a string")
-        problems.optional(agent, "model", "$.agent", (str,), "a string")
+    problems.fields(data, "$", _CONVERSATION)
+    if isinstance(data.get("agent"), dict):
+        problems.fields(data["agent"], "$.agent", _AGENT)
 
     if "turns" in data and "messages" in data:
         problems.add("$", "give either `turns` or a flat `messages` list, not both")
@@ -122,37 +162,13 @@ def validate(data: Any) -> list[dict[str, str]]:
     return problems.errors
 
 
-def _turns_with_paths(data: dict[str, Any]) -> list[list[tuple[str, dict[str, Any]]]]:
-    """The messages of a well-formed payload, turn by turn, each with its JSON path."""
-    if "turns" in data:
-        return [
-            [(f"$.turns[{t}].messages[{m}]", message) for m, message in enumerate(turn["messages"])]
-            for t, turn in enumerate(data["turns"])
-        ]
-    located = [(f"$.messages[{m}]", message) for m, message in enumerate(data["messages"])]
-    turns, start = [], 0
-    for group in split_into_turns(data["messages"]):
-        turns.append(located[start : start + len(group)])
-        start += len(group)
-    return turns
-
-
 def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
-    """Within a turn, each tool message answers a call of its turn made before it.
-
-    A tool message answers the nearest earlier call of its id that is still unanswered
-    (CONTRACT.md §6): models reuse an id once its call was answered, and such a
-    conversation is accepted. Two things are still refused, each at its JSON path:
-
-    - a call that takes the id of a call of its turn still waiting for its answer (two
-      calls waiting under one id would leave it open which result answers which);
-    - a tool message with no call of its id waiting for an answer in its turn, whether no
-      call had that id or every such call was answered already.
-
-    Ids may recur across turns (some runtimes number calls afresh each turn); a turn's
-    results answer only that turn's calls.
-    """
-    for turn in _turns_with_paths(data):
+    """Within a turn, each tool message answers a call of its turn made before it, as
+    ``pairing`` pairs them (CONTRACT.md §6). Refused, each at its JSON path: a call that
+    takes the id of a call of its turn still waiting for its answer (which result answers
+    which would be left open), and a tool message no call of its turn waits on. Ids may
+    recur across turns (some runtimes number calls afresh each turn)."""
+    for turn in _located_turns(data):
         waiting: Waiting[str] = Waiting()
         for path, message in turn:
             for j, call in enumerate(message.get("tool_calls") or ()):
@@ -173,18 +189,14 @@ def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
 
 
 def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(turn, dict):
-        problems.add(path, "must be an object with a `messages` list")
+    if not problems.is_object(turn, path, "must be an object with a `messages` list"):
         return
     _validate_messages(turn.get("messages"), f"{path}.messages", problems)
-    problems.each(
-        turn, "tools_offered", path, 'must be a list of tool names or {"name": …} objects', _validate_tool
-    )
+    offered = 'must be a list of tool names or {"name": …} objects'
+    problems.each(turn, "tools_offered", path, offered, _validate_tool)
     problems.each(turn, "receipts", path, "must be a list of receipts", _validate_receipt)
     problems.each(turn, "claims", path, "must be a list of claims", _validate_claim)
-    if turn.get("negative_claims") is not None and not isinstance(turn["negative_claims"], list):
-        # Entries are stored as sent, whatever their shape; only the list itself is required.
-        problems.add(f"{path}.negative_claims", "must be a list (its entries are judged, not refused)")
+    problems.fields(turn, path, _NEGATIVE_CLAIMS)
 
 
 def _validate_tool(tool: Any, path: str, problems: _Problems) -> None:
@@ -203,86 +215,59 @@ def _validate_messages(messages: Any, path: str, problems: _Problems) -> None:
 
 
 def _validate_message(message: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(message, dict):
-        problems.add(path, 'must be an object like {"role": "user", "content": "…"}')
+    if not problems.is_object(message, path, 'must be an object like {"role": "user", "content": "…"}'):
         return
     role = message.get("role")
     if role not in ROLES:
         problems.add(f"{path}.role", f"must be one of {', '.join(ROLES)}")
+    problems.fields(message, path, _CONTENT)
     content = message.get("content")
-    if content is not None and not isinstance(content, (str, list)):
-        problems.add(
-            f"{path}.content", 'must be a string, null, or a list of {"type": "text", "text": …} parts'
-        )
     for j, part in enumerate(content if isinstance(content, list) else ()):
-        if not isinstance(part, dict):
-            problems.add(f"{path}.content[{j}]", 'must be an object like {"type": "text", "text": "…"}')
-        elif part.get("type") == "text" and not isinstance(part.get("text"), str):
-            problems.add(f"{path}.content[{j}].text", "must be a string")
+        at = f"{path}.content[{j}]"
+        if problems.is_object(part, at, 'must be an object like {"type": "text", "text": "…"}'):
+            if part.get("type") == "text" and not isinstance(part.get("text"), str):
+                problems.add(f"{at}.text", "must be a string")
     if message.get("tool_calls") is not None and role != "assistant":
         problems.add(f"{path}.tool_calls", "only an assistant message may carry tool calls")
     else:
         problems.each(message, "tool_calls", path, "must be a list of tool calls", _validate_tool_call)
-    if role == "tool" and not (isinstance(message.get("tool_call_id"), str) and message["tool_call_id"]):
-        problems.add(f"{path}.tool_call_id", "is required on a tool message: the id of the call it answers")
-    problems.flags(message, path, "is_error")
+    if role == "tool":
+        answered = "is required on a tool message: the id of the call it answers"
+        problems.name(message, "tool_call_id", path, answered)
+    problems.fields(message, path, {"is_error": _FLAG})
 
 
 def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(call, dict):
-        problems.add(
-            path, 'must be an object like {"id": "call-1", "function": {"name": "…", "arguments": "{…}"}}'
-        )
+    function = '{"name": "…", "arguments": "{…}"}'
+    if not problems.is_object(
+        call, path, f'must be an object like {{"id": "call-1", "function": {function}}}'
+    ):
         return
-    if not isinstance(call.get("id"), str) or not call["id"]:
-        problems.add(f"{path}.id", "is required: the call's id, which its tool message names")
-    function = call.get("function")
-    if not isinstance(function, dict):
-        problems.add(f"{path}.function", 'must be an object like {"name": "…", "arguments": "{…}"}')
-        return
-    if not isinstance(function.get("name"), str) or not function["name"]:
-        problems.add(f"{path}.function.name", "is required: the tool's name")
-    arguments = function.get("arguments")
-    if arguments is not None and not isinstance(arguments, (str, dict, list)):
-        problems.add(f"{path}.function.arguments", "must be a JSON string (kept as written, even if invalid)")
+    problems.name(call, "id", path, "is required: the call's id, which its tool message names")
+    if problems.is_object(call.get("function"), f"{path}.function", f"must be an object like {function}"):
+        problems.name(call["function"], "name", f"{path}.function", "is required: the tool's name")
+        problems.fields(call["function"], f"{path}.function", _FUNCTION)
 
 
 def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(receipt, dict):
-        problems.add(path, 'must be an object like {"call_id": "call-1", "tool": "search", "ok": true}')
-        return
-    if not isinstance(receipt.get("tool"), str) or not receipt["tool"]:
-        problems.add(f"{path}.tool", "is required: the name of the tool that ran")
-    if "call_id" in receipt and receipt["call_id"] is not None and not isinstance(receipt["call_id"], str):
-        problems.add(f"{path}.call_id", "must be a string: the id of the call in the transcript")
-    problems.flags(receipt, path, "ok", "dispatched", "trusted")
-    problems.optional(receipt, "handle", path, (str,), "a citation handle such as r1")
-    problems.optional(receipt, "at", path, (str,), "an ISO 8601 timestamp")
-    for key, allowed in (("outcome", OUTCOMES), ("effect", EFFECTS), ("emptiness", EMPTINESS)):
-        if key in receipt and receipt[key] is not None and receipt[key] not in allowed:
-            problems.add(f"{path}.{key}", f"must be one of {', '.join(allowed)}")
-    _count(problems, receipt, "result_count", path, ", or null when not recorded")
-    scope = receipt.get("scope")
-    if scope is not None and not isinstance(scope, dict):
-        problems.add(
-            f"{path}.scope", 'must be an object like {"filters": {"arg": "value"}, "complete": true}'
-        )
-    elif scope is not None:
-        problems.optional(scope, "filters", f"{path}.scope", (dict,), "an object of argument: value")
-        problems.flags(scope, f"{path}.scope", "complete")
+    if problems.is_object(
+        receipt, path, 'must be an object like {"call_id": "call-1", "tool": "search", "ok": true}'
+    ):
+        problems.name(receipt, "tool", path, "is required: the name of the tool that ran")
+        problems.fields(receipt, path, _RECEIPT)
+        if isinstance(receipt.get("scope"), dict):
+            problems.fields(receipt["scope"], f"{path}.scope", _SCOPE)
 
 
 def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(claim, dict):
-        problems.add(path, 'must be an object like {"kind": "count", "tool": "search", "count": 3}')
+    if not problems.is_object(
+        claim, path, 'must be an object like {"kind": "count", "tool": "search", "count": 3}'
+    ):
         return
     if claim.get("kind") not in CLAIM_KINDS:
         problems.add(f"{path}.kind", f"must be one of {', '.join(CLAIM_KINDS)}")
-    if not isinstance(claim.get("tool"), str) or not claim["tool"]:
-        problems.add(f"{path}.tool", "is required: the tool the claim is about")
-    problems.optional(claim, "call_id", path, (str,), "a string")
-    problems.optional(claim, "text", path, (str,), "a string")
-    _count(problems, claim, "count", path, "")
+    problems.name(claim, "tool", path, "is required: the tool the claim is about")
+    problems.fields(claim, path, _CLAIM)
     if claim.get("kind") == "count" and claim.get("count") is None:
         problems.add(f"{path}.count", "is required for a count claim")
 
@@ -293,23 +278,34 @@ def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
 # count as nothing.
 
 
-def size_of(data: Any) -> tuple[int, int]:
-    """How many turns and messages a native payload holds (a flat list is split as
-    ``split_into_turns`` splits it: at each user message after the first)."""
+def _located_turns(data: Any) -> list[list[tuple[str, Any]]]:
+    """The messages of a native payload turn by turn (a flat list split as ``split_into_turns``
+    splits it), each with its JSON path; a turn of the wrong shape holds none."""
     if not isinstance(data, dict):
-        return 0, 0
+        return []
     if isinstance(data.get("turns"), list):
-        turns = data["turns"]
-        return len(turns), sum(len(t["messages"]) for t in turns if _has_list(t, "messages"))
-    messages = data.get("messages")
-    if not isinstance(messages, list):
-        return 0, 0
-    users = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "user")
-    return (max(users, 1) if messages else 0), len(messages)
+        return [
+            [(f"$.turns[{t}].messages[{m}]", message) for m, message in enumerate(turn["messages"])]
+            if isinstance(turn, dict) and isinstance(turn.get("messages"), list)
+            else []
+            for t, turn in enumerate(data["turns"])
+        ]
+    if not isinstance(data.get("messages"), list):
+        return []
+    located = [(f"$.messages[{m}]", message) for m, message in enumerate(data["messages"])]
+    return split_into_turns(located, role=lambda item: _role(item[1]))
 
 
-def _has_list(obj: Any, key: str) -> bool:
-    return isinstance(obj, dict) and isinstance(obj.get(key), list)
+def size_of(data: Any) -> tuple[int, int]:
+    """How many turns and messages a native payload holds."""
+    turns = _located_turns(data)
+    return len(turns), sum(len(turn) for turn in turns)
+
+
+def _messages_with_paths(data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every message of a native payload that is an object, with its JSON path."""
+    for turn in _located_turns(data):
+        yield from ((path, message) for path, message in turn if isinstance(message, dict))
 
 
 def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
@@ -326,14 +322,12 @@ def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
             if isinstance(arguments, str):
                 depth = json_text_depth(arguments, max_depth)
             else:
-                depth = json_depth(arguments, max_depth)
+                depth = max((depth for _, depth in containers(arguments, max_depth)), default=0)
             if depth > max_depth:
                 found.append((f"{path}.tool_calls[{j}].function.arguments", depth))
-        content = message.get("content")
-        if message.get("role") == "tool" and isinstance(content, (str, list)):
-            depth = json_text_depth(content_text(content), max_depth)
-            if depth > max_depth:
-                found.append((f"{path}.content", depth))
+        result = _text_of(message, "tool")
+        if result is not None and (depth := json_text_depth(result, max_depth)) > max_depth:
+            found.append((f"{path}.content", depth))
     return found
 
 
@@ -342,48 +336,17 @@ def answers_longer_than(data: Any, max_bytes: int) -> list[tuple[str, int]]:
     of UTF-8, each with its path and its size."""
     found: list[tuple[str, int]] = []
     for path, message in _messages_with_paths(data):
-        content = message.get("content")
-        if message.get("role") != "assistant" or not isinstance(content, (str, list)):
-            continue
-        text = content_text(content)
+        text = _text_of(message, "assistant") or ""
         # A character is at most 4 bytes: only a text that could be too long is encoded.
         if len(text) * 4 > max_bytes and (size := len(text.encode("utf-8", "surrogatepass"))) > max_bytes:
             found.append((f"{path}.content", size))
     return found
 
 
-def _messages_with_paths(data: Any) -> list[tuple[str, dict[str, Any]]]:
-    """Every message of a native payload that is an object, with its JSON path."""
-    if not isinstance(data, dict):
-        return []
-    if isinstance(data.get("turns"), list):
-        located = [
-            (f"$.turns[{t}].messages[{m}]", message)
-            for t, turn in enumerate(data["turns"])
-            if _has_list(turn, "messages")
-            for m, message in enumerate(turn["messages"])
-        ]
-    elif isinstance(data.get("messages"), list):
-        located = [(f"$.messages[{m}]", message) for m, message in enumerate(data["messages"])]
-    else:
-        return []
-    return [(path, message) for path, message in located if isinstance(message, dict)]
-
-
-def json_depth(value: Any, stop: int) -> int:
-    """How deep the arrays and objects of a JSON value nest (the outermost is level 1, a
-    scalar 0), counted no further than ``stop`` + 1; level by level, without recursion."""
-    level = [value] if isinstance(value, (dict, list)) else []
-    depth = 0
-    while level and depth <= stop:
-        depth += 1
-        level = [
-            child
-            for node in level
-            for child in (node.values() if isinstance(node, dict) else node)
-            if isinstance(child, (dict, list))
-        ]
-    return depth
+def _text_of(message: dict[str, Any], role: str) -> str | None:
+    """The text of a message of ``role`` whose content is text or parts; None for any other."""
+    content = message.get("content")
+    return content_text(content) if message.get("role") == role and isinstance(content, (str, list)) else None
 
 
 # A string, or what is left of one that is cut off: it matches wherever a quote stands, and
@@ -394,9 +357,9 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def json_text_depth(text: str, stop: int) -> int:
-    """``json_depth`` of the JSON value ``text`` starts with (0 when it starts with no array
-    or object), read from its brackets outside strings, without decoding it: JSON that is cut
-    off or not quite valid counts too."""
+    """How deep the arrays and objects of the JSON value ``text`` starts with nest (0 when
+    it starts with no array or object), counted no further than ``stop`` + 1: read from its
+    brackets outside strings, without decoding it, so JSON cut off or not quite valid counts."""
     body = text.lstrip()
     if body[:1] not in ("[", "{"):
         return 0
@@ -438,18 +401,22 @@ def canonical(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def split_into_turns(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """A flat list becomes turns at each user message; anything before the first joins it."""
-    turns: list[list[dict[str, Any]]] = []
-    current: list[dict[str, Any]] = []
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def split_into_turns[T](messages: list[T], role: Callable[[T], Any] = _role) -> list[list[T]]:
+    """A flat list becomes turns at each user message; anything before the first joins it.
+    ``role`` reads a message's role (a message that is no object has none)."""
+    turns: list[list[T]] = [[]]
+    user_seen = False
     for message in messages:
-        if message.get("role") == "user" and any(m.get("role") == "user" for m in current):
-            turns.append(current)
-            current = []
-        current.append(message)
-    if current:
-        turns.append(current)
-    return turns
+        if role(message) == "user":
+            if user_seen:
+                turns.append([])
+            user_seen = True
+        turns[-1].append(message)
+    return turns if messages else []
 
 
 def _canonical_turn(turn: dict[str, Any]) -> dict[str, Any]:
@@ -461,22 +428,15 @@ def _canonical_turn(turn: dict[str, Any]) -> dict[str, Any]:
 def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"role": message["role"], "content": message.get("content")}
     if message.get("tool_calls"):
-        out["tool_calls"] = [
-            {
-                "id": call["id"],
-                "type": "function",
-                "function": {
-                    "name": call["function"]["name"],
-                    "arguments": compact_json(call["function"].get("arguments", "")),
-                },
-            }
-            for call in message["tool_calls"]
-        ]
+        out["tool_calls"] = [_canonical_call(call) for call in message["tool_calls"]]
     if message["role"] == "tool":
         out["tool_call_id"] = message["tool_call_id"]
-    if message.get("is_error"):
-        out["is_error"] = True
-    return out
+    return out | ({"is_error": True} if message.get("is_error") else {})
+
+
+def _canonical_call(call: dict[str, Any]) -> dict[str, Any]:
+    name, arguments = call["function"]["name"], compact_json(call["function"].get("arguments", ""))
+    return {"id": call["id"], "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def compact_json(value: Any) -> str:
@@ -486,17 +446,13 @@ def compact_json(value: Any) -> str:
 
 def content_text(content: Any) -> str:
     """The text of a message's content: a string as is, a list's text parts joined by newlines."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
     if isinstance(content, list):
         return "\n".join(
             part["text"]
             for part in content
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
         )
-    return str(content)
+    return "" if content is None else str(content)
 
 
 # --- parsing ------------------------------------------------------------------------------
@@ -512,11 +468,10 @@ def parse(data: Any) -> Conversation:
 def from_canonical(doc: dict[str, Any]) -> Conversation:
     """The frozen conversation of a document already in canonical form (as stored), without
     validating and canonicalizing it again."""
-    handle_counter = [0]
-    turns = tuple(_build_turn(i, turn, handle_counter) for i, turn in enumerate(doc["turns"]))
+    handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
     return Conversation(
         external_id=doc["external_id"],
-        turns=turns,
+        turns=tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"])),
         title=doc["title"],
         agent_name=doc["agent"]["name"],
         agent_model=doc["agent"]["model"],
@@ -527,9 +482,11 @@ def from_canonical(doc: dict[str, Any]) -> Conversation:
     )
 
 
-def _build_turn(index: int, turn: dict[str, Any], handle_counter: list[int]) -> Turn:
+def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Turn:
     messages = tuple(_build_message(i, m) for i, m in enumerate(turn["messages"]))
-    answers = [i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
+    answer = max(
+        (i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()), default=None
+    )
     offered, claims, given = turn.get("tools_offered"), turn.get("claims"), turn.get("receipts")
     return Turn(
         index=index,
@@ -542,7 +499,7 @@ def _build_turn(index: int, turn: dict[str, Any], handle_counter: list[int]) -> 
             for t in offered or ()
             if isinstance(t, dict) and isinstance(t.get("parameters"), dict)
         },
-        receipts=tuple(_receipts(messages, given, handle_counter)),
+        receipts=_receipts(messages, given, handles),
         receipts_given=given is not None,
         claims=None
         if claims is None
@@ -550,26 +507,20 @@ def _build_turn(index: int, turn: dict[str, Any], handle_counter: list[int]) -> 
             ToolClaim(c["kind"], c["tool"], c.get("call_id"), c.get("count"), c.get("text")) for c in claims
         ),
         negative_claims=tuple(turn.get("negative_claims") or ()),
-        answer=messages[answers[-1]].text if answers else "",
-        answer_index=answers[-1] if answers else None,
+        answer=messages[answer].text if answer is not None else "",
+        answer_index=answer,
     )
 
 
 def _build_message(index: int, message: dict[str, Any]) -> Message:
-    calls = tuple(
-        ToolCall(
-            call_id=call["id"],
-            tool=call["function"]["name"],
-            arguments=call["function"]["arguments"],
-            message_index=index,
-        )
-        for call in message.get("tool_calls") or ()
-    )
     return Message(
         role=message["role"],
         text=content_text(message.get("content")),
         content=message.get("content"),
-        tool_calls=calls,
+        tool_calls=tuple(
+            ToolCall(call["id"], call["function"]["name"], call["function"]["arguments"], index)
+            for call in message.get("tool_calls") or ()
+        ),
         tool_call_id=message.get("tool_call_id"),
         is_error=bool(message.get("is_error")),
     )
@@ -578,14 +529,14 @@ def _build_message(index: int, message: dict[str, Any]) -> Message:
 # --- receipts -----------------------------------------------------------------------------
 
 
-def result_facts(message: Message | None) -> dict[str, Any]:
+def result_facts(message: Message | None) -> tuple[bool, int | None, str]:
     """What a tool message says about its call: success, row count and emptiness."""
     if message is None:
-        return {"ok": True, "result_count": None, "emptiness": "unknown"}
-    error = message.is_error or is_error_shaped(message.text, message.value)
+        return True, None, "unknown"
+    ok = not message.is_error and not is_error_shaped(message.text, message.value)
     if (rows := message.rows) is None:
-        return {"ok": not error, "result_count": None, "emptiness": "unknown"}
-    return {"ok": not error, "result_count": len(rows), "emptiness": "non-empty" if rows else "empty"}
+        return ok, None, "unknown"
+    return ok, len(rows), "non-empty" if rows else "empty"
 
 
 # A failure written as text (amendment 1.1): a short message that opens with one of these.
@@ -597,13 +548,10 @@ MAX_ERROR_TEXT = 2000
 
 
 def is_error_shaped(text: str, value: Any) -> bool:
-    """Whether a tool result reports that the call failed.
-
-    An object with an ``error`` key (not an empty one) or a ``status`` that says it failed; a
-    short text that opens with "Error:" or "An error occurred" (the Agents SDK's fixed
-    "An error occurred while running the tool. Please try again."). A read whose data
-    mentions failures ("Failed logins: 3") is not one.
-    """
+    """Whether a tool result reports that the call failed: an object with an ``error`` key (not
+    an empty one) or a ``status`` that says so; a short text that opens with "Error:" or "An
+    error occurred" (the Agents SDK's fixed "An error occurred while running the tool. Please
+    try again."). Data that mentions failures ("Failed logins: 3") is not one."""
     if isinstance(value, dict):
         if "error" in value and value["error"] not in (None, False, "", [], {}):
             return True
@@ -615,14 +563,14 @@ def is_error_shaped(text: str, value: Any) -> bool:
 
 
 def _receipts(
-    messages: tuple[Message, ...], given: list[dict[str, Any]] | None, counter: list[int]
-) -> list[Receipt]:
-    """The turn's receipts: those given, each filled in from the result of the call it
-    records (the k-th receipt of an id records the k-th call of that id), else one derived
-    from each tool message and the call it answers."""
+    messages: tuple[Message, ...], given: list[dict[str, Any]] | None, handles: Iterator[int]
+) -> tuple[Receipt, ...]:
+    """The turn's receipts: those given, each filled in where it is silent from the result of
+    the call it records (the k-th receipt of an id records the k-th call of that id), else
+    one derived from each tool message and the call it answers."""
     answers = answered_calls(messages)
     read: list[tuple[dict[str, Any], Message | None]]
-    if given is None:  # none from the runtime: one per tool message, read from the transcript
+    if given is None:
         read = [
             ({"call_id": m.tool_call_id, "tool": answers[i].tool if i in answers else ""}, m)
             for i, m in enumerate(messages)
@@ -639,30 +587,27 @@ def _receipts(
             (raw, result_of.get(call) if call is not None else None)
             for raw, call in zip(given, calls, strict=True)
         ]
-    out: list[Receipt] = []
+    out = []
     for raw, result in read:
-        counter[0] += 1
-        # Where a receipt is silent, the transcript's reading of its result fills in.
-        facts, outcome = result_facts(result), raw.get("outcome")
-        if raw.get("ok") is not None:
-            ok = bool(raw["ok"])
-        else:
-            ok = outcome == "ok" if outcome is not None else facts["ok"]
+        result_ok, result_count, emptiness = result_facts(result)
+        outcome, ok, number = raw.get("outcome"), raw.get("ok"), next(handles)
+        if ok is None:
+            ok = outcome == "ok" if outcome is not None else result_ok
         out.append(
             Receipt(
                 call_id=raw.get("call_id"),
                 tool=raw["tool"],
-                ok=ok,
+                ok=bool(ok),
                 outcome=outcome or ("ok" if ok else "error"),
-                result_count=raw["result_count"] if "result_count" in raw else facts["result_count"],
+                result_count=raw["result_count"] if "result_count" in raw else result_count,
                 effect=raw.get("effect") or "unknown",
-                emptiness=raw.get("emptiness") or facts["emptiness"],
+                emptiness=raw.get("emptiness") or emptiness,
                 scope=raw.get("scope"),
-                handle=raw.get("handle") or f"r{counter[0]}",
+                handle=raw.get("handle") or f"r{number}",
                 dispatched=raw.get("dispatched", True) is not False,
                 trusted=raw.get("trusted", True) is not False,
                 at=raw.get("at"),
                 derived=given is None,
             )
         )
-    return out
+    return tuple(out)

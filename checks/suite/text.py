@@ -22,20 +22,15 @@ APOSTROPHE = "['\u2019\u2018\u02bc\u2032]"
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"')\]*_]|\Z)|\n\s*\n|\n(?=\s*(?:[-*#>]|\d+[.)])\s)")
 
-_SMALL = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty"
-)
-NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True))
-NUMBER_WORDS |= {
+_SMALL = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+_SMALL += " sixteen seventeen eighteen nineteen twenty"
+NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True)) | {
     "a single": 1,
     "twenty-four": 24,
     "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "forty-eight": 48,
 }
-NUMBER_WORDS |= {"fifty": 50, "sixty": 60, "seventy-two": 72, "ninety": 90}
+NUMBER_WORDS |= {"forty": 40, "forty-five": 45, "forty-eight": 48, "fifty": 50, "sixty": 60}
+NUMBER_WORDS |= {"seventy-two": 72, "ninety": 90}
 # The number words of one word, as a pattern (longest first): counts said in words.
 COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
 # Longest first, so "a single" wins over a shorter alternative.
@@ -80,17 +75,11 @@ def sentences(text: str) -> list[Sentence]:
     for end in ends:
         while start < end:
             # A stretch over the limit is cut at its last space (else where the limit falls).
-            cut = end
-            if end - start > MAX_SENTENCE:
-                cut = (
-                    text.rfind(" ", start + MAX_SENTENCE // 2, start + MAX_SENTENCE) + 1
-                    or start + MAX_SENTENCE
-                )
-            chunk = text[start:cut]
-            stripped = chunk.lstrip()
-            if stripped.strip():
-                begin = start + len(chunk) - len(stripped)
-                out.append(Sentence(begin, cut, text[begin:cut]))
+            limit = start + MAX_SENTENCE
+            cut = end if end <= limit else text.rfind(" ", limit - MAX_SENTENCE // 2, limit) + 1 or limit
+            stripped = text[start:cut].lstrip()
+            if stripped.rstrip():
+                out.append(Sentence(cut - len(stripped), cut, stripped))
             start = cut
     return out
 

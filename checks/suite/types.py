@@ -66,17 +66,26 @@ class Message:
 MAX_DEPTH, MAX_ITEMS = 12, 500
 
 
-def members(value: Any) -> Iterator[tuple[Any, Any]]:
-    """Every member ``(key, item)`` of the objects a JSON value holds, within ``MAX_DEPTH``
-    and ``MAX_ITEMS``, so no nesting or length makes a walk long. In no particular order."""
-    stack = [(value, 0)] if isinstance(value, (dict, list)) else []
+def containers(
+    value: Any, max_depth: int = MAX_DEPTH, max_items: int | None = MAX_ITEMS
+) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
+    """The arrays and objects of a JSON value, each with its level (the value itself is 1),
+    down to level ``max_depth`` + 1 and within the first ``max_items`` items of an array, so
+    no nesting or length makes a walk long (nor a recursion deep). In no particular order."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, depth = stack.pop()
+        yield node, depth
+        if depth <= max_depth:
+            items = node.values() if isinstance(node, dict) else node[:max_items]
+            stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
+
+
+def members(value: Any) -> Iterator[tuple[Any, Any]]:
+    """Every member ``(key, item)`` of the objects a JSON value holds (``containers``)."""
+    for node, _ in containers(value):
         if isinstance(node, dict):
             yield from node.items()
-        items = node.values() if isinstance(node, dict) else node[:MAX_ITEMS]
-        if depth < MAX_DEPTH:
-            stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
 
 
 def rows_of(value: Any) -> list[Any] | None:
@@ -155,9 +164,8 @@ class Turn:
     @cached_property
     def _receipt_calls(self) -> tuple[dict[int, ToolCall], dict[ToolCall, Receipt]]:
         calls = by_occurrence((r.call_id for r in self.receipts), self.tool_calls, lambda c: c.call_id)
-        of_receipt = {id(r): c for r, c in zip(self.receipts, calls, strict=True) if c is not None}
-        of_call = {c: r for r, c in zip(self.receipts, calls, strict=True) if c is not None}
-        return of_receipt, of_call
+        paired = [(r, c) for r, c in zip(self.receipts, calls, strict=True) if c is not None]
+        return {id(r): c for r, c in paired}, {c: r for r, c in paired}
 
     def __getstate__(self) -> dict[str, Any]:
         # The pairings are rebuilt on demand: a receipt's is keyed by the object's identity,
