@@ -565,12 +565,8 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
             found: dict[str, Operand] = {}
             if name is not None:
                 amounts(node, path, "", found, 0)
-            if found:
-                out.append(
-                    NamedRecord(
-                        name.lower(), {k: replace(o, label=f"{k} of {name}") for k, o in found.items()}
-                    )
-                )
+                named = {k: replace(o, label=f"{k} of {name}") for k, o in found.items()}
+                out.extend([NamedRecord(name.lower(), named)] if found else [])
             for key, item in node.items():
                 if isinstance(item, (dict, list)):
                     walk(item, join_path(path, str(key)), depth + 1)
