@@ -1,35 +1,30 @@
 """Numbers no source carries that are derived from numbers sources do: one table of them.
 
 A figure an answer writes, or a number a write is given, that no source carries may still be
-no invention: a rounding or a unit conversion of a number read, the sum of a column, the
-answer's own total of the amounts it lists, a price times the count the user gave, a date
-read moved by the days the user asked for. ``TABLE`` lists every derivation accepted, one
-row each, in the order they are tried: what it computes, from which pool of operands, with
-how many, the words that must surround the figure (``Row.guard``), and how near the result
-must come (``Row.tolerance``). A figure is explained by the first row that gives it, and by
-nothing else: no chains, no averages, no arbitrary subsets.
+no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
+own total of the amounts it lists, a price times the count the user gave, a date moved by the
+days the user asked for. ``TABLE`` lists every derivation accepted, one row each, in the order
+tried: what it computes, from which pool, with how many operands, the words that must
+surround the figure (``Row.guard``) and how near it must come (``Row.tolerance``). A figure is
+explained by the first row that gives it: no chains, no averages, no arbitrary subsets.
 
 Principles:
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
-  (each of the newest results, read alone; two values read from two results are never
-  paired by chance), the answer's own amounts, earlier answers' known amounts, the user's
-  and the prompt's words, the money this turn's results carry, the records the answer names.
-- **What the sentence says the figure is must fit**: a total is a total only where it is
-  labelled one, what remains only where it is said to remain, and a figure said to be for N
-  people is explained only by a product by N.
-- **Tolerance is what the figure's writing allows**: a number stands for half a unit of its
-  last written digit either side (53.2 for 53.15 to 53.25), an amount of money for half a
-  cent, a date for itself. Numbers are ``Decimal`` (``decimals``): sums and products are
-  exact; a quotient is taken to QUOTIENT_DIGITS digits and matches only when the digits it
-  leaves off could not move it out of the tolerance.
-- **Every search is bounded** (``MAX_*``): past a bound it stops, which can only leave more
-  figures flagged, never fewer. A figure is weighed against the amounts the answer states
-  near it, at most MAX_POOL before and as many after, so each costs the same however long
-  the answer; what a result yields is read once and kept in its cache.
-- **A total sums what is labelled as it is**: "Total fee" is the sum of every figure the
-  answer labels "Fee" before it, whatever else stands between them (each item's prices).
-- **One explained figure is an operand of the next** (the total, then what it leaves):
+  (each newest result read alone: values of two results are never paired by chance), the
+  answer's own amounts, earlier answers' known amounts, the user's and the prompt's words,
+  the money this turn's results carry, the records the answer names.
+- **What the sentence says the figure is must fit**: a total only where labelled one, what
+  remains only where said to remain, a figure for N people only as a product by N.
+- **Tolerance is what the figure's writing allows**: half a unit of its last written digit
+  (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
+  ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
+  matches only when the digits it leaves off could not move it out of the tolerance.
+- **Every search is bounded** (``MAX_*``), which can only leave more figures flagged, never
+  fewer. An amount is weighed against at most MAX_POOL amounts stated either side of it, so
+  each costs the same however long the answer; what a result yields is read once and kept.
+- **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it.
+- **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``).
 """
 
@@ -42,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from itertools import takewhile
 from operator import itemgetter
 from typing import Any
 
@@ -64,7 +60,7 @@ MAX_RUN = 8
 MAX_POOL = 96
 MAX_COUNT = 9
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
-_NUMBER = (int, Decimal)  # the types of ``is_number``
+_NUMBER = frozenset({int, Decimal})  # the types of ``is_number``
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 _SCALES = tuple(
@@ -119,6 +115,9 @@ _SHIFT = re.compile(
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
     re.I,
 )
+_WORD = re.compile(r"[a-z]+")
+# Words that end what a total's label names ("total fee for the group": a fee).
+_LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
 
 
 @dataclass(frozen=True)
@@ -220,17 +219,13 @@ class Pools:
     stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
     sentences: list[Sentence] = field(default_factory=list)
 
-    def named_between(self, start: int, end: int) -> list[str]:
-        """The records the answer names from ``start`` up to ``end``, in answer order."""
-        first = bisect_left(self.names, start, key=itemgetter(0))
-        return [name for _, name in self.names[first : bisect_left(self.names, end, key=itemgetter(0))]]
-
 
 # --- one record: what a result's numbers give ------------------------------------------------
 
 # A figure over a list's rows: its magnitude (a difference or a complement is stated without
 # its sign), how far it may lie from the true one (a ratio's digits left off), its kind, how made.
 _Aggregate = tuple[Decimal, Decimal, str, str]
+_Find = Callable[[Figure, Pools, Decimal], Derivation | None]
 
 
 def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
@@ -240,8 +235,8 @@ def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
 
 def _lines(source: Source, dated: bool) -> tuple[str, bool]:
     """A source's words one a line (with its dates' keys, of which only a year is a number),
-    and whether they are ASCII with no number that starts with 0 and a digit: then each
-    number with a given whole part is found by where that part starts."""
+    and whether they are ASCII with no number led by 0 and a digit: then each number with a
+    given whole part is found by where that part starts."""
 
     def read() -> tuple[str, bool]:
         words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
@@ -293,11 +288,8 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
     text = source.text[:2_000_000]
     if text.isascii() and not any(map(text.lower().__contains__, _PERCENT_WORDS)):
         return []
-    return [
-        (value, m.start(2))
-        for m in _PERCENT_FIELD.finditer(text)
-        if (value := read_number(m.group(2))) is not None
-    ]
+    found = ((read_number(m.group(2)), m.start(2)) for m in _PERCENT_FIELD.finditer(text))
+    return [(value, at) for value, at in found if value is not None]
 
 
 @_kept
@@ -386,10 +378,10 @@ class _Table:
     def sums(self, group: int) -> dict[str, Decimal]:
         found = self.summed.get(group)
         if found is None:
-            idx, values = self.groups[group][1], self.values
+            idx = self.groups[group][1]
             found = self.summed[group] = {
-                c: Decimal(sum(values[c] if idx is None else [values[c][i] for i in idx], ZERO))
-                for c in self.columns
+                c: sum(cells if idx is None else map(cells.__getitem__, idx), ZERO)
+                for c, cells in self.values.items()
             }
         return found
 
@@ -450,44 +442,38 @@ def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
     return ratio, Decimal(1).scaleb(ratio.adjusted() - QUOTIENT_DIGITS + 1)
 
 
-def _leaf(
-    kind: str, how: str, source: Source, spelling: str | None = None, offset: int | None = None
-) -> Derivation:
-    if offset is None and spelling is not None:
-        span = source.span_of(spelling)
-        offset = span[0] if span else None
+def _leaf(kind: str, how: str, source: Source, offset: int | None) -> Derivation:
+    """A derivation from the number of ``source`` at ``offset``, named by its path."""
     path = source.path_at(offset) if offset is not None else ""
     return Derivation(
         kind, how.format(path or f"{source.call_id} text"), (Evidence(call_id=source.call_id, path=path),)
     )
 
 
-def _rounded(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    for source in p.records:
-        spelling = _near(source, f.number or ZERO, tol)
-        if spelling is not None:
-            return _leaf("rounded", "{}", source, spelling)
-    return None
+def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
+    """The row of a number a record carries (``_near``) times one of ``scales``."""
 
+    def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+        for source in p.records:
+            for factor, label in scales:
+                spelling = _near(source, (f.number or ZERO) / factor, tol / factor)
+                if spelling is not None:
+                    span = source.span_of(spelling)
+                    return _leaf(kind, f"{{}} {label}".rstrip(), source, span[0] if span else None)
+        return None
 
-def _scaled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    for source in p.records:
-        for factor, label in _SCALES:
-            spelling = _near(source, (f.number or ZERO) / factor, tol / factor)
-            if spelling is not None:
-                return _leaf("unit-scale", "{} " + label, source, spelling)
-    return None
+    return find
 
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for source in p.records:
         for value, offset in _percents(source):
             if 0 <= value <= 100 and abs(100 - value - (f.number or ZERO)) <= tol:
-                return _leaf("complement", "100 − {}", source, offset=offset)
+                return _leaf("complement", "100 − {}", source, offset)
     return None
 
 
-def _column(kind: str, whole: bool = False) -> Callable[[Figure, Pools, Decimal], Derivation | None]:
+def _column(kind: str, whole: bool = False) -> _Find:
     """The row over lists' rows of one ``kind``; ``whole`` takes every row of a list only,
     never a group of them (a record's total is the sum of all its parts)."""
 
@@ -575,13 +561,12 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
         if depth > 12 or len(out) >= 256:
             return
         if isinstance(node, dict):
-            for item in node.values():
-                if isinstance(item, str) and item.lower() in names:
-                    found: dict[str, Operand] = {}
-                    amounts(node, path, "", found, 0)
-                    named = {k: replace(o, label=f"{k} of {item}") for k, o in found.items()}
-                    out.extend([NamedRecord(item.lower(), named)] if found else [])
-                    break
+            name = next((v for v in node.values() if isinstance(v, str) and v.lower() in names), None)
+            found: dict[str, Operand] = {}
+            if name is not None:
+                amounts(node, path, "", found, 0)
+                named = {k: replace(o, label=f"{k} of {name}") for k, o in found.items()}
+                out.extend([NamedRecord(name.lower(), named)] if found else [])
             for key, item in node.items():
                 if isinstance(item, (dict, list)):
                     walk(item, join_path(path, str(key)), depth + 1)
@@ -596,12 +581,10 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
 
 def user_counts(text: str) -> list[Operand]:
     """Whole numbers from 2 to 9 the user wrote, in figures or words."""
-    out = []
-    for match in _COUNT_IN_USER.finditer(text):
-        number = parse_number(match.group(1))
-        if number is not None and 2 <= number <= MAX_COUNT:
-            out.append(Operand(Decimal(number), f"{match.group(1)} (the user's words)"))
-    return out
+    found = ((parse_number(m.group(1)), m.group(1)) for m in _COUNT_IN_USER.finditer(text))
+    return [
+        Operand(Decimal(n), f"{word} (the user's words)") for n, word in found if n and 2 <= n <= MAX_COUNT
+    ]
 
 
 def _label(answer: str, start: int) -> str:
@@ -612,7 +595,7 @@ def _label(answer: str, start: int) -> str:
 
 
 def labelled_total(answer: str, start: int) -> bool:
-    """Whether the amount at ``start`` is labelled a total on its line; read once an amount."""
+    """Whether the amount at ``start`` is labelled a total on its line."""
     return bool(_TOTAL_WORDS.search(_label(answer, start)))
 
 
@@ -620,11 +603,12 @@ def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
     return Derivation(kind, source, tuple(e for o in operands for e in o.evidence), tuple(operands))
 
 
-def _summed(kind: str, run: list[Stated] | list[Operand], target: Decimal, tol: Decimal) -> Derivation | None:
+def _summed(run: list[Stated] | list[Operand], target: Decimal, tol: Decimal) -> Derivation | None:
+    """The sum of ``run``, where it comes within ``tol`` of ``target``."""
     operands = [s.operand() if isinstance(s, Stated) else s for s in run]
     if abs(sum((o.value for o in operands), ZERO) - target) > tol:
         return None
-    return _made(kind, " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
+    return _made("sum", " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
 
 
 def _evaluate(expression: str) -> tuple[Decimal, str] | None:
@@ -680,22 +664,20 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             if (
                 len(run) >= 2
                 and all(s.known for s in run)
-                and (found := _summed("sum", run, stated[index].value, tol))
+                and (found := _summed(run, stated[index].value, tol))
             ):
                 return found
             if closed:
                 break
     totals = [s for s in stated[:index] if s.known and s.total]
-    for k in range(2, min(len(totals), MAX_RUN) + 1):
-        found = _summed("sum", totals[-k:], stated[index].value, tol)
-        if found is not None:
-            return found
-    return None
-
-
-_WORD = re.compile(r"[a-z]+")
-# Words that end what a total's label names ("total fee for the group": a fee).
-_LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
+    return next(
+        (
+            d
+            for k in range(2, min(len(totals), MAX_RUN) + 1)
+            if (d := _summed(totals[-k:], stated[index].value, tol))
+        ),
+        None,
+    )
 
 
 def _label_words(answer: str, start: int) -> list[str]:
@@ -704,17 +686,12 @@ def _label_words(answer: str, start: int) -> list[str]:
 
 def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """Every amount stated before a total whose label ends in what the total's label names
-    after its "total" ("Total fee: $9" after "Fee: $4" and "Fee: $5"), however much else
-    the answer states between them."""
+    after its "total" ("Total fee: $9" after "Fee: $4" and "Fee: $5"), whatever stands between."""
     words = _label_words(p.answer, f.near[f.index].start)
     at = next((i for i in range(len(words) - 1, -1, -1) if _TOTAL_WORDS.fullmatch(words[i])), None)
-    if at is None:
-        return None
-    named = []
-    for word in words[at + 1 : at + 4]:
-        if word in _LABEL_END:
-            break
-        named.append(word)
+    named = (
+        list(takewhile(lambda word: word not in _LABEL_END, words[at + 1 : at + 4])) if at is not None else []
+    )
     if not named:
         return None
     run = [
@@ -724,7 +701,7 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     ]
     if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
         return None
-    return _summed("sum", run, f.near[f.index].value, tol)
+    return _summed(run, f.near[f.index].value, tol)
 
 
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
@@ -735,8 +712,11 @@ def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
         m.end() for m in _BREAK.finditer(p.answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)
     ]
     breaks += [s.end for s in stated[: f.index] if s.total]
+    end = bisect_left(p.names, f.sentence.end if f.sentence else figure.end, key=itemgetter(0))
     for start in sorted({0, *breaks}, reverse=True)[:MAX_RUN]:
-        named = dict.fromkeys(p.named_between(start, f.sentence.end if f.sentence else figure.end))
+        named = dict.fromkeys(
+            name for _, name in p.names[bisect_left(p.names, start, key=itemgetter(0)) : end]
+        )
         records = [p.named[n] for n in named if n in p.named]
         if 2 <= len(records) <= MAX_RUN:
             for key in sorted(set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))):
@@ -744,9 +724,7 @@ def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
 
 
 def _named(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    return next(
-        (d for run in _named_sums(f, p) if (d := _summed("sum", run, f.near[f.index].value, tol))), None
-    )
+    return next((d for run in _named_sums(f, p) if (d := _summed(run, f.near[f.index].value, tol))), None)
 
 
 def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -760,7 +738,7 @@ def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             if abs(total.value - sum((s.value for s in between), ZERO) - stated[index].value) <= tol:
                 less = " − ".join(s.text for s in between)
                 return _made(
-                    "total-less", f"{total.text} − {less}", [total.operand()] + [s.operand() for s in between]
+                    "total-less", f"{total.text} − {less}", [total.operand(), *(s.operand() for s in between)]
                 )
         return None
     return None
@@ -840,6 +818,13 @@ def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
             yield day, found.start, found.end
 
 
+def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str) -> Derivation:
+    """A derivation from one place of ``source``, an operand named ``label`` (its origin)."""
+    evidence = (source.evidence_at(span),) if source.role == "tool" else ()
+    origin = Operand(ZERO, f"{label} ({source.call_id or source.role})", evidence)
+    return Derivation(kind, how, evidence, (origin,))
+
+
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A date the pools hold (a result, the user, the prompt: ``Pools.holding``) moved by one of
     the days the user asked for."""
@@ -849,11 +834,13 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             source = p.holding(wanted)
             for found, start, end in dates_in(source.text) if source is not None else ():
                 if found == wanted and source is not None:
-                    evidence = (source.evidence_at((start, end)),) if source.role == "tool" else ()
                     days = f"{abs(shift)} day{'s' * (abs(shift) != 1)} {'later' if shift > 0 else 'earlier'}"
-                    origin = Operand(ZERO, f"{found.isoformat()} ({source.call_id or source.role})", evidence)
-                    return Derivation(
-                        "date-shift", f"{found.isoformat()} moved {days}", origin.evidence, (origin,)
+                    return _from(
+                        "date-shift",
+                        f"{found.isoformat()} moved {days}",
+                        source,
+                        (start, end),
+                        found.isoformat(),
                     )
     return None
 
@@ -881,9 +868,8 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         for source in p.records:
             for day, start, end in _day_marks(source):
                 if day == target:
-                    evidence, marked = (source.evidence_at((start, end)),), source.text[start:end]
-                    origin = Operand(ZERO, f"{marked} ({source.call_id or source.role})", evidence)
-                    return Derivation("day-mark", f"the day of {marked}", evidence, (origin,))
+                    marked = source.text[start:end]
+                    return _from("day-mark", f"the day of {marked}", source, (start, end), marked)
     return None
 
 
@@ -910,12 +896,8 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     if found is None:
         return None
     operands = tuple(Operand(ZERO, label, places.get(label, ())) for label in found)
-    return Derivation(
-        "elapsed",
-        f"the time from {found[0]} to {found[1]}",
-        operands[0].evidence + operands[1].evidence,
-        operands,
-    )
+    how = f"the time from {found[0]} to {found[1]}"
+    return Derivation("elapsed", how, operands[0].evidence + operands[1].evidence, operands)
 
 
 # --- the table ----------------------------------------------------------------------------------
@@ -941,15 +923,15 @@ def _remaining(f: Figure) -> bool:
 @dataclass(frozen=True)
 class Row:
     """One derivation: the kind findings report, the pool of its operands, how many it takes,
-    the figures it may explain (``Figure.shapes``), the words that must surround the figure,
-    how near it must come, and the function that finds it."""
+    the figures it may explain (``Figure.shapes``), how near it must come, the function that
+    finds it, and the words that must surround the figure."""
 
     kind: str
     pool: str
     arity: str
     shapes: str
     tolerance: Callable[[Figure], Decimal]
-    find: Callable[[Figure, Pools, Decimal], Derivation | None]
+    find: _Find
     guard: Callable[[Figure], bool] | None = None
 
 
@@ -958,8 +940,8 @@ TABLE = (
     Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _cent, _elapsed),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _cent, _shifted),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _cent, _day_marked),
-    Row("rounded", "one record", "1", _ANY + " decimal", _digits, _rounded),
-    Row("unit-scale", "one record", "1", "number", _digits, _scaled),
+    Row("rounded", "one record", "1", _ANY + " decimal", _digits, _scaled("rounded", ((Decimal(1), ""),))),
+    Row("unit-scale", "one record", "1", "number", _digits, _scaled("unit-scale", _SCALES)),
     Row("complement", "one record: a percentage field", "1", _ANY, _digits, _complement),
     Row("column-sum", "one record: a list's rows", "n", _ANY, _digits, _column("column-sum")),
     Row("column-ratio", "one record: a list's rows", "2n", _ANY, _digits, _column("column-ratio")),
@@ -972,12 +954,10 @@ TABLE = (
     Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
     Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),
-    Row("rounded", "one record", "1", "amount", _digits, _rounded),
+    Row("rounded", "one record", "1", "amount", _digits, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _digits, _column("column-sum", True)),
     Row("again", "earlier answers", "1", "amount", _cent, lambda f, p, _: p.before.get(f.number or ZERO)),
 )
-
-
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 

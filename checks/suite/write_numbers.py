@@ -66,30 +66,28 @@ def is_money_key(key: str) -> bool:
 
 def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
     """Each key of a JSON result with the numbers it holds anywhere in the result."""
-    cached = source.cache.get("keyed_numbers")
-    if cached is not None:
-        return cached
-    out: dict[str, set[Decimal]] = {}
-    stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
-    seen = 0
-    while stack and seen < MAX_LEAVES:
-        node, key = stack.pop()
-        seen += 1
-        if isinstance(node, dict):
-            stack.extend((item, str(k).lower()) for k, item in node.items())
-        elif isinstance(node, list):
-            stack.extend((item, key) for item in node[:500])
-        elif is_number(node) and key:
-            out.setdefault(key, set()).add(Decimal(node))
-    source.cache["keyed_numbers"] = out
-    return out
+
+    def read() -> dict[str, set[Decimal]]:
+        out: dict[str, set[Decimal]] = {}
+        stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
+        for _ in range(MAX_LEAVES):
+            if not stack:
+                break
+            node, key = stack.pop()
+            if isinstance(node, dict):
+                stack.extend((item, str(k).lower()) for k, item in node.items())
+            elif isinstance(node, list):
+                stack.extend((item, key) for item in node[:500])
+            elif is_number(node) and key:
+                out.setdefault(key, set()).add(Decimal(node))
+        return out
+
+    return source.kept("keyed_numbers", read)
 
 
 def _number(word: str) -> Decimal | None:
     """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
-    if word.lower() in ("a", "an", "single"):
-        return Decimal(1)
-    value = parse_number(word)
+    value = 1 if word.lower() in ("a", "an", "single") else parse_number(word)
     return None if value is None else Decimal(value)
 
 
