@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
+from itertools import islice
 from typing import Any
 
 from .derivations import Operand, dates_in, list_counts
@@ -78,10 +79,10 @@ class Shown(Grown):
     def with_lazy_key(self, keys: list[str]) -> Source | None:
         """The newest source that carries one of ``keys`` among its fragments or counts."""
         if not self.indexed("lazy", self.sources, self._read_lazy_keys):
-            for source in reversed(self.sources):
-                if any(key in source.fragments or key in source.counts for key in keys):
-                    return source
-            return None
+            carriers = (
+                s for s in reversed(self.sources) if any(k in s.fragments or k in s.counts for k in keys)
+            )
+            return next(carriers, None)
         best = max((self._lazy.get(key, -1) for key in keys), default=-1)
         return self.sources[best] if best >= 0 else None
 
@@ -97,13 +98,15 @@ class Shown(Grown):
             self._quoted.update(part for part in source.low.split('"')[1:-1] if len(part) <= MAX_QUOTED)
 
     def quotes(self, value: str) -> bool:
-        """Whether a JSON source holds ``"value"`` (its lower-case text does)."""
+        """Whether a JSON source holds ``"value"`` (its lower-case text does); the newest
+        first, which is where an answer's values mostly stand."""
         if (
             '"' in value
             or len(value) > MAX_QUOTED
             or not self.indexed("quoted", self.sources, self._read_quoted)
         ):
-            return any(f'"{value}"' in source.low for source in self.sources if source.looks_json)
+            needle = f'"{value}"'
+            return any(needle in source.low for source in reversed(self.sources) if source.looks_json)
         return value in self._quoted
 
     def _read_forms(self, ordinal: int, source: Source) -> None:
@@ -115,13 +118,7 @@ class Shown(Grown):
         if limit <= 0:
             return []
         if not self.indexed("forms", self.sources, self._read_forms):
-            out: list[Source] = []
-            for source in reversed(self.sources):
-                if form in source.forms:
-                    out.append(source)
-                    if len(out) == limit:
-                        break
-            return out
+            return list(islice((s for s in reversed(self.sources) if form in s.forms), limit))
         holders = self._holders.get(form, [])
         return [self.sources[ordinal] for ordinal in holders[-limit:][::-1]]
 
@@ -133,10 +130,8 @@ class Shown(Grown):
     def holding_date(self, wanted: date, newest: bool) -> Source | None:
         """The newest (else the first) source that writes ``wanted`` as an ISO date."""
         if not self.indexed("dates", self.sources, self._read_dates):
-            for source in reversed(self.sources) if newest else self.sources:
-                if any(found == wanted for found, _, _ in dates_in(source.text)):
-                    return source
-            return None
+            order = reversed(self.sources) if newest else self.sources
+            return next((s for s in order if any(found == wanted for found, _, _ in dates_in(s.text))), None)
         ordinal = (self._newest_date if newest else self._first_date).get(wanted)
         return self.sources[ordinal] if ordinal is not None else None
 
