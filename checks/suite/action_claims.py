@@ -1,30 +1,27 @@
 """Checker ``action_claims``: an answer that reports a completed action nothing performed.
 
-A model with no tool to call will still narrate the action it was asked for ("I've saved
-your favourite tea as sencha"), and the narration reads exactly like a real report. So a
-report of a completed change (a first-person perfect or past, "successfully added", "has
-been cancelled", "is now cancelled", a list item or a count that opens with the act,
-"Done!") needs a call that could have made it: of its turn, or for "has been" of an earlier
-one. With none it is ``unverified_action``; where every such call failed or was denied, it
-is ``failed_action_claimed``.
+A model with no tool to call still narrates the action it was asked for ("I've saved your
+favourite tea as sencha"), and the narration reads exactly like a real report. So a report of
+a completed change (a first-person perfect or past, "successfully added", "has been
+cancelled", "is now cancelled", a list item or a count that opens with the act, "Done!")
+needs a call that could have made it, of its turn or, for "has been", of an earlier one. With
+none it is ``unverified_action``; where every such call failed or was denied,
+``failed_action_claimed``.
 
-A call could have made it (``_could``) unless its receipt or its name says it only read;
-its name's verb must be one that can do the claim's (``_CLAIM_VERBS``; an unknown verb can
-do anything), and it must act on what the claim names: the object (or a passive claim's
-subject), in the singular, shares its first three letters with a word of the tool's name or
-its arguments' names. An object counts only where the conversation's tools deal in that
-kind of thing (``known_kinds``): "your favourite tea" is content, not a kind. A refund is
-what any change pays back.
+A call could have made it (``_could``) unless its receipt or its name says it only read. Its
+name's verb must be able to do the claim's (``_CLAIM_VERBS``; an unknown verb can do
+anything), and it must act on what the claim names: the object (or a passive claim's
+subject), singular, shares its first three letters with a word of the tool's name or its
+arguments' names, counted only where the conversation's tools deal in that kind of thing
+(``known_kinds``: "your favourite tea" is content, not a kind). A refund is what any change
+pays back. A write's result is its receipt: a part of the record it returns whose text the
+claim's sentence states ("updated to 'closed'") is a part it acted on, whatever its verb (a
+text the call was given, such as the record's id, shows no change). And a state read is no
+action claimed: a claim not told in the first person ("the ticket is closed") whose word a
+result read so far holds as a record's text reports what that record says.
 
-A write's result is the receipt of what it did: a part of the record it returns whose text
-the claim's sentence states ("the status has been updated to 'closed'") is a part it acted
-on, whatever the verb of its name (a text the call was given, such as the record's id,
-shows nothing it changed). And a state read is no action claimed: a claim not told in the
-first person ("Status: closed", "the ticket is closed") whose word a result read so far
-holds as a record's text reports what that record says.
-
-Precision matters more than recall: a notice on a truthful answer teaches reviewers to
-ignore notices. Refusals, offers, plans, hypotheticals and questions never count.
+Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore
+notices. Refusals, offers, plans, hypotheticals and questions never count.
 """
 
 from __future__ import annotations
@@ -116,6 +113,11 @@ _CLAIM_PATTERNS = (
     ),
 )
 
+# Every claim holds one of these words: an ASCII answer whose lower case holds none is read no
+# further (elsewhere, a case-blind match may pair two letters lower() does not: "ſ" and "s").
+_VERBS = _PERFECT_VERBS + _PAST_VERBS + _SUCCESS_VERBS + _PASSIVE_VERBS + _HEADLINE_VERBS
+_CLAIM_WORD = re.compile(alternation({verb.split()[0] for verb in _VERBS} | {"done!"}))
+
 # Anywhere in the answer, these say the model could not act: an honest refusal or failure
 # report, in which a claim-shaped phrase is quoted or hypothetical.
 _REFUSAL = re.compile(
@@ -156,7 +158,7 @@ class ActionClaim:
 def find_action_claims(answer: str) -> list[ActionClaim]:
     """Every phrase of the answer that reports a completed action, in answer order."""
     prepared = prepare(answer)
-    if _REFUSAL.search(prepared):
+    if (prepared.isascii() and not _CLAIM_WORD.search(prepared.lower())) or _REFUSAL.search(prepared):
         return []
     parts = sentences(prepared)
     claims: list[ActionClaim] = []
@@ -223,12 +225,8 @@ def _subject(lead: str) -> str:
 
 
 def _content_words(chunk: str) -> set[str]:
-    out = set()
-    for word in re.findall(r"[A-Za-z][A-Za-z-]+", chunk):
-        word = word.lower()
-        if word not in _FUNCTION_WORDS and not word.endswith("ly"):
-            out.add(singular(word))
-    return out
+    words = (word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]+", chunk))
+    return {singular(word) for word in words if word not in _FUNCTION_WORDS and not word.endswith("ly")}
 
 
 def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
@@ -272,18 +270,19 @@ def _failed(receipt: Receipt) -> bool:
 # Which verbs of a tool's name can do what a claim's verb reports (``VERB_GROUPS``). A tool
 # whose verb is in none of the groups (``process_payment``) may do anything its object allows.
 _CLAIM_VERBS = {
-    **dict.fromkeys("added booked scheduled saved stored recorded".split(), ("create", "change")),
-    **dict.fromkeys("removed cancelled canceled".split(), ("remove", "change")),
-    **dict.fromkeys(
-        "changed modified upgraded downgraded moved renewed extended replaced".split(), ("change",)
-    ),
-    **dict.fromkeys("placed reserved issued".split(), ("create", "change")),
-    **dict.fromkeys("sent emailed".split(), ("send",)),
-    "created": ("create",),
-    "deleted": ("remove",),
-    "updated": ("change", "create"),
-    "submitted": ("send", "create"),
-    "transferred": ("send", "change"),
+    verb: tuple(groups.split())
+    for verbs, groups in [
+        ("added booked scheduled saved stored recorded placed reserved issued", "create change"),
+        ("removed cancelled canceled", "remove change"),
+        ("changed modified upgraded downgraded moved renewed extended replaced", "change"),
+        ("sent emailed", "send"),
+        ("created", "create"),
+        ("deleted", "remove"),
+        ("updated", "change create"),
+        ("submitted", "send create"),
+        ("transferred", "send change"),
+    ]
+    for verb in verbs.split()
 }
 _KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
@@ -324,14 +323,9 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     return call.tool, effect, _argument_words(call), frozenset(parts)
 
 
-def _could(
-    claim: ActionClaim,
-    tool: str,
-    effect: str | None,
-    argument_words: AbstractSet[str],
-    parts: AbstractSet[tuple[str, str]],
-) -> bool:
+def _could(claim: ActionClaim, shape: _Shape) -> bool:
     """Whether a call of this shape could have done what ``claim`` reports."""
+    tool, effect, argument_words, parts = shape
     if effect == "read":
         return False
     if effect == "write" and (claim.verb is None or not claim.objects):
@@ -359,64 +353,54 @@ def _actions(claims: list[ActionClaim]) -> str:
     return verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
 
 
-def _finding(
-    turn: Turn, claims: list[ActionClaim], explanation: str, correction: str, failed: tuple[Receipt, ...] = ()
-) -> Finding:
-    """``failed_action_claimed`` where the calls able to do it all ``failed``, else ``unverified_action``."""
-    return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code="failed_action_claimed" if failed else "unverified_action",
-        severity="flag",
-        # The claim a finding stands on: the first that names its action, else the first.
-        claim=next((c.span for c in claims if c.verb), claims[0].span),
-        evidence=tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed),
-        explanation=explanation,
-        correction=correction,
-        extra={"phrases": [c.span.to_dict() for c in claims]},
-    )
-
-
-def _unverified(turn: Turn, claims: list[ActionClaim], tools: list[str]) -> Finding:
-    """No tool ran in the turn, or none of ``tools`` could have done what the claims report."""
-    actions = _actions(claims)
-    if not tools:
-        return _finding(
-            turn,
-            claims,
-            f"No tool ran during this turn, so nothing was {actions}.",
-            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
-            "The answer describes an action that did not take place, and nothing was changed.",
-        )
-    named = sorted({word for claim in claims for word in claim.objects})
-    what = f" ({', '.join(named)})" if named else ""
-    return _finding(
-        turn,
-        claims,
-        f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
-        f"it ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names.",
-        f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
-        "so it was not actually done. The answer describes an action that did not take place.",
-    )
-
-
 def _outcome(receipt: Receipt) -> str:
     if not receipt.dispatched:
         return "was never dispatched"
     return "was denied" if receipt.outcome == "denied" else "failed"
 
 
-def _failed_claim(turn: Turn, claims: list[ActionClaim], failed: tuple[Receipt, ...]) -> Finding:
-    calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
-    plural = "call" if len(failed) == 1 else "calls"
-    return _finding(
-        turn,
-        claims,
-        f"The answer reports the action as done, but the {plural} able to do it failed: {calls}.",
-        f"Note from Receipts: the tool {plural} in this turn that could have done this did not succeed "
-        f"({calls}), so nothing was actually {_actions(claims)}. "
-        "The answer reports an outcome that did not happen.",
-        failed,
+def _finding(
+    turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...] = ()
+) -> Finding:
+    """``failed_action_claimed`` where the calls able to do it all ``failed``, else
+    ``unverified_action``: no tool ran in the turn, or none of ``tools`` could have done it."""
+    actions = _actions(claims)
+    named = sorted({word for claim in claims for word in claim.objects})
+    what = f" ({', '.join(named)})" if named else ""
+    if failed:
+        calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
+        plural = "call" if len(failed) == 1 else "calls"
+        why = f"The answer reports the action as done, but the {plural} able to do it failed: {calls}."
+        note = (
+            f"the tool {plural} in this turn that could have done this did not succeed ({calls}), so nothing "
+            f"was actually {actions}. The answer reports an outcome that did not happen."
+        )
+    elif not tools:
+        why = f"No tool ran during this turn, so nothing was {actions}."
+        note = (
+            f"no tool ran during this turn, so nothing was actually {actions}. The answer describes an "
+            "action that did not take place, and nothing was changed."
+        )
+    else:
+        why = (
+            f"The answer reports something {actions}{what}, but no call of this turn could have done it: it "
+            f"ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names."
+        )
+        note = (
+            f"no call in this turn could have {actions} what the answer names{what}, so it was not actually "
+            "done. The answer describes an action that did not take place."
+        )
+    return Finding(
+        turn.index,
+        NAME,
+        "failed_action_claimed" if failed else "unverified_action",
+        "flag",
+        why,
+        # The claim a finding stands on: the first that names its action, else the first.
+        next((c.span for c in claims if c.verb), claims[0].span),
+        tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed),
+        "Note from Receipts: " + note,
+        extra={"phrases": [c.span.to_dict() for c in claims]},
     )
 
 
@@ -454,11 +438,11 @@ def check_turn(
         # Receipts with no calls in the transcript are judged by their outcomes alone: where
         # the runtime marked some call a write, the writes and the unmarked calls.
         if not any(r.dispatched for r in turn.receipts):
-            return [_unverified(turn, claims, [])]
+            return [_finding(turn, claims, [])]
         receipts = turn.receipts
         if any(r.effect == "write" for r in receipts):
             receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
-        return [_failed_claim(turn, claims, receipts)] if receipts and all(map(_failed, receipts)) else []
+        return [_finding(turn, claims, [], receipts)] if receipts and all(map(_failed, receipts)) else []
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
@@ -466,16 +450,17 @@ def check_turn(
         if not claim.own and claim.verb and _spelled(claim.verb) in states:
             continue  # a state the records hold, restated
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
-        if claim.perfect and any(_could(claim, *shape) for shape in earlier):
+        if claim.perfect and any(_could(claim, shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
-        able = [receipt for receipt, shape in calls if _could(claim, *shape)]
+        able = [receipt for receipt, shape in calls if _could(claim, shape)]
         if not able:
             unbacked.append(claim)
         elif None not in able and all(_failed(r) for r in able if r is not None):
             failed.append(claim)
             failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
-    out = [_unverified(turn, unbacked, [shape[0] for _, shape in calls])] if unbacked else []
-    return out + ([_failed_claim(turn, failed, tuple(failed_receipts))] if failed else [])
+    tools = [shape[0] for _, shape in calls]
+    out = [_finding(turn, unbacked, tools)] if unbacked else []
+    return out + ([_finding(turn, failed, tools, tuple(failed_receipts))] if failed else [])
 
 
 class ActionClaims:
