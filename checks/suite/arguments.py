@@ -200,6 +200,7 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
 def _unsupported(
     turn: Turn, call: ToolCall, path: str, value: str, in_prose: bool, producers: tuple[str, ...] | None
 ) -> Finding:
+    """``unsupported_argument`` for a value no earlier message (of ``producers``, if named) holds."""
     where = (
         "it was found only in the assistant's own prose, which is not evidence"
         if in_prose
@@ -220,8 +221,7 @@ def _unsupported(
 def _unsupported_finding(
     turn: Turn, call: ToolCall, path: str, value: str, why: str, found_in: str
 ) -> Finding:
-    """``unsupported_argument`` for one argument of one call; ``found_in`` says where the
-    value was seen, if anywhere (``assistant_prose`` or ``nowhere``)."""
+    """``unsupported_argument``; ``found_in`` says where the value was seen, if anywhere."""
     extra = {"call_id": call.call_id, "path": path, "tool": call.tool, "found_in": found_in}
     return Finding(turn.index, NAME, "unsupported_argument", "flag", why, value=value, extra=extra)
 
@@ -235,14 +235,5 @@ def _empty_lookup(
         f"{call.tool} (call {call.call_id}) looked it up in {path} and found nothing."
     )
     extra = {"call_id": call.call_id, "path": path, "tool": call.tool}
-    return Finding(
-        turn.index,
-        NAME,
-        "empty_lookup",
-        "info",
-        why,
-        None,
-        (producer.evidence_at(span),),
-        value=value,
-        extra=extra,
-    )
+    evidence = (producer.evidence_at(span),)
+    return Finding(turn.index, NAME, "empty_lookup", "info", why, evidence=evidence, value=value, extra=extra)
