@@ -4,21 +4,16 @@ A model with no tool to call still narrates the action it was asked for ("I've s
 favourite tea as sencha"), and the narration reads exactly like a real report. So a report of
 a completed change (a first-person perfect or past, "successfully added", "has been
 cancelled", "is now cancelled", a list item or a count that opens with the act, "Done!")
-needs a call that could have made it, of its turn or, for "has been", of an earlier one. With
+needs a call of its turn, or for "has been" of an earlier one, that could have made it: with
 none it is ``unverified_action``; where every such call failed or was denied,
 ``failed_action_claimed``.
 
-A call could have made it (``_could``) unless its receipt or its name says it only read. Its
-name's verb must be able to do the claim's (``_CLAIM_VERBS``; an unknown verb can do
-anything), and it must act on what the claim names: the object (or a passive claim's
-subject), singular, shares its first three letters with a word of the tool's name or its
-arguments' names, counted only where the conversation's tools deal in that kind of thing
-(``known_kinds``: "your favourite tea" is content, not a kind). A refund is what any change
-pays back. A write's result is its receipt: a part of the record it returns whose text the
-claim's sentence states ("updated to 'closed'") is a part it acted on, whatever its verb (a
-text the call was given, such as the record's id, shows no change). And a state read is no
-action claimed: a claim not told in the first person ("the ticket is closed") whose word a
-result read so far holds as a record's text reports what that record says.
+A call could have made it (``_could``) unless it only read: its verb must be able to do the
+claim's, and it must act on what the claim names, as its name, its arguments' names or the
+parts of the record its result returns say (what the claim names counts only where the
+conversation's tools deal in that kind of thing: "your favourite tea" is content, not a
+kind). A claim not told in the first person ("the ticket is closed") whose word a result
+read so far holds as a record's text reports what that record says: no action is claimed.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore
 notices. Refusals, offers, plans, hypotheticals and questions never count.
@@ -165,13 +160,12 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
     taken_until = -1
     for start, end, verb in _raw_matches(prepared):
         deadline.check()
-        if start < taken_until:
-            continue  # overlaps a claim already kept ("I've successfully saved")
-        sentence = sentence_at(parts, start)
+        # None where it overlaps a claim already kept ("I've successfully saved").
+        sentence = sentence_at(parts, start) if start >= taken_until else None
         if sentence is None or not _reports_completion(prepared, sentence, start, end, verb):
             continue
         objects = frozenset(claim_objects(prepared, sentence, start, end)) if verb else frozenset()
-        perfect = bool(re.match(r"(?:has|have)\b", prepared[start : start + 5], re.I))
+        perfect = _PERFECT.match(prepared, start) is not None
         own = prepared.startswith("I", start) or "successfully" in prepared[start:end].lower()
         span = Span(answer[start:end], start, end)
         claims.append(ActionClaim(span, verb, objects, perfect, sentence.text.lower(), own))
@@ -193,6 +187,7 @@ _OBJECT_END = re.compile(
 
 
 _COUNTED = re.compile(rf"(?:\d+|{_COUNT_WORDS})\s", re.I)
+_PERFECT = re.compile(r"(?:has|have)\b", re.I)
 _PASSIVE_START = re.compile(r"(?:has|have|is|are)\b", re.I)
 _PASSIVE_END = re.compile(r"\b(?:was|were|been|is|are)\s*$", re.I)
 
@@ -230,6 +225,8 @@ def _content_words(chunk: str) -> set[str]:
 
 
 def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
+    """Every claim-shaped phrase, earliest first; at one position the longest, so it stands
+    for the claim."""
     found: list[tuple[int, int, str | None]] = []
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
@@ -237,9 +234,7 @@ def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
             # A list item's claim starts at its verb, not at the bullet or label before it.
             start = match.start("verb") if pattern is _HEADLINE else match.start()
             found.append((start, match.end(), _participle(verb) if verb else None))
-    # Earliest first; at one position the longest phrase, so it stands for the claim.
-    found.sort(key=lambda item: (item[0], -(item[1] - item[0])))
-    return found
+    return sorted(found, key=lambda item: (item[0], -(item[1] - item[0])))
 
 
 def _participle(verb: str) -> str:
@@ -312,7 +307,7 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     result = turn.result_of(call)
     parts: set[tuple[str, str]] = set()
     if result is not None and not result.is_error and verb_of(call.tool) not in READ_VERBS:
-        given = {text.lower() for _, text in _texts(call.parsed)}
+        given = {text.lower() for _, text in _texts(call.parsed)}  # the record's id: no change shown
         parts = {
             (singular(word), low)
             for key, text in _texts(result.value)
@@ -333,9 +328,10 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     verb = verb_of(tool)
     if verb in READ_VERBS:
         return False
+    # A part of the record it returned whose text the claim states: acted on, whatever its verb.
     if any(word[:3] == part[:3] for word in claim.objects for part, text in parts if text in claim.sentence):
         return True
-    if claim.verb is None or claim.verb in ("refunded", "run", "executed"):
+    if claim.verb is None or claim.verb in ("refunded", "run", "executed"):  # any change may refund or run
         return True
     groups = _CLAIM_VERBS.get(claim.verb)
     if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
@@ -410,8 +406,7 @@ def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
     words: set[str] = set()
     for turn in turns:
         for call in turn.tool_calls:
-            words.update(name_tokens(call.tool))
-            words.update(_argument_words(call))
+            words.update(name_tokens(call.tool), _argument_words(call))
         for result in turn.tool_results:
             words.update(w for key in _KEY.findall(result.text[:200_000]) for w in name_tokens(key))
     return {singular(word)[:3] for word in words if len(word) >= 3}
