@@ -184,12 +184,12 @@ _FUNCTION_WORDS = frozenset(
 _OBJECT_END = re.compile(
     r"[,.;:!?()\n]|\b(?:to|from|for|with|on|in|at|into|onto|by|as|and|using|via)\b", re.I
 )
-
-
 _COUNTED = re.compile(rf"(?:\d+|{_COUNT_WORDS})\s", re.I)
 _PERFECT = re.compile(r"(?:has|have)\b", re.I)
 _PASSIVE_START = re.compile(r"(?:has|have|is|are)\b", re.I)
 _PASSIVE_END = re.compile(r"\b(?:was|were|been|is|are)\s*$", re.I)
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_SUBJECT_END = re.compile(r"\b(?:from|to|for|with|on|in|at|of|under|between)\b", re.I)
 
 
 def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[str]:
@@ -204,10 +204,6 @@ def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[st
     after = text[end : end + 80]
     cut = _OBJECT_END.search(after)
     return _content_words(after[: cut.start()] if cut else after) or _content_words(before)
-
-
-_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
-_SUBJECT_END = re.compile(r"\b(?:from|to|for|with|on|in|at|of|under|between)\b", re.I)
 
 
 def _subject(lead: str) -> str:

@@ -17,7 +17,7 @@ from itertools import islice
 from typing import Any
 
 from .derivations import Operand, dates_in, list_counts
-from .evidence_index import Source
+from .evidence_index import Source, _bounded
 
 # Enough that a short conversation is never indexed, few enough that a long one is indexed
 # within its first turns.
@@ -38,9 +38,8 @@ class Grown:
         """Whether to answer a question of kind ``name`` from its index, brought up to date
         with ``read`` (called with each item not yet read, and its place); False: walk."""
         if name not in self._upto:
-            walked = self._walked.get(name, 0) + len(items)
-            self._walked[name] = walked
-            if walked <= WALKS * len(items):
+            self._walked[name] = self._walked.get(name, 0) + len(items)
+            if self._walked[name] <= WALKS * len(items):
                 return False
             self._upto[name] = 0
         for ordinal in range(self._upto[name], len(items)):
@@ -88,7 +87,7 @@ class Shown(Grown):
 
     def counts_noun(self, prefix: str) -> bool:
         """Whether some source's lists have a count key starting with ``prefix``
-        (``count:passenger:``, which ends at the colon before the number)."""
+        (``count:item:``, which ends at the colon before the number)."""
         if not self.indexed("lazy", self.sources, self._read_lazy_keys):
             return any(key.startswith(prefix) for source in self.sources for key in source.counts)
         return prefix in self._count_nouns
@@ -136,12 +135,10 @@ class Shown(Grown):
         return self.sources[ordinal] if ordinal is not None else None
 
     def _read_list_counts(self, ordinal: int, source: Source) -> None:
-        seen: set[int] = set()
+        first: dict[int, tuple[int, int, Operand]] = {}
         for place, operand in enumerate(list_counts(source)):
-            n = int(operand.value)
-            if n not in seen:
-                seen.add(n)
-                self._list_counts[n] = (ordinal, place, operand)
+            first.setdefault(int(operand.value), (ordinal, place, operand))
+        self._list_counts.update(first)
 
     def list_counts(self) -> list[Operand]:
         """The first of each length ``list_counts`` gives over the sources newest first: the
@@ -194,11 +191,6 @@ class Texts(Grown):
 def bounded_in(needle: str, haystack: str) -> bool:
     """``needle`` in ``haystack`` with no letter or digit glued to either end."""
     at = haystack.find(needle)
-    while at != -1:
-        before = haystack[at - 1] if at > 0 else " "
-        end = at + len(needle)
-        after = haystack[end] if end < len(haystack) else " "
-        if not before.isalnum() and not after.isalnum():
-            return True
+    while at != -1 and not _bounded(haystack, at, at + len(needle)):
         at = haystack.find(needle, at + 1)
-    return False
+    return at != -1
