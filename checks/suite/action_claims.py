@@ -351,9 +351,7 @@ def _outcome(receipt: Receipt) -> str:
     return "was denied" if receipt.outcome == "denied" else "failed"
 
 
-def _finding(
-    turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...] = ()
-) -> Finding:
+def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
     """``failed_action_claimed`` where the calls able to do it all ``failed``, else
     ``unverified_action``: no tool ran in the turn, or none of ``tools`` could have done it."""
     actions = _actions(claims)
@@ -382,17 +380,13 @@ def _finding(
             f"no call in this turn could have {actions} what the answer names{what}, so it was not actually "
             "done. The answer describes an action that did not take place."
         )
+    code = "failed_action_claimed" if failed else "unverified_action"
+    # The claim a finding stands on: the first that names its action, else the first.
+    claim = next((c.span for c in claims if c.verb), claims[0].span)
+    evidence = tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed)
+    extra = {"phrases": [c.span.to_dict() for c in claims]}
     return Finding(
-        turn.index,
-        NAME,
-        "failed_action_claimed" if failed else "unverified_action",
-        "flag",
-        why,
-        # The claim a finding stands on: the first that names its action, else the first.
-        next((c.span for c in claims if c.verb), claims[0].span),
-        tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed),
-        "Note from Receipts: " + note,
-        extra={"phrases": [c.span.to_dict() for c in claims]},
+        turn.index, NAME, code, "flag", why, claim, evidence, f"Note from Receipts: {note}", extra=extra
     )
 
 
@@ -429,7 +423,7 @@ def check_turn(
         # Receipts with no calls in the transcript are judged by their outcomes alone: where
         # the runtime marked some call a write, the writes and the unmarked calls.
         if not any(r.dispatched for r in turn.receipts):
-            return [_finding(turn, claims, [])]
+            return [_finding(turn, claims, [], ())]
         receipts = turn.receipts
         if any(r.effect == "write" for r in receipts):
             receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
@@ -450,7 +444,7 @@ def check_turn(
             failed.append(claim)
             failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
     tools = [shape[0] for _, shape in calls]
-    out = [_finding(turn, unbacked, tools)] if unbacked else []
+    out = [_finding(turn, unbacked, tools, ())] if unbacked else []
     return out + ([_finding(turn, failed, tools, tuple(failed_receipts))] if failed else [])
 
 

@@ -41,12 +41,6 @@ _DATE_OR_TIME = re.compile(
 )
 
 
-def is_composed(text: str) -> bool:
-    """Prose someone wrote (a note, a message), not a value someone looked up. Length alone
-    makes nothing prose: an invented identifier is no less invented for being long."""
-    return "\n" in text or len(text.split()) >= 3
-
-
 def enum_values(schema: Any, path: str) -> set[str] | None:
     """The ``enum`` (or ``const``) the tool's schema declares at an argument's path."""
     node: Any = schema
@@ -185,8 +179,8 @@ def _judge_call(
 
 def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
     text = raw.strip()
-    if not text or is_composed(text):
-        return None
+    if not text or "\n" in text or len(text.split()) >= 3:
+        return None  # composed: prose someone wrote, not a value someone looked up
     if armed:
         return normalize(text) if len(text) >= MIN_ARMED_LENGTH else None
     tokens = tokenize(text)
