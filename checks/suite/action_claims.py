@@ -417,8 +417,6 @@ def check_turn(
     """The turn's action claims against the calls that could have made them: ``calls`` are
     the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and
     ``states`` the texts the results read so far hold (``_spelled``)."""
-    if not claims:
-        return []
     if not calls:
         # Receipts with no calls in the transcript are judged by their outcomes alone: where
         # the runtime marked some call a write, the writes and the unmarked calls.
