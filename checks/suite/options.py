@@ -48,8 +48,7 @@ class EvidenceOptions:
 
 @dataclass(frozen=True)
 class ArgumentsOptions:
-    # tool -> the tools whose results may supply its arguments
-    arguments_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    arguments_from: dict[str, tuple[str, ...]] = field(default_factory=dict)  # tool -> its producers
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,7 @@ class NegativeClaimsOptions:
 
 @dataclass(frozen=True)
 class EntailmentOptions:
-    # None here means "use the site-wide judge from the environment, if any".
-    judge_url: str | None = None
+    judge_url: str | None = None  # None (here and in model): the site-wide judge, if any
     model: str | None = None
     timeout_s: float = 30.0
     sample: int = 20

@@ -71,8 +71,7 @@ class Shown(Grown):
 
     def _read_lazy_keys(self, ordinal: int, source: Source) -> None:
         """Keys read only when asked: an identifier's digit runs, a list's lengths."""
-        self._lazy.update(dict.fromkeys(source.fragments, ordinal))
-        self._lazy.update(dict.fromkeys(source.counts, ordinal))
+        self._lazy.update(dict.fromkeys(source.fragments | source.counts, ordinal))
         self._count_nouns.update(key[: key.rindex(":") + 1] for key in source.counts)
 
     def with_lazy_key(self, keys: list[str]) -> Source | None:
