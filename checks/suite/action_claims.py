@@ -1,30 +1,22 @@
 """Checker ``action_claims``: an answer that reports a completed action nothing performed.
 
-A model with no tool to call will still narrate the action it was asked for ("I've saved
-your favourite tea as sencha"), and the narration reads exactly like a real report. So a
-report of a completed change (a first-person perfect or past, "successfully added", "has
-been cancelled", "is now cancelled", a list item or a count that opens with the act,
-"Done!") needs a call that could have made it: of its turn, or for "has been" of an earlier
-one. With none it is ``unverified_action``; where every such call failed or was denied, it
-is ``failed_action_claimed``.
+A model with no tool to call still narrates the action it was asked for ("I've saved your
+favourite tea as sencha"), and the narration reads exactly like a real report. So a report of
+a completed change (a first-person perfect or past, "successfully added", "has been
+cancelled", "is now cancelled", a list item or a count that opens with the act, "Done!")
+needs a call of its turn, or for "has been" of an earlier one, that could have made it: with
+none it is ``unverified_action``; where every such call failed or was denied,
+``failed_action_claimed``.
 
-A call could have made it (``_could``) unless its receipt or its name says it only read;
-its name's verb must be one that can do the claim's (``_CLAIM_VERBS``; an unknown verb can
-do anything), and it must act on what the claim names: the object (or a passive claim's
-subject), in the singular, shares its first three letters with a word of the tool's name or
-its arguments' names. An object counts only where the conversation's tools deal in that
-kind of thing (``known_kinds``): "your favourite tea" is content, not a kind. A refund is
-what any change pays back.
+A call could have made it (``_could``) unless it only read: its verb must be able to do the
+claim's, and it must act on what the claim names, as its name, its arguments' names or the
+parts of the record its result returns say (what the claim names counts only where the
+conversation's tools deal in that kind of thing: "your favourite tea" is content, not a
+kind). A claim not told in the first person ("the ticket is closed") whose word a result
+read so far holds as a record's text reports what that record says: no action is claimed.
 
-A write's result is the receipt of what it did: a part of the record it returns whose text
-the claim's sentence states ("the status has been updated to 'closed'") is a part it acted
-on, whatever the verb of its name (a text the call was given, such as the record's id,
-shows nothing it changed). And a state read is no action claimed: a claim not told in the
-first person ("Status: closed", "the ticket is closed") whose word a result read so far
-holds as a record's text reports what that record says.
-
-Precision matters more than recall: a notice on a truthful answer teaches reviewers to
-ignore notices. Refusals, offers, plans, hypotheticals and questions never count.
+Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore
+notices. Refusals, offers, plans, hypotheticals and questions never count.
 """
 
 from __future__ import annotations
@@ -116,6 +108,11 @@ _CLAIM_PATTERNS = (
     ),
 )
 
+# Every claim holds one of these words: an ASCII answer whose lower case holds none is read no
+# further (elsewhere, a case-blind match may pair two letters lower() does not: "ſ" and "s").
+_VERBS = _PERFECT_VERBS + _PAST_VERBS + _SUCCESS_VERBS + _PASSIVE_VERBS + _HEADLINE_VERBS
+_CLAIM_WORD = re.compile(alternation({verb.split()[0] for verb in _VERBS} | {"done!"}))
+
 # Anywhere in the answer, these say the model could not act: an honest refusal or failure
 # report, in which a claim-shaped phrase is quoted or hypothetical.
 _REFUSAL = re.compile(
@@ -156,20 +153,19 @@ class ActionClaim:
 def find_action_claims(answer: str) -> list[ActionClaim]:
     """Every phrase of the answer that reports a completed action, in answer order."""
     prepared = prepare(answer)
-    if _REFUSAL.search(prepared):
+    if (prepared.isascii() and not _CLAIM_WORD.search(prepared.lower())) or _REFUSAL.search(prepared):
         return []
     parts = sentences(prepared)
     claims: list[ActionClaim] = []
     taken_until = -1
     for start, end, verb in _raw_matches(prepared):
         deadline.check()
-        if start < taken_until:
-            continue  # overlaps a claim already kept ("I've successfully saved")
-        sentence = sentence_at(parts, start)
+        # None where it overlaps a claim already kept ("I've successfully saved").
+        sentence = sentence_at(parts, start) if start >= taken_until else None
         if sentence is None or not _reports_completion(prepared, sentence, start, end, verb):
             continue
         objects = frozenset(claim_objects(prepared, sentence, start, end)) if verb else frozenset()
-        perfect = bool(re.match(r"(?:has|have)\b", prepared[start : start + 5], re.I))
+        perfect = _PERFECT.match(prepared, start) is not None
         own = prepared.startswith("I", start) or "successfully" in prepared[start:end].lower()
         span = Span(answer[start:end], start, end)
         claims.append(ActionClaim(span, verb, objects, perfect, sentence.text.lower(), own))
@@ -188,11 +184,12 @@ _FUNCTION_WORDS = frozenset(
 _OBJECT_END = re.compile(
     r"[,.;:!?()\n]|\b(?:to|from|for|with|on|in|at|into|onto|by|as|and|using|via)\b", re.I
 )
-
-
 _COUNTED = re.compile(rf"(?:\d+|{_COUNT_WORDS})\s", re.I)
+_PERFECT = re.compile(r"(?:has|have)\b", re.I)
 _PASSIVE_START = re.compile(r"(?:has|have|is|are)\b", re.I)
 _PASSIVE_END = re.compile(r"\b(?:was|were|been|is|are)\s*$", re.I)
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_SUBJECT_END = re.compile(r"\b(?:from|to|for|with|on|in|at|of|under|between)\b", re.I)
 
 
 def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[str]:
@@ -209,10 +206,6 @@ def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[st
     return _content_words(after[: cut.start()] if cut else after) or _content_words(before)
 
 
-_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
-_SUBJECT_END = re.compile(r"\b(?:from|to|for|with|on|in|at|of|under|between)\b", re.I)
-
-
 def _subject(lead: str) -> str:
     """The head of the subject a passive claim follows: "Your flight" of "Your flight from New
     York (JFK) to Seattle (SEA) has been booked"."""
@@ -223,15 +216,13 @@ def _subject(lead: str) -> str:
 
 
 def _content_words(chunk: str) -> set[str]:
-    out = set()
-    for word in re.findall(r"[A-Za-z][A-Za-z-]+", chunk):
-        word = word.lower()
-        if word not in _FUNCTION_WORDS and not word.endswith("ly"):
-            out.add(singular(word))
-    return out
+    words = (word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]+", chunk))
+    return {singular(word) for word in words if word not in _FUNCTION_WORDS and not word.endswith("ly")}
 
 
 def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
+    """Every claim-shaped phrase, earliest first; at one position the longest, so it stands
+    for the claim."""
     found: list[tuple[int, int, str | None]] = []
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
@@ -239,9 +230,7 @@ def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
             # A list item's claim starts at its verb, not at the bullet or label before it.
             start = match.start("verb") if pattern is _HEADLINE else match.start()
             found.append((start, match.end(), _participle(verb) if verb else None))
-    # Earliest first; at one position the longest phrase, so it stands for the claim.
-    found.sort(key=lambda item: (item[0], -(item[1] - item[0])))
-    return found
+    return sorted(found, key=lambda item: (item[0], -(item[1] - item[0])))
 
 
 def _participle(verb: str) -> str:
@@ -272,18 +261,19 @@ def _failed(receipt: Receipt) -> bool:
 # Which verbs of a tool's name can do what a claim's verb reports (``VERB_GROUPS``). A tool
 # whose verb is in none of the groups (``process_payment``) may do anything its object allows.
 _CLAIM_VERBS = {
-    **dict.fromkeys("added booked scheduled saved stored recorded".split(), ("create", "change")),
-    **dict.fromkeys("removed cancelled canceled".split(), ("remove", "change")),
-    **dict.fromkeys(
-        "changed modified upgraded downgraded moved renewed extended replaced".split(), ("change",)
-    ),
-    **dict.fromkeys("placed reserved issued".split(), ("create", "change")),
-    **dict.fromkeys("sent emailed".split(), ("send",)),
-    "created": ("create",),
-    "deleted": ("remove",),
-    "updated": ("change", "create"),
-    "submitted": ("send", "create"),
-    "transferred": ("send", "change"),
+    verb: tuple(groups.split())
+    for verbs, groups in [
+        ("added booked scheduled saved stored recorded placed reserved issued", "create change"),
+        ("removed cancelled canceled", "remove change"),
+        ("changed modified upgraded downgraded moved renewed extended replaced", "change"),
+        ("sent emailed", "send"),
+        ("created", "create"),
+        ("deleted", "remove"),
+        ("updated", "change create"),
+        ("submitted", "send create"),
+        ("transferred", "send change"),
+    ]
+    for verb in verbs.split()
 }
 _KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
@@ -313,7 +303,7 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     result = turn.result_of(call)
     parts: set[tuple[str, str]] = set()
     if result is not None and not result.is_error and verb_of(call.tool) not in READ_VERBS:
-        given = {text.lower() for _, text in _texts(call.parsed)}
+        given = {text.lower() for _, text in _texts(call.parsed)}  # the record's id: no change shown
         parts = {
             (singular(word), low)
             for key, text in _texts(result.value)
@@ -324,14 +314,9 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     return call.tool, effect, _argument_words(call), frozenset(parts)
 
 
-def _could(
-    claim: ActionClaim,
-    tool: str,
-    effect: str | None,
-    argument_words: AbstractSet[str],
-    parts: AbstractSet[tuple[str, str]],
-) -> bool:
+def _could(claim: ActionClaim, shape: _Shape) -> bool:
     """Whether a call of this shape could have done what ``claim`` reports."""
+    tool, effect, argument_words, parts = shape
     if effect == "read":
         return False
     if effect == "write" and (claim.verb is None or not claim.objects):
@@ -339,9 +324,10 @@ def _could(
     verb = verb_of(tool)
     if verb in READ_VERBS:
         return False
+    # A part of the record it returned whose text the claim states: acted on, whatever its verb.
     if any(word[:3] == part[:3] for word in claim.objects for part, text in parts if text in claim.sentence):
         return True
-    if claim.verb is None or claim.verb in ("refunded", "run", "executed"):
+    if claim.verb is None or claim.verb in ("refunded", "run", "executed"):  # any change may refund or run
         return True
     groups = _CLAIM_VERBS.get(claim.verb)
     if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
@@ -359,64 +345,48 @@ def _actions(claims: list[ActionClaim]) -> str:
     return verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
 
 
-def _finding(
-    turn: Turn, claims: list[ActionClaim], explanation: str, correction: str, failed: tuple[Receipt, ...] = ()
-) -> Finding:
-    """``failed_action_claimed`` where the calls able to do it all ``failed``, else ``unverified_action``."""
-    return Finding(
-        turn=turn.index,
-        checker=NAME,
-        code="failed_action_claimed" if failed else "unverified_action",
-        severity="flag",
-        # The claim a finding stands on: the first that names its action, else the first.
-        claim=next((c.span for c in claims if c.verb), claims[0].span),
-        evidence=tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed),
-        explanation=explanation,
-        correction=correction,
-        extra={"phrases": [c.span.to_dict() for c in claims]},
-    )
-
-
-def _unverified(turn: Turn, claims: list[ActionClaim], tools: list[str]) -> Finding:
-    """No tool ran in the turn, or none of ``tools`` could have done what the claims report."""
-    actions = _actions(claims)
-    if not tools:
-        return _finding(
-            turn,
-            claims,
-            f"No tool ran during this turn, so nothing was {actions}.",
-            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. "
-            "The answer describes an action that did not take place, and nothing was changed.",
-        )
-    named = sorted({word for claim in claims for word in claim.objects})
-    what = f" ({', '.join(named)})" if named else ""
-    return _finding(
-        turn,
-        claims,
-        f"The answer reports something {actions}{what}, but no call of this turn could have done it: "
-        f"it ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names.",
-        f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, "
-        "so it was not actually done. The answer describes an action that did not take place.",
-    )
-
-
 def _outcome(receipt: Receipt) -> str:
     if not receipt.dispatched:
         return "was never dispatched"
     return "was denied" if receipt.outcome == "denied" else "failed"
 
 
-def _failed_claim(turn: Turn, claims: list[ActionClaim], failed: tuple[Receipt, ...]) -> Finding:
-    calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
-    plural = "call" if len(failed) == 1 else "calls"
-    return _finding(
-        turn,
-        claims,
-        f"The answer reports the action as done, but the {plural} able to do it failed: {calls}.",
-        f"Note from Receipts: the tool {plural} in this turn that could have done this did not succeed "
-        f"({calls}), so nothing was actually {_actions(claims)}. "
-        "The answer reports an outcome that did not happen.",
-        failed,
+def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
+    """``failed_action_claimed`` where the calls able to do it all ``failed``, else
+    ``unverified_action``: no tool ran in the turn, or none of ``tools`` could have done it."""
+    actions = _actions(claims)
+    named = sorted({word for claim in claims for word in claim.objects})
+    what = f" ({', '.join(named)})" if named else ""
+    if failed:
+        calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
+        plural = "call" if len(failed) == 1 else "calls"
+        why = f"The answer reports the action as done, but the {plural} able to do it failed: {calls}."
+        note = (
+            f"the tool {plural} in this turn that could have done this did not succeed ({calls}), so nothing "
+            f"was actually {actions}. The answer reports an outcome that did not happen."
+        )
+    elif not tools:
+        why = f"No tool ran during this turn, so nothing was {actions}."
+        note = (
+            f"no tool ran during this turn, so nothing was actually {actions}. The answer describes an "
+            "action that did not take place, and nothing was changed."
+        )
+    else:
+        why = (
+            f"The answer reports something {actions}{what}, but no call of this turn could have done it: it "
+            f"ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names."
+        )
+        note = (
+            f"no call in this turn could have {actions} what the answer names{what}, so it was not actually "
+            "done. The answer describes an action that did not take place."
+        )
+    code = "failed_action_claimed" if failed else "unverified_action"
+    # The claim a finding stands on: the first that names its action, else the first.
+    claim = next((c.span for c in claims if c.verb), claims[0].span)
+    evidence = tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed)
+    extra = {"phrases": [c.span.to_dict() for c in claims]}
+    return Finding(
+        turn.index, NAME, code, "flag", why, claim, evidence, f"Note from Receipts: {note}", extra=extra
     )
 
 
@@ -426,8 +396,7 @@ def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
     words: set[str] = set()
     for turn in turns:
         for call in turn.tool_calls:
-            words.update(name_tokens(call.tool))
-            words.update(_argument_words(call))
+            words.update(name_tokens(call.tool), _argument_words(call))
         for result in turn.tool_results:
             words.update(w for key in _KEY.findall(result.text[:200_000]) for w in name_tokens(key))
     return {singular(word)[:3] for word in words if len(word) >= 3}
@@ -448,17 +417,15 @@ def check_turn(
     """The turn's action claims against the calls that could have made them: ``calls`` are
     the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and
     ``states`` the texts the results read so far hold (``_spelled``)."""
-    if not claims:
-        return []
     if not calls:
         # Receipts with no calls in the transcript are judged by their outcomes alone: where
         # the runtime marked some call a write, the writes and the unmarked calls.
         if not any(r.dispatched for r in turn.receipts):
-            return [_unverified(turn, claims, [])]
+            return [_finding(turn, claims, [], ())]
         receipts = turn.receipts
         if any(r.effect == "write" for r in receipts):
             receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
-        return [_failed_claim(turn, claims, receipts)] if receipts and all(map(_failed, receipts)) else []
+        return [_finding(turn, claims, [], receipts)] if receipts and all(map(_failed, receipts)) else []
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
@@ -466,16 +433,17 @@ def check_turn(
         if not claim.own and claim.verb and _spelled(claim.verb) in states:
             continue  # a state the records hold, restated
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
-        if claim.perfect and any(_could(claim, *shape) for shape in earlier):
+        if claim.perfect and any(_could(claim, shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
-        able = [receipt for receipt, shape in calls if _could(claim, *shape)]
+        able = [receipt for receipt, shape in calls if _could(claim, shape)]
         if not able:
             unbacked.append(claim)
         elif None not in able and all(_failed(r) for r in able if r is not None):
             failed.append(claim)
             failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
-    out = [_unverified(turn, unbacked, [shape[0] for _, shape in calls])] if unbacked else []
-    return out + ([_failed_claim(turn, failed, tuple(failed_receipts))] if failed else [])
+    tools = [shape[0] for _, shape in calls]
+    out = [_finding(turn, unbacked, tools, ())] if unbacked else []
+    return out + ([_finding(turn, failed, tools, tuple(failed_receipts))] if failed else [])
 
 
 class ActionClaims:

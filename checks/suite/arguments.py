@@ -41,12 +41,6 @@ _DATE_OR_TIME = re.compile(
 )
 
 
-def is_composed(text: str) -> bool:
-    """Prose someone wrote (a note, a message), not a value someone looked up. Length alone
-    makes nothing prose: an invented identifier is no less invented for being long."""
-    return "\n" in text or len(text.split()) >= 3
-
-
 def enum_values(schema: Any, path: str) -> set[str] | None:
     """The ``enum`` (or ``const``) the tool's schema declares at an argument's path."""
     node: Any = schema
@@ -185,8 +179,8 @@ def _judge_call(
 
 def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
     text = raw.strip()
-    if not text or is_composed(text):
-        return None
+    if not text or "\n" in text or len(text.split()) >= 3:
+        return None  # composed: prose someone wrote, not a value someone looked up
     if armed:
         return normalize(text) if len(text) >= MIN_ARMED_LENGTH else None
     tokens = tokenize(text)
@@ -200,6 +194,7 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
 def _unsupported(
     turn: Turn, call: ToolCall, path: str, value: str, in_prose: bool, producers: tuple[str, ...] | None
 ) -> Finding:
+    """``unsupported_argument`` for a value no earlier message (of ``producers``, if named) holds."""
     where = (
         "it was found only in the assistant's own prose, which is not evidence"
         if in_prose
@@ -220,8 +215,7 @@ def _unsupported(
 def _unsupported_finding(
     turn: Turn, call: ToolCall, path: str, value: str, why: str, found_in: str
 ) -> Finding:
-    """``unsupported_argument`` for one argument of one call; ``found_in`` says where the
-    value was seen, if anywhere (``assistant_prose`` or ``nowhere``)."""
+    """``unsupported_argument``; ``found_in`` says where the value was seen, if anywhere."""
     extra = {"call_id": call.call_id, "path": path, "tool": call.tool, "found_in": found_in}
     return Finding(turn.index, NAME, "unsupported_argument", "flag", why, value=value, extra=extra)
 
@@ -235,14 +229,5 @@ def _empty_lookup(
         f"{call.tool} (call {call.call_id}) looked it up in {path} and found nothing."
     )
     extra = {"call_id": call.call_id, "path": path, "tool": call.tool}
-    return Finding(
-        turn.index,
-        NAME,
-        "empty_lookup",
-        "info",
-        why,
-        None,
-        (producer.evidence_at(span),),
-        value=value,
-        extra=extra,
-    )
+    evidence = (producer.evidence_at(span),)
+    return Finding(turn.index, NAME, "empty_lookup", "info", why, evidence=evidence, value=value, extra=extra)

@@ -48,8 +48,7 @@ class EvidenceOptions:
 
 @dataclass(frozen=True)
 class ArgumentsOptions:
-    # tool -> the tools whose results may supply its arguments
-    arguments_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    arguments_from: dict[str, tuple[str, ...]] = field(default_factory=dict)  # tool -> its producers
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,7 @@ class NegativeClaimsOptions:
 
 @dataclass(frozen=True)
 class EntailmentOptions:
-    # None here means "use the site-wide judge from the environment, if any".
-    judge_url: str | None = None
+    judge_url: str | None = None  # None (here and in model): the site-wide judge, if any
     model: str | None = None
     timeout_s: float = 30.0
     sample: int = 20
@@ -87,17 +85,36 @@ def _one_of(choices: tuple[str, ...]) -> Rule:
     return (lambda v: v in choices, f"one of {', '.join(choices)}")
 
 
+_EVIDENCE = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL, "code": _one_of(CODE_MODES)}
+_EVIDENCE |= {"prior_turn": _BOOL, "posture": _one_of(POSTURES)}
+_NEGATIVE_CLAIMS = {"unestablished": _one_of(UNESTABLISHED)}
+_ENTAILMENT: dict[str, Rule] = {
+    "judge_url": (
+        lambda v: v is None or (isinstance(v, str) and bool(re.match(r"https?://[^\s/]+", v))),
+        "an http:// or https:// URL of an OpenAI-compatible API",
+    ),
+    "model": (lambda v: v is None or (isinstance(v, str) and bool(v.strip())), "a non-empty model name"),
+    "timeout_s": (
+        lambda v: type(v) in (int, float) and 0 < v <= 600,
+        "a number of seconds above 0 and at most 600",
+    ),
+    "sample": _COUNT,
+    "token_budget": _COUNT,
+    "daily_token_budget": _COUNT,
+}
+SECTIONS = ("evidence", "arguments", "negative_claims", "entailment")
+
+
 def _no_unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], prefix: str = "") -> None:
     for key in obj:
         if key not in allowed:
             raise OptionsError(f"{prefix}{key}", f"is not an option; accepted here: {', '.join(allowed)}")
 
 
-def _section(raw: dict[str, Any], name: str, keys: str) -> dict[str, Any]:
+def _section(raw: dict[str, Any], name: str, *allowed: str) -> dict[str, Any]:
     value = raw.get(name, {})
     if value is None:
         return {}
-    allowed = tuple(keys.split())
     if not isinstance(value, dict):
         raise OptionsError(name, f"must be an object with any of the keys {', '.join(allowed)}")
     _no_unknown_keys(value, allowed, prefix=f"{name}.")
@@ -132,15 +149,24 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _evidence(raw: dict[str, Any]) -> EvidenceOptions:
-    s = _section(raw, "evidence", "min_digits figures decimal_rounding code prior_turn posture shapes exempt")
-    exempt_values, exempt_patterns = _exempt(s.get("exempt", []))
-    rules = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL, "code": _one_of(CODE_MODES)}
-    rules |= {"prior_turn": _BOOL, "posture": _one_of(POSTURES)}
+    s = _section(raw, "evidence", *_EVIDENCE, "shapes", "exempt")
+    exempt = s.get("exempt", [])
+    if not isinstance(exempt, list):
+        raise OptionsError("evidence.exempt", 'must be a list of strings and {"pattern": …} objects')
+    for i, item in enumerate(exempt):
+        where = f"evidence.exempt[{i}]"
+        if isinstance(item, dict):
+            _no_unknown_keys(item, ("pattern",), prefix=f"{where}.")
+            _pattern(item.get("pattern"), f"{where}.pattern")
+        elif not isinstance(item, str) or not item:
+            raise OptionsError(
+                where, 'must be a non-empty string or an object like {"pattern": "INC[0-9]{6}"}'
+            )
     return EvidenceOptions(
-        **_checked(s, "evidence", EvidenceOptions(), rules),
+        **_checked(s, "evidence", EvidenceOptions(), _EVIDENCE),
         shapes=_shapes(s.get("shapes", [])),
-        exempt_values=exempt_values,
-        exempt_patterns=exempt_patterns,
+        exempt_values=tuple(item for item in exempt if isinstance(item, str)),
+        exempt_patterns=tuple(item["pattern"] for item in exempt if isinstance(item, dict)),
     )
 
 
@@ -153,90 +179,13 @@ def _shapes(value: Any) -> tuple[Shape, ...]:
         if not isinstance(item, dict):
             raise OptionsError(where, 'must be an object like {"name": "wwn", "pattern": "…"}')
         _no_unknown_keys(item, ("name", "pattern"), prefix=f"{where}.")
-        name = item.get("name")
+        name, at = item.get("name"), f"{where}.name"
         if not isinstance(name, str) or not name.strip():
-            raise OptionsError(
-                f"{where}.name", "is required: a non-empty label for values this shape catches"
-            )
+            raise OptionsError(at, "is required: a non-empty label for values this shape catches")
         if any(shape.name == name.strip() for shape in shapes):  # the name labels flagged values
-            raise OptionsError(
-                f"{where}.name", f"{name!r} is used by another shape; give each a distinct name"
-            )
+            raise OptionsError(at, f"{name!r} is used by another shape; give each a distinct name")
         shapes.append(Shape(name=name.strip(), pattern=_pattern(item.get("pattern"), f"{where}.pattern")))
     return tuple(shapes)
-
-
-def _exempt(value: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    if not isinstance(value, list):
-        raise OptionsError("evidence.exempt", 'must be a list of strings and {"pattern": …} objects')
-    values: list[str] = []
-    patterns: list[str] = []
-    for i, item in enumerate(value):
-        where = f"evidence.exempt[{i}]"
-        if isinstance(item, str) and item:
-            values.append(item)
-        elif isinstance(item, dict):
-            _no_unknown_keys(item, ("pattern",), prefix=f"{where}.")
-            patterns.append(_pattern(item.get("pattern"), f"{where}.pattern"))
-        else:
-            raise OptionsError(
-                where, 'must be a non-empty string or an object like {"pattern": "INC[0-9]{6}"}'
-            )
-    return tuple(values), tuple(patterns)
-
-
-def _arguments(raw: dict[str, Any]) -> ArgumentsOptions:
-    value = _section(raw, "arguments", "arguments_from").get("arguments_from", {})
-    if not isinstance(value, dict):
-        raise OptionsError(
-            "arguments.arguments_from",
-            'must be an object of tool: [producer tools], e.g. {"backup_status": ["fleet_report"]}',
-        )
-    return ArgumentsOptions(
-        {tool: _names(names, f"arguments.arguments_from.{tool}") for tool, names in value.items()}
-    )
-
-
-def _negative_claims(raw: dict[str, Any]) -> NegativeClaimsOptions:
-    s = _section(raw, "negative_claims", "tools unestablished")
-    tools = s.get("tools")
-    return NegativeClaimsOptions(
-        tools=None if tools is None else _names(tools, "negative_claims.tools"),
-        **_checked(s, "negative_claims", NegativeClaimsOptions(), {"unestablished": _one_of(UNESTABLISHED)}),
-    )
-
-
-def _entailment(raw: dict[str, Any]) -> EntailmentOptions:
-    if isinstance(raw.get("entailment"), dict) and "api_key_env" in raw["entailment"]:
-        # Naming the variable that holds the key let whoever edits options send the site's key anywhere.
-        raise OptionsError(
-            "entailment.api_key_env",
-            "is not accepted: options cannot name where a key is read from. A project's own "
-            "judge key is set on its settings page (it is kept write-only and sent only to the "
-            "judge_url of these options); the site's judge uses the site's key",
-        )
-    s = _section(raw, "entailment", " ".join(_ENTAILMENT))
-    checked = _checked(s, "entailment", EntailmentOptions(), _ENTAILMENT)
-    return EntailmentOptions(**checked | {"timeout_s": float(checked["timeout_s"])})
-
-
-_ENTAILMENT: dict[str, Rule] = {
-    "judge_url": (
-        lambda v: v is None or (isinstance(v, str) and bool(re.match(r"https?://[^\s/]+", v))),
-        "an http:// or https:// URL of an OpenAI-compatible API",
-    ),
-    "model": (lambda v: v is None or (isinstance(v, str) and bool(v.strip())), "a non-empty model name"),
-    "timeout_s": (
-        lambda v: type(v) in (int, float) and 0 < v <= 600,
-        "a number of seconds above 0 and at most 600",
-    ),
-    "sample": _COUNT,
-    "token_budget": _COUNT,
-    "daily_token_budget": _COUNT,
-}
-
-
-SECTIONS = ("evidence", "arguments", "negative_claims", "entailment")
 
 
 def parse_options(raw: dict[str, Any] | Options | None) -> Options:
@@ -248,4 +197,30 @@ def parse_options(raw: dict[str, Any] | Options | None) -> Options:
     if not isinstance(raw, dict):
         raise OptionsError("options", f"must be a JSON object with any of the keys {', '.join(SECTIONS)}")
     _no_unknown_keys(raw, SECTIONS)
-    return Options(_evidence(raw), _arguments(raw), _negative_claims(raw), _entailment(raw))
+    evidence = _evidence(raw)
+    producers = _section(raw, "arguments", "arguments_from").get("arguments_from", {})
+    if not isinstance(producers, dict):
+        raise OptionsError(
+            "arguments.arguments_from",
+            'must be an object of tool: [producer tools], e.g. {"backup_status": ["fleet_report"]}',
+        )
+    arguments = {tool: _names(names, f"arguments.arguments_from.{tool}") for tool, names in producers.items()}
+    negative = _section(raw, "negative_claims", "tools", "unestablished")
+    tools = negative.get("tools")
+    negative_claims = NegativeClaimsOptions(
+        tools=None if tools is None else _names(tools, "negative_claims.tools"),
+        **_checked(negative, "negative_claims", NegativeClaimsOptions(), _NEGATIVE_CLAIMS),
+    )
+    if isinstance(raw.get("entailment"), dict) and "api_key_env" in raw["entailment"]:
+        # Naming the variable that holds the key let whoever edits options send the site's key anywhere.
+        raise OptionsError(
+            "entailment.api_key_env",
+            "is not accepted: options cannot name where a key is read from. A project's own "
+            "judge key is set on its settings page (it is kept write-only and sent only to the "
+            "judge_url of these options); the site's judge uses the site's key",
+        )
+    entailment = _checked(
+        _section(raw, "entailment", *_ENTAILMENT), "entailment", EntailmentOptions(), _ENTAILMENT
+    )
+    entailment["timeout_s"] = float(entailment["timeout_s"])
+    return Options(evidence, ArgumentsOptions(arguments), negative_claims, EntailmentOptions(**entailment))

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
+from itertools import islice
 from typing import Any
 
 from .derivations import Operand, dates_in, list_counts
-from .evidence_index import Source
+from .evidence_index import Source, _bounded
 
 # Enough that a short conversation is never indexed, few enough that a long one is indexed
 # within its first turns.
@@ -37,9 +38,8 @@ class Grown:
         """Whether to answer a question of kind ``name`` from its index, brought up to date
         with ``read`` (called with each item not yet read, and its place); False: walk."""
         if name not in self._upto:
-            walked = self._walked.get(name, 0) + len(items)
-            self._walked[name] = walked
-            if walked <= WALKS * len(items):
+            self._walked[name] = self._walked.get(name, 0) + len(items)
+            if self._walked[name] <= WALKS * len(items):
                 return False
             self._upto[name] = 0
         for ordinal in range(self._upto[name], len(items)):
@@ -71,23 +71,22 @@ class Shown(Grown):
 
     def _read_lazy_keys(self, ordinal: int, source: Source) -> None:
         """Keys read only when asked: an identifier's digit runs, a list's lengths."""
-        self._lazy.update(dict.fromkeys(source.fragments, ordinal))
-        self._lazy.update(dict.fromkeys(source.counts, ordinal))
+        self._lazy.update(dict.fromkeys(source.fragments | source.counts, ordinal))
         self._count_nouns.update(key[: key.rindex(":") + 1] for key in source.counts)
 
     def with_lazy_key(self, keys: list[str]) -> Source | None:
         """The newest source that carries one of ``keys`` among its fragments or counts."""
         if not self.indexed("lazy", self.sources, self._read_lazy_keys):
-            for source in reversed(self.sources):
-                if any(key in source.fragments or key in source.counts for key in keys):
-                    return source
-            return None
+            carriers = (
+                s for s in reversed(self.sources) if any(k in s.fragments or k in s.counts for k in keys)
+            )
+            return next(carriers, None)
         best = max((self._lazy.get(key, -1) for key in keys), default=-1)
         return self.sources[best] if best >= 0 else None
 
     def counts_noun(self, prefix: str) -> bool:
         """Whether some source's lists have a count key starting with ``prefix``
-        (``count:passenger:``, which ends at the colon before the number)."""
+        (``count:item:``, which ends at the colon before the number)."""
         if not self.indexed("lazy", self.sources, self._read_lazy_keys):
             return any(key.startswith(prefix) for source in self.sources for key in source.counts)
         return prefix in self._count_nouns
@@ -97,13 +96,15 @@ class Shown(Grown):
             self._quoted.update(part for part in source.low.split('"')[1:-1] if len(part) <= MAX_QUOTED)
 
     def quotes(self, value: str) -> bool:
-        """Whether a JSON source holds ``"value"`` (its lower-case text does)."""
+        """Whether a JSON source holds ``"value"`` (its lower-case text does); the newest
+        first, which is where an answer's values mostly stand."""
         if (
             '"' in value
             or len(value) > MAX_QUOTED
             or not self.indexed("quoted", self.sources, self._read_quoted)
         ):
-            return any(f'"{value}"' in source.low for source in self.sources if source.looks_json)
+            needle = f'"{value}"'
+            return any(needle in source.low for source in reversed(self.sources) if source.looks_json)
         return value in self._quoted
 
     def _read_forms(self, ordinal: int, source: Source) -> None:
@@ -115,13 +116,7 @@ class Shown(Grown):
         if limit <= 0:
             return []
         if not self.indexed("forms", self.sources, self._read_forms):
-            out: list[Source] = []
-            for source in reversed(self.sources):
-                if form in source.forms:
-                    out.append(source)
-                    if len(out) == limit:
-                        break
-            return out
+            return list(islice((s for s in reversed(self.sources) if form in s.forms), limit))
         holders = self._holders.get(form, [])
         return [self.sources[ordinal] for ordinal in holders[-limit:][::-1]]
 
@@ -133,20 +128,16 @@ class Shown(Grown):
     def holding_date(self, wanted: date, newest: bool) -> Source | None:
         """The newest (else the first) source that writes ``wanted`` as an ISO date."""
         if not self.indexed("dates", self.sources, self._read_dates):
-            for source in reversed(self.sources) if newest else self.sources:
-                if any(found == wanted for found, _, _ in dates_in(source.text)):
-                    return source
-            return None
+            order = reversed(self.sources) if newest else self.sources
+            return next((s for s in order if any(found == wanted for found, _, _ in dates_in(s.text))), None)
         ordinal = (self._newest_date if newest else self._first_date).get(wanted)
         return self.sources[ordinal] if ordinal is not None else None
 
     def _read_list_counts(self, ordinal: int, source: Source) -> None:
-        seen: set[int] = set()
+        first: dict[int, tuple[int, int, Operand]] = {}
         for place, operand in enumerate(list_counts(source)):
-            n = int(operand.value)
-            if n not in seen:
-                seen.add(n)
-                self._list_counts[n] = (ordinal, place, operand)
+            first.setdefault(int(operand.value), (ordinal, place, operand))
+        self._list_counts.update(first)
 
     def list_counts(self) -> list[Operand]:
         """The first of each length ``list_counts`` gives over the sources newest first: the
@@ -199,11 +190,6 @@ class Texts(Grown):
 def bounded_in(needle: str, haystack: str) -> bool:
     """``needle`` in ``haystack`` with no letter or digit glued to either end."""
     at = haystack.find(needle)
-    while at != -1:
-        before = haystack[at - 1] if at > 0 else " "
-        end = at + len(needle)
-        after = haystack[end] if end < len(haystack) else " "
-        if not before.isalnum() and not after.isalnum():
-            return True
+    while at != -1 and not _bounded(haystack, at, at + len(needle)):
         at = haystack.find(needle, at + 1)
-    return False
+    return at != -1
