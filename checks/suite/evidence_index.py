@@ -462,7 +462,7 @@ class Source:
                 core = raw.strip(DECORATION)
                 core_start = start + raw.index(core)
                 return core_start, core_start + len(core)
-            if fallback is None and _bounded(low, at, at + len(form)):
+            if fallback is None and is_bounded(low, at, at + len(form)):
                 fallback = (at, at + len(form))  # a part of a token: a timestamp's date
             at = low.find(form, at + 1)
         return fallback or self._amount_span(form)
@@ -529,7 +529,7 @@ def _step(value: Any, part: str | int) -> Any:
     return value.get(part) if isinstance(value, dict) else None
 
 
-def _bounded(low: str, start: int, end: int) -> bool:
+def is_bounded(low: str, start: int, end: int) -> bool:
     before = low[start - 1] if start > 0 else " "
     after = low[end] if end < len(low) else " "
     return not before.isalnum() and not after.isalnum()

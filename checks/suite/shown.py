@@ -17,7 +17,7 @@ from itertools import islice
 from typing import Any
 
 from .derivations import Operand, dates_in, list_counts
-from .evidence_index import Source, _bounded
+from .evidence_index import Source, is_bounded
 
 # Enough that a short conversation is never indexed, few enough that a long one is indexed
 # within its first turns.
@@ -190,6 +190,6 @@ class Texts(Grown):
 def bounded_in(needle: str, haystack: str) -> bool:
     """``needle`` in ``haystack`` with no letter or digit glued to either end."""
     at = haystack.find(needle)
-    while at != -1 and not _bounded(haystack, at, at + len(needle)):
+    while at != -1 and not is_bounded(haystack, at, at + len(needle)):
         at = haystack.find(needle, at + 1)
     return at != -1
