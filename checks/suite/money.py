@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
@@ -243,14 +244,15 @@ def read_amounts(
     """The amounts ``text`` writes, in order, with ``plain`` its numbers grouped by commas
     ("41,200"), with ``scaled`` those a scale word follows; ``words``: its words, if known."""
     low = text.lower()
-    places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
-    if not places:
-        return []
     # A text whose lower case is longer (a few letters lower to two) is read whole: places in
     # its lower case are not places in it.
-    whole = len(text) <= _SMALL or len(low) != len(text)
+    if len(text) <= _SMALL or len(low) != len(text):
+        places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
+        spans = [(0, len(text))] if next(places, None) is not None else []
+    else:
+        spans = _windows(text, list(_places(text, low, plain, scaled, words)))
     out: list[Amount] = []
-    for low_end, high_end in [(0, len(text))] if whole else _windows(text, places):
+    for low_end, high_end in spans:
         for match in _AMOUNT.finditer(text, low_end, high_end):
             start = match.start()
             if text[start].isdigit() and start >= 2 and text[start - 1] in ".," and text[start - 2].isdigit():
@@ -260,34 +262,26 @@ def read_amounts(
     return out
 
 
-def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> list[int]:
+def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> Iterator[int]:
     """Where ``text`` writes a currency mark (``plain``: a comma group; ``scaled``: a scale word)."""
-    places: list[int] = []
-    for sign in ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS:
-        places.extend(_find_all(text, sign))
-    if words is None:
-        marks = _MARK_WORDS
-    else:  # "USD/night" is one word of a text: its code is the part before the slash
-        slashed = {word.partition("/")[0] for word in words if "/" in word} if "/" in text else set()
-        marks = (_MARK_WORDS & words) | (_MARK_WORDS & slashed)
-    for word in marks:
-        places.extend(_find_all(low, word))
-    places.extend(match.start() for match in _GLUED_CODE.finditer(text))  # "USD5" is no word of its own
+    yield from _find_all(text, ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS)
+    marks = _MARK_WORDS if words is None else _MARK_WORDS & words
+    if words is not None and "/" in text:  # "USD/night" is one word: its code is a mark
+        marks |= _MARK_WORDS & {word.partition("/")[0] for word in words if "/" in word}
+    yield from _find_all(low, marks)
+    yield from (match.start() for match in _GLUED_CODE.finditer(text))  # "USD5" is no word of its own
     if plain:
-        places.extend(match.start() for match in _COMMA_GROUP.finditer(text))
+        yield from (match.start() for match in _COMMA_GROUP.finditer(text))
     if scaled:  # read without a mark only as a word of its own: one of ``words`` where given
-        for word in SCALE_WORDS if words is None else SCALE_WORDS.keys() & words:
-            places.extend(_find_all(low, word))
-    return places
+        yield from _find_all(low, SCALE_WORDS if words is None else SCALE_WORDS.keys() & words)
 
 
-def _find_all(text: str, word: str) -> list[int]:
-    out = []
-    at = text.find(word)
-    while at != -1:
-        out.append(at)
-        at = text.find(word, at + 1)
-    return out
+def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            yield at
+            at = text.find(word, at + 1)
 
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:

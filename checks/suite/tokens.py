@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from .decimals import read_number
 from .durations import UNITS as DURATION_WORDS
@@ -48,7 +49,7 @@ _SPELLED_ENDS = frozenset("0abcdefghijklmnopqrstuvwxyz%")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
 DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
-_TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS.replace(',', ''))},]|(?<=\d),(?=\d))+")
+_TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS)}]+|(?<=\d),(?=\d))+")
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -143,11 +144,10 @@ def lookup_forms(value: str) -> list[str]:
 
 
 def digit_count(value: str) -> int:
-    return sum(c.isdigit() for c in value)
+    return sum(map(str.isdigit, value))
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     text: str  # as written, decoration stripped
     start: int
     end: int
@@ -229,7 +229,7 @@ def classify(
 ) -> Candidate | None:
     """The candidate a token is, or None for prose. ``unit`` is a unit word written after it."""
     value = token.value
-    if not any(c.isdigit() for c in value):
+    if not any(map(str.isdigit, value)):
         return None
     at = (token.text, token.start, token.end)
     if _NUMBER.fullmatch(value):
