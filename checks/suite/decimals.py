@@ -1,13 +1,11 @@
 """Numbers as the suite reads them: exact decimals of any size the door accepts.
 
-A binary float cannot hold every number a tool result may write (an integer of 400 digits,
-1e400, two numbers that differ past their 16th digit: a figure an answer made up could pass
-for one a result carries), so every number is read as a ``Decimal``, and ``==`` and ``<``
-compare what was written. A number is one while, written out in full, it has at most
-``MAX_DIGITS`` digits on each side of its point (what the door accepts of an integer); any
-two such numbers fit in ``EXACT``, so sums and differences computed there are exact. A
-longer number is still a value an answer must have read, but no arithmetic takes it: in a
-text it is left a run of digits, in JSON it is a ``LongNumber``, its text as written.
+A binary float cannot hold every number a tool result may write (400 digits, 1e400, two
+numbers that differ past their 16th digit), so every number is a ``Decimal``, and ``==`` and
+``<`` compare what was written. A number is one while it has at most ``MAX_DIGITS`` digits on
+each side of its point (what the door accepts of an integer): any two fit in ``EXACT``, so
+their sums and differences are exact. A longer number takes no arithmetic: in a text it is
+left a run of digits, in JSON it is a ``LongNumber``, its text as written.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Lengths of time, read one way wherever they are written.
 
 A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 minutes",
-"1 hour 30 minutes", "1.5 hours" or "1h 30m". Each is a number of seconds, filed and looked
-up under one key (``duration <seconds>``), so a notation read on one side is read on the other.
-
-Principles:
+"1 hour 30 minutes", "1.5 hours" or "1h 30m". Each is a number of seconds under one key
+(``duration <seconds>``), so a notation read on one side is read on the other.
 
 - **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
@@ -84,8 +82,7 @@ class DurationValue:
     def keys(self) -> list[str]:
         return [duration_key(self.seconds)]
 
-    def lookups(self) -> list[str]:
-        return self.keys()
+    lookups = keys
 
 
 def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:

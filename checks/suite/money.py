@@ -1,36 +1,31 @@
 """Amounts of money, read one way wherever they are written.
 
-"$1,000.00", "1,000 USD", "USD1,000", "1.000,00 €", "1000 dollars", "-$5", "$12 per night"
-and "$2.4 million" each write one amount. This module, the suite's one reader of amounts,
-reads a text into ``Amount`` spans (a ``value.Value``), whose keys a source is filed under
-and an answer looked up under, so an amount is found in any notation on the other side.
-What makes a number an amount is data, the tables below, naming no domain; the rest:
+"$1,000.00", "USD1,000", "1.000,00 €", "1000 dollars", "-$5", "$12 per night" and "$2.4
+million" are each one ``Amount`` (a ``value.Value``). What makes a number an amount is data,
+the tables below, naming no domain; the rest:
 
 - **A currency mark belongs to the number beside it, on its own line**: a sign touching it
   or one space away, a code or a word one space away ("58.40 USD" then "2." is no "USD 2").
 - **Digits group by commas, dots or spaces** in well-formed groups (three digits after a
   head of one to three); the point is the last separator where it differs from the others.
-- **"1,000" is a thousand; "1.000" is ambiguous.** A lone comma is a point only for cents
-  ("12,50 €"); three digits after a lone dot are a group, or three decimals where a program
-  printed them: such an amount carries the keys of both readings, the decimal one first.
+- **"1,000" is a thousand; "1.000" is ambiguous**: three digits after a lone dot are a
+  group or three decimals, and carry the keys of both, the decimal first. A lone comma is
+  a point only for cents ("12,50 €").
 - **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign (``-50`` is
   "refunded $50"), not the currency (a bare ``"price": 50`` states none). An amount in a
-  minor unit ("50 cents", or a JSON member named ``amount_cents``, never "percent") carries
-  its value in the major unit and the number as written.
-- **A scale multiplies the number it follows** ("$310K", "$2.4 million", "€3bn"), to the
-  precision of its last digit. Without a currency mark, a scale word a space after a number
-  makes a number of a source, never of an answer; scale letters make nothing ("5m").
-- **A number grouped with commas and no currency** ("41,200") is read too; other groupings
-  without one are no amounts (``tokens`` reads digits grouped by spaces).
+  minor unit ("50 cents", a member ``amount_cents``; never "percent") carries both values.
+- **A scale multiplies the number it follows** ("$310K", "$2.4 million"), to the precision
+  of its last digit. Without a currency mark, a scale word makes a number of a source only;
+  scale letters make nothing ("5m"). A number grouped by commas ("41,200") is read too.
 
-A long text is read only around its marks (and a source's scale words), so megabytes with
-no amount cost a few searches.
+A long text is read only around its marks, so megabytes with no amount cost a few searches.
 """
 
 from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
@@ -43,8 +38,7 @@ from .text import alternation
 SIGNS = {"$": "$", "us$": "USD", "c$": "CAD", "ca$": "CAD", "a$": "AUD", "au$": "AUD", "nz$": "NZD"}
 SIGNS |= {"hk$": "HKD", "s$": "SGD", "r$": "BRL", "mx$": "MXN", "€": "EUR", "£": "GBP", "¥": "¥"}
 SIGNS |= {"₹": "INR", "₩": "KRW", "₽": "RUB", "₪": "ILS", "฿": "THB", "₫": "VND", "₦": "NGN"}
-# ISO 4217 codes, before or after the number, in either case; not those that are also words
-# or names of other things ("try", "all", "php").
+# ISO 4217 codes, before or after the number, in either case; none that is also a word ("try").
 CODES = frozenset("usd eur gbp jpy cny chf cad aud nzd hkd sgd sek nok dkk pln czk huf inr krw mxn".split())
 CODES |= frozenset("brl zar rub ils thb aed".split())
 # Words after the number, with the currency each names.
@@ -53,8 +47,7 @@ WORDS |= {"pounds": "GBP", "pound": "GBP", "yen": "JPY", "yuan": "CNY", "rupees"
 WORDS |= {"francs": "franc", "franc": "franc", "pesos": "peso", "peso": "peso"}
 # Words of a minor unit after the number, with how many make one of the major unit.
 MINOR_WORDS = {"cents": 100, "cent": 100, "pence": 100}
-# Scales after the number, with the power of ten each multiplies by: words, a space from
-# the number or glued to it ("$2.4 million"), and letters glued to it ("$310K", "€3bn").
+# Scales after the number, with their power of ten: words ("$2.4 million"), letters ("$310K").
 SCALE_WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "lakh": 5, "lakhs": 5}
 SCALE_WORDS |= {"crore": 7, "crores": 7}
 SCALE_LETTERS = {"k": 3, "m": 6, "mm": 6, "mn": 6, "mln": 6, "b": 9, "bn": 9, "t": 12, "tn": 12}
@@ -71,13 +64,12 @@ _CODE = alternation(CODES)
 _SPACE = "[ \u00a0]"
 _GAP = f"{_SPACE}?"  # between a sign and its number: one space at most, never a line break
 _MINUS = f"[{MINUS}]"
-# A scale word a space from the number or glued to it, letters glued; never part of a
-# longer word ("$5 millionaires", "$5km").
+# A scale word a space from the number or glued to it, letters glued; never in a longer word.
 _SCALE = rf"(?:{_SPACE}?(?:{alternation(SCALE_WORDS)})|(?:{alternation(SCALE_LETTERS)}))(?!\w)"
 # A run of digits and separators; a space separates only before a group of exactly three.
 _NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
-# A code or a word one space from the number ("USD 5", "5 dollars"), or a code in capitals
-# touching it ("USD5"; "cad3f" is a hexadecimal id); a sign touching it or one space away.
+# A code or a word one space from the number, a code in capitals touching it ("USD5"; "cad3f"
+# is a hexadecimal id), a sign touching it or one space away.
 _UPPER_CODE = "|".join(sorted(code.upper() for code in CODES))
 _MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|(?-i:{_UPPER_CODE})(?=\d)|{_SIGN})"
 _GLUED_CODE = re.compile(rf"(?:{_UPPER_CODE})(?=\d)")
@@ -105,27 +97,25 @@ AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_S
 MARK_BEFORE_TEXT = rf"(?i:{_MARK_BEFORE}{_GAP}{_MINUS}?)"
 MARK_AFTER_TEXT = rf"(?i:{_MARK_AFTER})"
 
-# What a text must hold to write an amount: a sign, or a code or word as a word of its own
-# (lower case; a longer word holding a shorter one is found by the shorter).
+# What a text must hold to write an amount: a sign, or a code or word (lower case; a longer
+# word holding a shorter one is found by the shorter).
 _ONE_CHARACTER_SIGNS = [sign for sign in SIGNS if len(sign) == 1]  # every longer one ends in "$"
 _ALL_WORDS = {word for mark in [*CODES, *WORDS, *MINOR_WORDS] for word in mark.split()} - {"us"}
 _MARK_WORDS = frozenset(word for word in _ALL_WORDS if not any(o != word and o in word for o in _ALL_WORDS))
 _COMMA_GROUP = re.compile(r",\d{3}")  # a literal first, so a large text is searched fast
-# A text longer than this is read only around its marks, in windows of this many characters
-# either side, widened to whole words and numbers.
+# A longer text is read only around its marks, this far either side, widened to whole words.
 _SMALL = 2048
 _REACH = 48
 _WORD_OR_NUMBER = frozenset(
     string.ascii_letters + string.digits + ".,/%" + MINUS + "".join(SIGNS) + GROUP_SPACES[1:]
 )
-_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
 _LABELLED = re.compile(
     rf"\b(?:{alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
 )
-# A JSON member's name ending in a minor unit's word as a word of its own: in lower case
-# after no letter or digit ("amount_cents"), capitalized or in capitals after no capital or
-# digit ("priceCents", "AMOUNT_CENTS"); never the end of a longer word ("percent").
+# A JSON member's name ending in a minor unit's word as a word of its own ("amount_cents",
+# "priceCents", "AMOUNT_CENTS"), never the end of a longer word ("percent").
 _MINOR_NAMES = [
     (re.compile(rf"(?<!{before}){re.escape(spelled)}$"), per)
     for word, per in MINOR_WORDS.items()
@@ -189,11 +179,9 @@ class Amount:
         return number_text(self.magnitude) if len(self.readings) == 1 else None
 
     def keys(self) -> tuple[str, ...]:
-        """What a source indexes it under and what an answer looks it up under: one list."""
         return tuple(dict.fromkeys(number_text(reading) for reading in self.readings))
 
-    def lookups(self) -> tuple[str, ...]:
-        return self.keys()
+    lookups = keys
 
 
 def _currency(mark: str | None) -> str | None:
@@ -208,7 +196,7 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
     before, after = match.group("before"), match.group("after")
     number, scale = match.group("number"), match.group("scale")
     if scale is None:
-        unmarked = plain and _COMMA_GROUPED.fullmatch(number) is not None  # "41,200"
+        unmarked = plain and COMMA_GROUPED.fullmatch(number) is not None  # "41,200"
     else:
         unmarked = scaled and scale[0].isspace() and scale.strip().lower() in SCALE_WORDS  # "2.4 million"
     if before is None and after is None and not (bare or unmarked):
@@ -243,14 +231,14 @@ def read_amounts(
     """The amounts ``text`` writes, in order, with ``plain`` its numbers grouped by commas
     ("41,200"), with ``scaled`` those a scale word follows; ``words``: its words, if known."""
     low = text.lower()
-    places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
-    if not places:
-        return []
-    # A text whose lower case is longer (a few letters lower to two) is read whole: places in
-    # its lower case are not places in it.
-    whole = len(text) <= _SMALL or len(low) != len(text)
+    # A text whose lower case is longer (a few letters lower to two) is read whole.
+    if len(text) <= _SMALL or len(low) != len(text):
+        places = _places(text, low, plain, scaled, words if len(text) > _SMALL else None)
+        spans = [(0, len(text))] if next(places, None) is not None else []
+    else:
+        spans = _windows(text, list(_places(text, low, plain, scaled, words)))
     out: list[Amount] = []
-    for low_end, high_end in [(0, len(text))] if whole else _windows(text, places):
+    for low_end, high_end in spans:
         for match in _AMOUNT.finditer(text, low_end, high_end):
             start = match.start()
             if text[start].isdigit() and start >= 2 and text[start - 1] in ".," and text[start - 2].isdigit():
@@ -260,34 +248,26 @@ def read_amounts(
     return out
 
 
-def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> list[int]:
+def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> Iterator[int]:
     """Where ``text`` writes a currency mark (``plain``: a comma group; ``scaled``: a scale word)."""
-    places: list[int] = []
-    for sign in ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS:
-        places.extend(_find_all(text, sign))
-    if words is None:
-        marks = _MARK_WORDS
-    else:  # "USD/night" is one word of a text: its code is the part before the slash
-        slashed = {word.partition("/")[0] for word in words if "/" in word} if "/" in text else set()
-        marks = (_MARK_WORDS & words) | (_MARK_WORDS & slashed)
-    for word in marks:
-        places.extend(_find_all(low, word))
-    places.extend(match.start() for match in _GLUED_CODE.finditer(text))  # "USD5" is no word of its own
+    yield from _find_all(text, ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS)
+    marks = _MARK_WORDS if words is None else _MARK_WORDS & words
+    if words is not None and "/" in text:  # "USD/night" is one word: its code is a mark
+        marks |= _MARK_WORDS & {word.partition("/")[0] for word in words if "/" in word}
+    yield from _find_all(low, marks)
+    yield from (match.start() for match in _GLUED_CODE.finditer(text))  # "USD5" is no word of its own
     if plain:
-        places.extend(match.start() for match in _COMMA_GROUP.finditer(text))
+        yield from (match.start() for match in _COMMA_GROUP.finditer(text))
     if scaled:  # read without a mark only as a word of its own: one of ``words`` where given
-        for word in SCALE_WORDS if words is None else SCALE_WORDS.keys() & words:
-            places.extend(_find_all(low, word))
-    return places
+        yield from _find_all(low, SCALE_WORDS if words is None else SCALE_WORDS.keys() & words)
 
 
-def _find_all(text: str, word: str) -> list[int]:
-    out = []
-    at = text.find(word)
-    while at != -1:
-        out.append(at)
-        at = text.find(word, at + 1)
-    return out
+def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            yield at
+            at = text.find(word, at + 1)
 
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
@@ -329,10 +309,8 @@ def amount_keys(text: str, *, plain: bool = True, words: AbstractSet[str] | None
 
 def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | None:
     """Where the digits (and the scale) of the first amount of ``text`` keyed ``key`` stand."""
-    for amount in read_amounts(text, plain=plain, scaled=True):
-        if key in amount.keys():
-            return amount.number_start, amount.number_end
-    return None
+    amounts = read_amounts(text, plain=plain, scaled=True)
+    return next(((a.number_start, a.number_end) for a in amounts if key in a.keys()), None)
 
 
 def needs_its_strings(json_text: str) -> bool:

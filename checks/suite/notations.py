@@ -1,10 +1,8 @@
 """Values as people write them: the digit runs of identifiers, and counts of lists.
 
 A tool records ``gift_card_7091239``; an answer says "the gift card ending in 1239". Both are
-read into a ``DigitRun`` (``identifier_runs``, ``number_run``) with one key, filed and looked
-up alike, so a run read on one side is found from the other by construction.
-
-Principles:
+read into a ``DigitRun`` (``identifier_runs``, ``number_run``) with one key, so a run read on
+one side is found from the other.
 
 - **Only identifiers carry fragments**: a token with a letter and a digit run. A number
   without a letter is a value of its own, found as written.
@@ -43,8 +41,7 @@ class DigitRun:
     def keys(self) -> list[str]:
         return [FRAGMENT_PREFIX + self.digits]
 
-    def lookups(self) -> list[str]:
-        return self.keys()
+    lookups = keys
 
 
 def identifier_runs(token: str) -> list[DigitRun]:

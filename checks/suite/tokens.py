@@ -1,20 +1,17 @@
 """Reading values out of text: the one tokenizer and normalizer both sides of a lookup share.
 
 An answer is read into tokens with their spans (markdown, quotes and brackets separate; a
-comma does unless it sits between digits; decoration is stripped from a token's ends:
-``**fc1/3**,`` reads ``fc1/3``), each prose or a *candidate*, a value some tool result must
-carry. Tool results are read by the same rules into a set of normalized *forms*, in a pass
-that stays in C where it can. User patterns are matched whole-token under a time bound.
+comma does unless between digits; ``**fc1/3**,`` reads ``fc1/3``), each prose or a
+*candidate*, a value some tool result must carry. Tool results are read by the same rules
+into a set of normalized *forms*, in C where it can. User patterns match whole tokens,
+under a time bound.
 
-Principles:
-
-- **The units of a figure are data** (``UNITS``, ``PERCENT_UNITS``), and a unit written in
-  two words is one token (``WORDED_UNITS``: "12.5 per cent" is "12.5 percent"), on both sides.
+- **The units of a figure are data** (``UNITS``), and a unit in two words is one token
+  (``WORDED_UNITS``: "12.5 per cent" is "12.5 percent"), on both sides.
 - **Digits grouped by spaces are one number where the grouping is well formed**
-  (``SPACED_NUMBER``): a head of one to three digits, then groups of three, each after one
-  space (a no-break, thin or narrow one too); never across a line break, never glued to a
-  word or another number ("in 2024 300 people" is two). A run that may be a list ("items 1
-  200 300") keeps both readings: a source carries both, an answer is grounded by either.
+  (``SPACED_NUMBER``: groups of three after a head of one to three, one space apart, never
+  across a line, never glued to a word or a number: "in 2024 300 people" is two). A run
+  that may be a list ("items 1 200 300") carries both readings.
 - **Points group digits where the writing says so**: two groups or more ("2.750.300"), or
   one before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal.
 """
@@ -29,11 +26,12 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from .decimals import read_number
 from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
-from .money import GROUP_SPACES, amount_keys
+from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys
 from .notations import identifier_runs
 from .text import alternation
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
@@ -48,10 +46,9 @@ _SPELLED_ENDS = frozenset("0abcdefghijklmnopqrstuvwxyz%")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
 DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
-_TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS.replace(',', ''))},]|(?<=\d),(?=\d))+")
+_TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS)}]+|(?<=\d),(?=\d))+")
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DOTTED = re.compile(r"\d{1,3}(?:(?:\.\d{3}){2,}(?:,\d{1,2})?|\.\d{3},\d{1,2})")  # the principle above
 _DOTTED_IN_TEXT = re.compile(rf"(?<![\w.,]){_DOTTED.pattern}(?![\w]|[.,]\d)")
 _HEX = re.compile(r"[0-9a-f]+")
@@ -76,7 +73,7 @@ PERCENT_UNITS = frozenset(["%", "percent", "pct"])  # the units that make a figu
 _UNIT_SUFFIX = re.compile(rf"({alternation(UNITS)})(?:/s)?")  # glued, per second or not: "40mb/s"
 
 # Not after a word, a mark or another number ("2024 300"), nor before a word, digits or a
-# point. The first digit comes before the look back, so a text is scanned for digits alone.
+# point; the look back after the first digit, so a text is scanned for digits alone.
 _GROUP_SPACE = f"[{GROUP_SPACES}]"
 SPACED_NUMBER = re.compile(
     rf"[1-9](?<![\w.,:/-].)(?<!\d{_GROUP_SPACE}.)\d{{0,2}}(?:{_GROUP_SPACE}\d{{3}})+(?:\.\d+)?"
@@ -86,8 +83,7 @@ _GROUP_SPLIT = re.compile(_GROUP_SPACE)
 # The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
 _ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)  # in JSON
-# A digit, a space that groups, a digit: what every such number holds, scanned for from the
-# space (an ASCII text is asked in C: with every digit written 0, does it hold "0 0"?).
+# A digit, a space, a digit: what every such number holds (in ASCII: "0 0", digits as 0).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
 _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
@@ -126,7 +122,7 @@ def normalize(token: str) -> str:
     """The form a token is compared under: lower case, ends undressed, numbers canonical."""
     value = token.lower().strip(DECORATION)
     if value and value[0].isdigit():
-        if _GROUPED.fullmatch(value) or _NUMBER.fullmatch(value):
+        if COMMA_GROUPED.fullmatch(value) or _NUMBER.fullmatch(value):
             return canonical_number(value)
         if _DOTTED.fullmatch(value):
             return dotted_value(value)
@@ -137,17 +133,16 @@ def lookup_forms(value: str) -> list[str]:
     """Every spelling a normalized value is looked up under: ``0x`` prefixes both ways."""
     if value.startswith("0x") and len(value) > 2:
         return [value, value[2:]]
-    if len(value) >= 4 and _HEX.fullmatch(value) and any(c.isdigit() for c in value):
+    if len(value) >= 4 and _HEX.fullmatch(value) and any(map(str.isdigit, value)):
         return [value, "0x" + value]
     return [value]
 
 
 def digit_count(value: str) -> int:
-    return sum(c.isdigit() for c in value)
+    return sum(map(str.isdigit, value))
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     text: str  # as written, decoration stripped
     start: int
     end: int
@@ -178,7 +173,7 @@ def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
         core = raw.strip(DECORATION)
         start = match.start() + len(raw) - len(raw.lstrip(DECORATION))
         # 1204,1205 is two numbers; only a well-formed grouping is one.
-        split = "," in core and not _GROUPED.fullmatch(core) and not _DOTTED.fullmatch(core)
+        split = "," in core and not COMMA_GROUPED.fullmatch(core) and not _DOTTED.fullmatch(core)
         for piece in core.split(",") if split else [core]:
             if piece:
                 tokens.append(Token(piece, start, start + len(piece), normalize(piece)))
@@ -229,7 +224,7 @@ def classify(
 ) -> Candidate | None:
     """The candidate a token is, or None for prose. ``unit`` is a unit word written after it."""
     value = token.value
-    if not any(c.isdigit() for c in value):
+    if not any(map(str.isdigit, value)):
         return None
     at = (token.text, token.start, token.end)
     if _NUMBER.fullmatch(value):
@@ -273,8 +268,7 @@ def classify(
 
 def _precision(text: str) -> int:
     """The decimals a number is written with."""
-    text = text.replace(",", "")
-    return len(text.split(".")[1]) if "." in text else 0
+    return len(text.replace(",", "").split(".")[1]) if "." in text else 0
 
 
 def index_text(text: str) -> set[str]:
@@ -334,8 +328,7 @@ def value_text(text: str) -> str:
 
 
 # A source's dates, times and durations are read from the whole text where one may stand
-# across tokens (a month's name, "10 PM"), else from the distinct tokens that may hold one:
-# the same reading, and far less to read in a large result.
+# across tokens (a month's name, "10 PM"), else from the distinct tokens that may hold one.
 _MONTH_TOKENS = frozenset(MONTH_NAMES)
 _MONTH_GLUED = re.compile(rf"-(?:{alternation(MONTH_NAMES)})\.?-")  # 19-may-2024
 # "10:00 PM", "10 p. m." (of whose two tokens "m." tells), "2200 hrs".

@@ -1,9 +1,8 @@
 """What every value the suite reads is: one shape, whatever its kind.
 
-Each reader (``values``, ``durations``, ``money``, ``notations``) turns a text into spans with
-a kind, a canonical content and keys: a source's are filed under ``keys()``, an answer's
-looked up under ``lookups()`` (the same but for a full date), so a notation read on one side
-is read on the other by construction.
+Each reader (``values``, ``durations``, ``money``, ``notations``) reads spans with a kind, a
+canonical content and keys: a source's filed under ``keys()``, an answer's looked up under
+``lookups()`` (the same but for a full date), so a notation is read alike on both sides.
 """
 
 from __future__ import annotations

@@ -1,25 +1,20 @@
 """Dates and clock times, read one way wherever they are written.
 
-A tool records ``"2024-05-19"`` and ``"22:00:00"``; a person writes "May 19", "5/19/2024",
-"Sunday, May 19th, 2024", "10 PM" or "10:00 p.m.". This module is the suite's one reader of
-dates and times: it reads a text into ``DateValue`` and ``TimeValue`` spans (``durations``
-adds ``DurationValue``), whose keys a source is filed under and an answer looked up under,
-so a notation read on one side is read on the other by construction.
-
-Principles:
+A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19th, 2024",
+"5/19/2024" or "10 p.m.". Both are read into ``DateValue`` and ``TimeValue`` spans (a
+``value.Value``; ``durations`` adds lengths), so a notation read on one side is read on the other.
 
 - **Vocabularies and notations are data**: the tables below, and ``DATE_NOTATIONS`` and
   ``TIME_NOTATIONS``, each with the spellings it reads (which the tests write values in).
-- **A value that may mean two things carries the keys of both, on both sides**: "05/06/2024"
-  is both days; "5:00" with no half-day mark is both 05:00 and 17:00.
-- **A part left unsaid is not a part that differs**: "May 19" is keyed by its month and day,
-  which a date of any year also carries, and a full date is looked up under its day and
-  under "May 19 of an unsaid year" (``lookups()`` beside ``keys()``), so two years written
-  must agree. Seconds are not compared.
-- **A member's name may say what its number is**: seconds (or milliseconds) since 1970
-  under a member named for an instant (``starts_at``) are a date and a time in UTC.
-- **A range is its two ends**, and marks about a value are not the value: a weekday, an
-  ordinal suffix, a zone and a next-day mark are dropped ("+1" is kept as ``day_offset``).
+- **A value that may mean two things carries the keys of both**: "05/06/2024" is both
+  days; "5:00" with no half-day mark is both 05:00 and 17:00.
+- **A part left unsaid is not a part that differs**: "May 19" carries the month and day a
+  date of any year carries; a full date is looked up under its day and under "May 19 of an
+  unsaid year" (``lookups()``), so two years written must agree. Seconds are not compared.
+- **A member's name may say what its number is**: seconds (or ms) since 1970 under a
+  member named for an instant (``starts_at``) are a date and a time in UTC.
+- **A range is its two ends**; a weekday, an ordinal suffix, a zone and a next-day mark
+  ("+1", kept as ``day_offset``) are no part of a value.
 
 Not read: a two-digit year after dots ("1.2.24" is more often a version), a date glued to
 letters, digits or other separators (a part of an identifier or a path).
@@ -152,8 +147,7 @@ class TimeValue:
         hours = [self.hour, self.hour + 12] if self.open_half else [self.hour]
         return [f"time {hour:02d}:{self.minute:02d}" for hour in hours] + list(self.also)
 
-    def lookups(self) -> list[str]:
-        return self.keys()
+    lookups = keys
 
 
 @dataclass(frozen=True)
@@ -171,7 +165,8 @@ _YEAR = rf"(?P<year>{_DIGIT}{{4}})"
 _DAY = rf"(?P<day>{_DIGIT}{{1,2}})"
 _MONTH_NAME = rf"(?P<month_name>{_MONTH})"
 _GAP = r"[ \u00a0]+"
-_RANGE_DASH = "[-\u2013\u2014]"  # "3-5", "3–5": a range, whose two ends are two values
+_DASHES = " \u00a0-\u2013\u2014"  # between a range's two ends: "3-5", "3 – 5"
+_RANGE_DASH = "[-\u2013\u2014]"
 _DATE_END = rf"(?![\w]|[-/.:]{_DIGIT})"  # no other token glued to it
 _LAST_DAY = rf"[ \u00a0]?{_RANGE_DASH}[ \u00a0]?(?P<last_day>{_DIGIT}{{1,2}}){_ORDINAL}?"
 _AND_YEAR = rf"(?:,?{_GAP}{_YEAR}\b)?{_DATE_END}"
@@ -203,13 +198,8 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # May 19, 2024; Sunday, May 19th; Sept. 5 2024; May 19.
         "month_first",
         rf"(?:{_WEEKDAY},?{_GAP})?{_MONTH_NAME}{_GAP}{_DAY}{_ORDINAL}?\b{_AND_YEAR}",
-        (
-            "{month_name} {day}, {year}",
-            "{weekday}, {month_name} {day_ordinal}, {year}",
-            "{mon} {day} {year}",
-            "{month_name} {day}",
-            "{weekday}, {month_name} {day_ordinal}",
-        ),
+        ("{month_name} {day}, {year}", "{weekday}, {month_name} {day_ordinal}, {year}", "{mon} {day} {year}")
+        + ("{month_name} {day}", "{weekday}, {month_name} {day_ordinal}"),
     ),
     Notation(  # 19-May-2024, 19-May-24.
         "day_month_dashed",
@@ -219,12 +209,8 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 19 May 2024; the 19th of May, 2024; Sunday, 19 May.
         "day_first",
         rf"(?:{_WEEKDAY},?{_GAP})?(?:the{_GAP})?{_DAY}{_ORDINAL}?{_GAP}(?:of{_GAP})?{_MONTH_NAME}\b{_AND_YEAR}",
-        (
-            "{day} {month_name} {year}",
-            "the {day_ordinal} of {month_name}, {year}",
-            "{day} {mon}",
-            "{weekday}, {day} {month_name}",
-        ),
+        ("{day} {month_name} {year}", "the {day_ordinal} of {month_name}, {year}", "{day} {mon}")
+        + ("{weekday}, {day} {month_name}",),
     ),
 )
 
@@ -244,16 +230,9 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
         "clock",
         rf"(?P<hour>{_DIGIT}{{1,2}}):(?P<minute>{_DIGIT}{{2}}){_SECONDS}?{_TIME_NOTE}"
         rf"(?:{_HALF}|(?![\w]|[:.]{_DIGIT}))",
-        (
-            "{hh}:{minute:02d}",
-            "{hh}:{minute:02d}:{second:02d}",
-            "{hh}:{minute:02d}:{second:02d}+1",
-            "{hour}:{minute:02d}",
-            "{h12}:{minute:02d} {AMPM}",
-            "{h12}:{minute:02d} {a_m}",
-            "{h12}:{minute:02d}{ampm}",
-            "12:{minute:02d} {noon}",
-        ),
+        ("{hh}:{minute:02d}", "{hh}:{minute:02d}:{second:02d}", "{hh}:{minute:02d}:{second:02d}+1")
+        + ("{hour}:{minute:02d}", "{h12}:{minute:02d} {AMPM}", "{h12}:{minute:02d} {a_m}")
+        + ("{h12}:{minute:02d}{ampm}", "12:{minute:02d} {noon}"),
     ),
     Notation(  # 7.30pm, 10.00 PM: a point between hour and minute, only before a half-day mark.
         "dotted",
@@ -354,22 +333,18 @@ def read_dates(text: str) -> Iterator[DateValue]:
             yield DateValue(readings, match.start(), match.end())
         elif len(readings) == 2 and readings[0][2] < readings[1][2]:  # not "June 5-3", nor past the month
             split = match.start(numbers["last_day"])
-            yield DateValue(readings[:1], match.start(), len(text[:split].rstrip(" \u00a0-\u2013\u2014")))
+            yield DateValue(readings[:1], match.start(), len(text[:split].rstrip(_DASHES)))
             yield DateValue(readings[1:], split, match.end())
 
 
 def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
     hour, minute = int(parts.get("hour", 12)), int(parts.get("minute", 0))  # "noon" alone: 12
     second = int(parts["second"]) if "second" in parts else None
-    if minute > 59 or (second is not None and second > 59):
+    if minute > 59 or (second is not None and second > 59) or ("half" not in parts and hour > 23):
         return None
     if "half" not in parts:  # "5:00" may be either half of the day; "05:00" is a 24-hour time
         open_half = len(parts["hour"]) == 1 and 1 <= hour <= 9
-        return (
-            TimeValue(hour, minute, second, start, end, open_half, int(parts.get("offset", 0)))
-            if hour < 24
-            else None
-        )
+        return TimeValue(hour, minute, second, start, end, open_half, int(parts.get("offset", 0)))
     half = HALF_DAY_MARKS[" ".join(parts["half"].lower().split())]
     if not 1 <= hour <= 12 or (half in ("noon", "midnight") and hour != 12):
         return None
@@ -380,11 +355,8 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
 def _range_start(parts: dict[str, str], last: TimeValue, start: int = 0, end: int = 0) -> TimeValue | None:
     """The first time of a range whose half-day mark follows its last ("9-11 AM")."""
     hour = int(parts["first_hour"])
-    first = _time(
-        {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]},
-        start,
-        end,
-    )
+    written = {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]}
+    first = _time(written, start, end)
     if first is None or not 1 <= hour <= 12:
         return None
     if hour % 12 > int(parts["hour"]) % 12:  # 11-1 PM: from 11 AM
@@ -403,8 +375,8 @@ def read_times(text: str) -> Iterator[TimeValue]:
             yield found
         elif found is not None:
             split = match.start(numbers["hour"])
-            first_end = len(text[:split].rstrip(" \u00a0-\u2013\u2014"))
-            if (first := _range_start(parts, found, match.start(), first_end)) is not None:
+            first = _range_start(parts, found, match.start(), len(text[:split].rstrip(_DASHES)))
+            if first is not None:
                 yield first
                 yield replace(found, start=split)
 
@@ -412,13 +384,10 @@ def read_times(text: str) -> Iterator[TimeValue]:
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
     """The keys of every date ``text`` writes and the years of its full dates, read once for
     each distinct writing; ``in_words=False`` reads only figures, for a text naming no month."""
-    keys: set[str] = set()
-    years: set[int] = set()
-    for found in set((_DATES if in_words else _FIGURE_DATES).findall(text)):
-        more, more_years = _date_keys_of(found, in_words)
-        keys.update(more)
-        years.update(more_years)
-    return keys, years
+    read = [
+        _date_keys_of(found, in_words) for found in set((_DATES if in_words else _FIGURE_DATES).findall(text))
+    ]
+    return {key for keys, _ in read for key in keys}, {year for _, years in read for year in years}
 
 
 @lru_cache(maxsize=4096)
