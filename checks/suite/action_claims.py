@@ -184,8 +184,8 @@ _FUNCTION_WORDS = frozenset(
     """a an the your my our their his her its this that these those it them you me us all any each
     every some both also now just successfully already been has have is are was were be new
     following changes change request requests update updates everything detail details
-    information booking trip account item items order one two three four five six seven eight
-    nine ten single another more additional extra free checked""".split()
+    information one two three four five six seven eight nine ten single another more
+    additional extra""".split()
 )
 _OBJECT_END = re.compile(
     r"[,.;:!?()\n]|\b(?:to|from|for|with|on|in|at|into|onto|by|as|and|using|via)\b", re.I
