@@ -8,7 +8,9 @@ the conversation showed before it (``evidence_index.BACKS``):
 - ``computed_value`` (info): none carries it, but a derivation (``derivations.TABLE``) makes it;
 - ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier turn;
 - ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already stated
-  (one invented value is one defect: flagged where it first appears).
+  (one invented value is one defect: flagged where it first appears);
+- what a record or a write's own receipt contradicts (``records``) is flagged as that, and
+  not again as ``unsupported_value``: one defect, one flag.
 
 Every grounded value is reported in ``provenance`` with the call, JSON path and span that
 carry it. A percent is also the fraction it is ("12.5%" is 0.125; a whole one is not, a
@@ -458,14 +460,14 @@ def _judge(
         finding = _about(turn, candidate, "unsupported_value", "flag", why + ".", {"shape": candidate.shape})
         report.findings.append(replace(finding, correction=correction))
     records = names_in(candidates, state.tools, turn.answer)
+    specific: list[Finding] = []  # what a record or a receipt says instead of a value
     if records:
         grounded = {c.value for c in candidates if known.get(c.value) and c.value not in explained}
-        report.findings.extend(
-            other_record_findings(turn.index, turn.answer, candidates, grounded, records, NAME)
-        )
-        report.findings.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
-        report.findings.extend(route_findings(turn.index, turn.answer, candidates, records, NAME))
-    report.findings.extend(receipt_findings(turn, state.results_before, NAME))
+        specific.extend(other_record_findings(turn.index, turn.answer, candidates, grounded, records, NAME))
+        specific.extend(contradicted_findings(turn.index, turn.answer, records, NAME))
+        specific.extend(route_findings(turn.index, turn.answer, candidates, records, NAME))
+    specific.extend(receipt_findings(turn, state.results_before, NAME))
+    _one_flag_a_defect(report.findings, specific)
     if opts.prior_turn and grounded_turns and max(grounded_turns) < turn.index:
         latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
         back = turn.index - latest
@@ -546,6 +548,25 @@ def _derive(
                 pools.named.setdefault(record.name, record)
         pools.given = [records for source in read if len(records := given_records(source)) >= 2]
     return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
+
+
+def _one_flag_a_defect(findings: list[Finding], specific: list[Finding]) -> None:
+    """Add ``specific`` to ``findings``, dropping an ``unsupported_value`` flag on a span one of
+    them flags: a value a record or a receipt contradicts is one defect, said once, by the
+    finding that names what the value should have been."""
+    spans = [(f.claim.start, f.claim.end) for f in specific if f.claim is not None and f.severity == "flag"]
+    if spans:
+        findings[:] = [
+            f
+            for f in findings
+            if not (
+                f.code == "unsupported_value"
+                and f.claim is not None
+                and f.turn == specific[0].turn
+                and any(f.claim.start < end and start < f.claim.end for start, end in spans)
+            )
+        ]
+    findings.extend(specific)
 
 
 def _about(

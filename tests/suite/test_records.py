@@ -156,3 +156,36 @@ def test_an_amount_the_write_s_own_result_contradicts_is_flagged(read, write, ri
     # The record's past, as read before the change and repeated by it, is no receipt of it.
     past = read["result"].get("paid") or read["result"].get("spent")
     assert flags(f"Before this, ${past} had been paid in all. {right}") == []
+
+
+@pytest.mark.parametrize(
+    ("write", "answer", "wrong"),
+    [
+        (  # a ticket desk
+            {
+                "tool": "cancel_booking",
+                "args": {"booking": "B-1"},
+                "result": {"booking": "B-1", "refund": 30},
+            },
+            "Cancelled: a refund of $10 goes back to your card.",
+            "$10",
+        ),
+        (  # an inventory
+            {
+                "tool": "create_purchase_order",
+                "args": {"sku": "BOLT-6"},
+                "result": {"order": "PO-7", "charge": 560.5},
+            },
+            "Ordered; the supplier charged $650.50 for it.",
+            "$650.50",
+        ),
+    ],
+)
+def test_a_figure_the_receipt_contradicts_is_one_flag_not_two(write, answer, wrong) -> None:
+    """A figure nobody supplied that the write's own result contradicts is one defect: the
+    contradicted_value flag names the right figure, and no unsupported_value flag repeats it."""
+    result = run_suite(build_conversation(build_turn(answer, calls=[write])))
+    flags = [
+        (f["code"], f["claim"]["text"]) for f in result["findings"] if f["severity"] == "flag" and f["claim"]
+    ]
+    assert flags == [("contradicted_value", wrong)]
