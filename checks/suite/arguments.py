@@ -8,7 +8,9 @@ Every tool call's arguments are read, without per-tool wiring:
   ``min_digits`` digits or more, or an identifier; for a tool named in ``arguments_from``,
   every string of 4 characters or more) that no user message, system prompt or earlier tool
   result holds (the finding says whether the assistant's own prose did); or a number typed
-  into a write that nothing supplied (``write_numbers``).
+  into a write that nothing supplied (``write_numbers``). An expression ("100 * 1.5") is a
+  string of values: each number of it that an answer's check would read must have been said
+  before, by anyone, the assistant included (a figure it stated is one it may compute with).
 - ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that
   found nothing.
 
@@ -36,6 +38,12 @@ from .write_numbers import Supply, unsupplied
 
 NAME = "arguments"
 MIN_ARMED_LENGTH = 4
+# Written arithmetic: numbers joined by operators, nothing else ("(16-14)+(20-17)", "100 * 1.5").
+_EXPRESSION = re.compile(r"[\s(]*\d[\d.,]*(?:[\s()]*[-+*/×÷^%][\s(]*\d[\d.,]*)+[\s)]*")
+# What tells arithmetic from a date, a range or a code ("2026-11-29", "10/12", "555-0100"):
+# an operator no such value uses, a bracket, or a minus or slash set apart by spaces.
+_ARITHMETIC = re.compile(r"[+*×÷^%()]|\s[-/]\s")
+_OPERAND = re.compile(r"\d+(?:[.,]\d+)*")
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?"
 )
@@ -151,6 +159,9 @@ def _judge_call(
     schema = turn.tool_parameters.get(call.tool)
     out: list[Finding] = []
     for path, raw in json_leaves(arguments, lambda leaf: isinstance(leaf, str)):
+        if _EXPRESSION.fullmatch(raw) and _ARITHMETIC.search(raw):
+            out.extend(_invented_operands(turn, call, path, raw, options.evidence.min_digits, seen))
+            continue
         value = _checked_value(raw, producers is not None, options.evidence.min_digits)
         lowered = raw.strip().lower()
         if value is None or lowered in (enum_values(schema, path) or ()):
@@ -174,6 +185,37 @@ def _judge_call(
                 "documented derivation gives it."
             )
             out.append(_unsupported_finding(turn, call, path, value, why, "nowhere"))
+    return out
+
+
+def _invented_operands(
+    turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen
+) -> list[Finding]:
+    """An expression is a string of values: each number of it that would be checked in an
+    answer (``tokens.classify``) must have been said before, by a person, a result or the
+    assistant's own words (a figure it stated is an operand it may compute with); a fraction
+    is also its percent ("0.15" for "15%")."""
+    out = []
+    for match in _OPERAND.finditer(raw):
+        candidate = classify(
+            tokenize(match.group())[0], min_digits=min_digits, figures=True, decimal_rounding=True
+        )
+        if candidate is None or candidate.number is None:
+            continue
+        forms = [*lookup_forms(candidate.value)]
+        if 0 < candidate.number < 1:
+            forms += lookup_forms(number_text(candidate.number * 100))
+        said = [form.lower() for form in forms]
+        if seen.grounds.supplied(forms) or seen.producer(forms, said[0], None) is not None:
+            continue
+        if any(seen.person_texts.holds(form) or seen.prose.holds(form) for form in said):
+            continue
+        why = (
+            f"The expression {path} of {call.tool} (call {call.call_id}), “{clip(raw)}”, computes with "
+            f"{match.group()}, which no user message, system prompt, tool result or earlier answer "
+            "states: an operand made up."
+        )
+        out.append(_unsupported_finding(turn, call, path, match.group(), why, "nowhere"))
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from suite_helpers import build_conversation, build_turn
 
 from checks.suite import run_suite
@@ -193,3 +194,40 @@ def test_a_long_invented_identifier_is_flagged_and_shown_cut_short() -> None:
         assert finding["value"] == value
         assert value not in finding["explanation"]
         assert f"“{value[:20]}" in finding["explanation"] and "…”" in finding["explanation"]
+
+
+@pytest.mark.parametrize(
+    ("user", "result", "expression", "invented"),
+    [
+        # a ticket desk: four seats at the listed price, then a tax rate nobody gave
+        (
+            "Price 4 seats of show S-2 for me.",
+            {"show": "S-2", "seat_price": 37.5},
+            "4 * 37.5",
+            "4 * 37.5 * 1.08",
+        ),
+        # an inventory: stock less what the user took out, then a shrink rate nobody gave
+        (
+            "I took 37 units of BOLT-6 out.",
+            {"sku": "BOLT-6", "on_hand": 1250},
+            "1250 - 37",
+            "1250 * 0.93 - 37",
+        ),
+    ],
+)
+def test_a_number_of_an_expression_that_nobody_said_is_invented(
+    user: str, result: dict[str, Any], expression: str, invented: str
+) -> None:
+    """Each number of a calculator's expression is a value: read from a result or said by the
+    user, it passes; said by nobody, it is an unsupported argument, named in the finding."""
+
+    def flagged(text: str) -> list[str | None]:
+        calls = [
+            {"tool": "lookup", "args": {"q": "x"}, "result": result},
+            {"tool": "calculate", "args": {"expression": text}, "result": "0"},
+        ]
+        data = build_conversation(build_turn("Here it is.", calls=calls, user=user))
+        return [f["value"] for f in findings(data, "unsupported_argument")]
+
+    assert flagged(expression) == []
+    assert flagged(invented) == [invented.split()[4 if "1.08" in invented else 2]]
