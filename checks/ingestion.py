@@ -247,7 +247,7 @@ def _ingest_document(
             Payload.objects.create(
                 project=project, conversation=conversation, body=body, export=export, format=stored_format
             )
-            return IngestResult("created", conversation, checking.schedule_run(conversation, enqueue))
+            return IngestResult("created", conversation, _schedule(conversation, enqueue, export))
 
     if existing.content_hash == digest:
         return IngestResult("unchanged", existing, None)
@@ -310,7 +310,16 @@ def _store_again(
         export=export,
         format=stored_format,
     )
-    return IngestResult("appended", conversation, checking.schedule_run(conversation, enqueue))
+    return IngestResult("appended", conversation, _schedule(conversation, enqueue, export))
+
+
+def _schedule(conversation: Conversation, enqueue: bool, export: RawExport | None) -> CheckRun:
+    """The check of what was just stored: a run of its own for a REST payload, sent to the
+    workers unless ``enqueue`` is false; for an OTLP export, the conversation's run once its
+    trace has settled (``checking.settle_run``), which the export's caller sends."""
+    if export is not None:
+        return checking.settle_run(conversation)
+    return checking.schedule_run(conversation, enqueue)
 
 
 def _format_name(payload: Any, format: str | None) -> str:
@@ -449,6 +458,7 @@ class ItemResult:
     external_id: str | None
     conversation: Conversation | None = None
     errors: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    run_id: int | None = None  # the check scheduled for it, if any
 
 
 @transaction.atomic
@@ -476,8 +486,20 @@ def _sender_id(payload: Any) -> str | None:
 def _store_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -> list[ItemResult]:
     """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself, and
     sends the checks of everything stored to the workers in batches once all is committed."""
+    results = _attempt_each(attempts)
+    run_ids = _run_ids(results)
+    transaction.on_commit(lambda: checking.enqueue_runs(run_ids))
+    return results
+
+
+def _run_ids(results: list[ItemResult]) -> list[int]:
+    """The runs scheduled for what was stored, each once (an export's conversations may share one)."""
+    return list(dict.fromkeys(r.run_id for r in results if r.run_id is not None))
+
+
+def _attempt_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -> list[ItemResult]:
+    """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself."""
     results: list[ItemResult] = []
-    run_ids: list[int] = []
     for index, (external_id, attempt) in enumerate(attempts):
         try:
             with transaction.atomic():
@@ -486,41 +508,41 @@ def _store_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -
             status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
             results.append(ItemResult(index, status, external_id, errors=exc.errors))
             continue
-        if result.run is not None:
-            run_ids.append(result.run.pk)
-        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
-    transaction.on_commit(lambda: checking.enqueue_runs(run_ids))
+        run_id = result.run.pk if result.run is not None else None
+        results.append(
+            ItemResult(
+                index, result.status, result.conversation.external_id, result.conversation, run_id=run_id
+            )
+        )
     return results
 
 
 @dataclass(frozen=True)
 class ExportResult:
     """What became of an OTLP export: each conversation it carried (and each tool run it
-    attached), and the conversations it could not build."""
+    attached), the conversations it could not build, and the check runs to send once it is
+    committed (``run_ids``: the caller sends them, after the settle time)."""
 
     items: list[ItemResult]
     skipped: list[dict[str, str]]
+    run_ids: list[int] = dataclasses.field(default_factory=list)
 
 
 @transaction.atomic
 def ingest_export(
     *,
     project: Project,
-    body: bytes,
-    content_type: str,
-    content_encoding: str,
+    export: RawExport,
     reading: otel.Reading,
     tool_results: dict[str, list[pieces.ToolResult]] | None = None,
 ) -> ExportResult:
-    """Stores the conversations of one OTLP export. Exports of one conversation arrive over
-    time, each with the spans seen since: each is read as an extension of what is stored,
-    under its own name, a name joined to a conversation before, or (each model call its own
-    trace) the conversation its messages continue (``joining``). ``tool_results`` are the
-    tool runs of conversations the reader could not build (``pieces.lone_tool_results``):
-    each is put beside the stored call it answers, or refused."""
-    export = RawExport.objects.create(
-        project=project, body=body, content_type=content_type[:100], content_encoding=content_encoding[:20]
-    )
+    """Stores the conversations of one OTLP export, kept as received in ``export``. Exports
+    of one conversation arrive over time, each with the spans seen since: each is read as an
+    extension of what is stored, under its own name, a name joined to a conversation before,
+    or (each model call its own trace) the conversation its messages continue (``joining``).
+    ``tool_results`` are the tool runs of conversations the reader could not build
+    (``pieces.lone_tool_results``): each is put beside the stored call it answers, or
+    refused. The checks are not sent: the caller sends ``run_ids`` once it commits."""
     tool_results = tool_results or {}
 
     def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult]:
@@ -539,9 +561,9 @@ def ingest_export(
     }
     attempts = [(_sender_id(c), attempt(c)) for c in reading.conversations]
     attempts += [(result.name, attach(result)) for results in attached.values() for result in results]
-    items = _store_each(attempts)
+    items = _attempt_each(attempts)
     skipped = [s for s in reading.skipped if s["external_id"] not in attached]
-    return ExportResult(items, skipped)
+    return ExportResult(items, skipped, _run_ids(items))
 
 
 def _stored_under(project: Project, name: str) -> bool:
