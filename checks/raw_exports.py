@@ -112,7 +112,11 @@ def enqueue(batches: int) -> None:
 
 def take(*, limit: int, ids: list[int] | None = None) -> tuple[str, list[int]]:
     """Leases up to ``limit`` waiting exports (the oldest first; only those of ``ids`` when
-    given) that no live lease holds, to this worker: the lease's token and their ids."""
+    given) that no live lease holds, to this worker: the lease's token and their ids.
+
+    An export taken before and never finished (its worker died) may be what killed it, so
+    it is taken alone: an export that kills every worker holds up no other, and is refused
+    after MAX_ATTEMPTS (``_store_one``) while the rest are stored."""
     now = timezone.now()
     token = uuid.uuid4().hex
     free = Q(state=ExportState.WAITING) & (Q(lease_until__isnull=True) | Q(lease_until__lt=now))
@@ -122,7 +126,11 @@ def take(*, limit: int, ids: list[int] | None = None) -> tuple[str, list[int]]:
     with transaction.atomic():
         if connection.features.has_select_for_update_skip_locked:
             takeable = takeable.select_for_update(skip_locked=True)
-        chosen = list(takeable.order_by("created_at", "pk").values_list("pk", flat=True)[:limit])
+        rows = list(takeable.order_by("created_at", "pk").values_list("pk", "attempts")[:limit])
+        if rows and rows[0][1] > 0:
+            chosen = [rows[0][0]]
+        else:
+            chosen = [pk for pk, attempts in rows if attempts == 0]
         # Conditional, for a database without row locks: one taken meanwhile is left alone.
         RawExport.objects.filter(free, pk__in=chosen).update(
             lease_until=now + timedelta(seconds=settings.RECEIPTS_OTLP_LEASE_SECONDS),

@@ -312,3 +312,16 @@ def test_with_eager_tasks_the_answer_says_what_was_refused(client: Any, api_key:
     partial = response.json()["partialSuccess"]
     assert partial["rejectedSpans"] == "1" and "already stored" in partial["errorMessage"]
     assert status_of(client, api_key, response).json()["state"] == "refused"
+
+
+def test_exports_whose_worker_died_are_taken_again_alone(
+    client: Any, api_key: str, workers_behind: None
+) -> None:
+    """Any of them may be what killed the worker: alone, it holds up no other."""
+    for name in ("a", "b", "c"):
+        post(client, api_key, body(traces([chat(name)])))
+    _, dead = raw_exports.take(limit=2)  # a worker takes two and dies
+    RawExport.objects.update(lease_until=timezone.now() - timedelta(seconds=1))
+    first, second, fresh = (raw_exports.take(limit=10)[1] for _ in range(3))
+    assert [first, second] == [[dead[0]], [dead[1]]]
+    assert len(fresh) == 1 and fresh[0] not in dead
