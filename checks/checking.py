@@ -48,16 +48,19 @@ def schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
     return run
 
 
-def settle_run(conversation: Conversation) -> CheckRun:
+def settle_run(conversation: Conversation, *, created: bool = False) -> CheckRun:
     """The run that checks a conversation still arriving over OTLP once its trace has
     settled: RECEIPTS_OTLP_SETTLE_SECONDS after this export, not before. A run scheduled and
     not yet claimed is pushed back rather than joined by another, so a trace exported in
     many pieces is checked once, after the last; one claimed already (checking what was
     stored before) is left to finish, and a new run follows it. The caller sends the run
-    (``enqueue_runs`` with the settle time as ``countdown``)."""
+    (``enqueue_runs`` with the settle time as ``countdown``). A conversation ``created`` just
+    now has no run to push back: none is looked for."""
     not_before = timezone.now() + timedelta(seconds=settings.RECEIPTS_OTLP_SETTLE_SECONDS)
     waiting = (
-        CheckRun.objects.filter(conversation=conversation, kind=RunKind.CHECKS, status=RunStatus.PENDING)
+        None
+        if created
+        else CheckRun.objects.filter(conversation=conversation, kind=RunKind.CHECKS, status=RunStatus.PENDING)
         .order_by("-id")
         .first()
     )

@@ -247,7 +247,9 @@ def _ingest_document(
             Payload.objects.create(
                 project=project, conversation=conversation, body=body, export=export, format=stored_format
             )
-            return IngestResult("created", conversation, _schedule(conversation, enqueue, export))
+            return IngestResult(
+                "created", conversation, _schedule(conversation, enqueue, export, created=True)
+            )
 
     if existing.content_hash == digest:
         return IngestResult("unchanged", existing, None)
@@ -313,12 +315,14 @@ def _store_again(
     return IngestResult("appended", conversation, _schedule(conversation, enqueue, export))
 
 
-def _schedule(conversation: Conversation, enqueue: bool, export: RawExport | None) -> CheckRun:
+def _schedule(
+    conversation: Conversation, enqueue: bool, export: RawExport | None, *, created: bool = False
+) -> CheckRun:
     """The check of what was just stored: a run of its own for a REST payload, sent to the
     workers unless ``enqueue`` is false; for an OTLP export, the conversation's run once its
     trace has settled (``checking.settle_run``), which the export's caller sends."""
     if export is not None:
-        return checking.settle_run(conversation)
+        return checking.settle_run(conversation, created=created)
     return checking.schedule_run(conversation, enqueue)
 
 
