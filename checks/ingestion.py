@@ -243,7 +243,7 @@ def _ingest_document(
             if existing is None:
                 raise
         else:
-            _store_turns(conversation, document["turns"], first_index=0)
+            _store_turns(conversation, document["turns"], first_index=0, created=True)
             Payload.objects.create(
                 project=project, conversation=conversation, body=body, export=export, format=stored_format
             )
@@ -364,19 +364,26 @@ def _create_conversation(project: Project, document: dict[str, Any], digest: str
     )
 
 
-def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int) -> None:
+def _store_turns(
+    conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int, created: bool = False
+) -> None:
     """Writes turns, messages and tool calls in a few bulk inserts and updates, whatever
     their number. A turn already stored at an index keeps its row (and the findings on it);
-    its messages and tool calls are written anew."""
+    its messages and tool calls are written anew. A conversation ``created`` just now has
+    none stored: none is looked for."""
     if not turns:
         return
     # Parse the whole document so handles and derived receipts number as the suite numbers them.
     parsed = native.from_canonical(conversation.document).turns[first_index:]
     project = conversation.project
     now = timezone.now()
-    stored = {
-        row.index: row for row in Turn.objects.filter(conversation=conversation, index__gte=first_index)
-    }
+    stored = (
+        {}
+        if created
+        else {
+            row.index: row for row in Turn.objects.filter(conversation=conversation, index__gte=first_index)
+        }
+    )
     if stored:
         Message.objects.filter(turn__in=list(stored.values())).delete()
         ToolCall.objects.filter(turn__in=list(stored.values())).delete()
