@@ -555,9 +555,11 @@ def ingest_export(
     (``pieces.lone_tool_results``): each is put beside the stored call it answers, or
     refused. The checks are not sent: the caller sends ``run_ids`` once it commits."""
     tool_results = tool_results or {}
+    names = [c["external_id"] for c in reading.conversations if isinstance(c.get("external_id"), str)]
+    unknown = joining.unknown_names(project, [name for name in names if otel.storable(name)])
 
     def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult]:
-        return lambda: _store_piece(project, to_document(conversation), export)
+        return lambda: _store_piece(project, to_document(conversation), export, unknown)
 
     def attach(result: pieces.ToolResult) -> Callable[[], IngestResult]:
         return lambda: _attach_tool_result(project, result, export)
@@ -584,12 +586,17 @@ def _stored_under(project: Project, name: str) -> bool:
     )
 
 
-def _store_piece(project: Project, document: dict[str, Any], export: RawExport) -> IngestResult:
-    """One conversation of an export, stored where it belongs (see ``ingest_export``)."""
+def _store_piece(
+    project: Project, document: dict[str, Any], export: RawExport, unknown: set[str]
+) -> IngestResult:
+    """One conversation of an export, stored where it belongs (see ``ingest_export``); a
+    name among ``unknown`` (``joining.unknown_names``) is not looked up again."""
     name = document["external_id"]
-    stored = _locked_conversation(project, name)
+    new_name = name in unknown
+    unknown.discard(name)  # once stored here, a later piece of the name must find it
+    stored = None if new_name else _locked_conversation(project, name)
     joined_by = None
-    if stored is None:
+    if stored is None and not new_name:
         stored = joining.by_alias(project, name)
     if stored is None and joining.named_by_trace(name):
         found = joining.continued(project, document)
