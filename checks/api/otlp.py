@@ -21,7 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from google.protobuf.message import Message
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from rest_framework import renderers, status
@@ -40,6 +40,13 @@ from .views import ERROR_SHAPE, _key_required, _too_large, declared_length, key_
 PROTOBUF = "application/x-protobuf"
 # The header of an accepted export's answer that names it, for GET /api/v1/otlp-exports/<id>.
 EXPORT_HEADER = "Receipts-Export"
+EXPORT_HEADER_SCHEMA = OpenApiParameter(
+    EXPORT_HEADER,
+    int,
+    OpenApiParameter.HEADER,
+    response=[200],
+    description="The export's id: `GET /api/v1/otlp-exports/{id}` says what became of it.",
+)
 # The setting behind each of otel.Limits, as otel.TooLarge names it.
 LIMIT_SETTINGS = {
     "spans": "RECEIPTS_OTLP_MAX_SPANS",
@@ -182,6 +189,7 @@ def answer(
         "waiting to be stored, a 503 with Retry-After."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
+    parameters=[EXPORT_HEADER_SCHEMA],
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE, 503: ERROR_SHAPE},
 )
 @api_view(["POST"])

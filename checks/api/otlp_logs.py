@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from ..models import ExportSignal
 from ..otlp_storing import logs_shape
 from .auth import project_of
-from .otlp import ProtobufRenderer, receive
+from .otlp import EXPORT_HEADER_SCHEMA, ProtobufRenderer, receive
 from .permissions import needs_scope
 from .views import ERROR_SHAPE, _key_required
 
@@ -46,6 +46,7 @@ from .views import ERROR_SHAPE, _key_required
         "Retry-After."
     ),
     request={"application/x-protobuf": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT},
+    parameters=[EXPORT_HEADER_SCHEMA],
     responses={200: OpenApiTypes.OBJECT, 400: ERROR_SHAPE, 413: ERROR_SHAPE, 503: ERROR_SHAPE},
 )
 @api_view(["POST"])
