@@ -227,8 +227,10 @@ def _finish(export: RawExport, token: str, outcome: otlp_storing.Outcome) -> Non
 
 
 def _release(token: str, taken: list[int]) -> None:
+    """Gives a batch back at once, its attempt not counted: the database gave up on it, no
+    worker died of it, so its exports are taken again together."""
     RawExport.objects.filter(pk__in=taken, lease_token=token, state=ExportState.WAITING).update(
-        lease_until=None, lease_token=""
+        lease_until=None, lease_token="", attempts=F("attempts") - 1
     )
 
 
