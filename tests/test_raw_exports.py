@@ -114,12 +114,23 @@ def test_a_log_export_is_named_by_its_header_too(client: Any, api_key: str, work
 @pytest.mark.parametrize(
     ("data", "path", "encoding", "code", "said"),
     [
-        (body(logs([])), "/v1/traces", "", 400, "send it to /v1/logs"),
-        (body(traces([chat("t")])), "/v1/logs", "", 400, "send it to /v1/traces"),
-        (body(traces([chat("a"), chat("b")])), "/v1/traces", "", 413, "RECEIPTS_OTLP_MAX_SPANS"),
-        (gzip.compress(b"{}") * 3, "/v1/traces", "gzip", 413, "RECEIPTS_OTLP_MAX_GZIP_MEMBERS"),
-        (b"{}", "/v1/traces", "br", 400, "Content-Encoding 'br' is not supported"),
-        (b"\x00\xffnot protobuf", "/v1/logs", "", 400, "protobuf"),
+        pytest.param(body(logs([])), "/v1/traces", "", 400, "send it to /v1/logs", id="logs-to-traces"),
+        pytest.param(
+            body(traces([chat("t")])), "/v1/logs", "", 400, "send it to /v1/traces", id="traces-to-logs"
+        ),
+        pytest.param(
+            body(traces([chat("a"), chat("b")])), "/v1/traces", "", 413, "RECEIPTS_OTLP_MAX_SPANS", id="spans"
+        ),
+        pytest.param(
+            gzip.compress(b"{}", mtime=0) * 3,
+            "/v1/traces",
+            "gzip",
+            413,
+            "RECEIPTS_OTLP_MAX_GZIP_MEMBERS",
+            id="gzip-members",
+        ),
+        pytest.param(b"{}", "/v1/traces", "br", 400, "Content-Encoding 'br' is not supported", id="encoding"),
+        pytest.param(b"\x00\xffnot protobuf", "/v1/logs", "", 400, "protobuf", id="framing"),
     ],
 )
 def test_what_must_answer_at_once_is_a_4xx_and_nothing_waits(
