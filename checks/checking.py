@@ -75,6 +75,15 @@ def settle_run(conversation: Conversation, *, created: bool = False) -> CheckRun
     )
 
 
+def settle_new_runs(conversations: list[Conversation]) -> list[CheckRun]:
+    """The runs of conversations created just now over OTLP, as ``settle_run`` would make
+    them, in one insert."""
+    not_before = timezone.now() + timedelta(seconds=settings.RECEIPTS_OTLP_SETTLE_SECONDS)
+    return CheckRun.objects.bulk_create(
+        [CheckRun(project=c.project, conversation=c, not_before=not_before) for c in conversations]
+    )
+
+
 JUDGE = "entailment"  # the checker that asks a judge model, on a queue of its own
 
 

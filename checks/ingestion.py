@@ -10,12 +10,12 @@ import dataclasses
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -347,8 +347,14 @@ def _same_header(old: dict[str, Any], new: dict[str, Any]) -> bool:
 
 
 def _create_conversation(project: Project, document: dict[str, Any], digest: str) -> Conversation:
+    row = _conversation_row(project, document, digest)
+    row.save(force_insert=True)
+    return row
+
+
+def _conversation_row(project: Project, document: dict[str, Any], digest: str) -> Conversation:
     started = document.get("started_at")
-    return Conversation.objects.create(
+    return Conversation(
         project=project,
         external_id=document["external_id"],
         title=document["title"][:500],
@@ -373,10 +379,6 @@ def _store_turns(
     none stored: none is looked for."""
     if not turns:
         return
-    # Parse the whole document so handles and derived receipts number as the suite numbers them.
-    parsed = native.from_canonical(conversation.document).turns[first_index:]
-    project = conversation.project
-    now = timezone.now()
     stored = (
         {}
         if created
@@ -387,17 +389,38 @@ def _store_turns(
     if stored:
         Message.objects.filter(turn__in=list(stored.values())).delete()
         ToolCall.objects.filter(turn__in=list(stored.values())).delete()
+    now = timezone.now()
+    rows, parsed = _turn_rows(conversation, first_index, stored, now)
+    Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
+    Turn.objects.bulk_create([row for row in rows if not row.pk])
+    messages, calls = _turn_contents(conversation.project, rows, parsed, now)
+    Message.objects.bulk_create(messages)
+    ToolCall.objects.bulk_create(calls)
+
+
+def _turn_rows(
+    conversation: Conversation, first_index: int, stored: dict[int, Turn], now: Any
+) -> tuple[list[Turn], Sequence[suite.types.Turn]]:
+    """The conversation's turns from ``first_index`` on as rows (a stored one, from
+    ``stored`` by index, kept and updated), beside the turns as the suite reads them."""
+    # Parse the whole document so handles and derived receipts number as the suite numbers them.
+    parsed = native.from_canonical(conversation.document).turns[first_index:]
     rows: list[Turn] = []
     for turn in parsed:
         row = stored.get(turn.index) or Turn(
-            project=project, conversation=conversation, index=turn.index, created_at=now
+            project=conversation.project, conversation=conversation, index=turn.index, created_at=now
         )
         row.answer = turn.answer
         row.answer_seq = turn.answer_index
         row.tools_offered = list(turn.tools_offered) if turn.tools_offered is not None else None
         rows.append(row)
-    Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
-    Turn.objects.bulk_create([row for row in rows if not row.pk])
+    return rows, parsed
+
+
+def _turn_contents(
+    project: Project, rows: list[Turn], parsed: Sequence[suite.types.Turn], now: Any
+) -> tuple[list[Message], list[ToolCall]]:
+    """The message and tool call rows of turns whose rows are ``rows``."""
     messages: list[Message] = []
     calls: list[ToolCall] = []
     for row, turn in zip(rows, parsed, strict=True):
@@ -416,8 +439,7 @@ def _store_turns(
                 )
             )
         calls.extend(_tool_call_rows(project, row, turn, now))
-    Message.objects.bulk_create(messages)
-    ToolCall.objects.bulk_create(calls)
+    return messages, calls
 
 
 def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: Any) -> list[ToolCall]:
@@ -508,13 +530,19 @@ def _run_ids(results: list[ItemResult]) -> list[int]:
     return list(dict.fromkeys(r.run_id for r in results if r.run_id is not None))
 
 
-def _attempt_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -> list[ItemResult]:
-    """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself."""
+def _attempt_each(
+    attempts: Sequence[tuple[str | None, Callable[[], IngestResult] | IngestResult]],
+) -> list[ItemResult]:
+    """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself; an
+    attempt that is a result already (stored with others: ``_store_new``) is taken as it is."""
     results: list[ItemResult] = []
     for index, (external_id, attempt) in enumerate(attempts):
         try:
-            with transaction.atomic():
-                result = attempt()
+            if isinstance(attempt, IngestResult):
+                result = attempt
+            else:
+                with transaction.atomic():
+                    result = attempt()
         except IngestError as exc:
             status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
             results.append(ItemResult(index, status, external_id, errors=exc.errors))
@@ -557,8 +585,11 @@ def ingest_export(
     tool_results = tool_results or {}
     names = [c["external_id"] for c in reading.conversations if isinstance(c.get("external_id"), str)]
     unknown = joining.unknown_names(project, [name for name in names if otel.storable(name)])
+    stored_together = _store_new(project, reading.conversations, unknown, export)
 
-    def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult]:
+    def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult] | IngestResult:
+        if (result := stored_together.get(id(conversation))) is not None:
+            return result
         return lambda: _store_piece(project, to_document(conversation), export, unknown)
 
     def attach(result: pieces.ToolResult) -> Callable[[], IngestResult]:
@@ -577,6 +608,56 @@ def ingest_export(
     items = _attempt_each(attempts)
     skipped = [s for s in reading.skipped if s["external_id"] not in attached]
     return ExportResult(items, skipped, _run_ids(items))
+
+
+def _store_new(
+    project: Project, conversations: list[dict[str, Any]], unknown: set[str], export: RawExport
+) -> dict[int, IngestResult]:
+    """The conversations of an export under names nothing is stored under (``unknown``), and
+    that no other conversation may continue (named by the sender, not by a trace: see
+    ``joining``), stored together: one insert per table for all of them, not one per
+    conversation. By the identity of each conversation dict stored; what is not (invalid,
+    or another worker stored one of the names meanwhile) is left to ``_store_piece``."""
+    documents: dict[int, dict[str, Any]] = {}
+    for conversation in conversations:
+        name = conversation.get("external_id")
+        if isinstance(name, str) and name in unknown and not joining.named_by_trace(name):
+            try:
+                documents[id(conversation)] = to_document(conversation)
+            except IngestError:
+                continue  # refused on its own, with its errors, by _store_piece
+    if len(documents) < 2 or not connection.features.can_return_rows_from_bulk_insert:
+        return {}
+    now = timezone.now()
+    rows = {
+        key: _conversation_row(project, document, content_hash(document))
+        for key, document in documents.items()
+    }
+    try:
+        with transaction.atomic():
+            Conversation.objects.bulk_create(rows.values())
+            turns: list[Turn] = []
+            parsed: list[suite.types.Turn] = []
+            for row in rows.values():
+                conversation_turns, conversation_parsed = _turn_rows(row, 0, {}, now)
+                turns += conversation_turns
+                parsed += conversation_parsed
+            Turn.objects.bulk_create(turns)
+            messages, calls = _turn_contents(project, turns, parsed, now)
+            Message.objects.bulk_create(messages)
+            ToolCall.objects.bulk_create(calls)
+            Payload.objects.bulk_create(
+                Payload(project=project, conversation=row, body="", export=export, format="otlp")
+                for row in rows.values()
+            )
+            runs = checking.settle_new_runs(list(rows.values()))
+    except IntegrityError:
+        return {}  # a name was stored meanwhile: each is stored on its own, and meets it
+    for row in rows.values():
+        unknown.discard(row.external_id)
+    return {
+        key: IngestResult("created", row, run) for (key, row), run in zip(rows.items(), runs, strict=True)
+    }
 
 
 def _stored_under(project: Project, name: str) -> bool:

@@ -14,7 +14,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -22,8 +23,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from checks import checking, raw_exports
-from checks.models import ApiKey, CheckRun, Conversation, Payload, RawExport, Refusal
-from tests.otlp_json import QUESTION, body, logs, protobuf, record, span, traces
+from checks.models import ApiKey, CheckRun, Conversation, Message, Payload, RawExport, Refusal, ToolCall
+from tests.otlp_json import ORDER_TEXT, QUESTION, body, logs, protobuf, record, span, trace_id, traces
 
 pytestmark = pytest.mark.django_db
 
@@ -336,3 +337,89 @@ def test_exports_whose_worker_died_are_taken_again_alone(
     first, second, fresh = (raw_exports.take(limit=10)[1] for _ in range(3))
     assert [first, second] == [[dead[0]], [dead[1]]]
     assert len(fresh) == 1 and fresh[0] not in dead
+
+
+def tool_loop(trace: str, *, named: bool) -> list[dict[str, Any]]:
+    """A chat span whose input holds a tool call and its result, and the tool's span: named
+    by a conversation id (``named``), or by its trace, which another conversation may continue."""
+    call = {"type": "tool_call", "id": "c1", "name": "get_order", "arguments": {"order_id": "A-1001"}}
+    result = {"type": "tool_call_response", "id": "c1", "response": ORDER_TEXT}
+    messages = [
+        {"role": "user", "parts": [{"type": "text", "content": QUESTION}]},
+        {"role": "assistant", "parts": [call]},
+        {"role": "tool", "parts": [result]},
+    ]
+    output = [{"role": "assistant", "parts": [{"type": "text", "content": f"{trace}: 5 items, shipped."}]}]
+    given = {"gen_ai.conversation.id": f"conversation {trace}"} if named else {}
+    chat_span = span(
+        trace,
+        "chat m",
+        20,
+        30,
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "m",
+            "gen_ai.input.messages": json.dumps(messages),
+            "gen_ai.output.messages": json.dumps(output),
+            **given,
+        },
+    )
+    tool = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "get_order",
+        "gen_ai.tool.call.id": "c1",
+    }
+    return [chat_span, span(trace, "execute_tool get_order", 10, 15, {**tool, **given})]
+
+
+def _rows(conversation: Conversation) -> dict[str, Any]:
+    """What is stored of a conversation, but its name."""
+    document = {key: value for key, value in conversation.document.items() if key != "external_id"}
+    turns = list(conversation.turns.values("index", "answer", "answer_seq", "tools_offered"))
+    messages = list(
+        Message.objects.filter(turn__conversation=conversation)
+        .order_by("turn__index", "seq")
+        .values("turn__index", "seq", "role", "content", "text", "tool_call_id", "is_error")
+    )
+    calls = list(
+        ToolCall.objects.filter(turn__conversation=conversation)
+        .order_by("turn__index", "id")
+        .values(
+            "call_id", "tool", "arguments", "request_seq", "result", "result_seq", "has_result", "receipt"
+        )
+    )
+    payloads = list(conversation.payloads.values_list("format", flat=True))
+    runs = list(conversation.runs.values_list("status", flat=True))
+    return {
+        "document": document,
+        "turns": turns,
+        "messages": messages,
+        "calls": calls,
+        "payloads": payloads,
+        "runs": runs,
+    }
+
+
+def test_new_conversations_are_stored_together_as_they_would_be_one_by_one(
+    client: Any, api_key: str, workers_behind: None
+) -> None:
+    """Named by the sender, new conversations go in with one insert per table for them all;
+    named by their traces (each might continue a stored one), one by one. Same rows."""
+    traces_ = ["t1", "t2", "t3"]
+    post(client, api_key, body(traces([s for t in traces_ for s in tool_loop(t, named=True)])))
+    with CaptureQueriesContext(connection) as together:
+        raw_exports.store_batch()
+    # Read before the next request, which empties the connection's log.
+    inserts = [
+        q["sql"] for q in together.captured_queries if q["sql"].startswith('INSERT INTO "checks_message"')
+    ]
+    post(client, api_key, body(traces([s for t in traces_ for s in tool_loop(t, named=False)])))
+    raw_exports.store_batch()
+
+    assert len(inserts) == 1  # for the three conversations
+    for trace in traces_:
+        named = Conversation.objects.get(external_id=f"conversation {trace}")
+        by_trace = Conversation.objects.get(external_id=trace_id(trace))
+        assert _rows(named) == _rows(by_trace)
+        assert _rows(named)["calls"][0]["receipt"] is not None  # the tool span's receipt, stored
+    assert [e.counts for e in RawExport.objects.order_by("pk")] == [{"created": 3}, {"created": 3}]
