@@ -48,28 +48,68 @@ def schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
     return run
 
 
+def settle_run(conversation: Conversation, *, created: bool = False) -> CheckRun:
+    """The run that checks a conversation still arriving over OTLP once its trace has
+    settled: RECEIPTS_OTLP_SETTLE_SECONDS after this export, not before. A run scheduled and
+    not yet claimed is pushed back rather than joined by another, so a trace exported in
+    many pieces is checked once, after the last; one claimed already (checking what was
+    stored before) is left to finish, and a new run follows it. The caller sends the run
+    (``enqueue_runs`` with the settle time as ``countdown``). A conversation ``created`` just
+    now has no run to push back: none is looked for."""
+    not_before = timezone.now() + timedelta(seconds=settings.RECEIPTS_OTLP_SETTLE_SECONDS)
+    waiting = (
+        None
+        if created
+        else CheckRun.objects.filter(conversation=conversation, kind=RunKind.CHECKS, status=RunStatus.PENDING)
+        .order_by("-id")
+        .first()
+    )
+    # Conditional: a worker claiming it meanwhile makes this touch nothing.
+    if waiting is not None and (
+        CheckRun.objects.filter(pk=waiting.pk, status=RunStatus.PENDING).update(not_before=not_before)
+    ):
+        waiting.not_before = not_before
+        return waiting
+    return CheckRun.objects.create(
+        project=conversation.project, conversation=conversation, not_before=not_before
+    )
+
+
+def settle_new_runs(conversations: list[Conversation]) -> list[CheckRun]:
+    """The runs of conversations created just now over OTLP, as ``settle_run`` would make
+    them, in one insert."""
+    not_before = timezone.now() + timedelta(seconds=settings.RECEIPTS_OTLP_SETTLE_SECONDS)
+    return CheckRun.objects.bulk_create(
+        [CheckRun(project=c.project, conversation=c, not_before=not_before) for c in conversations]
+    )
+
+
 JUDGE = "entailment"  # the checker that asks a judge model, on a queue of its own
 
 
 JUDGE_QUEUE = "judge"
 
 
-def enqueue_runs(run_ids: Iterable[int], *, queue: str | None = None) -> None:
-    """Sends run ids to the workers in batches; a lost message is caught by the sweeper."""
+def enqueue_runs(run_ids: Iterable[int], *, queue: str | None = None, countdown: float = 0) -> None:
+    """Sends run ids to the workers in batches, to run ``countdown`` seconds from now (a run
+    settling: see ``settle_run``); a lost message is caught by the sweeper."""
     ids = list(run_ids)
     size = settings.RECEIPTS_CHECK_BATCH
+    later = {"countdown": countdown} if countdown > 0 else {}
     for start in range(0, len(ids), size):
         try:
-            check_runs_task.apply_async(args=[ids[start : start + size]], queue=queue)
+            check_runs_task.apply_async(args=[ids[start : start + size]], queue=queue, **later)
         except Exception:  # the broker may be down; the run stays pending for the sweeper
             log.exception("could not enqueue check runs %s", ids[start : start + size])
 
 
 def claim_run(run_id: int) -> CheckRun | None:
-    """Takes a run for this worker, unless another has it (a conditional update, not a lock)."""
+    """Takes a run for this worker, unless another has it (a conditional update, not a lock)
+    or it is still settling (``not_before``: a later message, or the sweeper, brings it back)."""
     now = timezone.now()
     stale = now - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
-    claimable = Q(status=RunStatus.PENDING) | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
+    settled = Q(not_before__isnull=True) | Q(not_before__lte=now)
+    claimable = Q(status=RunStatus.PENDING) & settled | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
     taken = (
         CheckRun.objects.filter(pk=run_id)
         .filter(claimable)
@@ -339,10 +379,12 @@ def _fill_finding(finding: Finding, item: dict[str, Any], run: CheckRun, now: An
 def stale_runs(kind: str = RunKind.CHECKS) -> list[int]:
     """Runs whose message may have been lost: pending, or claimed and never finished, too long."""
     stale = timezone.now() - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
+    # A settling run is stale once it has been due that long.
+    due = Q(not_before__isnull=True) | Q(not_before__lt=stale)
     return list(
         CheckRun.objects.filter(kind=kind)
         .filter(
-            Q(status=RunStatus.PENDING, created_at__lt=stale)
+            Q(status=RunStatus.PENDING, created_at__lt=stale) & due
             | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
         )
         .order_by("created_at")

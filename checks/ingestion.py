@@ -10,12 +10,12 @@ import dataclasses
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -243,11 +243,13 @@ def _ingest_document(
             if existing is None:
                 raise
         else:
-            _store_turns(conversation, document["turns"], first_index=0)
+            _store_turns(conversation, document["turns"], first_index=0, created=True)
             Payload.objects.create(
                 project=project, conversation=conversation, body=body, export=export, format=stored_format
             )
-            return IngestResult("created", conversation, checking.schedule_run(conversation, enqueue))
+            return IngestResult(
+                "created", conversation, _schedule(conversation, enqueue, export, created=True)
+            )
 
     if existing.content_hash == digest:
         return IngestResult("unchanged", existing, None)
@@ -310,7 +312,18 @@ def _store_again(
         export=export,
         format=stored_format,
     )
-    return IngestResult("appended", conversation, checking.schedule_run(conversation, enqueue))
+    return IngestResult("appended", conversation, _schedule(conversation, enqueue, export))
+
+
+def _schedule(
+    conversation: Conversation, enqueue: bool, export: RawExport | None, *, created: bool = False
+) -> CheckRun:
+    """The check of what was just stored: a run of its own for a REST payload, sent to the
+    workers unless ``enqueue`` is false; for an OTLP export, the conversation's run once its
+    trace has settled (``checking.settle_run``), which the export's caller sends."""
+    if export is not None:
+        return checking.settle_run(conversation, created=created)
+    return checking.schedule_run(conversation, enqueue)
 
 
 def _format_name(payload: Any, format: str | None) -> str:
@@ -334,8 +347,14 @@ def _same_header(old: dict[str, Any], new: dict[str, Any]) -> bool:
 
 
 def _create_conversation(project: Project, document: dict[str, Any], digest: str) -> Conversation:
+    row = _conversation_row(project, document, digest)
+    row.save(force_insert=True)
+    return row
+
+
+def _conversation_row(project: Project, document: dict[str, Any], digest: str) -> Conversation:
     started = document.get("started_at")
-    return Conversation.objects.create(
+    return Conversation(
         project=project,
         external_id=document["external_id"],
         title=document["title"][:500],
@@ -351,33 +370,57 @@ def _create_conversation(project: Project, document: dict[str, Any], digest: str
     )
 
 
-def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int) -> None:
+def _store_turns(
+    conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int, created: bool = False
+) -> None:
     """Writes turns, messages and tool calls in a few bulk inserts and updates, whatever
     their number. A turn already stored at an index keeps its row (and the findings on it);
-    its messages and tool calls are written anew."""
+    its messages and tool calls are written anew. A conversation ``created`` just now has
+    none stored: none is looked for."""
     if not turns:
         return
-    # Parse the whole document so handles and derived receipts number as the suite numbers them.
-    parsed = native.from_canonical(conversation.document).turns[first_index:]
-    project = conversation.project
-    now = timezone.now()
-    stored = {
-        row.index: row for row in Turn.objects.filter(conversation=conversation, index__gte=first_index)
-    }
+    stored = (
+        {}
+        if created
+        else {
+            row.index: row for row in Turn.objects.filter(conversation=conversation, index__gte=first_index)
+        }
+    )
     if stored:
         Message.objects.filter(turn__in=list(stored.values())).delete()
         ToolCall.objects.filter(turn__in=list(stored.values())).delete()
+    now = timezone.now()
+    rows, parsed = _turn_rows(conversation, first_index, stored, now)
+    Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
+    Turn.objects.bulk_create([row for row in rows if not row.pk])
+    messages, calls = _turn_contents(conversation.project, rows, parsed, now)
+    Message.objects.bulk_create(messages)
+    ToolCall.objects.bulk_create(calls)
+
+
+def _turn_rows(
+    conversation: Conversation, first_index: int, stored: dict[int, Turn], now: Any
+) -> tuple[list[Turn], Sequence[suite.types.Turn]]:
+    """The conversation's turns from ``first_index`` on as rows (a stored one, from
+    ``stored`` by index, kept and updated), beside the turns as the suite reads them."""
+    # Parse the whole document so handles and derived receipts number as the suite numbers them.
+    parsed = native.from_canonical(conversation.document).turns[first_index:]
     rows: list[Turn] = []
     for turn in parsed:
         row = stored.get(turn.index) or Turn(
-            project=project, conversation=conversation, index=turn.index, created_at=now
+            project=conversation.project, conversation=conversation, index=turn.index, created_at=now
         )
         row.answer = turn.answer
         row.answer_seq = turn.answer_index
         row.tools_offered = list(turn.tools_offered) if turn.tools_offered is not None else None
         rows.append(row)
-    Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
-    Turn.objects.bulk_create([row for row in rows if not row.pk])
+    return rows, parsed
+
+
+def _turn_contents(
+    project: Project, rows: list[Turn], parsed: Sequence[suite.types.Turn], now: Any
+) -> tuple[list[Message], list[ToolCall]]:
+    """The message and tool call rows of turns whose rows are ``rows``."""
     messages: list[Message] = []
     calls: list[ToolCall] = []
     for row, turn in zip(rows, parsed, strict=True):
@@ -396,8 +439,7 @@ def _store_turns(conversation: Conversation, turns: list[dict[str, Any]], *, fir
                 )
             )
         calls.extend(_tool_call_rows(project, row, turn, now))
-    Message.objects.bulk_create(messages)
-    ToolCall.objects.bulk_create(calls)
+    return messages, calls
 
 
 def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: Any) -> list[ToolCall]:
@@ -449,6 +491,7 @@ class ItemResult:
     external_id: str | None
     conversation: Conversation | None = None
     errors: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    run_id: int | None = None  # the check scheduled for it, if any
 
 
 @transaction.atomic
@@ -476,55 +519,78 @@ def _sender_id(payload: Any) -> str | None:
 def _store_each(attempts: list[tuple[str | None, Callable[[], IngestResult]]]) -> list[ItemResult]:
     """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself, and
     sends the checks of everything stored to the workers in batches once all is committed."""
+    results = _attempt_each(attempts)
+    run_ids = _run_ids(results)
+    transaction.on_commit(lambda: checking.enqueue_runs(run_ids))
+    return results
+
+
+def _run_ids(results: list[ItemResult]) -> list[int]:
+    """The runs scheduled for what was stored, each once (an export's conversations may share one)."""
+    return list(dict.fromkeys(r.run_id for r in results if r.run_id is not None))
+
+
+def _attempt_each(
+    attempts: Sequence[tuple[str | None, Callable[[], IngestResult] | IngestResult]],
+) -> list[ItemResult]:
+    """Runs each ingestion on a savepoint of its own, so a refusal undoes only itself; an
+    attempt that is a result already (stored with others: ``_store_new``) is taken as it is."""
     results: list[ItemResult] = []
-    run_ids: list[int] = []
     for index, (external_id, attempt) in enumerate(attempts):
         try:
-            with transaction.atomic():
-                result = attempt()
+            if isinstance(attempt, IngestResult):
+                result = attempt
+            else:
+                with transaction.atomic():
+                    result = attempt()
         except IngestError as exc:
             status: Literal["conflict", "invalid"] = "conflict" if exc.status_code == 409 else "invalid"
             results.append(ItemResult(index, status, external_id, errors=exc.errors))
             continue
-        if result.run is not None:
-            run_ids.append(result.run.pk)
-        results.append(ItemResult(index, result.status, result.conversation.external_id, result.conversation))
-    transaction.on_commit(lambda: checking.enqueue_runs(run_ids))
+        run_id = result.run.pk if result.run is not None else None
+        results.append(
+            ItemResult(
+                index, result.status, result.conversation.external_id, result.conversation, run_id=run_id
+            )
+        )
     return results
 
 
 @dataclass(frozen=True)
 class ExportResult:
     """What became of an OTLP export: each conversation it carried (and each tool run it
-    attached), and the conversations it could not build."""
+    attached), the conversations it could not build, and the check runs to send once it is
+    committed (``run_ids``: the caller sends them, after the settle time)."""
 
     items: list[ItemResult]
     skipped: list[dict[str, str]]
+    run_ids: list[int] = dataclasses.field(default_factory=list)
 
 
 @transaction.atomic
 def ingest_export(
     *,
     project: Project,
-    body: bytes,
-    content_type: str,
-    content_encoding: str,
+    export: RawExport,
     reading: otel.Reading,
     tool_results: dict[str, list[pieces.ToolResult]] | None = None,
 ) -> ExportResult:
-    """Stores the conversations of one OTLP export. Exports of one conversation arrive over
-    time, each with the spans seen since: each is read as an extension of what is stored,
-    under its own name, a name joined to a conversation before, or (each model call its own
-    trace) the conversation its messages continue (``joining``). ``tool_results`` are the
-    tool runs of conversations the reader could not build (``pieces.lone_tool_results``):
-    each is put beside the stored call it answers, or refused."""
-    export = RawExport.objects.create(
-        project=project, body=body, content_type=content_type[:100], content_encoding=content_encoding[:20]
-    )
+    """Stores the conversations of one OTLP export, kept as received in ``export``. Exports
+    of one conversation arrive over time, each with the spans seen since: each is read as an
+    extension of what is stored, under its own name, a name joined to a conversation before,
+    or (each model call its own trace) the conversation its messages continue (``joining``).
+    ``tool_results`` are the tool runs of conversations the reader could not build
+    (``pieces.lone_tool_results``): each is put beside the stored call it answers, or
+    refused. The checks are not sent: the caller sends ``run_ids`` once it commits."""
     tool_results = tool_results or {}
+    names = [c["external_id"] for c in reading.conversations if isinstance(c.get("external_id"), str)]
+    unknown = joining.unknown_names(project, [name for name in names if otel.storable(name)])
+    stored_together = _store_new(project, reading.conversations, unknown, export)
 
-    def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult]:
-        return lambda: _store_piece(project, to_document(conversation), export)
+    def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult] | IngestResult:
+        if (result := stored_together.get(id(conversation))) is not None:
+            return result
+        return lambda: _store_piece(project, to_document(conversation), export, unknown)
 
     def attach(result: pieces.ToolResult) -> Callable[[], IngestResult]:
         return lambda: _attach_tool_result(project, result, export)
@@ -539,9 +605,59 @@ def ingest_export(
     }
     attempts = [(_sender_id(c), attempt(c)) for c in reading.conversations]
     attempts += [(result.name, attach(result)) for results in attached.values() for result in results]
-    items = _store_each(attempts)
+    items = _attempt_each(attempts)
     skipped = [s for s in reading.skipped if s["external_id"] not in attached]
-    return ExportResult(items, skipped)
+    return ExportResult(items, skipped, _run_ids(items))
+
+
+def _store_new(
+    project: Project, conversations: list[dict[str, Any]], unknown: set[str], export: RawExport
+) -> dict[int, IngestResult]:
+    """The conversations of an export under names nothing is stored under (``unknown``), and
+    that no other conversation may continue (named by the sender, not by a trace: see
+    ``joining``), stored together: one insert per table for all of them, not one per
+    conversation. By the identity of each conversation dict stored; what is not (invalid,
+    or another worker stored one of the names meanwhile) is left to ``_store_piece``."""
+    documents: dict[int, dict[str, Any]] = {}
+    for conversation in conversations:
+        name = conversation.get("external_id")
+        if isinstance(name, str) and name in unknown and not joining.named_by_trace(name):
+            try:
+                documents[id(conversation)] = to_document(conversation)
+            except IngestError:
+                continue  # refused on its own, with its errors, by _store_piece
+    if len(documents) < 2 or not connection.features.can_return_rows_from_bulk_insert:
+        return {}
+    now = timezone.now()
+    rows = {
+        key: _conversation_row(project, document, content_hash(document))
+        for key, document in documents.items()
+    }
+    try:
+        with transaction.atomic():
+            Conversation.objects.bulk_create(rows.values())
+            turns: list[Turn] = []
+            parsed: list[suite.types.Turn] = []
+            for row in rows.values():
+                conversation_turns, conversation_parsed = _turn_rows(row, 0, {}, now)
+                turns += conversation_turns
+                parsed += conversation_parsed
+            Turn.objects.bulk_create(turns)
+            messages, calls = _turn_contents(project, turns, parsed, now)
+            Message.objects.bulk_create(messages)
+            ToolCall.objects.bulk_create(calls)
+            Payload.objects.bulk_create(
+                Payload(project=project, conversation=row, body="", export=export, format="otlp")
+                for row in rows.values()
+            )
+            runs = checking.settle_new_runs(list(rows.values()))
+    except IntegrityError:
+        return {}  # a name was stored meanwhile: each is stored on its own, and meets it
+    for row in rows.values():
+        unknown.discard(row.external_id)
+    return {
+        key: IngestResult("created", row, run) for (key, row), run in zip(rows.items(), runs, strict=True)
+    }
 
 
 def _stored_under(project: Project, name: str) -> bool:
@@ -551,12 +667,17 @@ def _stored_under(project: Project, name: str) -> bool:
     )
 
 
-def _store_piece(project: Project, document: dict[str, Any], export: RawExport) -> IngestResult:
-    """One conversation of an export, stored where it belongs (see ``ingest_export``)."""
+def _store_piece(
+    project: Project, document: dict[str, Any], export: RawExport, unknown: set[str]
+) -> IngestResult:
+    """One conversation of an export, stored where it belongs (see ``ingest_export``); a
+    name among ``unknown`` (``joining.unknown_names``) is not looked up again."""
     name = document["external_id"]
-    stored = _locked_conversation(project, name)
+    new_name = name in unknown
+    unknown.discard(name)  # once stored here, a later piece of the name must find it
+    stored = None if new_name else _locked_conversation(project, name)
     joined_by = None
-    if stored is None:
+    if stored is None and not new_name:
         stored = joining.by_alias(project, name)
     if stored is None and joining.named_by_trace(name):
         found = joining.continued(project, document)

@@ -65,6 +65,22 @@ def by_alias(project: Project, external_id: str) -> Conversation | None:
     return Conversation.objects.select_for_update().filter(pk=alias.conversation_id).first()
 
 
+def unknown_names(project: Project, names: list[str]) -> set[str]:
+    """The names no stored conversation has, nor answers to as an alias: a few queries for a
+    whole export, so a piece under a new name is not looked up again on its own. (One
+    stored meanwhile by another worker is met when its row is inserted: ingestion then
+    looks it up after all.)"""
+    unknown = set(names)
+    for start in range(0, len(names), CHUNK):
+        chunk = names[start : start + CHUNK]
+        for model in (Conversation, ConversationAlias):
+            found = model.objects.filter(project=project, external_id__in=chunk).values_list(
+                "external_id", flat=True
+            )
+            unknown.difference_update(found)
+    return unknown
+
+
 def continued(project: Project, document: dict[str, Any]) -> Found:
     """The stored conversation whose messages begin the document's, of the same agent and
     system instructions, stored or extended within the window; locked when there is one."""

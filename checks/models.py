@@ -256,21 +256,55 @@ class ConversationAlias(models.Model):
         return f"{self.external_id} → {self.conversation_id}"
 
 
+class ExportState(models.TextChoices):
+    WAITING = "waiting", "Waiting"
+    STORED = "stored", "Stored"
+    REFUSED = "refused", "Refused"
+
+
+class ExportSignal(models.TextChoices):
+    TRACES = "traces", "Traces (/v1/traces)"
+    LOGS = "logs", "Logs (/v1/logs)"
+
+
 class RawExport(models.Model):
-    """An OTLP trace export exactly as received; it may carry many conversations, so their
-    payloads point here instead of each keeping a copy."""
+    """An OTLP export exactly as received; it may carry many conversations, so their
+    payloads point here instead of each keeping a copy.
+
+    The endpoint answers once the body is kept here (``waiting``); a worker takes it under a
+    lease (``lease_until``, ``lease_token``: a worker killed mid-batch lets the lease run
+    out, and another takes it again), stores its conversations and marks it ``stored`` in the
+    same transaction, or ``refused`` with the reason when it turns out invalid. ``rejected``,
+    ``reason`` and ``counts`` say what became of it: what GET /api/v1/otlp-exports/<id> shows.
+    """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE)
+    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    signal = models.CharField(max_length=10, choices=ExportSignal.choices, default=ExportSignal.TRACES)
     body = models.BinaryField()
     content_type = models.CharField(max_length=100)
     content_encoding = models.CharField(max_length=20, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    size = models.PositiveIntegerField(default=0)  # the body's bytes, as received
+    records = models.PositiveIntegerField(default=0)  # spans or log records, as counted on receipt
+    state = models.CharField(max_length=10, choices=ExportState.choices, default=ExportState.WAITING)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=32, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)  # records refused, once read
+    reason = models.TextField(blank=True)
+    counts = models.JSONField(default=dict, blank=True)  # conversations by what became of them
+    created_at = models.DateTimeField(default=timezone.now)  # when it was received
+    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["project", "created_at"], name="export_project_time")]
+        indexes = [
+            models.Index(fields=["project", "created_at"], name="export_project_time"),
+            # What the workers take and the backlog bound counts: the waiting ones only.
+            models.Index(fields=["created_at"], name="export_waiting_time", condition=Q(state="waiting")),
+        ]
 
     def __str__(self) -> str:
-        return f"export {self.pk} ({self.content_type})"
+        return f"export {self.pk} ({self.content_type}, {self.state})"
 
 
 class Payload(models.Model):
@@ -416,6 +450,9 @@ class CheckRun(models.Model):
     # What the suite reported beside findings: provenance and per-turn reading figures.
     summary = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # Not claimed before this time: an OTLP conversation is checked once its trace has
+    # settled (RECEIPTS_OTLP_SETTLE_SECONDS), and each later export of it pushes this back.
+    not_before = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -218,6 +218,19 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = max(RECEIPTS_MAX_BODY_BYTES, RECEIPTS_BULK_MAX_BYT
 # conversation of the same agent stored or extended within this many seconds continues it,
 # and a tool run exported alone joins the conversation holding its call (ingestion.py).
 RECEIPTS_OTLP_JOIN_WINDOW_SECONDS = int(os.environ.get("RECEIPTS_OTLP_JOIN_WINDOW_SECONDS", "3600"))
+# /v1/traces and /v1/logs answer once the body is kept as received; workers decode and store
+# what is waiting, this many exports per batch (one transaction), each taken under a lease of
+# this many seconds: a worker killed mid-batch leaves its exports to be taken again once the
+# lease runs out (checks/raw_exports.py).
+RECEIPTS_OTLP_STORE_BATCH = int(os.environ.get("RECEIPTS_OTLP_STORE_BATCH", "20"))
+RECEIPTS_OTLP_LEASE_SECONDS = int(os.environ.get("RECEIPTS_OTLP_LEASE_SECONDS", "60"))
+# The backlog of exports received and not yet stored: past either bound an export is answered
+# 503 with Retry-After, which OTLP exporters retry, rather than kept waiting for.
+RECEIPTS_OTLP_BACKLOG_MAX_EXPORTS = int(os.environ.get("RECEIPTS_OTLP_BACKLOG_MAX_EXPORTS", "10000"))
+RECEIPTS_OTLP_BACKLOG_MAX_BYTES = int(os.environ.get("RECEIPTS_OTLP_BACKLOG_MAX_BYTES", str(1024**3)))
+# When a trace is settled: its conversation is checked this many seconds after the last
+# export that changed it, so a trace sent in many exports is checked once, not per export.
+RECEIPTS_OTLP_SETTLE_SECONDS = float(os.environ.get("RECEIPTS_OTLP_SETTLE_SECONDS", "2"))
 # How many refusals (what an API key sent that gave no conversation, and why) each project
 # keeps for its Refusals page; older ones are pruned as new ones come.
 RECEIPTS_REFUSALS_KEPT = int(os.environ.get("RECEIPTS_REFUSALS_KEPT", "200"))
@@ -323,6 +336,11 @@ CELERY_TASK_ROUTES = {
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-runs": {
         "task": "checks.tasks.sweep_pending_runs",
+        "schedule": float(os.environ.get("RECEIPTS_SWEEP_SECONDS", "30")),
+    },
+    # OTLP exports whose lease ran out (a worker killed mid-batch) or whose message was lost.
+    "sweep-raw-exports": {
+        "task": "checks.tasks.sweep_raw_exports",
         "schedule": float(os.environ.get("RECEIPTS_SWEEP_SECONDS", "30")),
     },
     # The overview's figures of the days something changed, counted before anyone asks.

@@ -6,7 +6,7 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from checks.api import otlp, otlp_logs
+from checks.api import otlp, otlp_exports, otlp_logs
 from checks.api import reports as api_reports
 from checks.api import views as api
 from checks.views import audit_log as audit_log_views
@@ -105,6 +105,7 @@ urlpatterns = [
     path("api/v1/stats", api.stats, name="api-stats"),
     path("v1/traces", otlp.traces, name="otlp-traces"),
     path("v1/logs", otlp_logs.logs, name="otlp-logs"),
+    path("api/v1/otlp-exports/<int:pk>", otlp_exports.otlp_export, name="api-otlp-export"),
     path("api/v1/conversations/<int:pk>", api.conversation_detail, name="api-conversation"),
     path("api/v1/conversations/<int:pk>/findings", api.conversation_findings, name="api-findings"),
     path("api/v1/findings.csv", api_reports.findings_csv, name="api-findings-csv"),

@@ -58,6 +58,8 @@ def _fast_and_eager(settings: Any) -> None:
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     app.conf.task_always_eager = True
+    # An OTLP conversation is checked as soon as it is stored, not once its trace has settled.
+    settings.RECEIPTS_OTLP_SETTLE_SECONDS = 0
     cache.clear()  # rate-limit counters must not carry over from one test to the next
 
 

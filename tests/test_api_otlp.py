@@ -114,7 +114,7 @@ def test_stats_count_received_and_checked(
     with django_capture_on_commit_callbacks(execute=True):
         _post(client, api_key, (PAYLOADS / "peer_ingest.otlp.json").read_bytes(), "application/json")
     stats = client.get("/api/v1/stats", headers={"Authorization": f"Bearer {api_key}"}).json()
-    assert stats == {"conversations": 2, "checked": 2, "runs_pending": 0}
+    assert stats == {"conversations": 2, "checked": 2, "runs_pending": 0, "exports_waiting": 0}
 
 
 SPANS = "$.resourceSpans[0].scopeSpans[0].spans[0]"

@@ -49,6 +49,8 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
             "checks.response_chains",
             "checks.joining",
             "checks.refusals",
+            "checks.otlp_storing",
+            "checks.raw_exports",
             "checks.checking",
             "checks.review",
             "checks.administration",

@@ -33,6 +33,25 @@ def needs_scope(scope: str, **by_method: str) -> type[BasePermission]:
     return KeyHasScope
 
 
+def needs_any_scope(*scopes: str) -> type[BasePermission]:
+    """A permission class: an API key must carry one of ``scopes``; a signed-in member passes,
+    the view checks membership."""
+
+    class KeyHasAnyScope(BasePermission):
+        message = (
+            f"This API key lacks the scope this request needs (one of: {', '.join(scopes)}); make a key "
+            "with it on the project's Keys page."
+        )
+
+        def has_permission(self, request: Request, view: Any) -> bool:
+            if isinstance(request.auth, ApiKey):
+                return any(scope in (request.auth.scopes or []) for scope in scopes)
+            return bool(request.user and request.user.is_authenticated)
+
+    KeyHasAnyScope.__name__ = "KeyHas" + "Or".join(scope.title() for scope in scopes) + "Scope"
+    return KeyHasAnyScope
+
+
 class ApiKeyRateThrottle(SimpleRateThrottle):
     """Requests per key (or per signed-in user); over the rate, 429 with Retry-After.
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from ..models import CheckRun, Conversation, Finding
+from ..models import CheckRun, Conversation, Finding, RawExport
 
 
 class RunSerializer(serializers.ModelSerializer[CheckRun]):
@@ -69,3 +69,31 @@ class FindingSerializer(serializers.Serializer[Finding]):
             }
         )
         return out
+
+
+class RawExportSerializer(serializers.ModelSerializer[RawExport]):
+    """What became of an OTLP export: ``waiting`` to be stored, ``stored`` (``rejected``
+    records refused, ``reason`` saying why), or ``refused`` whole, with the reason."""
+
+    endpoint = serializers.SerializerMethodField()
+    received_at = serializers.DateTimeField(source="created_at", read_only=True)
+    bytes = serializers.IntegerField(source="size", read_only=True)
+    conversations = serializers.DictField(source="counts", child=serializers.IntegerField(), read_only=True)
+
+    class Meta:
+        model = RawExport
+        fields = [
+            "id",
+            "endpoint",
+            "state",
+            "received_at",
+            "finished_at",
+            "bytes",
+            "records",
+            "rejected",
+            "reason",
+            "conversations",
+        ]
+
+    def get_endpoint(self, obj: RawExport) -> str:
+        return "/v1/logs" if obj.signal == "logs" else "/v1/traces"

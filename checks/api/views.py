@@ -19,7 +19,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import checking, ingestion, refusals, suite
+from .. import checking, ingestion, raw_exports, refusals, suite
 from ..filters import FindingFilter, InvalidFilter
 from ..ingest import ADAPTERS, AUTO
 from ..ingest.json_input import JsonRefused
@@ -519,7 +519,11 @@ def capability_statement(request: Request) -> Response:
 @extend_schema(
     operation_id="stats",
     summary="How many conversations were received and checked",
-    description="For the key's project (or, signed in, every project you belong to).",
+    description=(
+        "For the key's project (or, signed in, every project you belong to). `exports_waiting` counts "
+        "the OTLP exports received and not yet stored: while any wait, `conversations` and `checked` "
+        "do not hold everything sent."
+    ),
     responses={200: OpenApiTypes.OBJECT},
 )
 @api_view(["GET"])
@@ -536,4 +540,7 @@ def stats(request: Request) -> Response:
     pending = CheckRun.objects.filter(
         project__in=projects, status__in=[RunStatus.PENDING, RunStatus.RUNNING]
     ).count()
-    return Response({"conversations": received, "checked": checked, "runs_pending": pending})
+    exports = raw_exports.waiting(projects)
+    return Response(
+        {"conversations": received, "checked": checked, "runs_pending": pending, "exports_waiting": exports}
+    )

@@ -8,7 +8,9 @@ Two steps, each usable alone:
   ``BadOtlp`` with a message that says what is wrong when it cannot, and ``TooLarge`` (a
   BadOtlp) for an export over its ``Limits``: spans, events and attributes are counted
   before the export is built into objects, so a small body that would decode into millions
-  of them is refused at the cost of its size, not theirs;
+  of them is refused at the cost of its size, not theirs; ``screen_request`` makes the same
+  refusals at a request's cost (a protobuf export is walked, not built), for the endpoint
+  that answers before a worker decodes what it stored;
 - ``conversations_from_spans`` reads the GenAI spans of a decoded request (OpenTelemetry
   GenAI semantic conventions) as native conversations.
 
@@ -162,6 +164,49 @@ def decode_request(
     limits = limits or Limits()
     if max_bytes is not None and (limits.bytes is None or max_bytes < limits.bytes):
         limits = replace(limits, bytes=max_bytes)
+    body = inflate(body, content_encoding, limits)
+    media = _media(content_type)
+    if media in PROTOBUF:
+        return signal.protobuf(body, limits)
+    if media in JSON:
+        return signal.json(body, limits)
+    raise _not_an_encoding(content_type)
+
+
+def screen_request(
+    body: bytes,
+    content_type: str,
+    content_encoding: str = "",
+    *,
+    limits: Limits | None = None,
+    signal: Signal | None = None,
+) -> int:
+    """How many records (spans, or log records) an export holds, once the checks that must
+    answer the sender at once have passed; the same BadOtlp, TooLarge, TooDeep and
+    WrongSignal ``decode_request`` raises for them.
+
+    What a request can afford before it answers: the encoding, the body inflated in bounded
+    pieces (its size and gzip members), the framing and the counting limits. A protobuf
+    export is walked on the wire (``count_protobuf``), never built into objects, which is
+    the work a worker does later; an OTLP/JSON one is parsed and checked as
+    ``decode_request`` does, since JSON cannot be counted or told from the other signal
+    without parsing it. What only building the export finds (a string that is not UTF-8,
+    say) is found by the worker, and kept as a refusal with the reason.
+    """
+    signal = signal or TRACES
+    limits = limits or Limits()
+    body = inflate(body, content_encoding, limits)
+    media = _media(content_type)
+    if media in PROTOBUF:
+        return signal.walk(body, limits)[SPANS]
+    if media in JSON:
+        return signal.records(signal.json(body, limits))
+    raise _not_an_encoding(content_type)
+
+
+def inflate(body: bytes, content_encoding: str, limits: Limits) -> bytes:
+    """The body as the export it encodes: gunzipped when gzip (``_gunzip``), held to
+    ``limits.bytes``; BadOtlp for an encoding other than gzip or none."""
     encoding = (content_encoding or "").strip().lower()
     if encoding == "gzip":
         body = _gunzip(body, limits.bytes, limits.gzip_members)
@@ -169,12 +214,15 @@ def decode_request(
         raise BadOtlp(f"Content-Encoding {content_encoding!r} is not supported; send gzip or no encoding")
     if limits.bytes is not None and len(body) > limits.bytes:
         raise TooLarge(f"the body is over the limit of {limits.bytes} bytes", "bytes", limits.bytes)
-    media = (content_type or "").split(";", 1)[0].strip().lower()
-    if media in PROTOBUF:
-        return signal.protobuf(body, limits)
-    if media in JSON:
-        return signal.json(body, limits)
-    raise BadOtlp(
+    return body
+
+
+def _media(content_type: str) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def _not_an_encoding(content_type: str) -> BadOtlp:
+    return BadOtlp(
         f"Content-Type {content_type!r} is not an OTLP encoding; send application/x-protobuf "
         "or application/json"
     )
@@ -728,14 +776,29 @@ def _list(obj: dict[str, Any], camel: str, snake: str, path: str) -> list[Any]:
 
 class Signal(NamedTuple):
     """How to decode one signal's export once its body is inflated: protobuf and JSON; its
-    name says which export a refusal expected ("trace", "logs")."""
+    name says which export a refusal expected ("trace", "logs"). ``walk`` counts a protobuf
+    export without building it ([records, events, attributes, groups]), and ``records``
+    counts the records of a decoded one."""
 
     name: str
     protobuf: Callable[[bytes, Limits], dict[str, Any]]
     json: Callable[[bytes, Limits], dict[str, Any]]
+    walk: Callable[[bytes, Limits], list[int]]
+    records: Callable[[dict[str, Any]], int]
 
 
-TRACES = Signal("trace", _decode_protobuf, _decode_json)
+def _span_count(request: dict[str, Any]) -> int:
+    """The spans of a decoded trace export, counted where ``count_json`` counts them."""
+    count = 0
+    for rs in _dicts(_every(request, "resourceSpans", "resource_spans")):
+        scopes = _every(rs, "scopeSpans", "scope_spans") + _every(
+            rs, "instrumentationLibrarySpans", "instrumentation_library_spans"
+        )
+        count += sum(len(_every(ss, "spans", "spans")) for ss in _dicts(scopes))
+    return count
+
+
+TRACES = Signal("trace", _decode_protobuf, _decode_json, count_protobuf, _span_count)
 
 
 def refuse_other_signal(request: dict[str, Any], other: Endpoint, name: str) -> None:

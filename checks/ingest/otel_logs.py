@@ -63,7 +63,7 @@ _EXPORT = {1 << 3 | 2: (otel.GROUPS, _RESOURCE_LOGS)}
 
 
 def _decode_protobuf(body: bytes, limits: otel.Limits) -> dict[str, Any]:
-    otel.count_protobuf(body, limits, _EXPORT, REQUEST, NOUN, otel.TRACES_ENDPOINT)
+    _count_protobuf(body, limits)
     try:
         request = ExportLogsServiceRequest.FromString(body)
     except (DecodeError, ValueError) as exc:
@@ -143,7 +143,21 @@ def count_json(request: dict[str, Any], limits: otel.Limits) -> list[int]:
     return counter.counts
 
 
-LOGS = otel.Signal("logs", _decode_protobuf, _decode_json)
+def _count_protobuf(body: bytes, limits: otel.Limits) -> list[int]:
+    """[records, 0, attributes, groups] of a protobuf log export, walked as a trace export is."""
+    return otel.count_protobuf(body, limits, _EXPORT, REQUEST, NOUN, otel.TRACES_ENDPOINT)
+
+
+def _record_count(request: dict[str, Any]) -> int:
+    """The log records of a decoded export, counted where ``count_json`` counts them."""
+    return sum(
+        len(otel._every(sl, "logRecords", "log_records"))
+        for rl in otel._dicts(otel._every(request, "resourceLogs", "resource_logs"))
+        for sl in otel._dicts(otel._every(rl, "scopeLogs", "scope_logs"))
+    )
+
+
+LOGS = otel.Signal("logs", _decode_protobuf, _decode_json, _count_protobuf, _record_count)
 
 
 # --- records into calls --------------------------------------------------------------------

@@ -174,6 +174,8 @@ MATRIX: dict[str, dict[str, Expect]] = {
     "api-stats": {"GET": api()},
     "otlp-traces": {"POST": api(key_only=True)},
     "otlp-logs": {"POST": api(key_only=True)},
+    # What became of an export: a key of its project (one that sends, or reads), or a member.
+    "api-otlp-export": {"GET": api(detail=True)},
     "api-conversation": {"GET": api(detail=True)},
     "api-findings": {"GET": api(detail=True)},
     # A project's findings and report: a key's own project; a member names one (400 unnamed).
@@ -264,6 +266,7 @@ def world(
         ExportStatus,
         Finding,
         Membership,
+        RawExport,
         SavedView,
         Webhook,
         WebhookDelivery,
@@ -307,6 +310,9 @@ def world(
     )
 
     invitation, _ = administration.invite(project=project, actor=alice, role="viewer")
+    export = RawExport.objects.create(
+        project=project, body=b'{"resourceSpans": []}', content_type="application/json", state="stored"
+    )
     _, own = ApiKey.issue(project=project, name="own")
     _, other = ApiKey.issue(project=other_project, name="other")
     revoked_key, revoked = ApiKey.issue(project=project, name="revoked")
@@ -346,6 +352,7 @@ def world(
         "export-job-file": job.pk,
         "webhook-toggle": hook.pk,
         "webhook-redeliver": delivery.pk,
+        "api-otlp-export": export.pk,
     }
 
     def kwargs(route: Route) -> dict[str, Any]:

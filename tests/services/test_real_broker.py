@@ -184,3 +184,32 @@ def test_the_sweeper_recovers_a_run_whose_message_was_lost(
     assert _comparable(_findings(result.conversation), expected) == expected
     fresh.refresh_from_db()
     assert (fresh.status, fresh.attempts) == (RunStatus.PENDING, 0)
+
+
+def test_an_otlp_export_is_answered_at_once_then_stored_and_checked_by_the_worker(
+    client: Any, api_key: str, real_worker: Any, wait_for: Any
+) -> None:
+    from checks.models import RawExport
+
+    worker = real_worker.start()
+    body = (Path(__file__).parents[1] / "ingest_payloads" / "peer_ingest.otlp.pb.gz").read_bytes()
+    response = client.post(
+        "/v1/traces",
+        data=body,
+        content_type="application/x-protobuf",
+        headers={"Authorization": f"Bearer {api_key}", "Content-Encoding": "gzip"},
+    )
+    assert response.status_code == 200, response.content
+    export = RawExport.objects.get(pk=response["Receipts-Export"])
+
+    def stored() -> bool:
+        export.refresh_from_db()
+        return export.state != "waiting"
+
+    wait_for(stored, timeout=RUN_SECONDS, what="the export to be stored", worker=worker)
+    assert "Task checks.tasks.store_raw_exports[" in worker.log.read_text(errors="replace")
+    assert (export.state, export.counts, export.attempts) == ("stored", {"created": 2}, 1)
+    run_ids = list(CheckRun.objects.values_list("pk", flat=True))
+    assert len(run_ids) == Conversation.objects.count() == 2
+    wait_for(lambda: _finished(run_ids), timeout=RUN_SECONDS, what="the runs", worker=worker)
+    assert set(CheckRun.objects.values_list("status", flat=True)) == {RunStatus.DONE}
