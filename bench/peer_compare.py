@@ -312,7 +312,7 @@ def report(
     database: Database,
 ) -> None:
     phoenix, receipts = results["phoenix"], results["receipts"]
-    print("\n=== Receipts beside Phoenix (issue 10) ===")
+    print("\n=== Receipts beside Phoenix (issues 10 and 29) ===")
     print(f"workload: {args.n} conversations ({receipts['n_spans']} spans, {receipts['payload_mb']} MB of")
     print(f"          protobuf), batches of {args.batch}, {args.concurrency} connection(s), seed {args.seed}")
     for name, r in (("phoenix", phoenix), ("receipts", receipts)):
@@ -328,10 +328,18 @@ def report(
             f"{'':9} peak RSS {sampler.peak_kib[name] / 1024:.0f} MiB over {sampler.processes[name]} "
             f"process(es); server CPU {r.get('server_cpu_s', '?')} s"
         )
+    # Issue 29's goals, for this same run: each OTLP request answered within 250 ms at p95
+    # (from its first attempt), with no 429 or 503 asked to retry; sent-until-checked at
+    # least 3x Phoenix's sent-until-queryable; a peak memory no higher than Phoenix's.
+    p95, retried = receipts["req_latency_p95_ms"], receipts["retries"] + receipts["failed_requests"]
+    print(
+        f"latency   Receipts' p95 per request {p95} ms, {retried} retried or failed "
+        f"(goal <= 250 ms and none: {'met' if p95 <= 250 and not retried else 'not met'})"
+    )
     if phoenix.get("e2e_traces_per_s") and receipts.get("e2e_traces_per_s"):
         ratio = receipts["e2e_traces_per_s"] / phoenix["e2e_traces_per_s"]
-        verdict = "met" if ratio >= 10 else "not met"
-        print(f"ratio     e2e {ratio:.2f}x Phoenix's (goal >= 10x: {verdict})")
+        verdict = "met" if ratio >= 3 else "not met"
+        print(f"ratio     e2e {ratio:.2f}x Phoenix's (goal >= 3x: {verdict})")
     memory = sampler.peak_kib["receipts"] / max(sampler.peak_kib["phoenix"], 1)
     verdict = "met" if memory <= 1 else "not met"
     print(f"memory    Receipts' peak is {memory:.2f}x Phoenix's (goal <= 1x: {verdict})")

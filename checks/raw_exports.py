@@ -137,7 +137,8 @@ def take(*, limit: int, ids: list[int] | None = None) -> tuple[str, list[int]]:
             lease_token=token,
             attempts=F("attempts") + 1,
         )
-    taken = list(RawExport.objects.filter(pk__in=chosen, lease_token=token).values_list("pk", flat=True))
+    leased = RawExport.objects.filter(pk__in=chosen, lease_token=token).order_by("created_at", "pk")
+    taken = list(leased.values_list("pk", flat=True))
     return token, taken
 
 
