@@ -7,7 +7,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
 - **the user said it of that noun**, in figures or words ("a bag" is 1), within three words
   before a word that shares its first three letters with a word of the key (generic words like
   total aside; a key of generic words only takes any noun), or as a short reply to a question
-  that named it ("How many bags?" "2");
+  that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
+  message that says only one: "two suitcases" gives the count of bags, with no synonym table;
 - **an earlier result holds it under the same key**;
 - **a documented derivation gives it**: that value plus or minus a count the user said of the
   noun; money an answer or the user stated, a result holds under a money key or names in its
@@ -28,9 +29,11 @@ from typing import Any
 
 from .decimals import ZERO, exactly, is_number
 from .derivations import MAX_SOURCES, Figure, Pools, derive, money_leaves
+from .durations import UNITS as DURATION_UNITS
 from .evidence_index import Source, json_leaves
 from .money import labelled_amounts, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
+from .tokens import is_unit
 
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
@@ -39,10 +42,6 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 _SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
 MAX_LEAVES = 2000
 MAX_REPLY_WORDS = 6
-# Everyday words for one thing (general English, no domain's vocabulary): a user who brings
-# two suitcases said how many bags. Bag(gage), luggage, suitcase; passenger, traveller, person,
-# people, adult, guest.
-_SAME_THING = (frozenset(["bag", "lug", "sui"]), frozenset(["pas", "tra", "per", "peo", "adu", "gue"]))
 
 
 def last_key(path: str) -> str:
@@ -51,13 +50,12 @@ def last_key(path: str) -> str:
 
 
 def key_stems(key: str) -> set[str]:
-    """The first three letters of each word that names what a key counts, and of the
-    everyday words for the same thing."""
-    stems = {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
-    for group in _SAME_THING:
-        if stems & group:
-            stems |= group
-    return stems
+    """The first three letters of each word that names what a key counts."""
+    return {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
+
+
+def _is_measure(word: str) -> bool:
+    return is_unit(word) or word in DURATION_UNITS or word in ("months", "years")
 
 
 def is_money_key(key: str) -> bool:
@@ -115,6 +113,9 @@ class Supply:
     _money: set[Decimal] = field(default_factory=set, repr=False)
     # Stem of a word a number was said of (or asked about) -> the numbers; "": any noun.
     _said: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
+    # The one count of a user message that says only one: whatever it names, it is the count
+    # the user gave ("2 suitcases" for a key of bags; no table of synonyms).
+    lone: set[Decimal] = field(default_factory=set, repr=False)
 
     def _catch_up(self) -> None:
         texts, replies, results = self._read
@@ -125,10 +126,22 @@ class Supply:
             if not source.looks_json:
                 self._money |= _text_amounts(source)
         for text in self.user_texts[texts:]:
+            counted: set[Decimal] = set()
             for match in _SAID.finditer(text):
                 number = _number(match.group(1))
                 if number is not None:
                     self._add_said({number}, _stems_of(match.group(2).lower().split()))
+                    # A count of things: in figures or words ("a" aside), of a plural noun that
+                    # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
+                    noun = match.group(2).split()[0].lower()
+                    thing = (
+                        noun.endswith("s")
+                        and not _is_measure(noun)
+                        and match.group(1).lower() not in ("a", "an")
+                    )
+                    counted |= {number} if thing else set()
+            if len(counted) == 1:
+                self.lone |= counted
         for question, reply in self.replies[replies:]:
             words = re.findall(r"[a-z0-9-]+", reply.lower())
             if words and len(words) <= MAX_REPLY_WORDS:  # else too long (or too empty) to answer
@@ -207,6 +220,8 @@ def _supplied(path: str, value: Decimal, supply: Supply) -> bool:
     if is_money_key(key):
         return _known_amount(value, supply)
     said = supply.said(key_stems(key))
-    return value in said or any(
-        value in (old + count, old - count) for old in supply.same_key(key) for count in said
+    return (
+        value in said
+        or value in supply.lone
+        or any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from checks.suite import run_suite
 
 ORDER = {"order_id": "ORD-4471", "items": [{"sku": "TEA-01", "quantity": 2, "price": 12}], "total": 24}
@@ -134,11 +136,29 @@ def test_a_short_reply_to_a_question_that_named_the_thing_supplies_it() -> None:
     ]
 
 
-def test_everyday_words_for_the_same_thing_supply_a_count() -> None:
-    """ "two suitcases" says how many bags; "two cats" does not."""
-    call = ("add_luggage", {"booking": "BK-1", "total_bags": 2}, {"ok": True})
-    assert unsupported(conversation("Add two suitcases to BK-1.", [call])) == []
-    assert unsupported(conversation("Add two cats to BK-1.", [call])) == [("total_bags", "2")]
+@pytest.mark.parametrize(
+    ("call", "lone", "several"),
+    [
+        (
+            ("add_luggage", {"booking": "BK-1", "total_bags": 2}, {"ok": True}),
+            "Add two suitcases to BK-1.",
+            "Add two suitcases and 3 umbrellas to BK-1.",
+        ),
+        (
+            ("reserve_stock", {"sku": "TEA-01", "pallet_count": 4}, {"ok": True}),
+            "Hold 4 skids of TEA-01 for me.",
+            "Hold 4 skids of TEA-01 and 6 crates of TEA-02.",
+        ),
+    ],
+)
+def test_the_one_count_of_a_message_supplies_a_count_whatever_it_names(call, lone, several) -> None:
+    """A message that says one count gave it, in whatever words ("two suitcases" for bags, "4
+    skids" for pallets): no synonym table decides. Where it says several, each counts only
+    the noun it is said of."""
+    assert unsupported(conversation(lone, [call])) == []
+    name, args, _ = call
+    key = next(k for k, v in args.items() if isinstance(v, int))
+    assert unsupported(conversation(several, [call])) == [(key, str(args[key]))]
 
 
 def test_a_number_typed_into_a_call_whose_name_says_no_change_is_no_writes_number() -> None:
