@@ -288,7 +288,8 @@ def contradicted_findings(
         if len(here) != 1:
             continue
         own = records[next(iter(here))]
-        for key in {k for record in own for k, v in record.value.items() if _word_value(v)}:
+        # In the records' own order (not a set's, which differs from one process to the next).
+        for key in dict.fromkeys(k for record in own for k, v in record.value.items() if _word_value(v)):
             said = list(_said_values(sentence, key))
             held = {_word_value(record.value.get(key)) for record in own} - {None}
             if not said or any(value in held for value, _, _ in said):
