@@ -965,6 +965,11 @@ def _cent(f: Figure) -> Decimal:
     return Decimal("0.005")
 
 
+def _for_all(f: Figure) -> bool:
+    """Not said to be for N people: only a product by N could make that."""
+    return f.people is None
+
+
 def _totalled(f: Figure) -> bool:
     return f.people is None and bool(_TOTAL_WORDS.search(f.said))
 
@@ -1002,7 +1007,7 @@ TABLE = (
     Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
     Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
     Row("written", "the answer's words", "n", "amount", _cent, _written),
-    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, lambda f: f.people is None),
+    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _for_all),
     Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
     Row("sum", "the records a call of the turn was given", "2-8", "amount", _cent, _given, _totalled),
     Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _totalled),
