@@ -304,18 +304,37 @@ def _numeral(key: str) -> bool:
 
 
 class Forms:
-    """A source's keys, asked as a set is: its tokens split in C at once; the rest on the
-    first lookup that may find a key there. A dressed token's core is looked for in the
-    split text (``tokens.dressed_in``); a numeral (``_numeral``) may be a number a token
-    spells or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the
-    text writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays
-    for no reader no answer needs."""
+    """A source's keys, asked as a set is: a key is looked for as a token, or a dressed
+    token's core, in the split text (``tokens.dressed_in``); the set of its tokens is split
+    in C only where asked for whole. A numeral (``_numeral``) may be a number a token spells
+    or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the text
+    writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays for
+    no reader no answer needs."""
 
-    def __init__(self, source: Source, tokens: set[str], split: str, echoes: set[str]) -> None:
+    def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
         self.source = source
-        self.tokens = tokens
         self.split = split
         self.echoes = echoes  # what an absence envelope repeats: no key of its result
+
+    @cached_property
+    def every_token(self) -> set[str]:
+        return set(self.split.split())
+
+    @cached_property
+    def tokens(self) -> set[str]:
+        return self.every_token - self.echoes if self.echoes else self.every_token
+
+    # Past this many places that write a key inside longer tokens, the set of tokens is split.
+    _SEARCHED = 32
+
+    def has_token(self, key: str, dressed: bool = False) -> bool:
+        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo."""
+        if key in self.echoes:
+            return False
+        found = dressed_in(self.split, key, not dressed, self._SEARCHED)
+        if found is None:
+            return key in self.tokens or (dressed and bool(dressed_in(self.split, key)))
+        return found
 
     @property
     def words(self) -> set[str]:
@@ -324,7 +343,7 @@ class Forms:
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str) or key in self.echoes:
             return False
-        if key in self.tokens or dressed_in(self.split, key) or (_numeral(key) and key in self.words):
+        if self.has_token(key, dressed=True) or (_numeral(key) and key in self.words):
             return True
         return any(key in self.source.value_keys(name) for name in readers_of(key))
 
@@ -369,11 +388,9 @@ class Source:
             tail = text.rstrip()[-1:]
             if tail not in ("}", "]") and self.parsed() is _NO_PATH:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
-        split = split_text(text)
-        tokens = set(split.split())
-        self.cache["read"] = (text, tokens, json_text)  # what the other keys are read from, later
+        self.cache["read"] = (text, json_text)  # what the other keys are read from, later
         echoes = self._echoes() if self.role == "tool" and '"absent"' in self.low else set()
-        return Forms(self, tokens - echoes if echoes else tokens, split, echoes)
+        return Forms(self, split_text(text), echoes)
 
     def value_keys(self, reader: str) -> set[str]:
         """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
@@ -382,8 +399,8 @@ class Source:
         return self.kept(reader, lambda: self._read_keys(reader) - echoes)
 
     def _read_keys(self, reader: str) -> set[str]:
-        text, tokens, json_text = self.cache["read"]
-        forms: set[str] = self.kept("forms", lambda: word_forms(text, tokens))
+        text, json_text = self.cache["read"]
+        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.every_token))
         if reader in VALUE_READERS:
             return set(VALUE_READERS[reader](text, forms))
         if reader != "words":
@@ -683,7 +700,7 @@ class Grounds:
         """Whether a token of a result or query held is ``key``."""
         if len(self.held) > WALK:
             return key in self.newest
-        return any(key in source.forms.tokens for source in self.held)
+        return any(source.forms.has_token(key) for source in self.held)
 
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""

@@ -400,20 +400,26 @@ def token_keys(token: str) -> set[str]:
     return {core}
 
 
-def dressed_in(split: str, key: str) -> bool:
-    """Whether ``key`` is a token of a ``split_text``, or the core of one dressed with
-    ``DECORATION``: what ``token_keys`` files a token under, besides the numbers it spells."""
-    if key.split() != [key] or key[0] in _DECORATION_SET or key[-1] in _DECORATION_SET:
+def dressed_in(split: str, key: str, whole: bool = False, most: int | None = None) -> bool | None:
+    """Whether ``key`` is a token of a ``split_text``, or (unless ``whole``, and undressed
+    itself) the core of one dressed with ``DECORATION``: what ``token_keys`` files a token
+    under, besides the numbers it spells. None once ``most`` places that write it otherwise
+    are passed: a set of the tokens answers a key written inside that many others sooner."""
+    if key.split() != [key]:
         return False
-    at = split.find(key)
+    dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
+    at, passed = split.find(key), 0
     while at != -1:
         start, end = at, at + len(key)
-        while start > 0 and split[start - 1] in _DECORATION_SET:
+        while dressed and start > 0 and split[start - 1] in _DECORATION_SET:
             start -= 1
-        while end < len(split) and split[end] in _DECORATION_SET:
+        while dressed and end < len(split) and split[end] in _DECORATION_SET:
             end += 1
         if (start == 0 or split[start - 1].isspace()) and (end == len(split) or split[end].isspace()):
             return True
+        passed += 1
+        if passed == most:
+            return None
         at = split.find(key, at + 1)
     return False
 
