@@ -29,6 +29,7 @@ from functools import cached_property
 from operator import itemgetter
 from types import ModuleType
 from typing import Any
+from weakref import ref
 
 from . import durations, money, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
@@ -312,7 +313,9 @@ class Forms:
     no reader no answer needs."""
 
     def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
-        self.source = source
+        # Weakly: a source keeps its forms, and a cycle would leave both (and the parse and
+        # the readers' keys they keep) for the cyclic collector once the index is dropped.
+        self._source = ref(source)
         self.split = split
         self.echoes = echoes  # what an absence envelope repeats: no key of its result
 
@@ -339,6 +342,12 @@ class Forms:
     @property
     def words(self) -> set[str]:
         return self.source.value_keys("words")
+
+    @property
+    def source(self) -> Source:
+        source = self._source()
+        assert source is not None, "a source's forms are read while it is held"
+        return source
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str) or key in self.echoes:
