@@ -404,8 +404,10 @@ class Source:
     def value_keys(self, reader: str) -> set[str]:
         """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
         what the forms read."""
-        echoes = self.forms.echoes
-        return self.kept(reader, lambda: self._read_keys(reader) - echoes)
+        echoes = self.forms.echoes  # mostly none: the keys read are then kept uncopied
+        return self.kept(
+            reader, lambda: self._read_keys(reader) - echoes if echoes else self._read_keys(reader)
+        )
 
     def _read_keys(self, reader: str) -> set[str]:
         text, json_text = self.cache["read"]

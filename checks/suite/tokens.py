@@ -31,7 +31,7 @@ from typing import NamedTuple
 from .decimals import read_number
 from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
-from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys
+from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys, has_escape
 from .notations import identifier_runs
 from .text import alternation
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
@@ -82,6 +82,8 @@ SPACED_NUMBER = re.compile(
 _GROUP_SPLIT = re.compile(_GROUP_SPACE)
 # The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
+# The commonest such forms, looked for among a source's forms at once (in C).
+_THREE_DIGITS = frozenset(f"{n:03}" for n in range(1000))
 _ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)  # in JSON
 # A digit, a space, a digit: what every such number holds (in ASCII: "0 0", digits as 0).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
@@ -296,9 +298,9 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
     spelled = [
         t
         for t in forms
-        if t[0] in _DECORATION_SET
+        if (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
         or t[-1] in _DECORATION_SET
-        or (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
+        or t[0] in _DECORATION_SET
     ]
     for token in spelled:
         # An undressed number with a colon or a hyphen inside (a date, a time) is its one key.
@@ -306,7 +308,7 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
             forms.update(token_keys(token))
     forms.discard("")
     # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
-    if "\\u" in text or _LAST_GROUP.search("\n".join(forms)):
+    if has_escape(text) or not forms.isdisjoint(_THREE_DIGITS) or _LAST_GROUP.search("\n".join(forms)):
         unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
         forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
