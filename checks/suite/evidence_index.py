@@ -29,7 +29,7 @@ from functools import cached_property
 from operator import itemgetter
 from types import ModuleType
 from typing import Any
-from weakref import ref
+from weakref import proxy
 
 from . import durations, money, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
@@ -315,26 +315,21 @@ class Forms:
     def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
         # Weakly: a source keeps its forms, and a cycle would leave both (and the parse and
         # the readers' keys they keep) for the cyclic collector once the index is dropped.
-        self._source = ref(source)
+        self.source: Source = proxy(source)
         self.split = split
         self.echoes = echoes  # what an absence envelope repeats: no key of its result
 
     @cached_property
-    def every_token(self) -> set[str]:
+    def tokens(self) -> set[str]:
+        """Every token, echoes too."""
         return set(self.split.split())
 
-    @cached_property
-    def tokens(self) -> set[str]:
-        return self.every_token - self.echoes if self.echoes else self.every_token
-
-    # Past this many places that write a key inside longer tokens, the set of tokens is split.
-    _SEARCHED = 32
-
     def has_token(self, key: str, dressed: bool = False) -> bool:
-        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo."""
+        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo;
+        past 32 places that write it inside longer tokens, the set of tokens is split."""
         if key in self.echoes:
             return False
-        found = dressed_in(self.split, key, not dressed, self._SEARCHED)
+        found = dressed_in(self.split, key, not dressed, 32)
         if found is None:
             return key in self.tokens or (dressed and bool(dressed_in(self.split, key)))
         return found
@@ -342,12 +337,6 @@ class Forms:
     @property
     def words(self) -> set[str]:
         return self.source.value_keys("words")
-
-    @property
-    def source(self) -> Source:
-        source = self._source()
-        assert source is not None, "a source's forms are read while it is held"
-        return source
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str) or key in self.echoes:
@@ -411,7 +400,7 @@ class Source:
 
     def _read_keys(self, reader: str) -> set[str]:
         text, json_text = self.cache["read"]
-        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.every_token))
+        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.tokens))
         if reader in VALUE_READERS:
             return set(VALUE_READERS[reader](text, forms))
         if reader != "words":
@@ -703,7 +692,7 @@ class Grounds:
         its last row grounds, and one in no row is flagged, as in a small one. Merged on first
         need: a conversation of at most ``WALK`` results is asked one by one instead."""
         for source in self.held[self._merged :]:
-            self._newest.update(dict.fromkeys(source.forms.tokens, source.position))
+            self._newest.update(dict.fromkeys(source.forms.tokens - source.forms.echoes, source.position))
         self._merged = len(self.held)
         return self._newest
 

@@ -316,13 +316,8 @@ def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | No
 def needs_its_strings(json_text: str) -> bool:
     """Whether a JSON text's strings must be read one by one too: a comma-grouped number may
     be an array between strings ("[1,250]"), an escape (``\\u20ac``) may hide a sign or a space."""
-    return has_escape(json_text) or _COMMA_GROUP.search(json_text) is not None
-
-
-def has_escape(text: str) -> bool:
-    """Whether ``text`` holds a ``\\u`` escape; a backslash alone is looked for first, in C at
-    once, where the pair is searched for slower (its ``u`` is everywhere)."""
-    return "\\" in text and "\\u" in text
+    # A backslash alone is looked for first: at once, where the pair is found slower.
+    return ("\\" in json_text and "\\u" in json_text) or _COMMA_GROUP.search(json_text) is not None
 
 
 def labelled_amounts(text: str) -> set[Decimal]:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from .decimals import read_number
 from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
-from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys, has_escape
+from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys
 from .notations import identifier_runs
 from .text import alternation
 from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
@@ -308,7 +308,11 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
             forms.update(token_keys(token))
     forms.discard("")
     # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
-    if has_escape(text) or not forms.isdisjoint(_THREE_DIGITS) or _LAST_GROUP.search("\n".join(forms)):
+    if (
+        ("\\" in text and "\\u" in text)
+        or not forms.isdisjoint(_THREE_DIGITS)
+        or _LAST_GROUP.search("\n".join(forms))
+    ):
         unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
         forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
