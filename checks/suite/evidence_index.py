@@ -37,12 +37,12 @@ from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
+    SEPARATORS,
     VALUE_READERS,
     dressed_in,
     fragment_forms,
     grouped_span,
     index_text,
-    is_separator,
     normalize,
     parts_of_tokens,
     split_text,
@@ -61,7 +61,6 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # t
 _EXACT_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_float=Decimal).scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
-_START = itemgetter(0)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
@@ -70,7 +69,6 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _ECHO_KEYS = frozenset(
     ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
 )
-_NO_PATH = NO_JSON
 
 # How the suite's own correction starts when a runtime sends it back as a user message.
 CORRECTION_PREFIX = "Note from Receipts (evidence check):"
@@ -220,7 +218,7 @@ def _find(
     if node is None:
         node = nodes[start] = _Node(text, start)
     while True:
-        i = bisect_right(node.members, offset, key=_START) - 1
+        i = bisect_right(node.members, offset, key=itemgetter(0)) - 1
         if i >= 0:
             member_start, key_end, value_start, end, key = node.members[i]
             here = join_path(path, key)
@@ -313,8 +311,7 @@ class Forms:
     no reader no answer needs."""
 
     def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
-        # Weakly: a source keeps its forms, and a cycle would leave both (and the parse and
-        # the readers' keys they keep) for the cyclic collector once the index is dropped.
+        # Weakly: a cycle would leave a dropped index and its parses to the cyclic collector.
         self.source: Source = proxy(source)
         self.split = split
         self.echoes = echoes  # what an absence envelope repeats: no key of its result
@@ -384,7 +381,7 @@ class Source:
         json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
             tail = text.rstrip()[-1:]
-            if tail not in ("}", "]") and self.parsed() is _NO_PATH:
+            if tail not in ("}", "]") and self.parsed() is NO_JSON:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
         self.cache["read"] = (text, json_text)  # what the other keys are read from, later
         echoes = self._echoes() if self.role == "tool" and '"absent"' in self.low else set()
@@ -416,9 +413,9 @@ class Source:
         return forms | more
 
     def parsed(self) -> Any:
-        """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
+        """The JSON value at the head of the result, or ``NO_JSON`` when there is none."""
         if not self.looks_json:
-            return self.kept("json", lambda: _NO_PATH)
+            return self.kept("json", lambda: NO_JSON)
         return self.kept("json", lambda: self.message.head if self.message else json_head(self.text)[0])
 
     def _echoes(self) -> set[str]:
@@ -447,7 +444,7 @@ class Source:
     def counts(self) -> set[str]:
         """The count keys (``notations.count_keys``) of the lists this result holds."""
         parsed = self.parsed() if self.role == "tool" else None
-        return count_keys(parsed) if parsed is not _NO_PATH else set()
+        return count_keys(parsed) if parsed is not NO_JSON else set()
 
     @cached_property
     def low(self) -> str:
@@ -470,9 +467,9 @@ class Source:
         while at != -1 and tried < 2000:
             tried += 1
             start, end = at, at + len(form)
-            while start > 0 and not is_separator(low[start - 1]):
+            while start > 0 and low[start - 1] not in SEPARATORS:
                 start -= 1
-            while end < len(low) and not is_separator(low[end]):
+            while end < len(low) and low[end] not in SEPARATORS:
                 end += 1
             raw = low[start:end]
             if form in token_keys(raw):
@@ -516,8 +513,8 @@ class Source:
     def value_at(self, parts: list[str | int]) -> Any:
         """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
         row of a large result without the rest); ``None`` where the way is not known."""
-        value = self.cache.get("json", _NO_PATH)
-        if value is not _NO_PATH:
+        value = self.cache.get("json", NO_JSON)
+        if value is not NO_JSON:
             for part in parts:
                 value = _step(value, part)
             return value

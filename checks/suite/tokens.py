@@ -38,7 +38,6 @@ from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
-_SEPARATOR_SET = frozenset(SEPARATORS)
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
 _DIGITS = frozenset("0123456789")
 # How a numeric token with another spelling ends: a decimal's zero, a glued unit's letter.
@@ -406,7 +405,7 @@ def token_keys(token: str) -> set[str]:
     return {core}
 
 
-def dressed_in(split: str, key: str, whole: bool = False, most: int | None = None) -> bool | None:
+def dressed_in(split: str, key: str, whole: bool = False, most: int = -1) -> bool | None:
     """Whether ``key`` is a token of a ``split_text``, or (unless ``whole``, and undressed
     itself) the core of one dressed with ``DECORATION``: what ``token_keys`` files a token
     under, besides the numbers it spells. None once ``most`` places that write it otherwise
@@ -414,8 +413,8 @@ def dressed_in(split: str, key: str, whole: bool = False, most: int | None = Non
     if key.split() != [key]:
         return False
     dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
-    at, passed = split.find(key), 0
-    while at != -1:
+    at = split.find(key)
+    while at != -1 and most != 0:
         start, end = at, at + len(key)
         while dressed and start > 0 and split[start - 1] in _DECORATION_SET:
             start -= 1
@@ -423,15 +422,8 @@ def dressed_in(split: str, key: str, whole: bool = False, most: int | None = Non
             end += 1
         if (start == 0 or split[start - 1].isspace()) and (end == len(split) or split[end].isspace()):
             return True
-        passed += 1
-        if passed == most:
-            return None
-        at = split.find(key, at + 1)
-    return False
-
-
-def is_separator(char: str) -> bool:
-    return char in _SEPARATOR_SET
+        at, most = split.find(key, at + 1), most - 1
+    return None if at != -1 else False
 
 
 # --- user patterns, whole-token and under a time bound -----------------------------------
