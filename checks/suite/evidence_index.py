@@ -66,9 +66,7 @@ _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 # Keys under which an absence envelope repeats what it was asked for.
-_ECHO_KEYS = frozenset(
-    ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
-)
+_ECHO_KEYS = frozenset("looked_for query requested request searched_for search lookup key input q".split())
 
 # How the suite's own correction starts when a runtime sends it back as a user message.
 CORRECTION_PREFIX = "Note from Receipts (evidence check):"
@@ -343,10 +341,7 @@ class Forms:
         return any(key in self.source.value_keys(name) for name in readers_of(key))
 
     def __iter__(self) -> Iterator[str]:
-        every = set(self.words)
-        for name in LAZY_READERS:
-            every |= self.source.value_keys(name)
-        return iter(every)
+        return iter(self.words.union(*(self.source.value_keys(name) for name in LAZY_READERS)))
 
 
 @dataclass
@@ -566,12 +561,8 @@ def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
     kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
         return set()
-    return {
-        key
-        for name, number in _MEMBER_NUMBER.findall(json_text)
-        for kind in kinds
-        for key in kind.member_keys(name, number)
-    }
+    members = _MEMBER_NUMBER.findall(json_text)
+    return {key for name, number in members for kind in kinds for key in kind.member_keys(name, number)}
 
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:

@@ -81,8 +81,6 @@ SPACED_NUMBER = re.compile(
 _GROUP_SPLIT = re.compile(_GROUP_SPACE)
 # The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
-# The commonest such forms, looked for among a source's forms at once (in C).
-_THREE_DIGITS = frozenset(f"{n:03}" for n in range(1000))
 _ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)  # in JSON
 # A digit, a space, a digit: what every such number holds (in ASCII: "0 0", digits as 0).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
@@ -307,11 +305,7 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
             forms.update(token_keys(token))
     forms.discard("")
     # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
-    if (
-        ("\\" in text and "\\u" in text)
-        or not forms.isdisjoint(_THREE_DIGITS)
-        or _LAST_GROUP.search("\n".join(forms))
-    ):
+    if ("\\" in text and "\\u" in text) or _LAST_GROUP.search("\n".join(forms)):
         unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
         forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
