@@ -392,7 +392,7 @@ class Source:
 
     def _read_keys(self, reader: str) -> set[str]:
         text, json_text = self.cache["read"]
-        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.tokens))
+        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.split))
         if reader in VALUE_READERS:
             return set(VALUE_READERS[reader](text, forms))
         if reader != "words":

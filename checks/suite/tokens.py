@@ -287,10 +287,10 @@ def split_text(text: str) -> str:
     return low.translate(_TO_SPACE)
 
 
-def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
-    """The forms of a text's tokens (``token_keys``; its ``tokens`` where the caller has them)
+def word_forms(text: str, split: str | None = None) -> set[str]:
+    """The forms of a text's tokens (``token_keys``; its ``split_text`` where the caller has it)
     and of its numbers grouped across tokens; Python visits only tokens with another form."""
-    forms = set(split_text(text).split() if tokens is None else tokens)
+    forms = set((split_text(text) if split is None else split).split())
     # A dressed token, a decimal that may end in zeros, a number with a unit glued to it.
     spelled = [
         t
