@@ -322,9 +322,7 @@ class Forms:
     def has_token(self, key: str, dressed: bool = False) -> bool:
         """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo;
         past 32 places that write it inside longer tokens, the set of tokens is split."""
-        if key in self.echoes:
-            return False
-        found = dressed_in(self.split, key, not dressed, 32)
+        found = key not in self.echoes and dressed_in(self.split, key, not dressed, 32)
         if found is None:
             return key in self.tokens or (dressed and bool(dressed_in(self.split, key)))
         return found
@@ -405,7 +403,7 @@ class Source:
         if needs_its_strings(text):
             for _, _, content in _string_contents(text):
                 more |= amount_keys(content)
-        return forms | more
+        return forms | more if more else forms  # kept once where the amounts add nothing
 
     def parsed(self) -> Any:
         """The JSON value at the head of the result, or ``NO_JSON`` when there is none."""
@@ -571,10 +569,8 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
     ):
         return True
-    if result is None:
-        return False
-    if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
-        return True
+    if result is None or result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
+        return result is not None
     value = result.parsed()  # the message's one parse
     return (isinstance(value, dict) and is_absence(value)) or rows_of(value) == []
 
@@ -686,9 +682,7 @@ class Grounds:
 
     def carried(self, key: str) -> bool:
         """Whether a token of a result or query held is ``key``."""
-        if len(self.held) > WALK:
-            return key in self.newest
-        return any(source.forms.has_token(key) for source in self.held)
+        return key in self.newest if len(self.held) > WALK else any(s.forms.has_token(key) for s in self.held)
 
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""

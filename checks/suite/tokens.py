@@ -321,9 +321,7 @@ def grouped_span(text: str, key: str) -> tuple[int, int] | None:
 
 def value_text(text: str) -> str:
     """``text`` with JSON's escaped whitespace as spaces, each as long as its escape (offsets hold)."""
-    if "\\" not in text:
-        return text
-    return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
+    return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ") if "\\" in text else text
 
 
 # A source's dates, times and durations are read from the whole text where one may stand
