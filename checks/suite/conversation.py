@@ -557,9 +557,7 @@ def is_error_shaped(text: str, value: Any) -> bool:
             return True
         status = value.get("status")
         return isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
-    if value is not None:
-        return False
-    return len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
+    return value is None and len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
 
 
 def _receipts(

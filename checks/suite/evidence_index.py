@@ -29,6 +29,7 @@ from functools import cached_property
 from operator import itemgetter
 from types import ModuleType
 from typing import Any
+from weakref import proxy
 
 from . import durations, money, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
@@ -36,12 +37,12 @@ from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
 from .tokens import (
     DECORATION,
+    SEPARATORS,
     VALUE_READERS,
     dressed_in,
     fragment_forms,
     grouped_span,
     index_text,
-    is_separator,
     normalize,
     parts_of_tokens,
     split_text,
@@ -60,16 +61,12 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # t
 _EXACT_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_float=Decimal).scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
-_START = itemgetter(0)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 # Keys under which an absence envelope repeats what it was asked for.
-_ECHO_KEYS = frozenset(
-    ["looked_for", "query", "requested", "request", "searched_for", "search", "lookup", "key", "input", "q"]
-)
-_NO_PATH = NO_JSON
+_ECHO_KEYS = frozenset("looked_for query requested request searched_for search lookup key input q".split())
 
 # How the suite's own correction starts when a runtime sends it back as a user message.
 CORRECTION_PREFIX = "Note from Receipts (evidence check):"
@@ -219,7 +216,7 @@ def _find(
     if node is None:
         node = nodes[start] = _Node(text, start)
     while True:
-        i = bisect_right(node.members, offset, key=_START) - 1
+        i = bisect_right(node.members, offset, key=itemgetter(0)) - 1
         if i >= 0:
             member_start, key_end, value_start, end, key = node.members[i]
             here = join_path(path, key)
@@ -304,18 +301,31 @@ def _numeral(key: str) -> bool:
 
 
 class Forms:
-    """A source's keys, asked as a set is: its tokens split in C at once; the rest on the
-    first lookup that may find a key there. A dressed token's core is looked for in the
-    split text (``tokens.dressed_in``); a numeral (``_numeral``) may be a number a token
-    spells or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the
-    text writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays
-    for no reader no answer needs."""
+    """A source's keys, asked as a set is: a key is looked for as a token, or a dressed
+    token's core, in the split text (``tokens.dressed_in``); the set of its tokens is split
+    in C only where asked for whole. A numeral (``_numeral``) may be a number a token spells
+    or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the text
+    writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays for
+    no reader no answer needs."""
 
-    def __init__(self, source: Source, tokens: set[str], split: str, echoes: set[str]) -> None:
-        self.source = source
-        self.tokens = tokens
+    def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
+        # Weakly: a cycle would leave a dropped index and its parses to the cyclic collector.
+        self.source: Source = proxy(source)
         self.split = split
         self.echoes = echoes  # what an absence envelope repeats: no key of its result
+
+    @cached_property
+    def tokens(self) -> set[str]:
+        """Every token, echoes too."""
+        return set(self.split.split())
+
+    def has_token(self, key: str, dressed: bool = False) -> bool:
+        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo;
+        past 32 places that write it inside longer tokens, the set of tokens is split."""
+        found = key not in self.echoes and dressed_in(self.split, key, not dressed, 32)
+        if found is None:
+            return key in self.tokens or (dressed and bool(dressed_in(self.split, key)))
+        return found
 
     @property
     def words(self) -> set[str]:
@@ -324,15 +334,12 @@ class Forms:
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str) or key in self.echoes:
             return False
-        if key in self.tokens or dressed_in(self.split, key) or (_numeral(key) and key in self.words):
+        if self.has_token(key, dressed=True) or (_numeral(key) and key in self.words):
             return True
         return any(key in self.source.value_keys(name) for name in readers_of(key))
 
     def __iter__(self) -> Iterator[str]:
-        every = set(self.words)
-        for name in LAZY_READERS:
-            every |= self.source.value_keys(name)
-        return iter(every)
+        return iter(self.words.union(*(self.source.value_keys(name) for name in LAZY_READERS)))
 
 
 @dataclass
@@ -367,23 +374,23 @@ class Source:
         json_text = self.role in ("tool", "call") and self.looks_json
         if json_text:
             tail = text.rstrip()[-1:]
-            if tail not in ("}", "]") and self.parsed() is _NO_PATH:
+            if tail not in ("}", "]") and self.parsed() is NO_JSON:
                 text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
-        split = split_text(text)
-        tokens = set(split.split())
-        self.cache["read"] = (text, tokens, json_text)  # what the other keys are read from, later
+        self.cache["read"] = (text, json_text)  # what the other keys are read from, later
         echoes = self._echoes() if self.role == "tool" and '"absent"' in self.low else set()
-        return Forms(self, tokens - echoes if echoes else tokens, split, echoes)
+        return Forms(self, split_text(text), echoes)
 
     def value_keys(self, reader: str) -> set[str]:
         """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
         what the forms read."""
-        echoes = self.forms.echoes
-        return self.kept(reader, lambda: self._read_keys(reader) - echoes)
+        echoes = self.forms.echoes  # mostly none: the keys read are then kept uncopied
+        return self.kept(
+            reader, lambda: self._read_keys(reader) - echoes if echoes else self._read_keys(reader)
+        )
 
     def _read_keys(self, reader: str) -> set[str]:
-        text, tokens, json_text = self.cache["read"]
-        forms: set[str] = self.kept("forms", lambda: word_forms(text, tokens))
+        text, json_text = self.cache["read"]
+        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.split))
         if reader in VALUE_READERS:
             return set(VALUE_READERS[reader](text, forms))
         if reader != "words":
@@ -396,12 +403,12 @@ class Source:
         if needs_its_strings(text):
             for _, _, content in _string_contents(text):
                 more |= amount_keys(content)
-        return forms | more
+        return forms | more if more else forms  # kept once where the amounts add nothing
 
     def parsed(self) -> Any:
-        """The JSON value at the head of the result, or ``_NO_PATH`` when there is none."""
+        """The JSON value at the head of the result, or ``NO_JSON`` when there is none."""
         if not self.looks_json:
-            return self.kept("json", lambda: _NO_PATH)
+            return self.kept("json", lambda: NO_JSON)
         return self.kept("json", lambda: self.message.head if self.message else json_head(self.text)[0])
 
     def _echoes(self) -> set[str]:
@@ -430,7 +437,7 @@ class Source:
     def counts(self) -> set[str]:
         """The count keys (``notations.count_keys``) of the lists this result holds."""
         parsed = self.parsed() if self.role == "tool" else None
-        return count_keys(parsed) if parsed is not _NO_PATH else set()
+        return count_keys(parsed) if parsed is not NO_JSON else set()
 
     @cached_property
     def low(self) -> str:
@@ -453,9 +460,9 @@ class Source:
         while at != -1 and tried < 2000:
             tried += 1
             start, end = at, at + len(form)
-            while start > 0 and not is_separator(low[start - 1]):
+            while start > 0 and low[start - 1] not in SEPARATORS:
                 start -= 1
-            while end < len(low) and not is_separator(low[end]):
+            while end < len(low) and low[end] not in SEPARATORS:
                 end += 1
             raw = low[start:end]
             if form in token_keys(raw):
@@ -499,8 +506,8 @@ class Source:
     def value_at(self, parts: list[str | int]) -> Any:
         """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
         row of a large result without the rest); ``None`` where the way is not known."""
-        value = self.cache.get("json", _NO_PATH)
-        if value is not _NO_PATH:
+        value = self.cache.get("json", NO_JSON)
+        if value is not NO_JSON:
             for part in parts:
                 value = _step(value, part)
             return value
@@ -552,12 +559,8 @@ def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
     kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
         return set()
-    return {
-        key
-        for name, number in _MEMBER_NUMBER.findall(json_text)
-        for kind in kinds
-        for key in kind.member_keys(name, number)
-    }
+    members = _MEMBER_NUMBER.findall(json_text)
+    return {key for name, number in members for kind in kinds for key in kind.member_keys(name, number)}
 
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
@@ -566,10 +569,8 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
     ):
         return True
-    if result is None:
-        return False
-    if result.text.strip().lower() in ("", "null", "[]", "{}", '""'):
-        return True
+    if result is None or result.text.strip()[:5].lower() in ("", "null", "[]", "{}", '""'):  # each is under 5
+        return result is not None
     value = result.parsed()  # the message's one parse
     return (isinstance(value, dict) and is_absence(value)) or rows_of(value) == []
 
@@ -675,15 +676,13 @@ class Grounds:
         its last row grounds, and one in no row is flagged, as in a small one. Merged on first
         need: a conversation of at most ``WALK`` results is asked one by one instead."""
         for source in self.held[self._merged :]:
-            self._newest.update(dict.fromkeys(source.forms.tokens, source.position))
+            self._newest.update(dict.fromkeys(source.forms.tokens - source.forms.echoes, source.position))
         self._merged = len(self.held)
         return self._newest
 
     def carried(self, key: str) -> bool:
         """Whether a token of a result or query held is ``key``."""
-        if len(self.held) > WALK:
-            return key in self.newest
-        return any(key in source.forms.tokens for source in self.held)
+        return key in self.newest if len(self.held) > WALK else any(s.forms.has_token(key) for s in self.held)
 
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""

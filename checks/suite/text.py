@@ -24,11 +24,8 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"')\]*_]|\Z)|\n\s*\n|\n(?=\s*(?:[-*#>]
 
 _SMALL = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 _SMALL += " sixteen seventeen eighteen nineteen twenty"
-NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True)) | {
-    "a single": 1,
-    "twenty-four": 24,
-    "thirty": 30,
-}
+NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True))
+NUMBER_WORDS |= {"a single": 1, "twenty-four": 24, "thirty": 30}
 NUMBER_WORDS |= {"forty": 40, "forty-five": 45, "forty-eight": 48, "fifty": 50, "sixty": 60}
 NUMBER_WORDS |= {"seventy-two": 72, "ninety": 90}
 # The number words of one word, as a pattern (longest first): counts said in words.

@@ -38,7 +38,6 @@ from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 
 # Characters that end a token wherever they stand. A comma is one too, except between digits.
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
-_SEPARATOR_SET = frozenset(SEPARATORS)
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
 _DIGITS = frozenset("0123456789")
 # How a numeric token with another spelling ends: a decimal's zero, a glued unit's letter.
@@ -288,17 +287,17 @@ def split_text(text: str) -> str:
     return low.translate(_TO_SPACE)
 
 
-def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
-    """The forms of a text's tokens (``token_keys``; its ``tokens`` where the caller has them)
+def word_forms(text: str, split: str | None = None) -> set[str]:
+    """The forms of a text's tokens (``token_keys``; its ``split_text`` where the caller has it)
     and of its numbers grouped across tokens; Python visits only tokens with another form."""
-    forms = set(split_text(text).split() if tokens is None else tokens)
+    forms = set((split_text(text) if split is None else split).split())
     # A dressed token, a decimal that may end in zeros, a number with a unit glued to it.
     spelled = [
         t
         for t in forms
-        if t[0] in _DECORATION_SET
+        if (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
         or t[-1] in _DECORATION_SET
-        or (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
+        or t[0] in _DECORATION_SET
     ]
     for token in spelled:
         # An undressed number with a colon or a hyphen inside (a date, a time) is its one key.
@@ -306,7 +305,7 @@ def word_forms(text: str, tokens: set[str] | None = None) -> set[str]:
             forms.update(token_keys(token))
     forms.discard("")
     # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
-    if "\\u" in text or _LAST_GROUP.search("\n".join(forms)):
+    if ("\\" in text and "\\u" in text) or _LAST_GROUP.search("\n".join(forms)):
         unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
         forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
@@ -322,9 +321,7 @@ def grouped_span(text: str, key: str) -> tuple[int, int] | None:
 
 def value_text(text: str) -> str:
     """``text`` with JSON's escaped whitespace as spaces, each as long as its escape (offsets hold)."""
-    if "\\" not in text:
-        return text
-    return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ")
+    return text.replace("\\n", "  ").replace("\\t", "  ").replace("\\r", "  ") if "\\" in text else text
 
 
 # A source's dates, times and durations are read from the whole text where one may stand
@@ -400,26 +397,25 @@ def token_keys(token: str) -> set[str]:
     return {core}
 
 
-def dressed_in(split: str, key: str) -> bool:
-    """Whether ``key`` is a token of a ``split_text``, or the core of one dressed with
-    ``DECORATION``: what ``token_keys`` files a token under, besides the numbers it spells."""
-    if key.split() != [key] or key[0] in _DECORATION_SET or key[-1] in _DECORATION_SET:
+def dressed_in(split: str, key: str, whole: bool = False, most: int = -1) -> bool | None:
+    """Whether ``key`` is a token of a ``split_text``, or (unless ``whole``, and undressed
+    itself) the core of one dressed with ``DECORATION``: what ``token_keys`` files a token
+    under, besides the numbers it spells. None once ``most`` places that write it otherwise
+    are passed: a set of the tokens answers a key written inside that many others sooner."""
+    if key.split() != [key]:
         return False
+    dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
     at = split.find(key)
-    while at != -1:
+    while at != -1 and most != 0:
         start, end = at, at + len(key)
-        while start > 0 and split[start - 1] in _DECORATION_SET:
+        while dressed and start > 0 and split[start - 1] in _DECORATION_SET:
             start -= 1
-        while end < len(split) and split[end] in _DECORATION_SET:
+        while dressed and end < len(split) and split[end] in _DECORATION_SET:
             end += 1
         if (start == 0 or split[start - 1].isspace()) and (end == len(split) or split[end].isspace()):
             return True
-        at = split.find(key, at + 1)
-    return False
-
-
-def is_separator(char: str) -> bool:
-    return char in _SEPARATOR_SET
+        at, most = split.find(key, at + 1), most - 1
+    return None if at != -1 else False
 
 
 # --- user patterns, whole-token and under a time bound -----------------------------------
