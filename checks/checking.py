@@ -12,7 +12,7 @@ import functools
 import logging
 import signal
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -175,7 +175,8 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
     # Two runs of one conversation are written in turn, each in a round of its own.
     while checked:
         seen: set[int] = set()
-        this_round, later = [], []
+        this_round: list[tuple[CheckRun, dict[str, Any], set[str]]] = []
+        later: list[tuple[CheckRun, dict[str, Any], set[str]]] = []
         for item in checked:
             (later if item[0].conversation_id in seen else this_round).append(item)
             seen.add(item[0].conversation_id)
@@ -382,7 +383,7 @@ RUN_FIELDS = ["status", "suite_version", "summary", "error", "finished_at"]
 
 
 @transaction.atomic(savepoint=False)
-def write_findings_of(checked: list[tuple[CheckRun, dict[str, Any], set[str] | None]]) -> None:
+def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str] | None]]) -> None:
     """``write_findings`` for a batch of runs of distinct conversations, in one statement of
     each kind for the whole batch: the conversations locked, their turns and the findings
     already filed read, the new ones inserted, the changed updated, those no longer reported
@@ -440,12 +441,12 @@ def write_findings_of(checked: list[tuple[CheckRun, dict[str, Any], set[str] | N
     by_scope: dict[frozenset[str] | None, list[int]] = {}
     for run, _, scope in checked:
         by_scope.setdefault(None if scope is None else frozenset(scope), []).append(run.conversation_id)
-    for scope, conversations in by_scope.items():
+    for speaks_for, conversations in by_scope.items():
         gone = Finding.objects.filter(
             conversation_id__in=conversations, withdrawn_at__isnull=True, mirrored=False
         )
-        if scope is not None:
-            gone = gone.filter(checker__in=scope)
+        if speaks_for is not None:
+            gone = gone.filter(checker__in=speaks_for)
         gone.exclude(fingerprint__in=every).update(withdrawn_at=now, updated_at=now)
     for project_id in projects:
         models_daily.mark_turns(  # the overview counts their days again
