@@ -379,9 +379,6 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
     run.save(update_fields=["status", "suite_version", "summary", "error", "finished_at"])
 
 
-RUN_FIELDS = ["status", "suite_version", "summary", "error", "finished_at"]
-
-
 @transaction.atomic(savepoint=False)
 def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str] | None]]) -> None:
     """``write_findings`` for a batch of runs of distinct conversations, in one statement of
@@ -458,15 +455,20 @@ def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str]
                 if turn.project_id == project_id
             ],
         )
-    runs = []
+    # Done: what all share in one update per suite version, the summaries (each its own) in one more.
+    by_version: dict[str, list[int]] = {}
     for run, report, _ in checked:
         run.status = RunStatus.DONE
         run.suite_version = report["suite_version"]
         run.summary = {key: report[key] for key in ("provenance", "turns", "judge") if key in report}
         run.error = ""
         run.finished_at = now
-        runs.append(run)
-    CheckRun.objects.bulk_update(runs, RUN_FIELDS)
+        by_version.setdefault(run.suite_version, []).append(run.pk)
+    for version, pks in by_version.items():
+        CheckRun.objects.filter(pk__in=pks).update(
+            status=RunStatus.DONE, suite_version=version, error="", finished_at=now
+        )
+    CheckRun.objects.bulk_update([run for run, _, _ in checked], ["summary"])
 
 
 FINDING_FIELDS = [
