@@ -12,7 +12,7 @@ import functools
 import logging
 import signal
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -106,29 +106,50 @@ def enqueue_runs(run_ids: Iterable[int], *, queue: str | None = None, countdown:
 def claim_run(run_id: int) -> CheckRun | None:
     """Takes a run for this worker, unless another has it (a conditional update, not a lock)
     or it is still settling (``not_before``: a later message, or the sweeper, brings it back)."""
+    claimed = claim_runs([run_id])
+    return claimed[0] if claimed else None
+
+
+def claim_runs(run_ids: list[int]) -> list[CheckRun]:
+    """``claim_run`` for a batch, in two statements: one conditional update takes those no
+    other worker has and that have settled, and one read returns them (in the order of
+    ``run_ids``). The claim's time, the same for the whole update, tells this worker's
+    claims from another's."""
+    if not run_ids:
+        return []
     now = timezone.now()
     stale = now - timedelta(seconds=settings.RECEIPTS_RUN_STALE_SECONDS)
     settled = Q(not_before__isnull=True) | Q(not_before__lte=now)
     claimable = Q(status=RunStatus.PENDING) & settled | Q(status=RunStatus.RUNNING, claimed_at__lt=stale)
     taken = (
-        CheckRun.objects.filter(pk=run_id)
+        CheckRun.objects.filter(pk__in=run_ids)
         .filter(claimable)
         .update(status=RunStatus.RUNNING, claimed_at=now, attempts=F("attempts") + 1)
     )
     if not taken:
-        return None
-    return CheckRun.objects.select_related("conversation", "project").get(pk=run_id)
+        return []
+    runs = CheckRun.objects.select_related("conversation", "project").filter(
+        pk__in=run_ids, status=RunStatus.RUNNING, claimed_at=now
+    )
+    order = {run_id: position for position, run_id in enumerate(run_ids)}
+    return sorted(runs, key=lambda run: order[run.pk])
 
 
 def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
-    """Runs the suite for each run this worker can claim; returns the runs it finished."""
-    finished = []
-    for run_id in run_ids:
-        run = claim_run(run_id)
-        if run is None:
-            continue
+    """Runs the suite for each run this worker can claim; returns the runs it finished.
+
+    The batch is claimed at once, checked, and its findings written in one transaction
+    (``write_findings_of``), so a batch costs a few statements and one commit rather than
+    a dozen of each per conversation."""
+    ids = list(dict.fromkeys(run_ids))
+    finished: list[CheckRun] = []
+    checked: list[tuple[CheckRun, dict[str, Any], set[str]]] = []
+    options_of: dict[int, suite.Options] = {}
+    for run in claim_runs(ids):
         try:
-            options = suite.parse_options(run.project.options or None)
+            if run.project_id not in options_of:
+                options_of[run.project_id] = suite.parse_options(run.project.options or None)
+            options = options_of[run.project_id]
             if run.kind == RunKind.JUDGE:
                 report, scope = _ask_judge(run, options), {JUDGE}
             else:
@@ -142,19 +163,37 @@ def check_runs(*, run_ids: Iterable[int]) -> list[CheckRun]:
             log.exception("check run %s failed", run.pk)
             finished.append(_failed(run, f"{type(exc).__name__}: {exc}"))
             continue
-        # The outcome and what follows from it commit together: a worker dying in between
-        # leaves the run claimed, for the sweeper, never done without its judge run.
-        with transaction.atomic():
-            write_findings(run=run, report=report, scope=scope)
-            if run.kind == RunKind.JUDGE:
+        if run.kind == RunKind.JUDGE:
+            # The outcome and what follows from it commit together: a worker dying in between
+            # leaves the run claimed, for the sweeper.
+            with transaction.atomic():
+                write_findings(run=run, report=report, scope=scope)
                 _after_judging(run, report)
-            elif JUDGE not in scope:
-                judge_run = CheckRun.objects.create(
-                    project=run.project, conversation=run.conversation, kind=RunKind.JUDGE
-                )
-                transaction.on_commit(functools.partial(enqueue_runs, [judge_run.pk], queue=JUDGE_QUEUE))
-        finished.append(run)
-    return finished
+            finished.append(run)
+        else:
+            checked.append((run, report, scope))
+    # Two runs of one conversation are written in turn, each in a round of its own.
+    while checked:
+        seen: set[int] = set()
+        this_round: list[tuple[CheckRun, dict[str, Any], set[str]]] = []
+        later: list[tuple[CheckRun, dict[str, Any], set[str]]] = []
+        for item in checked:
+            (later if item[0].conversation_id in seen else this_round).append(item)
+            seen.add(item[0].conversation_id)
+        # The outcomes and the judge runs that follow them commit together: a worker dying in
+        # between leaves the runs claimed, for the sweeper, never done without their judge run.
+        with transaction.atomic():
+            write_findings_of(this_round)
+            for run, _, scope in this_round:
+                if JUDGE not in scope:
+                    judge_run = CheckRun.objects.create(
+                        project=run.project, conversation=run.conversation, kind=RunKind.JUDGE
+                    )
+                    transaction.on_commit(functools.partial(enqueue_runs, [judge_run.pk], queue=JUDGE_QUEUE))
+        finished += [run for run, _, _ in this_round]
+        checked = later
+    order = {run_id: position for position, run_id in enumerate(ids)}
+    return sorted(finished, key=lambda run: order[run.pk])
 
 
 def _failed(run: CheckRun, error: str) -> CheckRun:
@@ -338,6 +377,98 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
     run.error = ""
     run.finished_at = now
     run.save(update_fields=["status", "suite_version", "summary", "error", "finished_at"])
+
+
+@transaction.atomic(savepoint=False)
+def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str] | None]]) -> None:
+    """``write_findings`` for a batch of runs of distinct conversations, in one statement of
+    each kind for the whole batch: the conversations locked, their turns and the findings
+    already filed read, the new ones inserted, the changed updated, those no longer reported
+    withdrawn, the days marked and the runs marked done."""
+    if not checked:
+        return
+    conversation_ids = sorted({run.conversation_id for run, _, _ in checked})
+    # Locked (in one order, so two workers never wait on each other) so that two runs of a
+    # conversation write in turn; the documents are not needed here.
+    list(Conversation.objects.select_for_update().filter(pk__in=conversation_ids).order_by("pk").only("id"))
+    turns_of: dict[int, dict[int, Turn]] = {pk: {} for pk in conversation_ids}
+    for turn in Turn.objects.filter(conversation_id__in=conversation_ids).only(
+        "id", "project_id", "conversation_id", "index", "created_at"
+    ):
+        turns_of[turn.conversation_id][turn.index] = turn
+    now = timezone.now()
+    reported_of: list[dict[str, dict[str, Any]]] = []
+    for run, report, _ in checked:
+        turns = turns_of[run.conversation_id]
+        reported: dict[str, dict[str, Any]] = {}
+        for item in report["findings"]:
+            if item["turn"] not in turns:
+                continue
+            occurrence = 0
+            while (
+                fingerprint := Finding.make_fingerprint(run.conversation_id, item, occurrence)
+            ) in reported:
+                occurrence += 1
+            reported[fingerprint] = item
+        reported_of.append(reported)
+    every = [fingerprint for reported in reported_of for fingerprint in reported]
+    existing = {f.fingerprint: f for f in Finding.objects.filter(fingerprint__in=every)}
+    new: list[Finding] = []
+    changed: list[Finding] = []
+    for (run, _, _), reported in zip(checked, reported_of, strict=True):
+        turns = turns_of[run.conversation_id]
+        for fingerprint, item in reported.items():
+            finding = existing.get(fingerprint) or Finding(
+                project_id=run.project_id,
+                conversation_id=run.conversation_id,
+                turn=turns[item["turn"]],
+                fingerprint=fingerprint,
+                created_at=now,
+            )
+            _fill_finding(finding, item, run, now)
+            (changed if finding.pk else new).append(finding)
+    Finding.objects.bulk_create(new)
+    projects = {run.project_id: run.project for run, _, _ in checked}
+    for project_id, project in projects.items():
+        webhooks.notify_flagged_turns(
+            project=project, finding_ids=[f.pk for f in new if f.project_id == project_id]
+        )
+    if changed:
+        Finding.objects.bulk_update(changed, FINDING_FIELDS)
+    by_scope: dict[frozenset[str] | None, list[int]] = {}
+    for run, _, scope in checked:
+        by_scope.setdefault(None if scope is None else frozenset(scope), []).append(run.conversation_id)
+    for speaks_for, conversations in by_scope.items():
+        gone = Finding.objects.filter(
+            conversation_id__in=conversations, withdrawn_at__isnull=True, mirrored=False
+        )
+        if speaks_for is not None:
+            gone = gone.filter(checker__in=speaks_for)
+        gone.exclude(fingerprint__in=every).update(withdrawn_at=now, updated_at=now)
+    for project_id in projects:
+        models_daily.mark_turns(  # the overview counts their days again
+            project_id,
+            [
+                turn
+                for pk in conversation_ids
+                for turn in turns_of[pk].values()
+                if turn.project_id == project_id
+            ],
+        )
+    # Done: what all share in one update per suite version, the summaries (each its own) in one more.
+    by_version: dict[str, list[int]] = {}
+    for run, report, _ in checked:
+        run.status = RunStatus.DONE
+        run.suite_version = report["suite_version"]
+        run.summary = {key: report[key] for key in ("provenance", "turns", "judge") if key in report}
+        run.error = ""
+        run.finished_at = now
+        by_version.setdefault(run.suite_version, []).append(run.pk)
+    for version, pks in by_version.items():
+        CheckRun.objects.filter(pk__in=pks).update(
+            status=RunStatus.DONE, suite_version=version, error="", finished_at=now
+        )
+    CheckRun.objects.bulk_update([run for run, _, _ in checked], ["summary"])
 
 
 FINDING_FIELDS = [

@@ -225,8 +225,10 @@ RECEIPTS_OTLP_JOIN_WINDOW_SECONDS = int(os.environ.get("RECEIPTS_OTLP_JOIN_WINDO
 # /v1/traces and /v1/logs answer once the body is kept as received; workers decode and store
 # what is waiting, this many exports per batch (one transaction), each taken under a lease of
 # this many seconds: a worker killed mid-batch leaves its exports to be taken again once the
-# lease runs out (checks/raw_exports.py).
-RECEIPTS_OTLP_STORE_BATCH = int(os.environ.get("RECEIPTS_OTLP_STORE_BATCH", "20"))
+# lease runs out (checks/raw_exports.py). An export is a batch of spans already (an SDK's
+# batch processor sends up to 512), and each export sends a store task: a small batch lets
+# every worker take part in a burst, and holds a worker's memory to a couple of exports.
+RECEIPTS_OTLP_STORE_BATCH = int(os.environ.get("RECEIPTS_OTLP_STORE_BATCH", "2"))
 RECEIPTS_OTLP_LEASE_SECONDS = int(os.environ.get("RECEIPTS_OTLP_LEASE_SECONDS", "60"))
 # The backlog of exports received and not yet stored: past either bound an export is answered
 # 503 with Retry-After, which OTLP exporters retry, rather than kept waiting for.
