@@ -354,14 +354,7 @@ def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | N
     new: list[Finding] = []
     changed: list[Finding] = []
     for fingerprint, item in reported.items():
-        finding = existing.get(fingerprint) or Finding(
-            project_id=run.project_id,
-            conversation=conversation,
-            turn=turns[item["turn"]],
-            fingerprint=fingerprint,
-            created_at=now,
-        )
-        _fill_finding(finding, item, run, now)
+        finding = _finding_for(existing.get(fingerprint), fingerprint, item, run, turns, now)
         (changed if finding.pk else new).append(finding)
     Finding.objects.bulk_create(new)
     webhooks.notify_flagged_turns(project=run.project, finding_ids=[f.pk for f in new])
@@ -418,14 +411,7 @@ def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str]
     for (run, _, _), reported in zip(checked, reported_of, strict=True):
         turns = turns_of[run.conversation_id]
         for fingerprint, item in reported.items():
-            finding = existing.get(fingerprint) or Finding(
-                project_id=run.project_id,
-                conversation_id=run.conversation_id,
-                turn=turns[item["turn"]],
-                fingerprint=fingerprint,
-                created_at=now,
-            )
-            _fill_finding(finding, item, run, now)
+            finding = _finding_for(existing.get(fingerprint), fingerprint, item, run, turns, now)
             (changed if finding.pk else new).append(finding)
     Finding.objects.bulk_create(new)
     projects = {run.project_id: run.project for run, _, _ in checked}
@@ -469,6 +455,26 @@ def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str]
             status=RunStatus.DONE, suite_version=version, error="", finished_at=now
         )
     CheckRun.objects.bulk_update([run for run, _, _ in checked], ["summary"])
+
+
+def _finding_for(
+    found: Finding | None,
+    fingerprint: str,
+    item: dict[str, Any],
+    run: CheckRun,
+    turns: dict[int, Any],
+    now: Any,
+) -> Finding:
+    """The stored finding of ``fingerprint`` (or a new one) filled from the reported ``item``."""
+    finding = found or Finding(
+        project_id=run.project_id,
+        conversation_id=run.conversation_id,
+        turn=turns[item["turn"]],
+        fingerprint=fingerprint,
+        created_at=now,
+    )
+    _fill_finding(finding, item, run, now)
+    return finding
 
 
 FINDING_FIELDS = [
