@@ -356,3 +356,13 @@ def wait_until(
 
 # A sweep's line in the worker log, with how many runs it sent again.
 SWEEP_LINE = re.compile(r"Task checks\.tasks\.sweep_pending_runs\[[^\]]+\] succeeded in [\d.e-]+s: (\d+)")
+
+
+def poll(condition: Any, timeout: float, every: float = 0.005) -> Any:
+    """``condition()``'s first truthy answer within ``timeout`` seconds, else None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if result := condition():
+            return result
+        time.sleep(every)
+    return None

@@ -34,6 +34,9 @@ from tests.faults.faultkit import (
     unfinished_runs,
     wait_until,
 )
+from tests.faults.faultkit import (
+    poll as _poll,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -74,15 +77,6 @@ def export_of(traces: int, prefix: str) -> tuple[bytes, list[str]]:
         names.append(name)
     export = {"resourceSpans": [{**group, "scopeSpans": [{**group["scopeSpans"][0], "spans": spans}]}]}
     return json.dumps(export).encode(), names
-
-
-def _poll(condition: Any, timeout: float, every: float = 0.005) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if result := condition():
-            return result
-        time.sleep(every)
-    return None
 
 
 def _leased_since(since: Any) -> bool:

@@ -27,6 +27,9 @@ from tests.faults.faultkit import (
     unfinished_runs,
     wait_until,
 )
+from tests.faults.faultkit import (
+    poll as _poll,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -35,15 +38,6 @@ CHUNK = 30  # conversations per bulk request
 BATCH = 5  # run ids per task message, so a chunk is several messages
 RESTART_AFTER_CHUNKS = {4, 7, 10}  # a restart once these many chunks were sent
 RECOVER_SECONDS = 180
-
-
-def _poll(condition: Any, timeout: float, every: float = 0.005) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if result := condition():
-            return result
-        time.sleep(every)
-    return None
 
 
 def _queued_and_in_flight() -> tuple[int, int] | None:

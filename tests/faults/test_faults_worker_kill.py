@@ -30,6 +30,9 @@ from tests.faults.faultkit import (
     unfinished_runs,
     wait_until,
 )
+from tests.faults.faultkit import (
+    poll as _poll,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -37,15 +40,6 @@ SENT = 300
 ROUNDS = 30  # 20 kills of the whole worker, 10 of its pool processes
 CLAIM_SECONDS = 60  # for a restarted worker to start and claim a run
 RECOVER_SECONDS = 180
-
-
-def _poll(condition: Any, timeout: float, every: float = 0.005) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if result := condition():
-            return result
-        time.sleep(every)
-    return None
 
 
 def _claimed_since(since: Any) -> bool:
