@@ -330,48 +330,15 @@ def _mirror_contradiction(run: CheckRun, item: dict[str, Any]) -> None:
     models_daily.mark_turns(run.project_id, [turn])  # the overview counts its day again
 
 
-# No savepoint: its one caller already holds a transaction, and a failure here undoes all of it.
-@transaction.atomic(savepoint=False)
 def write_findings(*, run: CheckRun, report: dict[str, Any], scope: set[str] | None = None) -> None:
     """Upserts the run's findings by fingerprint and withdraws those no longer reported.
 
     ``scope`` names the checkers this run speaks for (all when None): only their findings
     can be withdrawn by it, so the deterministic run and the judge's leave each other's be."""
-    # Locked so two runs of one conversation write in turn; its document is not needed here.
-    conversation = Conversation.objects.select_for_update().only("id").get(pk=run.conversation_id)
-    turns = {turn.index: turn for turn in Turn.objects.filter(conversation=conversation)}
-    now = timezone.now()
-    reported: dict[str, dict[str, Any]] = {}
-    for item in report["findings"]:
-        if item["turn"] not in turns:
-            continue
-        # The suite's order is deterministic, so a twin in one place gets the same number each run.
-        occurrence = 0
-        while (fingerprint := Finding.make_fingerprint(conversation.pk, item, occurrence)) in reported:
-            occurrence += 1
-        reported[fingerprint] = item
-    existing = {f.fingerprint: f for f in Finding.objects.filter(fingerprint__in=list(reported))}
-    new: list[Finding] = []
-    changed: list[Finding] = []
-    for fingerprint, item in reported.items():
-        finding = _finding_for(existing.get(fingerprint), fingerprint, item, run, turns, now)
-        (changed if finding.pk else new).append(finding)
-    Finding.objects.bulk_create(new)
-    webhooks.notify_flagged_turns(project=run.project, finding_ids=[f.pk for f in new])
-    Finding.objects.bulk_update(changed, FINDING_FIELDS)
-    gone = Finding.objects.filter(conversation=conversation, withdrawn_at__isnull=True, mirrored=False)
-    if scope is not None:
-        gone = gone.filter(checker__in=scope)
-    gone.exclude(fingerprint__in=list(reported)).update(withdrawn_at=now, updated_at=now)
-    models_daily.mark_turns(run.project_id, turns.values())  # the overview counts their days again
-    run.status = RunStatus.DONE
-    run.suite_version = report["suite_version"]
-    run.summary = {key: report[key] for key in ("provenance", "turns", "judge") if key in report}
-    run.error = ""
-    run.finished_at = now
-    run.save(update_fields=["status", "suite_version", "summary", "error", "finished_at"])
+    write_findings_of([(run, report, scope)])
 
 
+# No savepoint: its callers already hold a transaction, and a failure here undoes all of it.
 @transaction.atomic(savepoint=False)
 def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str] | None]]) -> None:
     """``write_findings`` for a batch of runs of distinct conversations, in one statement of
@@ -397,6 +364,7 @@ def write_findings_of(checked: Sequence[tuple[CheckRun, dict[str, Any], set[str]
         for item in report["findings"]:
             if item["turn"] not in turns:
                 continue
+            # The suite's order is deterministic, so a twin in one place gets the same number each run.
             occurrence = 0
             while (
                 fingerprint := Finding.make_fingerprint(run.conversation_id, item, occurrence)
