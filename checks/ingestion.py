@@ -393,9 +393,7 @@ def _store_turns(
     rows, parsed = _turn_rows(conversation, first_index, stored, now)
     Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
     Turn.objects.bulk_create([row for row in rows if not row.pk])
-    messages, calls = _turn_contents(conversation.project, rows, parsed, now)
-    Message.objects.bulk_create(messages)
-    ToolCall.objects.bulk_create(calls)
+    _store_contents(conversation.project, rows, parsed, now)
 
 
 def _turn_rows(
@@ -417,10 +415,8 @@ def _turn_rows(
     return rows, parsed
 
 
-def _turn_contents(
-    project: Project, rows: list[Turn], parsed: Sequence[suite.types.Turn], now: Any
-) -> tuple[list[Message], list[ToolCall]]:
-    """The message and tool call rows of turns whose rows are ``rows``."""
+def _store_contents(project: Project, rows: list[Turn], parsed: Sequence[suite.types.Turn], now: Any) -> None:
+    """Inserts the messages and tool calls of turns whose (saved) rows are ``rows``, one insert each."""
     messages: list[Message] = []
     calls: list[ToolCall] = []
     for row, turn in zip(rows, parsed, strict=True):
@@ -439,7 +435,8 @@ def _turn_contents(
                 )
             )
         calls.extend(_tool_call_rows(project, row, turn, now))
-    return messages, calls
+    Message.objects.bulk_create(messages)
+    ToolCall.objects.bulk_create(calls)
 
 
 def _tool_call_rows(project: Project, row: Turn, turn: suite.types.Turn, now: Any) -> list[ToolCall]:
@@ -643,9 +640,7 @@ def _store_new(
                 turns += conversation_turns
                 parsed += conversation_parsed
             Turn.objects.bulk_create(turns)
-            messages, calls = _turn_contents(project, turns, parsed, now)
-            Message.objects.bulk_create(messages)
-            ToolCall.objects.bulk_create(calls)
+            _store_contents(project, turns, parsed, now)
             Payload.objects.bulk_create(
                 Payload(project=project, conversation=row, body="", export=export, format="otlp")
                 for row in rows.values()
