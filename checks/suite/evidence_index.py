@@ -569,8 +569,11 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
         receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
     ):
         return True
-    if result is None or result.text.strip()[:5].lower() in ("", "null", "[]", "{}", '""'):  # each is under 5
-        return result is not None
+    if result is None:
+        return False
+    # Five characters tell each empty spelling (all shorter) without lower-casing the whole text.
+    if result.text.strip()[:5].lower() in ("", "null", "[]", "{}", '""'):
+        return True
     value = result.parsed()  # the message's one parse
     return (isinstance(value, dict) and is_absence(value)) or rows_of(value) == []
 
