@@ -366,3 +366,13 @@ def poll(condition: Any, timeout: float, every: float = 0.005) -> Any:
             return result
         time.sleep(every)
     return None
+
+
+def kill_in_turn(worker: Any, round_: int) -> bool:
+    """Kills the worker's pool processes every third round, else the whole worker, so both
+    kinds of death are met; True where only the pool died."""
+    if round_ % 3 == 2:
+        assert worker.kill_children() > 0, worker.log_tail()
+        return True
+    worker.kill()
+    return False

@@ -31,6 +31,7 @@ from checks.models import Conversation, Payload, RawExport
 from tests.faults.faultkit import (
     FAULT_ENV_DEFAULTS,
     audit_conversations,
+    kill_in_turn,
     unfinished_runs,
     wait_until,
 )
@@ -115,11 +116,9 @@ def test_sigkilled_workers_store_every_accepted_trace_once(
         # mid-batch, at a point that varies from decoding to the batch's commit.
         holding = _poll(lambda since=since: _leased_since(since), CLAIM_SECONDS)
         time.sleep(rng.uniform(0, 0.05))
-        if round_ % 3 == 2:
-            assert worker.kill_children() > 0, worker.log_tail()
+        if kill_in_turn(worker, round_):
             pool_kills += 1
         else:
-            worker.kill()
             whole_kills += 1
         if holding and _leased_since(since):
             mid_batch += 1  # the batch it held never committed: its lease must run out

@@ -26,6 +26,7 @@ from tests.faults.faultkit import (
     audit_conversations,
     broker_backlog,
     conversations,
+    kill_in_turn,
     redeliver_unacked,
     unfinished_runs,
     wait_until,
@@ -79,11 +80,9 @@ def test_sigkilled_workers_lose_and_repeat_no_check(
         # mid-batch, at a point that varies from the suite's work to the findings' commit.
         holding = _poll(lambda since=since: _claimed_since(since), CLAIM_SECONDS)
         time.sleep(rng.uniform(0, 0.03))
-        if round_ % 3 == 2:
-            assert worker.kill_children() > 0, worker.log_tail()
+        if kill_in_turn(worker, round_):
             pool_kills += 1
         else:
-            worker.kill()
             whole_kills += 1
         if holding and CheckRun.objects.exclude(status=RunStatus.DONE).exists():
             mid_batch += 1
