@@ -23,11 +23,8 @@ Principles:
 - **Every search is bounded** (``MAX_*``), which can only leave more figures flagged, never
   fewer. An amount is weighed against at most MAX_POOL amounts stated either side of it, so
   each costs the same however long the answer; what a result yields is read once and kept.
-- **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it. An
-  amount right after a list of amounts that is their exact sum is their total, however
-  labelled; a total may sum the figures the answer itself computed, without their operands.
-- **A call acts on the records its arguments name**: a total of one amount of each is a sum.
-- **A change the user asks for** ("500 fewer", "2 more") moves a number a record carries.
+- **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it. A
+  total may sum the figures the answer itself computed, without their operands.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``).
 """
@@ -51,7 +48,7 @@ from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .tokens import Candidate, value_text
-from .types import Evidence, containers
+from .types import Evidence
 from .values import read_dates, read_times
 
 MAX_ROWS = 500
@@ -119,8 +116,6 @@ _SHIFT = re.compile(
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
     re.I,
 )
-# A change of a quantity a person asks for: "500 fewer pieces", "2 more seats".
-_MOVE = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s+(more|extra|additional|fewer|less)\b", re.I)
 _WORD = re.compile(r"[a-z]+")
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
@@ -219,10 +214,8 @@ class Pools:
     earlier: list[Operand] = field(default_factory=list)  # earlier answers' known amounts, the user's
     counts: list[Operand] = field(default_factory=list)  # counts the user wrote or a list holds
     named: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
-    given: list[list[NamedRecord]] = field(default_factory=list)  # per call of the turn: records it was given
     names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
     shifts: list[int] = field(default_factory=list)  # days the user asked to move a date by
-    moves: list[Decimal] = field(default_factory=list)  # amounts the user asked to change a number by
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
@@ -588,18 +581,6 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
     return out
 
 
-def given_records(source: Source) -> list[NamedRecord]:
-    """The objects of a call's result that hold a text its arguments gave: the records it was
-    asked to act on (the two seats a change names, the three hosts a restart lists)."""
-    given = {
-        item.lower()
-        for node, _ in containers(source.arguments)
-        for item in (node.values() if isinstance(node, dict) else node)
-        if isinstance(item, str)
-    }
-    return named_records(source, given)
-
-
 def user_counts(text: str) -> list[Operand]:
     """Whole numbers from 2 to 9 the user wrote, in figures or words."""
     found = ((parse_number(m.group(1)), m.group(1)) for m in _COUNT_IN_USER.finditer(text))
@@ -754,16 +735,6 @@ def _named(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return next((d for run in _named_sums(f, p) if (d := _summed(run, f.near[f.index].value, tol))), None)
 
 
-def _given(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """One amount, under one key, of every record a call of the turn was given (``given_records``)."""
-    for records in p.given:
-        for key in sorted({key for record in records for key in record.amounts}):
-            run = [record.amounts[key] for record in records if key in record.amounts]
-            if 2 <= len(run) <= MAX_RUN and (found := _summed(run, f.near[f.index].value, tol)):
-                return found
-    return None
-
-
 def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """The nearest earlier total less every amount stated between it and the figure."""
     stated, index = f.near, f.index
@@ -846,22 +817,6 @@ def stated_shifts(text: str) -> list[int]:
             )
             out.append(n if match.group("dir").lower() in ("later", "after") else -n)
     return [n for n in out if n and abs(n) <= 366]
-
-
-def stated_moves(text: str) -> list[Decimal]:
-    """Amounts a person asked to change a quantity by: "500 fewer" is −500, "2 more" is +2."""
-    found = ((read_number(m.group(1)), m.group(2).lower()) for m in _MOVE.finditer(text))
-    return [n if word in ("more", "extra", "additional") else -n for n, word in found if n]
-
-
-def _moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A number a record carries changed by an amount the user asked to change it by."""
-    for move in dict.fromkeys(p.moves):
-        how = f"{{}} {'+' if move > 0 else '−'} {abs(move)} (the user's words)"
-        found = _scaled("moved", ((Decimal(1), ""),))(replace(f, number=(f.number or ZERO) - move), p, tol)
-        if found is not None:
-            return replace(found, source=how.format(found.source))
-    return None
 
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
@@ -965,11 +920,6 @@ def _cent(f: Figure) -> Decimal:
     return Decimal("0.005")
 
 
-def _for_all(f: Figure) -> bool:
-    """Not said to be for N people: only a product by N could make that."""
-    return f.people is None
-
-
 def _totalled(f: Figure) -> bool:
     return f.people is None and bool(_TOTAL_WORDS.search(f.said))
 
@@ -1001,15 +951,13 @@ TABLE = (
     Row("rounded", "one record", "1", _ANY + " decimal", _digits, _scaled("rounded", ((Decimal(1), ""),))),
     Row("unit-scale", "one record", "1", "number", _digits, _scaled("unit-scale", _SCALES)),
     Row("complement", "one record: a percentage field", "1", _ANY, _digits, _complement),
-    Row("moved", "one record; changes the user asked for", "2", "number", _digits, _moved),
     Row("column-sum", "one record: a list's rows", "n", _ANY, _digits, _column("column-sum")),
     Row("column-ratio", "one record: a list's rows", "2n", _ANY, _digits, _column("column-ratio")),
     Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
     Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
     Row("written", "the answer's words", "n", "amount", _cent, _written),
-    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _for_all),
+    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
     Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
-    Row("sum", "the records a call of the turn was given", "2-8", "amount", _cent, _given, _totalled),
     Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _totalled),
     Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _totalled),
     Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),

@@ -45,10 +45,8 @@ from .derivations import (
     Operand,
     Pools,
     derive,
-    given_records,
     money_leaves,
     named_records,
-    stated_moves,
     stated_shifts,
     user_counts,
 )
@@ -98,7 +96,6 @@ _KIND_WORDS = {
     "product": "an amount times a count the user or the data gave",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
-    "moved": "a number the results carry changed by as much as the user asked",
     "day-mark": "the date of a time a result writes with a next-day mark",
     "elapsed": "the time between two clock times the answer or this turn's results write",
 }
@@ -268,7 +265,6 @@ class _State:
         self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
         self.shifts: dict[int, None] = {}
-        self.moves: dict[Decimal, None] = {}
         self.invented: dict[str, int] = {}  # a key nothing backed -> the turn whose answer first said it
 
     def absorb(self, source: Source) -> None:
@@ -288,7 +284,6 @@ class _State:
             for count in user_counts(source.text):
                 self.counts.setdefault(int(count.value), count)
             self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
-            self.moves.update(dict.fromkeys(stated_moves(source.text)))
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
@@ -526,7 +521,6 @@ def _derive(
         known,
         turn=read,
         shifts=list(state.shifts),
-        moves=list(state.moves),
         holding=state.holding_date,
         before=state.derivations,
         sentences=sentences(turn.answer) if with_amounts else [],
@@ -546,7 +540,6 @@ def _derive(
         for source in pools.records:
             for record in named_records(source, wanted - set(pools.named)):
                 pools.named.setdefault(record.name, record)
-        pools.given = [records for source in read if len(records := given_records(source)) >= 2]
     return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
 
 

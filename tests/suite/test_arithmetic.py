@@ -234,83 +234,8 @@ def test_figures_labelled_otherwise_are_no_terms_of_the_total() -> None:
     assert flagged(run(answer, CLINIC)) == ["104.05"]
 
 
-# --- figures a list, a call's selection, the answer's own working or the user's change make ---
+# --- a total of the figures the answer computed ----------------------------------------------
 # Each on made-up records of two unrelated desks: a ticket office and a warehouse.
-
-
-@pytest.mark.parametrize(
-    ("answer", "record", "right", "wrong"),
-    [
-        (
-            "- Seat 4A: $40.00\n- Seat 4B: $35.50\n- Amount charged: $75.50",
-            {"seats": [40.0, 35.5]},
-            "75.50",
-            "80.50",
-        ),
-        (
-            "- Crate 1 freight: €12.50\n- Crate 2 freight: €7.25\n- Freight due: €19.75",
-            {"fees": [12.5, 7.25]},
-            "19.75",
-            "19.25",
-        ),
-    ],
-)
-def test_an_amount_after_the_list_it_sums_is_their_total_whatever_its_label(
-    answer: str, record: dict[str, Any], right: str, wrong: str
-) -> None:
-    """A figure on the line after a list of amounts, equal to their sum to the cent, sums them
-    though its label says no "total"; one cent away it is flagged."""
-    assert computed(run(answer, record))[right]["kind"] == "sum"
-    assert flagged(run(answer.replace(right, wrong), record)) == [wrong]
-
-
-def _given(answer: str, tool: str, args: dict[str, Any], result: Any) -> dict[str, Any]:
-    return run_suite(
-        build_conversation(build_turn(answer, calls=[{"tool": tool, "args": args, "result": result}]))
-    )
-
-
-@pytest.mark.parametrize(
-    ("answer", "tool", "args", "result", "right", "wrong"),
-    [
-        (
-            "The seats are released, totaling $65 back to your card.",
-            "release_seats",
-            {"booking": "B-1", "seat_ids": ["S1", "S3"]},
-            {
-                "booking": "B-1",
-                "seats": [
-                    {"seat_id": "S1", "price": 40},
-                    {"seat_id": "S2", "price": 35},
-                    {"seat_id": "S3", "price": 25},
-                ],
-            },
-            "65",
-            "75",
-        ),
-        (
-            "Two pallets written off, with a combined value of $310.75.",
-            "write_off_pallets",
-            {"pallets": ["P-7", "P-9"]},
-            {
-                "pallets": [
-                    {"pallet": "P-7", "value": 210.5},
-                    {"pallet": "P-8", "value": 99},
-                    {"pallet": "P-9", "value": 100.25},
-                ]
-            },
-            "310.75",
-            "309.50",
-        ),
-    ],
-)
-def test_a_total_over_the_records_a_call_was_given_is_computed(
-    answer: str, tool: str, args: dict[str, Any], result: Any, right: str, wrong: str
-) -> None:
-    """A call acts on the records its arguments name: a total of one amount of each of them is
-    a sum; a total that takes another record's amount instead is flagged."""
-    assert computed(_given(answer, tool, args, result))[right]["kind"] == "sum"
-    assert flagged(_given(answer.replace(right, wrong), tool, args, result)) == [wrong]
 
 
 @pytest.mark.parametrize(
@@ -344,30 +269,3 @@ def test_a_total_of_the_figures_the_answer_computed_skips_their_operands(
     not the amounts they were computed from; a total that is not their sum is flagged."""
     assert computed(run(answer, record))[right]["kind"] == "sum"
     assert flagged(run(answer.replace(right, wrong), record)) == [wrong]
-
-
-@pytest.mark.parametrize(
-    ("user", "record", "answer", "right", "wrong"),
-    [
-        (
-            "I need a batch with 215 fewer units than my last one.",
-            {"batch": "B-7", "units": 1240},
-            "I'll look for a batch of 1025 units.",
-            "1025",
-            "1035",
-        ),
-        (
-            "Find me a hall with 145 more seats than the one I booked.",
-            {"hall": "H-2", "capacity": 1350},
-            "Hall H-5 holds 1495 seats.",
-            "1495",
-            "1505",
-        ),
-    ],
-)
-def test_a_number_changed_by_as_much_as_the_user_asked_is_derived(
-    user: str, record: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """ "215 fewer units" than a record's 1240 is 1025; a figure the change does not give is flagged."""
-    assert computed(run(answer, record, user=user))[right]["kind"] == "moved"
-    assert flagged(run(answer.replace(right, wrong), record, user=user)) == [wrong]
