@@ -37,7 +37,6 @@ class ChecksConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, once the apps are loaded, as Django asks of what registers itself.
         from . import superusers
-        from .api import schema  # noqa: F401  (registers the schema's auth description)
         from .views import auth  # noqa: F401  (connects the sign-in limiter and its audit)
 
         superusers.connect()

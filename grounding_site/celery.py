@@ -6,6 +6,11 @@ from celery import Celery
 from celery.signals import task_postrun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_site.settings")
+# Celery's Django fixup runs Django's system checks when a worker starts and discards what they
+# say; their URL check imports every view, the REST framework and the schema generator into a
+# process that serves no request (about 5 MiB of each worker process, more with the schema).
+# `manage.py migrate` and `check` still run them and report.
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("receipts")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -6,7 +6,11 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from checks.api import otlp, otlp_exports, otlp_logs
+# `schema` registers how the schema describes API keys. It is imported here, beside the schema's
+# view, and not when the apps load, so that a Celery worker (which serves no schema) does not
+# import drf-spectacular and the REST framework's fields, and with them requests, markdown and
+# pygments: about 26 MiB in each worker process.
+from checks.api import otlp, otlp_exports, otlp_logs, schema  # noqa: F401
 from checks.api import reports as api_reports
 from checks.api import views as api
 from checks.views import audit_log as audit_log_views
