@@ -20,7 +20,7 @@ from typing import Any
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -48,40 +48,43 @@ def schedule_run(conversation: Conversation, enqueue: bool = True) -> CheckRun:
     return run
 
 
-def settle_run(conversation: Conversation, *, created: bool = False) -> CheckRun:
-    """The run that checks a conversation still arriving over OTLP once its trace has
-    settled: RECEIPTS_OTLP_SETTLE_SECONDS after this export, not before. A run scheduled and
-    not yet claimed is pushed back rather than joined by another, so a trace exported in
-    many pieces is checked once, after the last; one claimed already (checking what was
-    stored before) is left to finish, and a new run follows it. The caller sends the run
-    (``enqueue_runs`` with the settle time as ``countdown``). A conversation ``created`` just
-    now has no run to push back: none is looked for."""
+def settle_runs(conversations: list[Conversation], *, created: bool = False) -> list[CheckRun]:
+    """The runs that check conversations still arriving over OTLP once their traces have
+    settled: RECEIPTS_OTLP_SETTLE_SECONDS after this export, not before, one per
+    conversation in their order. A conversation's run scheduled and not yet claimed is
+    pushed back rather than joined by another, so a trace exported in many pieces is checked
+    once, after the last; one claimed already (checking what was stored before) is left to
+    finish, and a new run follows it. Conversations ``created`` just now have no run to push
+    back: none is looked for. A few statements for any number of conversations; the caller
+    sends the runs (``enqueue_runs`` with the settle time as ``countdown``)."""
     not_before = timezone.now() + timedelta(seconds=settings.RECEIPTS_OTLP_SETTLE_SECONDS)
-    waiting = (
-        None
-        if created
-        else CheckRun.objects.filter(conversation=conversation, kind=RunKind.CHECKS, status=RunStatus.PENDING)
-        .order_by("-id")
-        .first()
-    )
-    # Conditional: a worker claiming it meanwhile makes this touch nothing.
-    if waiting is not None and (
-        CheckRun.objects.filter(pk=waiting.pk, status=RunStatus.PENDING).update(not_before=not_before)
-    ):
-        waiting.not_before = not_before
-        return waiting
-    return CheckRun.objects.create(
-        project=conversation.project, conversation=conversation, not_before=not_before
-    )
-
-
-def settle_new_runs(conversations: list[Conversation]) -> list[CheckRun]:
-    """The runs of conversations created just now over OTLP, as ``settle_run`` would make
-    them, in one insert."""
-    not_before = timezone.now() + timedelta(seconds=settings.RECEIPTS_OTLP_SETTLE_SECONDS)
-    return CheckRun.objects.bulk_create(
-        [CheckRun(project=c.project, conversation=c, not_before=not_before) for c in conversations]
-    )
+    waiting: dict[int, CheckRun] = {}
+    if not created:
+        pending = CheckRun.objects.filter(
+            conversation__in=conversations, kind=RunKind.CHECKS, status=RunStatus.PENDING
+        ).order_by("-id")
+        for run in pending:
+            waiting.setdefault(run.conversation_id, run)
+    if waiting:
+        ids = [run.pk for run in waiting.values()]
+        # Conditional: a run a worker claims meanwhile is not touched, and gets a successor.
+        pushed = CheckRun.objects.filter(pk__in=ids, status=RunStatus.PENDING).update(not_before=not_before)
+        if pushed < len(ids):
+            kept = set(
+                CheckRun.objects.filter(pk__in=ids, not_before=not_before).values_list("pk", flat=True)
+            )
+            waiting = {key: run for key, run in waiting.items() if run.pk in kept}
+        for run in waiting.values():
+            run.not_before = not_before
+    new = [CheckRun(project=c.project, conversation=c, not_before=not_before) for c in conversations]
+    new = [run for run in new if run.conversation_id not in waiting]
+    if connection.features.can_return_rows_from_bulk_insert:
+        CheckRun.objects.bulk_create(new)
+    else:  # the ids are needed: the caller sends them
+        for run in new:
+            run.save(force_insert=True)
+    made = iter(new)
+    return [waiting[c.pk] if c.pk in waiting else next(made) for c in conversations]
 
 
 JUDGE = "entailment"  # the checker that asks a judge model, on a queue of its own
@@ -92,7 +95,7 @@ JUDGE_QUEUE = "judge"
 
 def enqueue_runs(run_ids: Iterable[int], *, queue: str | None = None, countdown: float = 0) -> None:
     """Sends run ids to the workers in batches, to run ``countdown`` seconds from now (a run
-    settling: see ``settle_run``); a lost message is caught by the sweeper."""
+    settling: see ``settle_runs``); a lost message is caught by the sweeper."""
     ids = list(run_ids)
     size = settings.RECEIPTS_CHECK_BATCH
     later = {"countdown": countdown} if countdown > 0 else {}

@@ -10,12 +10,14 @@ import dataclasses
 import hashlib
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -298,12 +300,8 @@ def _store_again(
     rows and those after it are written again (the Turn rows kept, so the findings on them
     and the decisions on those stay), further turns added. The whole conversation is then
     checked again; a finding that still holds keeps its fingerprint, and so its decisions."""
-    conversation.document = document
-    conversation.content_hash = digest
-    conversation.messages_hash = pieces.messages_digest(pieces.messages_of(document))
-    conversation.metadata = document["metadata"]
-    conversation.updated_at = timezone.now()
-    conversation.save(update_fields=["document", "content_hash", "messages_hash", "metadata", "updated_at"])
+    _replace_document(conversation, document, digest)
+    conversation.save(update_fields=REPLACED_FIELDS)
     _store_turns(conversation, document["turns"][first:], first_index=first)
     Payload.objects.create(
         project=conversation.project,
@@ -315,14 +313,26 @@ def _store_again(
     return IngestResult("appended", conversation, _schedule(conversation, enqueue, export))
 
 
+REPLACED_FIELDS = ["document", "content_hash", "messages_hash", "metadata", "updated_at"]
+
+
+def _replace_document(conversation: Conversation, document: dict[str, Any], digest: str) -> None:
+    """Sets the fields of a conversation stored again (``REPLACED_FIELDS``); the caller saves."""
+    conversation.document = document
+    conversation.content_hash = digest
+    conversation.messages_hash = pieces.messages_digest(pieces.messages_of(document))
+    conversation.metadata = document["metadata"]
+    conversation.updated_at = timezone.now()
+
+
 def _schedule(
     conversation: Conversation, enqueue: bool, export: RawExport | None, *, created: bool = False
 ) -> CheckRun:
     """The check of what was just stored: a run of its own for a REST payload, sent to the
     workers unless ``enqueue`` is false; for an OTLP export, the conversation's run once its
-    trace has settled (``checking.settle_run``), which the export's caller sends."""
+    trace has settled (``checking.settle_runs``), which the export's caller sends."""
     if export is not None:
-        return checking.settle_run(conversation, created=created)
+        return checking.settle_runs([conversation], created=created)[0]
     return checking.schedule_run(conversation, enqueue)
 
 
@@ -374,26 +384,41 @@ def _store_turns(
     conversation: Conversation, turns: list[dict[str, Any]], *, first_index: int, created: bool = False
 ) -> None:
     """Writes turns, messages and tool calls in a few bulk inserts and updates, whatever
-    their number. A turn already stored at an index keeps its row (and the findings on it);
-    its messages and tool calls are written anew. A conversation ``created`` just now has
-    none stored: none is looked for."""
-    if not turns:
-        return
-    stored = (
-        {}
-        if created
-        else {
-            row.index: row for row in Turn.objects.filter(conversation=conversation, index__gte=first_index)
-        }
-    )
-    if stored:
-        Message.objects.filter(turn__in=list(stored.values())).delete()
-        ToolCall.objects.filter(turn__in=list(stored.values())).delete()
+    their number (see ``_store_turns_of``)."""
+    if turns:
+        _store_turns_of(conversation.project, [(conversation, first_index)], created=created)
+
+
+def _store_turns_of(
+    project: Project, changed: list[tuple[Conversation, int]], *, created: bool = False
+) -> None:
+    """Writes the turns of each conversation from its index on (its document's turns), for
+    all of them in a few statements. A turn already stored at an index keeps its row (and the
+    findings on it); its messages and tool calls are written anew. Conversations ``created``
+    just now have none stored: none is looked for."""
+    stored: dict[int, dict[int, Turn]] = {conversation.pk: {} for conversation, _ in changed}
+    if not created:
+        after = Q()
+        for conversation, first_index in changed:
+            after |= Q(conversation=conversation, index__gte=first_index)
+        old = list(Turn.objects.filter(after))
+        for row in old:
+            stored[row.conversation_id][row.index] = row
+        if old:
+            Message.objects.filter(turn__in=old).delete()
+            ToolCall.objects.filter(turn__in=old).delete()
     now = timezone.now()
-    rows, parsed = _turn_rows(conversation, first_index, stored, now)
+    rows: list[Turn] = []
+    parsed: list[suite.types.Turn] = []
+    for conversation, first_index in changed:
+        conversation_rows, conversation_parsed = _turn_rows(
+            conversation, first_index, stored[conversation.pk], now
+        )
+        rows += conversation_rows
+        parsed += conversation_parsed
     Turn.objects.bulk_update([row for row in rows if row.pk], ["answer", "answer_seq", "tools_offered"])
     Turn.objects.bulk_create([row for row in rows if not row.pk])
-    _store_contents(conversation.project, rows, parsed, now)
+    _store_contents(project, rows, parsed, now)
 
 
 def _turn_rows(
@@ -583,6 +608,8 @@ def ingest_export(
     names = [c["external_id"] for c in reading.conversations if isinstance(c.get("external_id"), str)]
     unknown = joining.unknown_names(project, [name for name in names if otel.storable(name)])
     stored_together = _store_new(project, reading.conversations, unknown, export)
+    rest = [c for c in reading.conversations if id(c) not in stored_together]
+    stored_together |= _extend_stored(project, rest, unknown, export)
 
     def attempt(conversation: dict[str, Any]) -> Callable[[], IngestResult] | IngestResult:
         if (result := stored_together.get(id(conversation))) is not None:
@@ -625,7 +652,6 @@ def _store_new(
                 continue  # refused on its own, with its errors, by _store_piece
     if len(documents) < 2 or not connection.features.can_return_rows_from_bulk_insert:
         return {}
-    now = timezone.now()
     rows = {
         key: _conversation_row(project, document, content_hash(document))
         for key, document in documents.items()
@@ -633,19 +659,12 @@ def _store_new(
     try:
         with transaction.atomic():
             Conversation.objects.bulk_create(rows.values())
-            turns: list[Turn] = []
-            parsed: list[suite.types.Turn] = []
-            for row in rows.values():
-                conversation_turns, conversation_parsed = _turn_rows(row, 0, {}, now)
-                turns += conversation_turns
-                parsed += conversation_parsed
-            Turn.objects.bulk_create(turns)
-            _store_contents(project, turns, parsed, now)
+            _store_turns_of(project, [(row, 0) for row in rows.values()], created=True)
             Payload.objects.bulk_create(
                 Payload(project=project, conversation=row, body="", export=export, format="otlp")
                 for row in rows.values()
             )
-            runs = checking.settle_new_runs(list(rows.values()))
+            runs = checking.settle_runs(list(rows.values()), created=True)
     except IntegrityError:
         return {}  # a name was stored meanwhile: each is stored on its own, and meets it
     for row in rows.values():
@@ -653,6 +672,66 @@ def _store_new(
     return {
         key: IngestResult("created", row, run) for (key, row), run in zip(rows.items(), runs, strict=True)
     }
+
+
+def _extend_stored(
+    project: Project, conversations: list[dict[str, Any]], unknown: set[str], export: RawExport
+) -> dict[int, IngestResult]:
+    """The conversations of an export that continue the conversation stored under their own
+    name, stored together: the stored rows locked and the new turns written in a few
+    statements for them all, not a dozen per conversation, as ``_store_piece`` would store
+    each. By the identity of each conversation dict; what is anything else (invalid, a
+    conflict, a name joined by an alias or by a trace, a name twice in the export) is left
+    to ``_store_piece``, which says why."""
+    times = Counter(c.get("external_id") for c in conversations)
+    once = {name for name, n in times.items() if isinstance(name, str) and name not in unknown and n == 1}
+    if len(once) < 2:
+        return {}
+    stored: dict[str, Conversation] = {}
+    chosen = sorted(once)
+    for start in range(0, len(chosen), joining.CHUNK):
+        locked = Conversation.objects.select_for_update().filter(
+            project=project, external_id__in=chosen[start : start + joining.CHUNK]
+        )
+        for locked_row in locked.order_by("pk"):
+            locked_row.project = project  # known: not read again for each row
+            stored[locked_row.external_id] = locked_row
+    results: dict[int, IngestResult] = {}
+    changed: list[tuple[int, Conversation, int]] = []
+    for conversation in conversations:
+        name = conversation.get("external_id")
+        if not isinstance(name, str) or name not in stored:
+            continue
+        row = stored[name]
+        try:
+            document = to_document(conversation)
+            merged = pieces.merge_with_stored(row.document, document)
+            whole = row.document if merged is row.document else to_document(merged)
+        except IngestError:
+            continue
+        digest = content_hash(whole)
+        if merged is row.document or digest == row.content_hash:
+            results[id(conversation)] = IngestResult("unchanged", row, None)
+            continue
+        same_header = merged is not document or _same_header(row.document, whole)
+        first = pieces.first_changed_turn(row.document, whole) if same_header else None
+        if first is None:
+            continue  # a conflict: _store_piece refuses it, naming the first difference
+        _replace_document(row, whole, digest)
+        changed.append((id(conversation), row, first))
+    if not changed:
+        return results
+    rows = [row for _, row, _ in changed]
+    with transaction.atomic():
+        Conversation.objects.bulk_update(rows, REPLACED_FIELDS)
+        _store_turns_of(project, [(row, first) for _, row, first in changed])
+        Payload.objects.bulk_create(
+            Payload(project=project, conversation=row, body="", export=export, format="otlp") for row in rows
+        )
+        runs = checking.settle_runs(rows)
+    for (key, row, _), run in zip(changed, runs, strict=True):
+        results[key] = IngestResult("appended", row, run)
+    return results
 
 
 def _stored_under(project: Project, name: str) -> bool:

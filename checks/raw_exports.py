@@ -15,7 +15,7 @@ waiting exports in batches (``store_batch``):
   (RECEIPTS_OTLP_LEASE_SECONDS) and the sweeper (``sweep``, on the beat schedule) sends the
   exports to be taken again. Storing them twice is impossible, not merely harmless;
 - the checks of what it stored are sent once the batch commits, to run once each trace has
-  settled (RECEIPTS_OTLP_SETTLE_SECONDS: ``checking.settle_run``).
+  settled (RECEIPTS_OTLP_SETTLE_SECONDS: ``checking.settle_runs``).
 
 The backlog is bounded (``backlog_full``): past RECEIPTS_OTLP_BACKLOG_MAX_EXPORTS waiting
 exports or RECEIPTS_OTLP_BACKLOG_MAX_BYTES of them, the endpoints answer 503 with

@@ -423,3 +423,37 @@ def test_new_conversations_are_stored_together_as_they_would_be_one_by_one(
         assert _rows(named) == _rows(by_trace)
         assert _rows(named)["calls"][0]["receipt"] is not None  # the tool span's receipt, stored
     assert [e.counts for e in RawExport.objects.order_by("pk")] == [{"created": 3}, {"created": 3}]
+
+
+def _continue_and_count(client: Any, api_key: str, traces_: list[str]) -> list[str]:
+    """Stores one export of the first calls of ``traces_``, then one that continues them
+    all; the statements of storing the second."""
+    post(client, api_key, body(traces([chat(t, "First answer.") for t in traces_])))
+    raw_exports.store_batch()
+    again = [chat(t, "Second answer.", before=("First answer.",), at=20) for t in traces_]
+    post(client, api_key, body(traces(again)))
+    with CaptureQueriesContext(connection) as storing:
+        raw_exports.store_batch()
+    return [q["sql"] for q in storing.captured_queries]
+
+
+def test_conversations_an_export_continues_are_stored_together_as_they_would_be_one_by_one(
+    client: Any, api_key: str, workers_behind: None
+) -> None:
+    """A trace arrives in many exports. The conversations one export continues are written
+    in the same few statements whatever their number, and hold what each would hold had it
+    been continued by an export of its own."""
+    two = _continue_and_count(client, api_key, ["a1", "a2"])
+    four = _continue_and_count(client, api_key, ["t1", "t2", "t3", "t4"])
+    assert len(four) == len(two)
+    assert sum(sql.startswith('INSERT INTO "checks_message"') for sql in four) == 1
+    for alone in ("u1", "u2"):  # each continued by an export of its own
+        _continue_and_count(client, api_key, [alone])
+    for together, alone in (("t1", "u1"), ("t4", "u2")):
+        continued = Conversation.objects.get(external_id=trace_id(together))
+        assert len(continued.document["turns"]) == 2
+        assert continued.runs.count() == 1  # the run that waited was pushed back, not joined by a second
+        expected = _rows(Conversation.objects.get(external_id=trace_id(alone)))
+        expected["document"]["metadata"] = _rows(continued)["document"]["metadata"]  # names its own trace
+        assert _rows(continued) == expected
+    assert [e.counts for e in RawExport.objects.order_by("pk")][2:4] == [{"created": 4}, {"appended": 4}]
