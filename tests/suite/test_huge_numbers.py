@@ -134,3 +134,20 @@ def test_json_numbers_are_read_exactly_and_the_longest_kept_as_written() -> None
     assert value["b"] == Decimal(10) ** 400
     assert value["c"] == PAST_THE_DOOR and isinstance(value["c"], LongNumber)
     assert value["d"] == "1e999999999999999999999" and isinstance(value["d"], LongNumber)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["1e9999", "-2.5E+4400", "7e-0004401", "1" + "0" * 5000 + ".5", "0." + "3" * 5000],
+)
+def test_a_number_past_the_doors_digits_is_kept_as_written_beside_ordinary_json(written: str) -> None:
+    # No integer too long for ``int`` beside it: the reading that keeps it must be chosen
+    # from the text alone, and an identifier that looks like an exponent must not stop it.
+    value = read_json(f'{{"serial": "SN1E234", "figure": {written}, "price": 2.50, "stock": 3}}')
+    assert value["figure"] == written and isinstance(value["figure"], LongNumber)
+    assert value["price"] == Decimal("2.50") and value["stock"] == 3 and value["serial"] == "SN1E234"
+
+
+def test_an_identifier_shaped_like_an_exponent_leaves_the_numbers_exact() -> None:
+    value = read_json('{"serial": "SN1E234", "lot": "7e100x", "weight": 0.1}')
+    assert value["weight"] == Decimal("0.1") and type(value["weight"]) is Decimal
