@@ -687,12 +687,18 @@ def _extend_stored(
     once = {name for name, n in times.items() if isinstance(name, str) and name not in unknown and n == 1}
     if len(once) < 2:
         return {}
-    stored: dict[str, Conversation] = {}
-    chosen = sorted(once)
+    chosen, ids = sorted(once), list[int]()
     for start in range(0, len(chosen), joining.CHUNK):
-        locked = Conversation.objects.select_for_update().filter(
+        found = Conversation.objects.filter(
             project=project, external_id__in=chosen[start : start + joining.CHUNK]
         )
+        ids += found.values_list("pk", flat=True)
+    # Locked in the order of their ids, whatever names an export holds: two workers storing
+    # exports that continue the same conversations wait for each other, never deadlock.
+    ids.sort()
+    stored: dict[str, Conversation] = {}
+    for start in range(0, len(ids), joining.CHUNK):
+        locked = Conversation.objects.select_for_update().filter(pk__in=ids[start : start + joining.CHUNK])
         for locked_row in locked.order_by("pk"):
             locked_row.project = project  # known: not read again for each row
             stored[locked_row.external_id] = locked_row
