@@ -76,8 +76,11 @@ def settle_runs(conversations: list[Conversation], *, created: bool = False) -> 
             waiting = {key: run for key, run in waiting.items() if run.pk in kept}
         for run in waiting.values():
             run.not_before = not_before
-    new = [CheckRun(project=c.project, conversation=c, not_before=not_before) for c in conversations]
-    new = [run for run in new if run.conversation_id not in waiting]
+    new = [
+        CheckRun(project=c.project, conversation=c, not_before=not_before)
+        for c in conversations
+        if c.pk not in waiting
+    ]
     if connection.features.can_return_rows_from_bulk_insert:
         CheckRun.objects.bulk_create(new)
     else:  # the ids are needed: the caller sends them

@@ -712,11 +712,14 @@ def _extend_stored(
         try:
             document = to_document(conversation)
             merged = pieces.merge_with_stored(row.document, document)
-            whole = row.document if merged is row.document else to_document(merged)
+            if merged is row.document:
+                results[id(conversation)] = IngestResult("unchanged", row, None)
+                continue
+            whole = to_document(merged)
         except IngestError:
             continue
         digest = content_hash(whole)
-        if merged is row.document or digest == row.content_hash:
+        if digest == row.content_hash:
             results[id(conversation)] = IngestResult("unchanged", row, None)
             continue
         same_header = merged is not document or _same_header(row.document, whole)

@@ -99,8 +99,9 @@ _MAY_NOT_FIT = (re.compile(r"[0-9][eE][+-]?[0-9]{3}"), re.compile(r"[0-9]{160}")
 
 def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
     """``JSONDecoder.raw_decode``, numbers read exactly (bad JSON: ValueError, RecursionError)."""
-    risky = any(pattern.search(text) for pattern in _MAY_NOT_FIT)
-    plain = text[start : start + 1] in ("{", "[") and (not risky or _fits_plainly(text))
+    plain = text[start : start + 1] in ("{", "[") and (
+        not any(pattern.search(text) for pattern in _MAY_NOT_FIT) or _fits_plainly(text)
+    )
     try:
         return (_PLAIN_DECODER if plain else _DECODER).raw_decode(text, start)
     except json.JSONDecodeError:
