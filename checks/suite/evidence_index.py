@@ -24,7 +24,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
 from functools import cached_property
 from operator import itemgetter
 from types import ModuleType
@@ -57,8 +56,6 @@ from .values import is_value_key, read_values
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
 # not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-# A row decoded as ``decimals`` reads one where every number fits, to check it against the parsed one.
-_EXACT_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_float=Decimal).scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -172,25 +169,20 @@ def _row_at(
     text: str, start: int, offset: int, rows: list[Any], nodes: dict[Any, Any]
 ) -> tuple[int, int] | None:
     """Which row of a list of objects covers ``offset``, and where it starts, found without
-    reading the rows before it (``_row_starts``); the row is decoded and checked against the
-    parsed one. None where that cannot be told so."""
+    reading the rows before it (``_row_starts``). None where that cannot be told so."""
     starts = nodes.get(("rows", start))
     if starts is None:
         starts = nodes[("rows", start)] = _row_starts(text, start, rows)
     i = bisect_right(starts, offset) - 1
-    if i < 0:
-        return None
-    try:
-        row, end = _EXACT_SCAN(text, starts[i])
-    except (ValueError, StopIteration, RecursionError):
-        return None
-    return (i, starts[i]) if offset < end and row == rows[i] else None
+    return (i, starts[i]) if i >= 0 and offset < _value_end(text, starts[i]) else None
 
 
 def _row_starts(text: str, start: int, rows: list[Any]) -> list[int]:
     """Where each row of the list at ``start`` starts, found by how each starts (``{"host"``,
     the first key of them all), where that is written once a row and nowhere else in the
-    text; empty where they do not all start so."""
+    text; empty where they do not all start so. In JSON a brace and a quote can stand
+    together only where an object starts (inside a string the quote is escaped), so where
+    the text writes that start as often as the list has rows, the n-th is the n-th row's."""
     first = _space_end(text, start + 1)
     if not rows or text[first : first + 2] != '{"':
         return []
