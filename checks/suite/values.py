@@ -42,21 +42,18 @@ MONTH_WORDS = frozenset(["may", "march"])  # also common words ("you may"): read
 _WEEKDAYS = "monday mon tuesday tues tue wednesday wed thursday thurs thur thu"
 _WEEKDAYS += " friday fri saturday sat sunday sun"
 WEEKDAY_NAMES = tuple(_WEEKDAYS.split())
-ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 # Each spelling of a half-day mark, and what it says of the hour before it.
 HALF_DAY_MARKS: dict[str, str] = {
     spelling: half
     for half in ("am", "pm")
     for spelling in (half, f"{half[0]}.m.", f"{half[0]}.m", f"{half[0]}. m.")
 } | {"noon": "noon", "midnight": "midnight"}
-DAY_OFFSET = r"[+-][1-3]"  # a next-day (or previous-day) mark glued to a clock time: "03:00:00+1"
 
 _PLAIN_MONTHS = alternation(name for name in MONTH_NAMES if name not in MONTH_WORDS)
 _WORDED_MONTHS = "|".join(f"{name.capitalize()}|{name.upper()}" for name in MONTH_WORDS)
 _MONTH = rf"(?:(?i:{_PLAIN_MONTHS})\.?|(?-i:{_WORDED_MONTHS}))"
 _WEEKDAY = rf"(?:{alternation(WEEKDAY_NAMES)})\.?"
-_ORDINAL = rf"(?:{alternation(ORDINAL_SUFFIXES)})"
-_HALF_DAY = rf"(?:{alternation(HALF_DAY_MARKS)})(?!\w)"
+_ORDINAL = "(?:st|nd|rd|th)"
 _DIGIT = "[0-9]"  # not \d: other scripts' digits are no part of a date here
 
 # Every key starts with its kind and a space, which no token holds: a key never equals a
@@ -151,9 +148,8 @@ class TimeValue:
 
 @dataclass(frozen=True)
 class Notation:
-    """One way of writing a date or a time: a pattern whose named groups are its parts, and
-    the spellings it reads as ``str.format`` templates the tests write values in (none for a
-    range, which writes two values)."""
+    """One way of writing a date or a time: a pattern whose named groups are its parts, and the
+    ``str.format`` templates the tests write values in (none for a range, which writes two)."""
 
     name: str
     pattern: str
@@ -180,13 +176,8 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
         "numeric",
         rf"(?P<first>{_DIGIT}{{1,2}})(?P<sep>[/.])(?P<second>{_DIGIT}{{1,2}})(?P=sep)"
         rf"(?P<year>{_DIGIT}{{4}}|(?<=/){_DIGIT}{{2}}){_DATE_END}",
-        (
-            "{month}/{day}/{year}",
-            "{mm}/{dd}/{year}",
-            "{dd}/{mm}/{year}",
-            "{dd}.{mm}.{year}",
-            "{mm}/{dd}/{yy}",
-        ),
+        ("{month}/{day}/{year}", "{mm}/{dd}/{year}", "{dd}/{mm}/{year}")
+        + ("{dd}.{mm}.{year}", "{mm}/{dd}/{yy}"),
     ),
     Notation(  # June 3-5, 2024; June 3rd – 5th: two dates.
         "month_first_range", rf"{_MONTH_NAME}{_GAP}{_DAY}{_ORDINAL}?{_LAST_DAY}\b{_AND_YEAR}"
@@ -214,10 +205,10 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
 )
 
 _SECONDS = r"(?::(?P<second>[0-5][0-9])(?:\.[0-9]+)?)"
-# After a time: a zone ("Z", or "+05:30" after seconds) or a next-day mark ("+1").
+# After a time: a zone ("Z", or "+05:30" after seconds) or a next-day (or previous-day) mark ("+1").
 _ZONE_OFFSET = rf"(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}"
-_TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>{DAY_OFFSET}))?"
-_HALF = rf"(?:[ \u00a0]?(?P<half>{_HALF_DAY}))"
+_TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>[+-][1-3]))?"
+_HALF = rf"(?:[ \u00a0]?(?P<half>(?:{alternation(HALF_DAY_MARKS)})(?!\w)))"
 
 TIME_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 9-11 AM, 9:30–10:15 p.m.: the first in the half the mark names unless it wraps (11-1 PM).
@@ -293,9 +284,7 @@ _FIGURE_DATES, _FIGURE_DATE_GROUPS = _compile(
 _TIMES, _TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"])
 # For keys alone: seconds are matched but not kept (no key holds them), so that the times of
 # a large result are read once for each minute they name.
-_TIMES_WITHOUT_SECONDS, _KEYED_TIME_GROUPS = _compile(
-    TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"]
-)
+_KEYED_TIMES, _KEYED_TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"])
 
 
 def _parts(found: Sequence[str | None], groups: _Groups) -> tuple[Notation, dict[str, int], dict[str, str]]:
@@ -398,7 +387,7 @@ def _date_keys_of(found: tuple[str, ...], in_words: bool) -> tuple[tuple[str, ..
 
 def time_keys(text: str) -> set[str]:
     """The keys of every clock time ``text`` writes, read once for each distinct time."""
-    return {key for found in set(_TIMES_WITHOUT_SECONDS.findall(text)) for key in _time_keys_of(found)}
+    return {key for found in set(_KEYED_TIMES.findall(text)) for key in _time_keys_of(found)}
 
 
 @lru_cache(maxsize=4096)
