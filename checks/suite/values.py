@@ -342,12 +342,11 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
 
 def _range_start(parts: dict[str, str], last: TimeValue, start: int = 0, end: int = 0) -> TimeValue | None:
     """The first time of a range whose half-day mark follows its last ("9-11 AM")."""
-    hour = int(parts["first_hour"])
     written = {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]}
-    first = _time(written, start, end)
-    if first is None or not 1 <= hour <= 12:
+    first = _time(written, start, end)  # None past 12: a half-day mark follows
+    if first is None:
         return None
-    if hour % 12 > int(parts["hour"]) % 12:  # 11-1 PM: from 11 AM
+    if int(parts["first_hour"]) % 12 > int(parts["hour"]) % 12:  # 11-1 PM: from 11 AM
         first = replace(first, hour=(first.hour + 12) % 24)
     return first if first.hour * 60 + first.minute < last.hour * 60 + last.minute else None
 
