@@ -162,9 +162,8 @@ def _value(text: str, parts: list[_Part]) -> DurationValue:
     _, unit, start, end = parts[-1]
     written = re.match(_NUMBER, text[start:end])
     places = len(written.group().partition(".")[2]) if written else 0
-    return DurationValue(
-        sum((p[0] for p in parts), Decimal(0)), parts[0][2], end, Decimal(unit).scaleb(-places)
-    )
+    seconds = sum((p[0] for p in parts), Decimal(0))
+    return DurationValue(seconds, parts[0][2], end, Decimal(unit).scaleb(-places))
 
 
 def elapsed(value: DurationValue, clocks: list[tuple[int, str]]) -> tuple[str, str] | None:
