@@ -76,7 +76,6 @@ class DurationValue:
 
     @property
     def canonical(self) -> str:
-        """ISO 8601 seconds in lower case (``pt5400s``), whatever the notation."""
         return f"pt{self.seconds.normalize():f}s"
 
     def keys(self) -> list[str]:

@@ -171,7 +171,6 @@ class Amount:
 
     @property
     def canonical(self) -> str | None:
-        """Its digits in plain decimal (``1000``), where they have one reading."""
         return number_text(self.magnitude) if len(self.readings) == 1 else None
 
     def keys(self) -> tuple[str, ...]:

@@ -99,7 +99,6 @@ class DateValue:
         return f"--{month:02d}-{day:02d}" if year is None else f"{year:04d}-{month:02d}-{day:02d}"
 
     def dates(self) -> list[date]:
-        """The full dates it may be (none when it gives no year)."""
         return [date(y, m, d) for y, m, d in self.readings if y is not None]
 
     def keys(self) -> list[str]:
@@ -135,11 +134,9 @@ class TimeValue:
 
     @property
     def canonical(self) -> str | None:
-        """The 24-hour ``HH:MM``; None when the half of the day is open."""
         return None if self.open_half else f"{self.hour:02d}:{self.minute:02d}"
 
     def keys(self) -> list[str]:
-        """Its hour and minute in each half of the day it may be in, and ``also``."""
         hours = [self.hour, self.hour + 12] if self.open_half else [self.hour]
         return [f"time {hour:02d}:{self.minute:02d}" for hour in hours] + list(self.also)
 
@@ -297,9 +294,8 @@ def _parts(found: Sequence[str | None], groups: _Groups) -> tuple[Notation, dict
 
 def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | None, int, int], ...]:
     """The valid (year, month, day) a date's parts may be."""
-    year = int(parts["year"]) if "year" in parts else None
-    if year is not None and len(parts["year"]) == 2:
-        year += 2000
+    written = parts.get("year")
+    year = None if written is None else int(written) + (2000 if len(written) == 2 else 0)
     if notation.name == "numeric":
         first, second = int(parts["first"]), int(parts["second"])
         candidates = [(year, first, second), (year, second, first)]  # month first, then day first
@@ -328,7 +324,7 @@ def read_dates(text: str) -> Iterator[DateValue]:
 def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
     hour, minute = int(parts.get("hour", 12)), int(parts.get("minute", 0))  # "noon" alone: 12
     second = int(parts["second"]) if "second" in parts else None
-    if minute > 59 or (second is not None and second > 59) or ("half" not in parts and hour > 23):
+    if minute > 59 or ("half" not in parts and hour > 23):  # seconds past 59 are never matched
         return None
     if "half" not in parts:  # "5:00" may be either half of the day; "05:00" is a 24-hour time
         open_half = len(parts["hour"]) == 1 and 1 <= hour <= 9
@@ -371,9 +367,8 @@ def read_times(text: str) -> Iterator[TimeValue]:
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
     """The keys of every date ``text`` writes and the years of its full dates, read once for
     each distinct writing; ``in_words=False`` reads only figures, for a text naming no month."""
-    read = [
-        _date_keys_of(found, in_words) for found in set((_DATES if in_words else _FIGURE_DATES).findall(text))
-    ]
+    pattern = _DATES if in_words else _FIGURE_DATES
+    read = [_date_keys_of(found, in_words) for found in set(pattern.findall(text))]
     return {key for keys, _ in read for key in keys}, {year for _, years in read for year in years}
 
 
