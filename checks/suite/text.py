@@ -65,8 +65,7 @@ class Sentence:
         return self.text.rstrip(" \t\n*_\"')").endswith("?")
 
 
-# The longest stretch read as one sentence (see the module's docstring).
-MAX_SENTENCE = 1000
+MAX_SENTENCE = 1000  # the longest stretch read as one sentence (see the module's docstring)
 
 
 def sentences(text: str) -> list[Sentence]:
