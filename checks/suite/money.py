@@ -186,8 +186,7 @@ def _currency(mark: str | None) -> str | None:
 
 
 def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool = False) -> Amount | None:
-    """The amount a match of ``_AMOUNT`` is; one with no mark only where ``bare``, or ``plain``
-    and grouped by commas, or ``scaled`` and a scale word a space after it."""
+    """The amount a match of ``_AMOUNT`` is; one with no mark only where ``bare``, ``plain`` or ``scaled``."""
     before, after = match.group("before"), match.group("after")
     number, scale = match.group("number"), match.group("scale")
     word = scale.strip().lower() if scale else ""
