@@ -131,8 +131,7 @@ def read_json(text: str) -> Any:
 
 def is_number(value: Any) -> TypeGuard[int | Decimal]:
     """A JSON number as ``read_json`` reads one: no boolean, LongNumber or float (NaN, Infinity)."""
-    kind = type(value)
-    return kind is int or kind is Decimal
+    return type(value) in (int, Decimal)
 
 
 def number_text(value: Decimal) -> str:

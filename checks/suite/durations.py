@@ -32,10 +32,11 @@ _LETTERS = {"h": 3600, "m": 60, "s": 1}  # glued to a number: a unit only in a s
 KEY_PREFIX = "duration "
 
 _NUMBER = r"\d+(?:\.\d+)?"
+_ANY_UNIT = alternation(UNITS)  # a pattern of every spelling of a unit
 # Each pattern opens with a character, not a look back, so a large text is scanned for it.
 # A unit's word is found first (in lower case, quicker than re.I), then its number before it:
 # "90 minutes", "a 90-minute", "two (and a half) hours", "half an hour", "1:30 hours".
-_UNIT_WORD = re.compile(rf"(?:{alternation(UNITS)})\b")
+_UNIT_WORD = re.compile(rf"(?:{_ANY_UNIT})\b")
 _BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
 _BEFORE_WORDS = re.compile(
@@ -50,11 +51,9 @@ _GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a
 _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
-_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({alternation(UNITS)})$", re.I)
-_KEYED_UNIT = re.compile(rf'(?:{alternation(UNITS)})"\s*:\s*-?\d')  # on lower-case JSON
-_MAY_HOLD = re.compile(
-    rf"(?:{alternation(UNITS)})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d"
-)  # lower case
+_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({_ANY_UNIT})$", re.I)
+_KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*-?\d')  # on lower-case JSON
+_MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])
 _Part = tuple[Decimal, int, int, int]  # seconds, the seconds of its unit, start, end
@@ -76,7 +75,6 @@ class DurationValue:
 
     @property
     def canonical(self) -> str:
-        """ISO 8601 seconds in lower case (``pt5400s``), whatever the notation."""
         return f"pt{self.seconds.normalize():f}s"
 
     def keys(self) -> list[str]:
@@ -162,9 +160,8 @@ def _value(text: str, parts: list[_Part]) -> DurationValue:
     _, unit, start, end = parts[-1]
     written = re.match(_NUMBER, text[start:end])
     places = len(written.group().partition(".")[2]) if written else 0
-    return DurationValue(
-        sum((p[0] for p in parts), Decimal(0)), parts[0][2], end, Decimal(unit).scaleb(-places)
-    )
+    seconds = sum((p[0] for p in parts), Decimal(0))
+    return DurationValue(seconds, parts[0][2], end, Decimal(unit).scaleb(-places))
 
 
 def elapsed(value: DurationValue, clocks: list[tuple[int, str]]) -> tuple[str, str] | None:

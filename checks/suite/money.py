@@ -150,11 +150,6 @@ def _values(texts: list[str]) -> tuple[Decimal, ...]:
     return tuple(value for value in map(read_number, texts) if value is not None)
 
 
-def _decimals(value: Decimal) -> int:
-    exponent = value.as_tuple().exponent
-    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
-
-
 @dataclass(frozen=True)
 class Amount:
     """One amount of a text: a typed span with its value and its keys (a ``value.Value``)."""
@@ -176,7 +171,6 @@ class Amount:
 
     @property
     def canonical(self) -> str | None:
-        """Its digits in plain decimal (``1000``), where they have one reading."""
         return number_text(self.magnitude) if len(self.readings) == 1 else None
 
     def keys(self) -> tuple[str, ...]:
@@ -192,20 +186,19 @@ def _currency(mark: str | None) -> str | None:
 
 
 def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool = False) -> Amount | None:
-    """The amount a match of ``_AMOUNT`` is; one with no mark only where ``bare``, or ``plain``
-    and grouped by commas, or ``scaled`` and a scale word a space after it."""
+    """The amount a match of ``_AMOUNT`` is; one with no mark only where ``bare``, ``plain`` or ``scaled``."""
     before, after = match.group("before"), match.group("after")
     number, scale = match.group("number"), match.group("scale")
+    word = scale.strip().lower() if scale else ""
     if scale is None:
         unmarked = plain and COMMA_GROUPED.fullmatch(number) is not None  # "41,200"
     else:
-        unmarked = scaled and scale[0].isspace() and scale.strip().lower() in SCALE_WORDS  # "2.4 million"
+        unmarked = scaled and scale[0].isspace() and word in SCALE_WORDS  # "2.4 million"
     if before is None and after is None and not (bare or unmarked):
         return None
     digits = read_numeral(number)
     if not digits:
         return None
-    word = scale.strip().lower() if scale else ""
     power = SCALE_WORDS.get(word) or SCALE_LETTERS.get(word, 0)
     readings = tuple(EXACT.scaleb(reading, power) for reading in digits) if power else digits
     minor = MINOR_WORDS.get(after.strip().lower()) if after else None
@@ -222,7 +215,7 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
         end=match.end(),
         number_start=match.start("number"),
         number_end=match.end("scale" if scale is not None else "number"),
-        precision=_decimals(digits[0]) - power,
+        precision=-int(digits[0].as_tuple().exponent) - power,  # digits and a point: never above 0
     )
 
 
@@ -311,9 +304,8 @@ def read_amount(text: str) -> Amount | None:
 
 def amount_keys(text: str, *, plain: bool = True, words: AbstractSet[str] | None = None) -> set[str]:
     """The keys a source's text is indexed under: its amounts, and numbers a scale word follows."""
-    return {
-        key for amount in read_amounts(text, plain=plain, scaled=True, words=words) for key in amount.keys()
-    }
+    amounts = read_amounts(text, plain=plain, scaled=True, words=words)
+    return {key for amount in amounts for key in amount.keys()}
 
 
 def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | None:

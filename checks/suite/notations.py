@@ -78,16 +78,14 @@ def fragment_span(text: str, key: str) -> tuple[int, int] | None:
     return tail_span
 
 
-def _singular(word: str) -> str:
-    word = word.lower()
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
-
-
 def count_key(noun: str, count: int) -> str:
-    """The key of "``count`` ``noun``": a list of that many under a key naming the noun."""
-    return f"count:{_singular(noun)}:{count}"
+    """The key of "``count`` ``noun``": a list of that many under a key naming the noun, singular."""
+    word = noun.lower()
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return f"count:{word}:{count}"
 
 
 def count_keys(value: object) -> set[str]:

@@ -25,13 +25,18 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"')\]*_]|\Z)|\n\s*\n|\n(?=\s*(?:[-*#>]
 _SMALL = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 _SMALL += " sixteen seventeen eighteen nineteen twenty"
 NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True))
-NUMBER_WORDS |= {"a single": 1, "twenty-four": 24, "thirty": 30}
-NUMBER_WORDS |= {"forty": 40, "forty-five": 45, "forty-eight": 48, "fifty": 50, "sixty": 60}
-NUMBER_WORDS |= {"seventy-two": 72, "ninety": 90}
-# The number words of one word, as a pattern (longest first): counts said in words.
-COUNT_WORD = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
-# Longest first, so "a single" wins over a shorter alternative.
-NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
+NUMBER_WORDS |= {"a single": 1, "twenty-four": 24, "thirty": 30, "forty": 40, "forty-five": 45}
+NUMBER_WORDS |= {"forty-eight": 48, "fifty": 50, "sixty": 60, "seventy-two": 72, "ninety": 90}
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A regular expression matching any of ``words``, the longest first, so that "sept" is
+    tried before "sep" and "a single" before "a"."""
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+COUNT_WORD = alternation(w for w in NUMBER_WORDS if " " not in w)  # counts said in one word
+NUMBER = rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+|{alternation(NUMBER_WORDS)})"
 
 
 # First-person intent: an offer or a plan, never a report of something done. "I can" offers
@@ -60,8 +65,7 @@ class Sentence:
         return self.text.rstrip(" \t\n*_\"')").endswith("?")
 
 
-# The longest stretch read as one sentence (see the module's docstring).
-MAX_SENTENCE = 1000
+MAX_SENTENCE = 1000  # the longest stretch read as one sentence (see the module's docstring)
 
 
 def sentences(text: str) -> list[Sentence]:
@@ -84,9 +88,7 @@ def sentences(text: str) -> list[Sentence]:
 def sentence_at(sentences_: list[Sentence], offset: int) -> Sentence | None:
     """The sentence holding ``offset``, in a list in text order (as ``sentences`` gives)."""
     at = bisect_right(sentences_, offset, key=lambda sentence: sentence.start) - 1
-    if at >= 0 and offset < sentences_[at].end:
-        return sentences_[at]
-    return None
+    return sentences_[at] if at >= 0 and offset < sentences_[at].end else None
 
 
 def parse_number(text: str) -> int | None:
@@ -107,11 +109,8 @@ def name_tokens(name: str) -> list[str]:
 
 def name_pattern(name: str) -> str:
     """A regex for a tool's name as written or with its words spaced, hyphenated or joined."""
-    tokens = name_tokens(name)
-    variants = {re.escape(name)}
-    if tokens:
-        variants.add(r"[\s_.-]?".join(re.escape(token) for token in tokens))
-    alternatives = "|".join(sorted(variants, key=len, reverse=True))
+    spaced = r"[\s_.-]?".join(re.escape(token) for token in name_tokens(name))  # "" for no words
+    alternatives = "|".join(sorted({re.escape(name), spaced} - {""}, key=len, reverse=True))
     return rf"(?<![\w.-])(?:{alternatives})(?![\w-]|\.\w)"
 
 
@@ -136,9 +135,3 @@ def clause_start(text: str, sentence: Sentence, offset: int) -> int:
     while begin < offset and text[begin] in " \t\n*_#>-":
         begin += 1
     return begin
-
-
-def alternation(words: Iterable[str]) -> str:
-    """A regular expression matching any of ``words``, the longest first, so that "sept" is
-    tried before "sep" (the vocabularies of ``values`` and ``money``)."""
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))

@@ -42,21 +42,18 @@ MONTH_WORDS = frozenset(["may", "march"])  # also common words ("you may"): read
 _WEEKDAYS = "monday mon tuesday tues tue wednesday wed thursday thurs thur thu"
 _WEEKDAYS += " friday fri saturday sat sunday sun"
 WEEKDAY_NAMES = tuple(_WEEKDAYS.split())
-ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 # Each spelling of a half-day mark, and what it says of the hour before it.
 HALF_DAY_MARKS: dict[str, str] = {
     spelling: half
     for half in ("am", "pm")
     for spelling in (half, f"{half[0]}.m.", f"{half[0]}.m", f"{half[0]}. m.")
 } | {"noon": "noon", "midnight": "midnight"}
-DAY_OFFSET = r"[+-][1-3]"  # a next-day (or previous-day) mark glued to a clock time: "03:00:00+1"
 
 _PLAIN_MONTHS = alternation(name for name in MONTH_NAMES if name not in MONTH_WORDS)
 _WORDED_MONTHS = "|".join(f"{name.capitalize()}|{name.upper()}" for name in MONTH_WORDS)
 _MONTH = rf"(?:(?i:{_PLAIN_MONTHS})\.?|(?-i:{_WORDED_MONTHS}))"
 _WEEKDAY = rf"(?:{alternation(WEEKDAY_NAMES)})\.?"
-_ORDINAL = rf"(?:{alternation(ORDINAL_SUFFIXES)})"
-_HALF_DAY = rf"(?:{alternation(HALF_DAY_MARKS)})(?!\w)"
+_ORDINAL = "(?:st|nd|rd|th)"
 _DIGIT = "[0-9]"  # not \d: other scripts' digits are no part of a date here
 
 # Every key starts with its kind and a space, which no token holds: a key never equals a
@@ -102,7 +99,6 @@ class DateValue:
         return f"--{month:02d}-{day:02d}" if year is None else f"{year:04d}-{month:02d}-{day:02d}"
 
     def dates(self) -> list[date]:
-        """The full dates it may be (none when it gives no year)."""
         return [date(y, m, d) for y, m, d in self.readings if y is not None]
 
     def keys(self) -> list[str]:
@@ -138,11 +134,9 @@ class TimeValue:
 
     @property
     def canonical(self) -> str | None:
-        """The 24-hour ``HH:MM``; None when the half of the day is open."""
         return None if self.open_half else f"{self.hour:02d}:{self.minute:02d}"
 
     def keys(self) -> list[str]:
-        """Its hour and minute in each half of the day it may be in, and ``also``."""
         hours = [self.hour, self.hour + 12] if self.open_half else [self.hour]
         return [f"time {hour:02d}:{self.minute:02d}" for hour in hours] + list(self.also)
 
@@ -151,9 +145,8 @@ class TimeValue:
 
 @dataclass(frozen=True)
 class Notation:
-    """One way of writing a date or a time: a pattern whose named groups are its parts, and
-    the spellings it reads as ``str.format`` templates the tests write values in (none for a
-    range, which writes two values)."""
+    """One way of writing a date or a time: a pattern whose named groups are its parts, and the
+    ``str.format`` templates the tests write values in (none for a range, which writes two)."""
 
     name: str
     pattern: str
@@ -180,13 +173,8 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
         "numeric",
         rf"(?P<first>{_DIGIT}{{1,2}})(?P<sep>[/.])(?P<second>{_DIGIT}{{1,2}})(?P=sep)"
         rf"(?P<year>{_DIGIT}{{4}}|(?<=/){_DIGIT}{{2}}){_DATE_END}",
-        (
-            "{month}/{day}/{year}",
-            "{mm}/{dd}/{year}",
-            "{dd}/{mm}/{year}",
-            "{dd}.{mm}.{year}",
-            "{mm}/{dd}/{yy}",
-        ),
+        ("{month}/{day}/{year}", "{mm}/{dd}/{year}", "{dd}/{mm}/{year}")
+        + ("{dd}.{mm}.{year}", "{mm}/{dd}/{yy}"),
     ),
     Notation(  # June 3-5, 2024; June 3rd – 5th: two dates.
         "month_first_range", rf"{_MONTH_NAME}{_GAP}{_DAY}{_ORDINAL}?{_LAST_DAY}\b{_AND_YEAR}"
@@ -214,10 +202,10 @@ DATE_NOTATIONS: tuple[Notation, ...] = (
 )
 
 _SECONDS = r"(?::(?P<second>[0-5][0-9])(?:\.[0-9]+)?)"
-# After a time: a zone ("Z", or "+05:30" after seconds) or a next-day mark ("+1").
+# After a time: a zone ("Z", or "+05:30" after seconds) or a next-day (or previous-day) mark ("+1").
 _ZONE_OFFSET = rf"(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}"
-_TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>{DAY_OFFSET}))?"
-_HALF = rf"(?:[ \u00a0]?(?P<half>{_HALF_DAY}))"
+_TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>[+-][1-3]))?"
+_HALF = rf"(?:[ \u00a0]?(?P<half>(?:{alternation(HALF_DAY_MARKS)})(?!\w)))"
 
 TIME_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 9-11 AM, 9:30–10:15 p.m.: the first in the half the mark names unless it wraps (11-1 PM).
@@ -293,9 +281,7 @@ _FIGURE_DATES, _FIGURE_DATE_GROUPS = _compile(
 _TIMES, _TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"])
 # For keys alone: seconds are matched but not kept (no key holds them), so that the times of
 # a large result are read once for each minute they name.
-_TIMES_WITHOUT_SECONDS, _KEYED_TIME_GROUPS = _compile(
-    TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"]
-)
+_KEYED_TIMES, _KEYED_TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"])
 
 
 def _parts(found: Sequence[str | None], groups: _Groups) -> tuple[Notation, dict[str, int], dict[str, str]]:
@@ -308,9 +294,8 @@ def _parts(found: Sequence[str | None], groups: _Groups) -> tuple[Notation, dict
 
 def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | None, int, int], ...]:
     """The valid (year, month, day) a date's parts may be."""
-    year = int(parts["year"]) if "year" in parts else None
-    if year is not None and len(parts["year"]) == 2:
-        year += 2000
+    written = parts.get("year")
+    year = None if written is None else int(written) + (2000 if len(written) == 2 else 0)
     if notation.name == "numeric":
         first, second = int(parts["first"]), int(parts["second"])
         candidates = [(year, first, second), (year, second, first)]  # month first, then day first
@@ -339,7 +324,7 @@ def read_dates(text: str) -> Iterator[DateValue]:
 def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
     hour, minute = int(parts.get("hour", 12)), int(parts.get("minute", 0))  # "noon" alone: 12
     second = int(parts["second"]) if "second" in parts else None
-    if minute > 59 or (second is not None and second > 59) or ("half" not in parts and hour > 23):
+    if minute > 59 or ("half" not in parts and hour > 23):  # seconds past 59 are never matched
         return None
     if "half" not in parts:  # "5:00" may be either half of the day; "05:00" is a 24-hour time
         open_half = len(parts["hour"]) == 1 and 1 <= hour <= 9
@@ -353,12 +338,11 @@ def _time(parts: dict[str, str], start: int, end: int) -> TimeValue | None:
 
 def _range_start(parts: dict[str, str], last: TimeValue, start: int = 0, end: int = 0) -> TimeValue | None:
     """The first time of a range whose half-day mark follows its last ("9-11 AM")."""
-    hour = int(parts["first_hour"])
     written = {"hour": parts["first_hour"], "minute": parts.get("first_minute", "00"), "half": parts["half"]}
-    first = _time(written, start, end)
-    if first is None or not 1 <= hour <= 12:
+    first = _time(written, start, end)  # None past 12: a half-day mark follows
+    if first is None:
         return None
-    if hour % 12 > int(parts["hour"]) % 12:  # 11-1 PM: from 11 AM
+    if int(parts["first_hour"]) % 12 > int(parts["hour"]) % 12:  # 11-1 PM: from 11 AM
         first = replace(first, hour=(first.hour + 12) % 24)
     return first if first.hour * 60 + first.minute < last.hour * 60 + last.minute else None
 
@@ -383,9 +367,8 @@ def read_times(text: str) -> Iterator[TimeValue]:
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
     """The keys of every date ``text`` writes and the years of its full dates, read once for
     each distinct writing; ``in_words=False`` reads only figures, for a text naming no month."""
-    read = [
-        _date_keys_of(found, in_words) for found in set((_DATES if in_words else _FIGURE_DATES).findall(text))
-    ]
+    pattern = _DATES if in_words else _FIGURE_DATES
+    read = [_date_keys_of(found, in_words) for found in set(pattern.findall(text))]
     return {key for keys, _ in read for key in keys}, {year for _, years in read for year in years}
 
 
@@ -398,7 +381,7 @@ def _date_keys_of(found: tuple[str, ...], in_words: bool) -> tuple[tuple[str, ..
 
 def time_keys(text: str) -> set[str]:
     """The keys of every clock time ``text`` writes, read once for each distinct time."""
-    return {key for found in set(_TIMES_WITHOUT_SECONDS.findall(text)) for key in _time_keys_of(found)}
+    return {key for found in set(_KEYED_TIMES.findall(text)) for key in _time_keys_of(found)}
 
 
 @lru_cache(maxsize=4096)
