@@ -11,7 +11,6 @@ left a run of digits, in JSON it is a ``LongNumber``, its text as written.
 from __future__ import annotations
 
 import json
-import re
 import string
 import sys
 from collections.abc import Callable
@@ -91,17 +90,9 @@ def _fits_plainly(text: str) -> bool:
     return True
 
 
-# What every JSON number that may not fit writes: a run of 160 digits, or an exponent of
-# three digits after a digit. A text with neither is read plainly without its shape (the
-# usual case, and far cheaper: a search in C); one with either, as ``_fits_plainly`` says.
-_MAY_NOT_FIT = (re.compile(r"[0-9][eE][+-]?[0-9]{3}"), re.compile(r"[0-9]{160}"))
-
-
 def raw_decode(text: str, start: int = 0) -> tuple[Any, int]:
     """``JSONDecoder.raw_decode``, numbers read exactly (bad JSON: ValueError, RecursionError)."""
-    plain = text[start : start + 1] in ("{", "[") and (
-        not any(pattern.search(text) for pattern in _MAY_NOT_FIT) or _fits_plainly(text)
-    )
+    plain = text[start : start + 1] in ("{", "[") and _fits_plainly(text)
     try:
         return (_PLAIN_DECODER if plain else _DECODER).raw_decode(text, start)
     except json.JSONDecodeError:
