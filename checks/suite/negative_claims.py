@@ -325,7 +325,7 @@ def _explain(verdict: Verdict, subject: str) -> str:
 
 def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
     code, stale = verdict.code, verdict.stale
-    shown = [*verdict.cited, *verdict.contrary, *[w for w in verdict.writes if w not in verdict.cited]]
+    shown = [*verdict.cited, *verdict.contrary, *verdict.writes]  # no write is a cited read
     out = extra | {
         "verdict": code,
         "disposition": _DISPOSITION.get(code, "unreachable"),
