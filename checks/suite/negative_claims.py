@@ -284,7 +284,7 @@ def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
         asked = w.message_index
         if w.turn == turn and answer_at is not None and asked is not None and asked > answer_at:
             continue
-        if w not in cited and any(after(w, c) or same_batch(w, c) for c in cited):
+        if any(after(w, c) or same_batch(w, c) for c in cited):
             found.append(w)
     return found
 
@@ -325,7 +325,7 @@ def _explain(verdict: Verdict, subject: str) -> str:
 
 def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
     code, stale = verdict.code, verdict.stale
-    shown = [*verdict.cited, *verdict.contrary, *verdict.writes]  # no write is a cited read
+    shown = [*verdict.cited, *verdict.contrary, *verdict.writes]  # a write is never a cited read
     out = extra | {
         "verdict": code,
         "disposition": _DISPOSITION.get(code, "unreachable"),
