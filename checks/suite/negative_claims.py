@@ -207,10 +207,9 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
         return Verdict("too_many_claims")
     handles = entry.get("restsOn") if isinstance(entry, dict) else None
     if (
-        not isinstance(entry, dict)
+        not isinstance(handles, list)  # also whenever the entry is not an object
         or not set(entry).issubset(_ENTRY_KEYS)
         or ("about" in entry and not _good_about(entry["about"]))
-        or not isinstance(handles, list)
         or not 0 < len(handles) <= MAX_HANDLES
         or not all(isinstance(handle, str) and _HANDLE.fullmatch(handle) for handle in handles)
     ):

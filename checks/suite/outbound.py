@@ -121,8 +121,7 @@ def _kind(address: IPAddress) -> str | None:
 def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
     """Why this address may not be reached (``"127.0.0.1 is a loopback address"``), or None."""
     ip = ipaddress.ip_address(address.split("%", 1)[0] if isinstance(address, str) else address)
-    embedded = _embedded_ipv4(ip)
-    forms = [form for form in (ip, embedded) if form is not None]
+    forms = [form for form in (ip, _embedded_ipv4(ip)) if form is not None]
     if any(form.version == net.version and form in net for form in forms for net in allow.networks):
         return None
     # The IPv4 address an IPv6 form carries says best what it is, so it is named first.
@@ -142,8 +141,7 @@ def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]
     if name in allow.hosts:
         return infos
     for info in infos:
-        reason = refusal(str(info[4][0]), allow)
-        if reason is None:
+        if (reason := refusal(str(info[4][0]), allow)) is None:
             continue
         try:
             ipaddress.ip_address(name)
