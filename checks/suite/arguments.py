@@ -68,9 +68,8 @@ def enum_values(schema: Any, path: str) -> set[str] | None:
 
 
 class _Seen:
-    """What the conversation showed before one point: who supplied which values, each
-    question answered from indexes (``shown``) so that a late call costs no more than an
-    early one."""
+    """What the conversation showed before one point, asked of indexes (``shown``) so that a
+    late call costs no more than an early one."""
 
     def __init__(self, sources: list[Source]) -> None:
         self.grounds = Grounds("argument", sources)  # who said which value before (``BACKS``)
@@ -191,10 +190,8 @@ def _judge_call(
 def _invented_operands(
     turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen
 ) -> list[Finding]:
-    """An expression is a string of values: each number of it that would be checked in an
-    answer (``tokens.classify``) must have been said before, by a person, a result or the
-    assistant's own words (a figure it stated is an operand it may compute with); a fraction
-    is also its percent ("0.15" for "15%")."""
+    """Each number of an expression an answer's check would read (``tokens.classify``) that
+    nobody said before (module docstring); a fraction is also its percent ("0.15" for "15%")."""
     out = []
     for match in _OPERAND.finditer(raw):
         candidate = classify(
@@ -237,16 +234,12 @@ def _unsupported(
     turn: Turn, call: ToolCall, path: str, value: str, in_prose: bool, producers: tuple[str, ...] | None
 ) -> Finding:
     """``unsupported_argument`` for a value no earlier message (of ``producers``, if named) holds."""
-    where = (
-        "it was found only in the assistant's own prose, which is not evidence"
-        if in_prose
-        else "it appears nowhere in the conversation before this call"
-    )
-    sources = (
-        f"no result of {', '.join(producers)} (the tools named as its producers)"
-        if producers
-        else "no earlier tool result"
-    )
+    where = "it appears nowhere in the conversation before this call"
+    if in_prose:
+        where = "it was found only in the assistant's own prose, which is not evidence"
+    sources = "no earlier tool result"
+    if producers:
+        sources = f"no result of {', '.join(producers)} (the tools named as its producers)"
     why = (
         f"The argument {path} of {call.tool} (call {call.call_id}) is “{clip(value)}”, which "
         f"appears in no user message, no system prompt and {sources}; {where}."

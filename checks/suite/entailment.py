@@ -219,8 +219,7 @@ def _judge(conversation: Conversation, options: Options, context: RunContext) ->
             f"The judge model ({config.model}) left {len(unjudged)} question(s) unanswered: "
             f"{reasons}. Not judged: {listed}."
         )
-        more = {"model": config.model, "unjudged": unjudged}
-        findings.append(_unavailable(last, reasons, "not_judged", why, **more))
+        findings.append(_unavailable(last, reasons, "not_judged", why, model=config.model, unjudged=unjudged))
     return CheckerReport(findings, judge=summary | {"tokens": spent, "questions": len(exchanges)})
 
 
@@ -283,9 +282,9 @@ def terms(text: str) -> frozenset[str]:
 
 
 def neighbours_among(
-    conversation: Conversation, others: Iterable[Conversation], sample: int, per_turn: int = 2
+    conversation: Conversation, others: Iterable[Conversation], sample: int
 ) -> list[dict[str, Any]]:
-    """For each sampled turn, the ``per_turn`` answers of ``others`` that share most terms with it.
+    """For each sampled turn, the two answers of ``others`` that share most terms with it.
 
     A stand-in for a full-text search when there is no database: answers are ranked by how
     many distinctive words they share (scaled by both lengths), and a pair needs at least
@@ -306,5 +305,5 @@ def neighbours_among(
             for position, (_, theirs) in enumerate(pool)
             if len(mine & theirs) >= 2
         )
-        found += [pool[position][0] | {"for_turn": index} for _, position in scored[:per_turn]]
+        found += [pool[position][0] | {"for_turn": index} for _, position in scored[:2]]
     return found

@@ -90,8 +90,7 @@ def resolve(
         return None
     if project_url(options, env) is None:  # the site's judge
         return JudgeConfig(url, model, env.get(ENV_KEY) or None, options.timeout_s)
-    if allow is None:
-        allow = outbound.Allow.parse(env.get(outbound.ALLOW_SETTING))
+    allow = outbound.Allow.parse(env.get(outbound.ALLOW_SETTING)) if allow is None else allow
     return JudgeConfig(url, model, project_key or None, options.timeout_s, allow)
 
 
@@ -182,8 +181,6 @@ def _reply(raw: bytes, asked_model: str) -> Reply:
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
-
-# --- verdicts ----------------------------------------------------------------------------
 
 _THINKING = re.compile(r"<think>.*?</think>", re.S | re.I)
 _VERDICT = re.compile(r"(yes|no)\b[\s\W]*(.*)", re.S)

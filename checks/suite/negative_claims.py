@@ -96,14 +96,15 @@ _MISSING = {
 }
 
 
-def refusal(code: str, stale: Call | None = None) -> str | None:
-    """The fixed sentence for a code; the stale one names the turn and time of the read."""
-    if code != "stale_turn":
-        return None if code == ESTABLISHED else REFUSALS[code]
-    when = _moment(stale.receipt.at) if stale is not None else None
-    where = f" on turn {stale.turn}" if stale is not None else " on an earlier turn"
-    at = f" at {when}" if when else ""
-    return f"I don't know. The cited result was read{where}{at}; it was not read again during this turn."
+def _correction(verdict: Verdict) -> str | None:
+    """The fixed sentence for a verdict; the stale one names the turn and time of the read."""
+    if verdict.narrower is not None:
+        return f"{NARROWER} {verdict.narrower}"
+    if (stale := verdict.stale) is None:
+        return None if verdict.code == ESTABLISHED else REFUSALS[verdict.code]
+    at = f" at {when}" if (when := _moment(stale.receipt.at)) else ""
+    read = f"I don't know. The cited result was read on turn {stale.turn}{at}"
+    return f"{read}; it was not read again during this turn."
 
 
 def _moment(at: str | None) -> str | None:
@@ -206,10 +207,9 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
         return Verdict("too_many_claims")
     handles = entry.get("restsOn") if isinstance(entry, dict) else None
     if (
-        not isinstance(entry, dict)
+        not isinstance(handles, list)  # also whenever the entry is not an object
         or not set(entry).issubset(_ENTRY_KEYS)
         or ("about" in entry and not _good_about(entry["about"]))
-        or not isinstance(handles, list)
         or not 0 < len(handles) <= MAX_HANDLES
         or not all(isinstance(handle, str) and _HANDLE.fullmatch(handle) for handle in handles)
     ):
@@ -220,11 +220,12 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
     cited = _unique(found)
     if entry.get("kind") not in KINDS:
         return Verdict("kind_mismatch", cited=cited)
-    return judge_reads(entry["kind"], entry.get("about"), "about" in entry, cited, ctx)
+    return judge_reads(entry["kind"], entry.get("about"), cited, ctx)
 
 
-def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx: _Context) -> Verdict:
-    """Rows 4–18 over the cited reads; a claim no row catches is established."""
+def judge_reads(kind: str, about: Any, cited: list[Call], ctx: _Context) -> Verdict:
+    """Rows 4–18 over the cited reads; a claim no row catches is established (``about`` None:
+    no subject named, since an entry's given ``about`` passed row 2)."""
     turn, citable = ctx.turn.index, ctx.citable
     if not ctx.conversation.receipts_complete:
         return Verdict("record_incomplete", cited)
@@ -260,10 +261,10 @@ def judge_reads(kind: str, about: Any, about_given: bool, cited: list[Call], ctx
     if any(not (c.complete or (kind != "complete" and c.declared_absent)) for c in cited):
         verdict = Verdict("search_incomplete", cited)
         if kind == "complete" and all(c.declared_absent for c in cited):
-            if judge_reads("none", about, about_given, cited, ctx).code == ESTABLISHED:
+            if judge_reads("none", about, cited, ctx).code == ESTABLISHED:
                 verdict.narrower = statement(cited)
         return verdict
-    if about_given:
+    if about is not None:
         values = (v for c in cited for v in (c.filters or {}).values())
         if _norm(about) not in {_norm(item) for v in values for item in (v if isinstance(v, list) else [v])}:
             return Verdict("about_mismatch", cited)
@@ -282,7 +283,7 @@ def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
         asked = w.message_index
         if w.turn == turn and answer_at is not None and asked is not None and asked > answer_at:
             continue
-        if w not in cited and any(after(w, c) or same_batch(w, c) for c in cited):
+        if any(after(w, c) or same_batch(w, c) for c in cited):
             found.append(w)
     return found
 
@@ -308,7 +309,7 @@ def _explain(verdict: Verdict, subject: str) -> str:
         return f"{subject} is backed by {cited}: {statement(verdict.cited)}"
     if verdict.missing is not None:
         return f"{subject} and the record cannot settle it: {_MISSING[verdict.missing]}."
-    if code == "stale_turn" and verdict.stale is not None:
+    if verdict.stale is not None:
         return f"{subject} rests on {verdict.stale.handle}, read on turn {verdict.stale.turn} and not again."
     if code == "superseded_by_write":
         writes = ", ".join(f"{w.tool} ({w.handle})" for w in verdict.writes)
@@ -323,7 +324,7 @@ def _explain(verdict: Verdict, subject: str) -> str:
 
 def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
     code, stale = verdict.code, verdict.stale
-    shown = [*verdict.cited, *verdict.contrary, *[w for w in verdict.writes if w not in verdict.cited]]
+    shown = [*verdict.cited, *verdict.contrary, *verdict.writes]  # a write is never a cited read
     out = extra | {
         "verdict": code,
         "disposition": _DISPOSITION.get(code, "unreachable"),
@@ -338,15 +339,12 @@ def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extr
         out["stale"] = {"turn": stale.turn, "at": stale.receipt.at, "handle": stale.handle}
     if code == ESTABLISHED:
         out["statement"] = statement(verdict.cited)
-    correction = refusal(code, stale)
     if verdict.narrower is not None:
         out["narrower"] = {"kind": "none", "statement": verdict.narrower}
-        correction = f"{NARROWER} {verdict.narrower}"
     severity: Severity = "info" if code in (ESTABLISHED, UNVERIFIED) else "flag"
     evidence = tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown)
-    return Finding(
-        turn.index, NAME, code, severity, _explain(verdict, subject), span, evidence, correction, extra=out
-    )
+    why, correction = _explain(verdict, subject), _correction(verdict)
+    return Finding(turn.index, NAME, code, severity, why, span, evidence, correction, extra=out)
 
 
 @dataclass
@@ -430,38 +428,31 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
     bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
     call = ctx.record.of_receipt(bound[0]) if bound is not None else None
     if call is not None and not call.receipt.derived and call.is_read:
-        verdict = judge_reads("none", None, False, [call], ctx)
+        verdict = judge_reads("none", None, [call], ctx)
         return _finding(ctx.turn, verdict, span, "The stated absence", extra)
     missing = "receipt" if call is None else "runtime_receipt" if call.receipt.derived else "read_effect"
     verdict = Verdict(UNVERIFIED, [call] if call is not None else [], missing=missing)
     return _finding(ctx.turn, verdict, span, f"The answer says the {claim.tool} tool found nothing,", extra)
 
 
-def turn_summaries(findings: list[Finding], options: Options) -> dict[int, dict[str, Any]]:
-    """Per turn with negative claims or prose absences, the summary the turn page shows: its
-    status (any failed check fails it, else any check not made leaves it unverified) and how
-    its typed answer would go out (as checked, as recorded, or the fallback)."""
-    by_turn: dict[int, list[Finding]] = {}
-    for finding in findings:
-        if finding.checker == NAME:
-            by_turn.setdefault(finding.turn, []).append(finding)
+def turn_summary(findings: list[Finding], options: Options) -> dict[str, Any]:
+    """A turn's findings as the turn page shows them: its status (any failed check fails it,
+    else any check not made leaves it unverified) and how its typed answer would go out (as
+    checked, as recorded, or the fallback)."""
+    typed = [f.code for f in findings if f.extra.get("source") == "typed"]
+    dispositions = [f.extra["disposition"] for f in findings]
     unestablished = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
-    out: dict[int, dict[str, Any]] = {}
-    for index, items in sorted(by_turn.items()):
-        typed = [f.code for f in items if f.extra.get("source") == "typed"]
-        dispositions = [f.extra["disposition"] for f in items]
-        delivery = "as-checked" if all(code == ESTABLISHED for code in typed) else unestablished
-        failed, unreachable = dispositions.count("checked-fail"), dispositions.count("unreachable")
-        out[index] = {
-            "claims": len(typed),
-            "prose": len(items) - len(typed),
-            "established": sum(f.code == ESTABLISHED for f in items),
-            "failed": failed,
-            "unreachable": unreachable,
-            "status": "failed" if failed else "unverified" if unreachable else "passed",
-            "delivery": delivery if typed else None,
-        }
-    return out
+    delivery = "as-checked" if all(code == ESTABLISHED for code in typed) else unestablished
+    failed, unreachable = dispositions.count("checked-fail"), dispositions.count("unreachable")
+    return {
+        "claims": len(typed),
+        "prose": len(findings) - len(typed),
+        "established": sum(f.code == ESTABLISHED for f in findings),
+        "failed": failed,
+        "unreachable": unreachable,
+        "status": "failed" if failed else "unverified" if unreachable else "passed",
+        "delivery": delivery if typed else None,
+    }
 
 
 class NegativeClaims:
@@ -469,6 +460,7 @@ class NegativeClaims:
 
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         findings: list[Finding] = []
+        turns: dict[int, dict[str, Any]] = {}  # the summary of each turn with a finding
         record: Record | None = None
         for turn in conversation.turns:
             deadline.check()
@@ -477,7 +469,7 @@ class NegativeClaims:
                 continue
             if record is None:
                 record = Record.of(conversation)
-            findings.extend(check_turn(conversation, turn, record, options, absences))
-        summaries = turn_summaries(findings, options)
-        turns = {index: {"negative_claims": summary} for index, summary in summaries.items()}
+            if found := check_turn(conversation, turn, record, options, absences):
+                findings += found
+                turns[turn.index] = {"negative_claims": turn_summary(found, options)}
         return CheckerReport(findings, turns=turns)

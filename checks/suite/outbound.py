@@ -23,6 +23,7 @@ import socket
 import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -46,9 +47,8 @@ REFUSED_KINDS = (
 
 
 class Refused(Exception):
-    """A request this module will not make; ``reason`` says why in plain words.
-
-    Not an OSError, so that urllib passes it through as it is instead of as a URLError."""
+    """A request this module will not make; ``reason`` says why in plain words. Not an
+    OSError, so that urllib passes it through as it is instead of as a URLError."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -121,8 +121,7 @@ def _kind(address: IPAddress) -> str | None:
 def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
     """Why this address may not be reached (``"127.0.0.1 is a loopback address"``), or None."""
     ip = ipaddress.ip_address(address.split("%", 1)[0] if isinstance(address, str) else address)
-    embedded = _embedded_ipv4(ip)
-    forms = [form for form in (ip, embedded) if form is not None]
+    forms = [form for form in (ip, _embedded_ipv4(ip)) if form is not None]
     if any(form.version == net.version and form in net for form in forms for net in allow.networks):
         return None
     # The IPv4 address an IPv6 form carries says best what it is, so it is named first.
@@ -142,8 +141,7 @@ def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]
     if name in allow.hosts:
         return infos
     for info in infos:
-        reason = refusal(str(info[4][0]), allow)
-        if reason is None:
+        if (reason := refusal(str(info[4][0]), allow)) is None:
             continue
         try:
             ipaddress.ip_address(name)
@@ -175,10 +173,11 @@ def check_url(url: str, allow: Allow, *, unresolved_ok: bool = False) -> None:
 
 
 def connect_checked(
-    host: str, port: int, allow: Allow, timeout: Any = None, source_address: Any = None
+    address: tuple[str, int], timeout: Any = None, source_address: Any = None, *, allow: Allow
 ) -> socket.socket:
-    """A connection to one of host's checked addresses, tried in the resolver's order; the
-    name is not resolved again between the check and the connection."""
+    """``socket.create_connection`` to one of the host's checked addresses, tried in the
+    resolver's order; the name is not resolved again between the check and the connection."""
+    host, port = address
     last: OSError | None = None
     for info in resolve_checked(host, port, allow):
         try:
@@ -189,34 +188,28 @@ def connect_checked(
     raise last or OSError(f"{host} has no address to connect to")
 
 
-def _checked(kind: type[http.client.HTTPConnection], allow: Allow) -> Callable[..., Any]:
-    """``kind`` of connection, opening its socket through ``connect_checked``: the Host header
-    and TLS (SNI, the certificate) go on with the host name as for any connection."""
-
-    def create(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
-        return connect_checked(address[0], address[1], allow, timeout, source_address)
-
-    def connection(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
-        made = kind(*args, **kwargs)
-        made._create_connection = create  # type: ignore[attr-defined]
-        return made
-
-    return connection
-
-
 class _CheckedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
     """Opens http and https connections through ``connect_checked`` (an instance replaces
-    both default handlers of an opener)."""
+    both default handlers of an opener): the Host header and TLS (SNI, the certificate) go on
+    with the host name as for any connection."""
 
     def __init__(self, allow: Allow) -> None:
         super().__init__()
         self._allow = allow
 
+    def _connection(self, kind: type[http.client.HTTPConnection]) -> Callable[..., Any]:
+        def connection(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+            made = kind(*args, **kwargs)
+            made._create_connection = partial(connect_checked, allow=self._allow)  # type: ignore[attr-defined]
+            return made
+
+        return connection
+
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(_checked(http.client.HTTPConnection, self._allow), req)
+        return self.do_open(self._connection(http.client.HTTPConnection), req)
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        connection = _checked(http.client.HTTPSConnection, self._allow)
+        connection = self._connection(http.client.HTTPSConnection)
         return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
 
 

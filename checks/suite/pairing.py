@@ -56,10 +56,8 @@ def answered_calls[C: CallLike](messages: Sequence[MessageLike[C]]) -> dict[int,
     for i, message in enumerate(messages):
         for call in message.tool_calls:
             waiting.call(call.call_id, call)
-        if message.role == "tool":
-            answered = waiting.answer(message.tool_call_id)
-            if answered is not None:
-                out[i] = answered
+        if message.role == "tool" and (answered := waiting.answer(message.tool_call_id)) is not None:
+            out[i] = answered
     return out
 
 
@@ -90,7 +88,6 @@ def answered_in_json(messages: Iterable[Any]) -> dict[int, dict[str, Any]]:
                 waiting.call(call["id"], call)
         answered_id = message.get("tool_call_id")
         if message.get("role") == "tool" and isinstance(answered_id, str):
-            call = waiting.answer(answered_id)
-            if call is not None:
+            if (call := waiting.answer(answered_id)) is not None:
                 out[i] = call
     return out

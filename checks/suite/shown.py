@@ -66,8 +66,8 @@ class Shown(Grown):
         self.sources.append(source)
 
     def newest(self, count: int) -> list[Source]:
-        """The ``count`` newest sources, newest first."""
-        return self.sources[-count:][::-1] if count > 0 else []
+        """The ``count`` (at least 1) newest sources, newest first."""
+        return self.sources[-count:][::-1]
 
     def _read_lazy_keys(self, ordinal: int, source: Source) -> None:
         """Keys read only when asked: an identifier's digit runs, a list's lengths."""
@@ -98,11 +98,8 @@ class Shown(Grown):
     def quotes(self, value: str) -> bool:
         """Whether a JSON source holds ``"value"`` (its lower-case text does); the newest
         first, which is where an answer's values mostly stand."""
-        if (
-            '"' in value
-            or len(value) > MAX_QUOTED
-            or not self.indexed("quoted", self.sources, self._read_quoted)
-        ):
+        indexable = '"' not in value and len(value) <= MAX_QUOTED
+        if not (indexable and self.indexed("quoted", self.sources, self._read_quoted)):
             needle = f'"{value}"'
             return any(needle in source.low for source in reversed(self.sources) if source.looks_json)
         return value in self._quoted
@@ -112,9 +109,7 @@ class Shown(Grown):
             self._holders.setdefault(form, []).append(ordinal)
 
     def carrying(self, form: str, limit: int) -> list[Source]:
-        """The newest ``limit`` sources whose forms include ``form``, newest first."""
-        if limit <= 0:
-            return []
+        """The newest ``limit`` (at least 1) sources whose forms include ``form``, newest first."""
         if not self.indexed("forms", self.sources, self._read_forms):
             return list(islice((s for s in reversed(self.sources) if form in s.forms), limit))
         holders = self._holders.get(form, [])

@@ -16,16 +16,11 @@ class Value(Protocol):
 
     @property
     def kind(self) -> str: ...  # date | time | duration | money | number | fragment
-
     @property
     def start(self) -> int: ...
-
     @property
     def end(self) -> int: ...
-
     @property
     def canonical(self) -> str | None: ...  # one spelling whatever the notation; None if ambiguous
-
     def keys(self) -> Sequence[str]: ...
-
     def lookups(self) -> Sequence[str]: ...
