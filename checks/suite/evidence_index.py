@@ -578,19 +578,10 @@ def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
 
 
 def _string_forms(value: Any) -> set[str]:
+    """The forms of every string and number a JSON value holds, at any depth."""
     out: set[str] = set()
-    stack = [value]  # walked without recursion, so no nesting stops it
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.add(normalize(node))
-            out |= index_text(node)
-        elif isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-        elif is_number(node):
-            out.add(normalize(str(node)))
+    for _, leaf in json_leaves(value, lambda node: isinstance(node, str) or is_number(node)):
+        out |= {normalize(leaf), *index_text(leaf)} if isinstance(leaf, str) else {normalize(str(leaf))}
     return out
 
 
