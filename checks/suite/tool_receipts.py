@@ -163,9 +163,8 @@ def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
 
 
 class _History:
-    """What the turns showed of tools, read in one pass over the conversation so a turn's
-    claims are weighed without walking back through the turns before it; and the claims read
-    of each turn, for the next checker that asks."""
+    """What the turns showed of tools, read in one pass so no turn walks back through those
+    before it; and the claims read of each turn, for the next checker that asks."""
 
     def __init__(self, conversation: Conversation) -> None:
         self.tools: dict[str, tuple[int, re.Pattern[str]]] = {}  # tool -> the first turn naming it
@@ -760,17 +759,6 @@ def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
     return [claim for claim in turn_claims(conversation, turn) if claim.kind == "absence"]
 
 
-def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
-    # One defect, one finding: "I searched … the search found nothing" about one missing call
-    # is a single fabricated reference.
-    found: dict[tuple[str, str, str | None], Finding] = {}
-    for claim in turn_claims(conversation, turn):
-        finding = judge(claim, conversation, turn)
-        if finding is not None:
-            found.setdefault((finding.code, claim.tool, finding.extra.get("call_id")), finding)
-    return list(found.values())
-
-
 class ToolReceipts:
     name = NAME
 
@@ -778,5 +766,12 @@ class ToolReceipts:
         findings: list[Finding] = []
         for turn in conversation.turns:
             deadline.check()
-            findings.extend(check_turn(conversation, turn))
+            # One defect, one finding: "I searched … the search found nothing" about one missing
+            # call is a single fabricated reference.
+            found: dict[tuple[str, str, str | None], Finding] = {}
+            for claim in turn_claims(conversation, turn):
+                finding = judge(claim, conversation, turn)
+                if finding is not None:
+                    found.setdefault((finding.code, claim.tool, finding.extra.get("call_id")), finding)
+            findings.extend(found.values())
         return CheckerReport(findings)
