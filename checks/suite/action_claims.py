@@ -22,7 +22,6 @@ notices. Refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from . import deadline
@@ -39,7 +38,7 @@ from .text import (
     sentences,
     singular,
 )
-from .tool_names import READ_VERBS, VERB_GROUPS, object_words, verb_of
+from .tool_names import GROUPED_VERBS, READ_VERBS, VERB_GROUPS, object_words, verb_of
 from .tool_receipts import result_evidence
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, Span, ToolCall, Turn, members
 
@@ -226,16 +225,11 @@ def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
     found: list[tuple[int, int, str | None]] = []
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
-            verb = match.groupdict().get("verb")
+            verb = re.sub(r"\s+", " ", (match.groupdict().get("verb") or "").lower()) or None
             # A list item's claim starts at its verb, not at the bullet or label before it.
             start = match.start("verb") if pattern is _HEADLINE else match.start()
-            found.append((start, match.end(), _participle(verb) if verb else None))
+            found.append((start, match.end(), "run" if verb == "ran" else verb))
     return sorted(found, key=lambda item: (item[0], -(item[1] - item[0])))
-
-
-def _participle(verb: str) -> str:
-    verb = re.sub(r"\s+", " ", verb.lower())
-    return "run" if verb == "ran" else verb
 
 
 def _reports_completion(text: str, sentence: Sentence, start: int, end: int, verb: str | None) -> bool:
@@ -275,7 +269,6 @@ _CLAIM_VERBS = {
     ]
     for verb in verbs.split()
 }
-_KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 
 # A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the
@@ -330,7 +323,7 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     if claim.verb is None or claim.verb in ("refunded", "run", "executed"):  # any change may refund or run
         return True
     groups = _CLAIM_VERBS.get(claim.verb)
-    if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
+    if groups and verb in GROUPED_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
     if not claim.objects:
         return True
@@ -412,7 +405,7 @@ def check_turn(
     calls: list[tuple[Receipt | None, _Shape]],
     earlier: set[_Shape],
     kinds: set[str],
-    states: AbstractSet[str] = frozenset(),
+    states: set[str],
 ) -> list[Finding]:
     """The turn's action claims against the calls that could have made them: ``calls`` are
     the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and
