@@ -202,15 +202,6 @@ def _history(conversation: Conversation) -> _History:
     return _held[1]
 
 
-def only_tool(turn: Turn) -> str | None:
-    """The turn's only tool: the one tool called, or else the one tool offered."""
-    ran = {*(c.tool for c in turn.tool_calls), *(r.tool for r in turn.receipts if r.tool)}
-    if len(ran) == 1:
-        return ran.pop()
-    offered = turn.tools_offered or ()
-    return offered[0] if not ran and len(offered) == 1 else None
-
-
 # A claim read from the answer, and whether it is firm enough to judge.
 _Read = tuple[ToolClaim, bool]
 
@@ -222,7 +213,7 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
         return []
     history = _history(conversation)
     known = {tool: pattern for tool, (first, pattern) in history.tools.items() if first <= turn.index}
-    reading = _Reading(conversation, turn, text, known, only_tool(turn), history.first_active)
+    reading = _Reading(conversation, turn, text, known, history.first_active)
     parts = sentences(text)
     found: list[_Read] = []
     for kind, match, stated in _candidates(text):
@@ -281,12 +272,20 @@ class _Reading:
     turn: Turn
     text: str  # the answer, prepared
     tools: dict[str, re.Pattern[str]]  # the tools known up to the turn
-    sole: str | None  # the turn's only tool
     first_active: int | None  # the first turn that called a tool
 
     @cached_property
     def reads(self) -> list[_ListRead]:
         return _list_reads(self.turn)
+
+    @cached_property
+    def sole(self) -> str | None:
+        """The turn's only tool: the one tool called, or else the one tool offered."""
+        ran = {*(c.tool for c in self.turn.tool_calls), *(r.tool for r in self.turn.receipts if r.tool)}
+        if len(ran) == 1:
+            return ran.pop()
+        offered = self.turn.tools_offered or ()
+        return offered[0] if not ran and len(offered) == 1 else None
 
     def made(
         self, kind: str, tool: str, start: int, end: int, call: str | None = None, n: int | None = None
@@ -686,7 +685,7 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
     tool, call_id = claim.tool, claim.call_id
     bound = bind(claim, conversation, turn)
     evidence: tuple[Evidence, ...] = ()
-    extra: dict[str, Any] = {"call_id": call_id}
+    extra: dict[str, Any] = {"tool": tool, "claim_kind": claim.kind, "call_id": call_id}
     if bound is None:
         # No receipt: the transcript may still show the call, or the receipts may be trimmed.
         if any(
@@ -724,7 +723,6 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
         message = where.result_of(receipt) if receipt.call_id is not None else None
         evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
     severity: Severity = "info" if code == "ungroundable" else "flag"
-    extra = {"tool": tool, "claim_kind": claim.kind, **extra}
     return Finding(
         turn.index, NAME, code, severity, why, claim_span(claim, turn.answer), evidence, fix, extra=extra
     )
