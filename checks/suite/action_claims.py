@@ -46,11 +46,10 @@ NAME = "action_claims"
 
 # Past participles after "I've" / "I have": each names an action a tool would have to do.
 _PERFECT_VERBS = tuple(
-    """saved stored remembered created added written updated deleted removed sent run executed
-    scheduled booked changed modified deployed installed uploaded emailed cancelled canceled
-    submitted restarted published posted renamed archived committed recorded logged configured
-    transferred refunded upgraded moved assigned reassigned issued placed reserved renewed extended
-    replaced""".split()
+    """saved stored remembered created added written updated deleted removed sent run executed scheduled
+    booked changed modified deployed installed uploaded emailed cancelled canceled submitted restarted
+    published posted renamed archived committed recorded logged configured transferred refunded upgraded moved
+    assigned reassigned issued placed reserved renewed extended replaced""".split()
 ) + ("set up",)
 # Simple past after "I": only verbs whose past form is unmistakably a finished act.
 _PAST_VERBS = tuple(
@@ -174,11 +173,10 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
 
 # Words that name no particular thing: what they stand for cannot tell one call from another.
 _FUNCTION_WORDS = frozenset(
-    """a an the your my our their his her its this that these those it them you me us all any each
-    every some both also now just successfully already been has have is are was were be new
-    following changes change request requests update updates everything detail details
-    information one two three four five six seven eight nine ten single another more
-    additional extra""".split()
+    """a an the your my our their his her its this that these those it them you me us all any each every some
+    both also now just successfully already been has have is are was were be new following changes change
+    request requests update updates everything detail details information one two three four five six seven
+    eight nine ten single another more additional extra""".split()
 )
 _OBJECT_END = re.compile(
     r"[,.;:!?()\n]|\b(?:to|from|for|with|on|in|at|into|onto|by|as|and|using|via)\b", re.I
