@@ -89,11 +89,8 @@ _RETURN_VERBS = (
 )
 # Verbs that report the whole output of a tool, whatever the noun that follows them.
 _WHOLE_OUTPUT = re.compile(r"returned|yielded|gave|brought\s+back|came\s+back\s+with|produced", re.I)
-_COUNT = re.compile(
-    rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
-    rf"(?P<num>{NUMBER})\b(?:\s+{_NP})?",
-    re.I,
-)
+_EXACTLY = r"(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
+_COUNT = re.compile(rf"\b(?P<verb>{_RETURN_VERBS})\s+{_EXACTLY}(?P<num>{NUMBER})\b(?:\s+{_NP})?", re.I)
 _ABSENCE = tuple(
     re.compile(pattern, re.I)
     for pattern in (
@@ -120,18 +117,17 @@ _ABSENCE = tuple(
 # Every absence pattern needs one of these words, and the last count pattern its verb: a text
 # without them skips those patterns, the costliest of an answer's reading.
 _ABSENCE_WORDS = re.compile(r"\b(?:no|zero|nothing|empty|find|locate|retrieve|turn)\b|\s0\s", re.I)
-_FOUND_WORDS = re.compile(r"(?:were|was|been)\s+(?:found|returned|listed|located|retrieved|recorded)\b", re.I)
+_LISTED_VERBS = r"found|returned|listed|located|retrieved|recorded"
+_FOUND_WORDS = re.compile(rf"(?:were|was|been)\s+(?:{_LISTED_VERBS})\b", re.I)
 # Counts stated as facts ("the account has 7 open tickets", "your 2 tickets", "4 tickets were
 # found"): claims only about a list read the sentence is about.
 _STATED_COUNT = tuple(
     re.compile(pattern, re.I)
     for pattern in (
         rf"\b(?P<verb>(?:has|have|had)(?:\s+got)?|there\s+(?:are|were|is|was)|contains?|holds?|lists?|shows?"
-        rf"|I\s+(?:see|count(?:ed)?))\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
-        rf"(?P<num>{NUMBER})\s+{_NP}",
+        rf"|I\s+(?:see|count(?:ed)?))\s+{_EXACTLY}(?P<num>{NUMBER})\s+{_NP}",
         rf"\b(?:your|all)\s+(?P<num>{NUMBER})\s+{_NP}(?P<verb>)",
-        rf"\b(?P<num>{NUMBER})\s+{_NP}\s+(?:were|was|have\s+been|has\s+been)\s+"
-        r"(?P<verb>found|returned|listed|located|retrieved|recorded)\b",
+        rf"\b(?P<num>{NUMBER})\s+{_NP}\s+(?:were|was|have\s+been|has\s+been)\s+(?P<verb>{_LISTED_VERBS})\b",
     )
 )
 _INVOKED = re.compile(
@@ -354,8 +350,7 @@ class _Reading:
             tool, end = self.sole, match.end()
         # A tool the conversation never names ("the calendar tool") may be a loose name for one
         # that ran: it is judged only when nothing ran yet.
-        active = self.first_active
-        holds = tool in self.tools or active is None or active > self.turn.index
+        holds = tool in self.tools or self.first_active is None or self.first_active > self.turn.index
         return self.made("invoked", tool, match.start(), end), holds
 
     def named_after(self, start: int, end: int) -> tuple[str | None, int]:
