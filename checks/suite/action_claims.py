@@ -121,9 +121,7 @@ _REFUSAL = re.compile(
 )
 # Within the claim's own sentence, these make it an offer, a plan or a hypothetical.
 _INTENT = re.compile(
-    rf"{OFFER_OR_PLAN}|\bI\s+(?:would|could)\b"
-    r"|\bpretend|\bimagine\b|\bfor\s+example\b|\be\.g\.",
-    re.I,
+    rf"{OFFER_OR_PLAN}|\bI\s+(?:would|could)\b|\bpretend|\bimagine\b|\bfor\s+example\b|\be\.g\.", re.I
 )
 # Before the claim, these make it a condition ("if I've saved it, ...").
 _CONDITION = re.compile(r"\b(?:if|unless|once|whether|until|before)\b", re.I)
