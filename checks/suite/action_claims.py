@@ -22,7 +22,6 @@ notices. Refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from . import deadline
@@ -39,7 +38,7 @@ from .text import (
     sentences,
     singular,
 )
-from .tool_names import READ_VERBS, VERB_GROUPS, object_words, verb_of
+from .tool_names import GROUPED_VERBS, READ_VERBS, VERB_GROUPS, object_words, verb_of
 from .tool_receipts import result_evidence
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, Span, ToolCall, Turn, members
 
@@ -47,11 +46,10 @@ NAME = "action_claims"
 
 # Past participles after "I've" / "I have": each names an action a tool would have to do.
 _PERFECT_VERBS = tuple(
-    """saved stored remembered created added written updated deleted removed sent run executed
-    scheduled booked changed modified deployed installed uploaded emailed cancelled canceled
-    submitted restarted published posted renamed archived committed recorded logged configured
-    transferred refunded upgraded moved assigned reassigned issued placed reserved renewed extended
-    replaced""".split()
+    """saved stored remembered created added written updated deleted removed sent run executed scheduled
+    booked changed modified deployed installed uploaded emailed cancelled canceled submitted restarted
+    published posted renamed archived committed recorded logged configured transferred refunded upgraded moved
+    assigned reassigned issued placed reserved renewed extended replaced""".split()
 ) + ("set up",)
 # Simple past after "I": only verbs whose past form is unmistakably a finished act.
 _PAST_VERBS = tuple(
@@ -123,9 +121,7 @@ _REFUSAL = re.compile(
 )
 # Within the claim's own sentence, these make it an offer, a plan or a hypothetical.
 _INTENT = re.compile(
-    rf"{OFFER_OR_PLAN}|\bI\s+(?:would|could)\b"
-    r"|\bpretend|\bimagine\b|\bfor\s+example\b|\be\.g\.",
-    re.I,
+    rf"{OFFER_OR_PLAN}|\bI\s+(?:would|could)\b|\bpretend|\bimagine\b|\bfor\s+example\b|\be\.g\.", re.I
 )
 # Before the claim, these make it a condition ("if I've saved it, ...").
 _CONDITION = re.compile(r"\b(?:if|unless|once|whether|until|before)\b", re.I)
@@ -175,11 +171,10 @@ def find_action_claims(answer: str) -> list[ActionClaim]:
 
 # Words that name no particular thing: what they stand for cannot tell one call from another.
 _FUNCTION_WORDS = frozenset(
-    """a an the your my our their his her its this that these those it them you me us all any each
-    every some both also now just successfully already been has have is are was were be new
-    following changes change request requests update updates everything detail details
-    information one two three four five six seven eight nine ten single another more
-    additional extra""".split()
+    """a an the your my our their his her its this that these those it them you me us all any each every some
+    both also now just successfully already been has have is are was were be new following changes change
+    request requests update updates everything detail details information one two three four five six seven
+    eight nine ten single another more additional extra""".split()
 )
 _OBJECT_END = re.compile(
     r"[,.;:!?()\n]|\b(?:to|from|for|with|on|in|at|into|onto|by|as|and|using|via)\b", re.I
@@ -226,16 +221,11 @@ def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
     found: list[tuple[int, int, str | None]] = []
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
-            verb = match.groupdict().get("verb")
+            verb = re.sub(r"\s+", " ", (match.groupdict().get("verb") or "").lower()) or None
             # A list item's claim starts at its verb, not at the bullet or label before it.
             start = match.start("verb") if pattern is _HEADLINE else match.start()
-            found.append((start, match.end(), _participle(verb) if verb else None))
+            found.append((start, match.end(), "run" if verb == "ran" else verb))
     return sorted(found, key=lambda item: (item[0], -(item[1] - item[0])))
-
-
-def _participle(verb: str) -> str:
-    verb = re.sub(r"\s+", " ", verb.lower())
-    return "run" if verb == "ran" else verb
 
 
 def _reports_completion(text: str, sentence: Sentence, start: int, end: int, verb: str | None) -> bool:
@@ -275,7 +265,6 @@ _CLAIM_VERBS = {
     ]
     for verb in verbs.split()
 }
-_KNOWN_TOOL_VERBS = frozenset().union(*VERB_GROUPS.values())
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 
 # A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the
@@ -330,7 +319,7 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     if claim.verb is None or claim.verb in ("refunded", "run", "executed"):  # any change may refund or run
         return True
     groups = _CLAIM_VERBS.get(claim.verb)
-    if groups and verb in _KNOWN_TOOL_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
+    if groups and verb in GROUPED_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
     if not claim.objects:
         return True
@@ -412,7 +401,7 @@ def check_turn(
     calls: list[tuple[Receipt | None, _Shape]],
     earlier: set[_Shape],
     kinds: set[str],
-    states: AbstractSet[str] = frozenset(),
+    states: set[str],
 ) -> list[Finding]:
     """The turn's action claims against the calls that could have made them: ``calls`` are
     the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and

@@ -30,7 +30,8 @@ VERB_GROUPS = {
     ),
     "send": frozenset("send email notify message post transfer forward share submit publish".split()),
 }
-_CHANGE_VERBS = frozenset().union(*VERB_GROUPS.values()) | frozenset(
+GROUPED_VERBS = frozenset().union(*VERB_GROUPS.values())
+_CHANGE_VERBS = GROUPED_VERBS | frozenset(
     "exchange return refund pay charge record log issue grant assign approve reject process execute run "
     "start stop restart deploy enable disable reset archive restore upload write append merge invite "
     "subscribe unsubscribe buy purchase sell withdraw deposit allocate release lock unlock mark tag flag "
@@ -40,8 +41,7 @@ _CHANGE_VERBS = frozenset().union(*VERB_GROUPS.values()) | frozenset(
 
 def verb_of(tool: str) -> str:
     """The first word of a tool's name: ``cancel`` for ``cancel_reservation``."""
-    words = name_tokens(tool)
-    return words[0] if words else ""
+    return (name_tokens(tool) or [""])[0]
 
 
 def object_words(tool: str) -> set[str]:

@@ -89,11 +89,8 @@ _RETURN_VERBS = (
 )
 # Verbs that report the whole output of a tool, whatever the noun that follows them.
 _WHOLE_OUTPUT = re.compile(r"returned|yielded|gave|brought\s+back|came\s+back\s+with|produced", re.I)
-_COUNT = re.compile(
-    rf"\b(?P<verb>{_RETURN_VERBS})\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
-    rf"(?P<num>{NUMBER})\b(?:\s+{_NP})?",
-    re.I,
-)
+_EXACTLY = r"(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
+_COUNT = re.compile(rf"\b(?P<verb>{_RETURN_VERBS})\s+{_EXACTLY}(?P<num>{NUMBER})\b(?:\s+{_NP})?", re.I)
 _ABSENCE = tuple(
     re.compile(pattern, re.I)
     for pattern in (
@@ -120,18 +117,17 @@ _ABSENCE = tuple(
 # Every absence pattern needs one of these words, and the last count pattern its verb: a text
 # without them skips those patterns, the costliest of an answer's reading.
 _ABSENCE_WORDS = re.compile(r"\b(?:no|zero|nothing|empty|find|locate|retrieve|turn)\b|\s0\s", re.I)
-_FOUND_WORDS = re.compile(r"(?:were|was|been)\s+(?:found|returned|listed|located|retrieved|recorded)\b", re.I)
+_LISTED_VERBS = r"found|returned|listed|located|retrieved|recorded"
+_FOUND_WORDS = re.compile(rf"(?:were|was|been)\s+(?:{_LISTED_VERBS})\b", re.I)
 # Counts stated as facts ("the account has 7 open tickets", "your 2 tickets", "4 tickets were
 # found"): claims only about a list read the sentence is about.
 _STATED_COUNT = tuple(
     re.compile(pattern, re.I)
     for pattern in (
         rf"\b(?P<verb>(?:has|have|had)(?:\s+got)?|there\s+(?:are|were|is|was)|contains?|holds?|lists?|shows?"
-        rf"|I\s+(?:see|count(?:ed)?))\s+(?:only\s+|just\s+|exactly\s+|a\s+total\s+of\s+)?"
-        rf"(?P<num>{NUMBER})\s+{_NP}",
+        rf"|I\s+(?:see|count(?:ed)?))\s+{_EXACTLY}(?P<num>{NUMBER})\s+{_NP}",
         rf"\b(?:your|all)\s+(?P<num>{NUMBER})\s+{_NP}(?P<verb>)",
-        rf"\b(?P<num>{NUMBER})\s+{_NP}\s+(?:were|was|have\s+been|has\s+been)\s+"
-        r"(?P<verb>found|returned|listed|located|retrieved|recorded)\b",
+        rf"\b(?P<num>{NUMBER})\s+{_NP}\s+(?:were|was|have\s+been|has\s+been)\s+(?P<verb>{_LISTED_VERBS})\b",
     )
 )
 _INVOKED = re.compile(
@@ -163,9 +159,8 @@ def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
 
 
 class _History:
-    """What the turns showed of tools, read in one pass over the conversation so a turn's
-    claims are weighed without walking back through the turns before it; and the claims read
-    of each turn, for the next checker that asks."""
+    """What the turns showed of tools, read in one pass so no turn walks back through those
+    before it; and the claims read of each turn, for the next checker that asks."""
 
     def __init__(self, conversation: Conversation) -> None:
         self.tools: dict[str, tuple[int, re.Pattern[str]]] = {}  # tool -> the first turn naming it
@@ -203,15 +198,6 @@ def _history(conversation: Conversation) -> _History:
     return _held[1]
 
 
-def only_tool(turn: Turn) -> str | None:
-    """The turn's only tool: the one tool called, or else the one tool offered."""
-    ran = {*(c.tool for c in turn.tool_calls), *(r.tool for r in turn.receipts if r.tool)}
-    if len(ran) == 1:
-        return ran.pop()
-    offered = turn.tools_offered or ()
-    return offered[0] if not ran and len(offered) == 1 else None
-
-
 # A claim read from the answer, and whether it is firm enough to judge.
 _Read = tuple[ToolClaim, bool]
 
@@ -223,7 +209,7 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
         return []
     history = _history(conversation)
     known = {tool: pattern for tool, (first, pattern) in history.tools.items() if first <= turn.index}
-    reading = _Reading(conversation, turn, text, known, only_tool(turn), history.first_active)
+    reading = _Reading(conversation, turn, text, known, history.first_active)
     parts = sentences(text)
     found: list[_Read] = []
     for kind, match, stated in _candidates(text):
@@ -282,12 +268,20 @@ class _Reading:
     turn: Turn
     text: str  # the answer, prepared
     tools: dict[str, re.Pattern[str]]  # the tools known up to the turn
-    sole: str | None  # the turn's only tool
     first_active: int | None  # the first turn that called a tool
 
     @cached_property
     def reads(self) -> list[_ListRead]:
         return _list_reads(self.turn)
+
+    @cached_property
+    def sole(self) -> str | None:
+        """The turn's only tool: the one tool called, or else the one tool offered."""
+        ran = {*(c.tool for c in self.turn.tool_calls), *(r.tool for r in self.turn.receipts if r.tool)}
+        if len(ran) == 1:
+            return ran.pop()
+        offered = self.turn.tools_offered or ()
+        return offered[0] if not ran and len(offered) == 1 else None
 
     def made(
         self, kind: str, tool: str, start: int, end: int, call: str | None = None, n: int | None = None
@@ -356,8 +350,7 @@ class _Reading:
             tool, end = self.sole, match.end()
         # A tool the conversation never names ("the calendar tool") may be a loose name for one
         # that ran: it is judged only when nothing ran yet.
-        active = self.first_active
-        holds = tool in self.tools or active is None or active > self.turn.index
+        holds = tool in self.tools or self.first_active is None or self.first_active > self.turn.index
         return self.made("invoked", tool, match.start(), end), holds
 
     def named_after(self, start: int, end: int) -> tuple[str | None, int]:
@@ -687,7 +680,7 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
     tool, call_id = claim.tool, claim.call_id
     bound = bind(claim, conversation, turn)
     evidence: tuple[Evidence, ...] = ()
-    extra: dict[str, Any] = {"call_id": call_id}
+    extra: dict[str, Any] = {"tool": tool, "claim_kind": claim.kind, "call_id": call_id}
     if bound is None:
         # No receipt: the transcript may still show the call, or the receipts may be trimmed.
         if any(
@@ -725,7 +718,6 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
         message = where.result_of(receipt) if receipt.call_id is not None else None
         evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
     severity: Severity = "info" if code == "ungroundable" else "flag"
-    extra = {"tool": tool, "claim_kind": claim.kind, **extra}
     return Finding(
         turn.index, NAME, code, severity, why, claim_span(claim, turn.answer), evidence, fix, extra=extra
     )
@@ -760,17 +752,6 @@ def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
     return [claim for claim in turn_claims(conversation, turn) if claim.kind == "absence"]
 
 
-def check_turn(conversation: Conversation, turn: Turn) -> list[Finding]:
-    # One defect, one finding: "I searched … the search found nothing" about one missing call
-    # is a single fabricated reference.
-    found: dict[tuple[str, str, str | None], Finding] = {}
-    for claim in turn_claims(conversation, turn):
-        finding = judge(claim, conversation, turn)
-        if finding is not None:
-            found.setdefault((finding.code, claim.tool, finding.extra.get("call_id")), finding)
-    return list(found.values())
-
-
 class ToolReceipts:
     name = NAME
 
@@ -778,5 +759,12 @@ class ToolReceipts:
         findings: list[Finding] = []
         for turn in conversation.turns:
             deadline.check()
-            findings.extend(check_turn(conversation, turn))
+            # One defect, one finding: "I searched … the search found nothing" about one missing
+            # call is a single fabricated reference.
+            found: dict[tuple[str, str, str | None], Finding] = {}
+            for claim in turn_claims(conversation, turn):
+                finding = judge(claim, conversation, turn)
+                if finding is not None:
+                    found.setdefault((finding.code, claim.tool, finding.extra.get("call_id")), finding)
+            findings.extend(found.values())
         return CheckerReport(findings)
