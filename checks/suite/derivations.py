@@ -142,7 +142,7 @@ class Stated:
     text: str
     known: bool  # grounded in the conversation, or explained here
     evidence: tuple[Evidence, ...] = ()
-    total: bool = False  # labelled a total on its line (``labelled_total``)
+    total: bool = False  # labelled a total on its line (``_label``)
     computed: bool = False  # explained here by a derivation, not read
 
     def operand(self) -> Operand:
@@ -162,12 +162,7 @@ class Derivation:
         out: dict[str, Any] = {"kind": self.kind, "from": self.source}
         if self.operands:
             out["operands"] = [
-                {
-                    "text": o.label,
-                    "value": f"{o.value:.2f}".rstrip("0").rstrip("."),
-                    "start": o.start,
-                    "end": o.end,
-                }
+                dict(text=o.label, value=f"{o.value:.2f}".rstrip("0").rstrip("."), start=o.start, end=o.end)
                 for o in self.operands
             ]
         return out
@@ -408,11 +403,11 @@ class _Table:
         for a, b in self.pairs:
             if sums[b]:
                 ratio, off = _quotient(sums[a], sums[b])
-                out.append((abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name[a]} ÷ {name[b]}"))
-                out.append((abs(ratio), off, "column-ratio", f"{name[a]} ÷ {name[b]}"))
-                out.append(
-                    (abs(100 - 100 * ratio), 100 * off, "complement", f"100 − 100 × {name[a]} ÷ {name[b]}")
-                )
+                out += [
+                    (abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name[a]} ÷ {name[b]}"),
+                    (abs(ratio), off, "column-ratio", f"{name[a]} ÷ {name[b]}"),
+                    (abs(100 - 100 * ratio), 100 * off, "complement", f"100 − 100 × {name[a]} ÷ {name[b]}"),
+                ]
             if sums[a] >= sums[b]:
                 out.append((sums[a] - sums[b], ZERO, "column-difference", f"{name[a]} − {name[b]}"))
         self.made[group] = out
@@ -594,11 +589,6 @@ def _label(answer: str, start: int) -> str:
     sentence is (``text.MAX_SENTENCE``): each amount of one long line costs the same."""
     begin = max(0, start - MAX_SENTENCE)
     return answer[answer.rfind("\n", begin, start) + 1 or begin : start]
-
-
-def labelled_total(answer: str, start: int) -> bool:
-    """Whether the amount at ``start`` is labelled a total on its line."""
-    return bool(_TOTAL_WORDS.search(_label(answer, start)))
 
 
 def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
@@ -843,13 +833,8 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             for found, start, end in dates_in(source.text) if source is not None else ():
                 if found == wanted and source is not None:
                     days = f"{abs(shift)} day{'s' * (abs(shift) != 1)} {'later' if shift > 0 else 'earlier'}"
-                    return _from(
-                        "date-shift",
-                        f"{found.isoformat()} moved {days}",
-                        source,
-                        (start, end),
-                        found.isoformat(),
-                    )
+                    how = f"{found.isoformat()} moved {days}"
+                    return _from("date-shift", how, source, (start, end), found.isoformat())
     return None
 
 
@@ -920,19 +905,11 @@ def _cent(f: Figure) -> Decimal:
     return Decimal("0.005")
 
 
-def _totalled(f: Figure) -> bool:
-    return f.people is None and bool(_TOTAL_WORDS.search(f.said))
-
-
-def _remaining(f: Figure) -> bool:
-    return f.people is None and bool(_REMAINDER_WORDS.search(f.said))
-
-
 @dataclass(frozen=True)
 class Row:
     """One derivation: the kind findings report, the pool of its operands, how many it takes,
     the figures it may explain (``Figure.shapes``), how near it must come, the function that
-    finds it, and the words that must surround the figure."""
+    finds it, and the words that must surround the figure (of a figure for no number of people)."""
 
     kind: str
     pool: str
@@ -940,7 +917,7 @@ class Row:
     shapes: str
     tolerance: Callable[[Figure], Decimal]
     find: _Find
-    guard: Callable[[Figure], bool] | None = None
+    guard: re.Pattern[str] | None = None
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
@@ -956,12 +933,12 @@ TABLE = (
     Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
     Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
     Row("written", "the answer's words", "n", "amount", _cent, _written),
-    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
-    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
-    Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _totalled),
-    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _totalled),
-    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
-    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
+    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _TOTAL_WORDS),
+    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _TOTAL_WORDS),
+    Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _TOTAL_WORDS),
+    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _TOTAL_WORDS),
+    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _REMAINDER_WORDS),
+    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),
     Row("rounded", "one record", "1", "amount", _digits, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _digits, _column("column-sum", True)),
@@ -972,7 +949,9 @@ _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 def _first(f: Figure, p: Pools) -> Derivation | None:
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
-        if not f.shapes.isdisjoint(shapes) and (row.guard is None or row.guard(f)):
+        if not f.shapes.isdisjoint(shapes) and (
+            row.guard is None or f.people is None and row.guard.search(f.said)
+        ):
             found = row.find(f, p, row.tolerance(f))
             if found is not None:
                 return found
@@ -986,7 +965,8 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     An amount is weighed against the amounts stated near it (``Pools.amounts``), as known at
     the start of each of three rounds: one explained in a round is an operand in the next."""
     out: list[Derivation | None] = [None] * len(figures)
-    known, totals = pools.known, [labelled_total(pools.answer, c.start) for c in pools.amounts]
+    known = pools.known
+    totals = [bool(_TOTAL_WORDS.search(_label(pools.answer, c.start))) for c in pools.amounts]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
         f.sentence = sentence_at(pools.sentences, pools.amounts[f.at].start)
