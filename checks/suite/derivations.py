@@ -225,7 +225,7 @@ _Aggregate = tuple[Decimal, Decimal, str, str]
 _Find = Callable[[Figure, Pools, Decimal], Derivation | None]
 
 
-def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
+def kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
     """``read(source)``, computed on first use and kept in the source's cache."""
     return lambda source: source.kept(read.__name__, lambda: read(source))
 
@@ -278,7 +278,7 @@ def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
     return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 
 
-@_kept
+@kept
 def _percents(source: Source) -> list[tuple[Decimal, int]]:
     """Percentage fields: each value with where its number stands. Only for ASCII text is
     ``lower`` exactly what ``re.I`` matches, so other text is left to the pattern itself."""
@@ -289,7 +289,7 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
     return [(value, at) for value, at in found if value is not None]
 
 
-@_kept
+@kept
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
     out: list[_Table] = []
@@ -498,7 +498,7 @@ def _column(kind: str, whole: bool = False) -> _Find:
 # --- the answer's amounts and the conversation's ---------------------------------------------
 
 
-@_kept
+@kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
     out: list[Operand] = []
@@ -519,7 +519,7 @@ def money_leaves(source: Source) -> list[Operand]:
     return out
 
 
-@_kept
+@kept
 def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
     out: list[Operand] = []
@@ -838,7 +838,7 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-@_kept
+@kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     """For each time a result writes with a next-day mark (``"00:00:00+1"``), each date the
     result or its call names moved by the mark's days, with the time's span."""
