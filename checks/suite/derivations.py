@@ -3,10 +3,9 @@
 A figure an answer writes, or a number a write is given, that no source carries may still be
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for. ``TABLE`` lists every derivation accepted, one row each, in the order
-tried: what it computes, from which pool, with how many operands, the words that must
-surround the figure (``Row.guard``) and how near it must come (``Row.tolerance``). A figure is
-explained by the first row that gives it: no chains, no averages, no arbitrary subsets.
+days the user asked for. ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
+order tried. A figure is explained by the first row that gives it: no chains, no averages, no
+arbitrary subsets.
 
 Principles:
 
@@ -243,17 +242,6 @@ def _lines(source: Source, dated: bool) -> tuple[str, bool]:
     return source.kept(f"lines {dated}", read)
 
 
-def _sorted_numbers(source: Source, dated: bool) -> list[tuple[Decimal, str]]:
-    """The numbers among a source's lines, sorted, with their spellings."""
-
-    def read() -> list[tuple[Decimal, str]]:
-        found = sorted(_NUMBER_LINE.findall(_lines(source, dated)[0]))
-        # By spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
-        return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
-
-    return source.kept(f"numbers {dated}", read)
-
-
 def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
     """The least number a source carries within ``tol`` of ``target``, as spelled, if any; its
     dates are read only where a year (1 to 9999) may lie that near. Where the window holds few
@@ -273,7 +261,13 @@ def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
                     near.append((value, text))
                 at = lines.find(mark, at + 1)
         return min(near)[1] if near else None
-    numbers = _sorted_numbers(source, dated)
+
+    def sorted_numbers() -> list[tuple[Decimal, str]]:
+        found = sorted(_NUMBER_LINE.findall(lines))
+        # By spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
+        return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+
+    numbers = source.kept(f"numbers {dated}", sorted_numbers)
     i = bisect_left(numbers, (low, ""))
     return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 
@@ -653,12 +647,9 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         closed = start == 0 or stated[start - 1].total
         if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
             run = stated[start:index]
-            if (
-                len(run) >= 2
-                and all(s.known for s in run)
-                and (found := _summed(run, stated[index].value, tol))
-            ):
-                return found
+            if len(run) >= 2 and all(s.known for s in run):
+                if found := _summed(run, stated[index].value, tol):
+                    return found
             if closed:
                 break
     return _last(f, [s for s in stated[:index] if s.known and s.total], tol)
@@ -750,12 +741,7 @@ def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     said = len(pool) - len(p.read[:MAX_POOL])  # the first ``said`` were stated, not only read
     for i, a in enumerate(pool):
         for b in pool[i + 1 :]:
-            if (
-                i >= said
-                and a.evidence[:1]
-                and b.evidence[:1]
-                and a.evidence[0].call_id != b.evidence[0].call_id
-            ):
+            if i >= said and a.evidence and b.evidence and a.evidence[0].call_id != b.evidence[0].call_id:
                 continue
             big, small = (a, b) if a.value >= b.value else (b, a)
             if abs(big.value - small.value - f.near[f.index].value) <= tol and big.value != small.value:
@@ -801,10 +787,8 @@ def stated_shifts(text: str) -> list[int]:
         elif match.group("after"):
             out.append(1 if match.group("after").lower() == "after" else -1)
         else:
-            word = match.group("n").lower()
-            n = (1 if word == "a" else (parse_number(word) or 0)) * (
-                7 if match.group("unit").lower().startswith("week") else 1
-            )
+            word, weeks = match.group("n").lower(), match.group("unit").lower().startswith("week")
+            n = (1 if word == "a" else (parse_number(word) or 0)) * (7 if weeks else 1)
             out.append(n if match.group("dir").lower() in ("later", "after") else -n)
     return [n for n in out if n and abs(n) <= 366]
 
