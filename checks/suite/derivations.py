@@ -664,8 +664,7 @@ def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
 
 
 def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """The last figures the answer itself computed before this one (its differences, its
-    products), leaving out the amounts they were computed from."""
+    """The last figures the answer computed before this one, without the amounts they were made from."""
     return _last(f, [s for s in f.near[: f.index] if s.computed], tol)
 
 
@@ -694,8 +693,7 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
-    """One amount, under the same key, of every record the answer names since a break (the
-    legs it lists), nearest break first."""
+    """One amount, under one key, of every record the answer names since a break, nearest break first."""
     stated, figure = f.near, f.near[f.index]
     breaks = [
         m.end() for m in _BREAK.finditer(p.answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)
@@ -808,8 +806,7 @@ def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date the pools hold (a result, the user, the prompt: ``Pools.holding``) moved by one of
-    the days the user asked for."""
+    """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for."""
     for target in f.days:
         for shift in dict.fromkeys(p.shifts):
             wanted = target - timedelta(days=shift)

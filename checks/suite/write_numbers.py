@@ -91,11 +91,8 @@ def _stems_of(words: list[str]) -> set[str]:
 class Supply:
     """What the conversation has said before a call: who could have supplied a number.
 
-    The lists only grow, in conversation order; what a call asks of them (the numbers a key
-    held, the money read, what the user said of a noun) is answered from indexes that read
-    each item once, on the first question after it came, so a write late in a long
-    conversation costs no more than one early in it.
-    """
+    The lists only grow; each item is read into the indexes once, on the first question after
+    it came, so a write late in a long conversation costs no more than one early in it."""
 
     user_texts: list[str] = field(default_factory=list)
     # Short replies with the question they answer: "2" after "How many bags will you check?"
@@ -190,8 +187,7 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
 
 
 def _known_amount(value: Decimal, supply: Supply) -> bool:
-    """Money the user or an answer stated, a result holds under a money key, or a sum over
-    one result's list."""
+    """Money stated, held by a result under a money key, or a sum over one result's list."""
     if value in supply.prose_amounts or supply.money_read(value):
         return True
     paid = Figure(value, frozenset({"paid"}), precision=2)
