@@ -855,9 +855,8 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         return None
     clocks: list[tuple[int, str]] = []
     places: dict[str, tuple[Evidence, ...]] = {}
-    for text, where, source in [(p.answer, "stated", None)] + [
-        (s.text, s.call_id or s.role, s) for s in p.turn
-    ]:
+    texts = [(p.answer, "stated", None), *((s.text, s.call_id or s.role, s) for s in p.turn)]
+    for text, where, source in texts:
         for time in read_times(value_text(text)):
             mark = f"+{time.day_offset}" if time.day_offset else ""
             label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
