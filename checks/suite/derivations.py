@@ -3,10 +3,9 @@
 A figure an answer writes, or a number a write is given, that no source carries may still be
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for. ``TABLE`` lists every derivation accepted, one row each, in the order
-tried: what it computes, from which pool, with how many operands, the words that must
-surround the figure (``Row.guard``) and how near it must come (``Row.tolerance``). A figure is
-explained by the first row that gives it: no chains, no averages, no arbitrary subsets.
+days the user asked for. ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
+order tried. A figure is explained by the first row that gives it: no chains, no averages, no
+arbitrary subsets.
 
 Principles:
 
@@ -142,7 +141,7 @@ class Stated:
     text: str
     known: bool  # grounded in the conversation, or explained here
     evidence: tuple[Evidence, ...] = ()
-    total: bool = False  # labelled a total on its line (``labelled_total``)
+    total: bool = False  # labelled a total on its line (``_label``)
     computed: bool = False  # explained here by a derivation, not read
 
     def operand(self) -> Operand:
@@ -162,12 +161,7 @@ class Derivation:
         out: dict[str, Any] = {"kind": self.kind, "from": self.source}
         if self.operands:
             out["operands"] = [
-                {
-                    "text": o.label,
-                    "value": f"{o.value:.2f}".rstrip("0").rstrip("."),
-                    "start": o.start,
-                    "end": o.end,
-                }
+                dict(text=o.label, value=f"{o.value:.2f}".rstrip("0").rstrip("."), start=o.start, end=o.end)
                 for o in self.operands
             ]
         return out
@@ -230,7 +224,7 @@ _Aggregate = tuple[Decimal, Decimal, str, str]
 _Find = Callable[[Figure, Pools, Decimal], Derivation | None]
 
 
-def _kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
+def kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
     """``read(source)``, computed on first use and kept in the source's cache."""
     return lambda source: source.kept(read.__name__, lambda: read(source))
 
@@ -246,17 +240,6 @@ def _lines(source: Source, dated: bool) -> tuple[str, bool]:
         return lines, lines.isascii() and not _ZERO_LED.search(lines)
 
     return source.kept(f"lines {dated}", read)
-
-
-def _sorted_numbers(source: Source, dated: bool) -> list[tuple[Decimal, str]]:
-    """The numbers among a source's lines, sorted, with their spellings."""
-
-    def read() -> list[tuple[Decimal, str]]:
-        found = sorted(_NUMBER_LINE.findall(_lines(source, dated)[0]))
-        # By spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
-        return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
-
-    return source.kept(f"numbers {dated}", read)
 
 
 def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
@@ -278,12 +261,18 @@ def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
                     near.append((value, text))
                 at = lines.find(mark, at + 1)
         return min(near)[1] if near else None
-    numbers = _sorted_numbers(source, dated)
+
+    def sorted_numbers() -> list[tuple[Decimal, str]]:
+        found = sorted(_NUMBER_LINE.findall(lines))
+        # By spelling, then (stably) by value: comparing the pairs would compare Decimals twice.
+        return sorted(zip(map(Decimal, found), found, strict=True), key=itemgetter(0))
+
+    numbers = source.kept(f"numbers {dated}", sorted_numbers)
     i = bisect_left(numbers, (low, ""))
     return numbers[i][1] if i < len(numbers) and numbers[i][0] <= high else None
 
 
-@_kept
+@kept
 def _percents(source: Source) -> list[tuple[Decimal, int]]:
     """Percentage fields: each value with where its number stands. Only for ASCII text is
     ``lower`` exactly what ``re.I`` matches, so other text is left to the pattern itself."""
@@ -294,7 +283,7 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
     return [(value, at) for value, at in found if value is not None]
 
 
-@_kept
+@kept
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
     out: list[_Table] = []
@@ -408,11 +397,11 @@ class _Table:
         for a, b in self.pairs:
             if sums[b]:
                 ratio, off = _quotient(sums[a], sums[b])
-                out.append((abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name[a]} ÷ {name[b]}"))
-                out.append((abs(ratio), off, "column-ratio", f"{name[a]} ÷ {name[b]}"))
-                out.append(
-                    (abs(100 - 100 * ratio), 100 * off, "complement", f"100 − 100 × {name[a]} ÷ {name[b]}")
-                )
+                out += [
+                    (abs(100 * ratio), 100 * off, "column-ratio", f"100 × {name[a]} ÷ {name[b]}"),
+                    (abs(ratio), off, "column-ratio", f"{name[a]} ÷ {name[b]}"),
+                    (abs(100 - 100 * ratio), 100 * off, "complement", f"100 − 100 × {name[a]} ÷ {name[b]}"),
+                ]
             if sums[a] >= sums[b]:
                 out.append((sums[a] - sums[b], ZERO, "column-difference", f"{name[a]} − {name[b]}"))
         self.made[group] = out
@@ -503,7 +492,7 @@ def _column(kind: str, whole: bool = False) -> _Find:
 # --- the answer's amounts and the conversation's ---------------------------------------------
 
 
-@_kept
+@kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
     out: list[Operand] = []
@@ -524,7 +513,7 @@ def money_leaves(source: Source) -> list[Operand]:
     return out
 
 
-@_kept
+@kept
 def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
     out: list[Operand] = []
@@ -596,11 +585,6 @@ def _label(answer: str, start: int) -> str:
     return answer[answer.rfind("\n", begin, start) + 1 or begin : start]
 
 
-def labelled_total(answer: str, start: int) -> bool:
-    """Whether the amount at ``start`` is labelled a total on its line."""
-    return bool(_TOTAL_WORDS.search(_label(answer, start)))
-
-
 def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
     return Derivation(kind, source, tuple(e for o in operands for e in o.evidence), tuple(operands))
 
@@ -663,12 +647,9 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         closed = start == 0 or stated[start - 1].total
         if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
             run = stated[start:index]
-            if (
-                len(run) >= 2
-                and all(s.known for s in run)
-                and (found := _summed(run, stated[index].value, tol))
-            ):
-                return found
+            if len(run) >= 2 and all(s.known for s in run):
+                if found := _summed(run, stated[index].value, tol):
+                    return found
             if closed:
                 break
     return _last(f, [s for s in stated[:index] if s.known and s.total], tol)
@@ -683,8 +664,7 @@ def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
 
 
 def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """The last figures the answer itself computed before this one (its differences, its
-    products), leaving out the amounts they were computed from."""
+    """The last figures the answer computed before this one, without the amounts they were made from."""
     return _last(f, [s for s in f.near[: f.index] if s.computed], tol)
 
 
@@ -713,8 +693,7 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
-    """One amount, under the same key, of every record the answer names since a break (the
-    legs it lists), nearest break first."""
+    """One amount, under one key, of every record the answer names since a break, nearest break first."""
     stated, figure = f.near, f.near[f.index]
     breaks = [
         m.end() for m in _BREAK.finditer(p.answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)
@@ -760,12 +739,7 @@ def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     said = len(pool) - len(p.read[:MAX_POOL])  # the first ``said`` were stated, not only read
     for i, a in enumerate(pool):
         for b in pool[i + 1 :]:
-            if (
-                i >= said
-                and a.evidence[:1]
-                and b.evidence[:1]
-                and a.evidence[0].call_id != b.evidence[0].call_id
-            ):
+            if i >= said and a.evidence and b.evidence and a.evidence[0].call_id != b.evidence[0].call_id:
                 continue
             big, small = (a, b) if a.value >= b.value else (b, a)
             if abs(big.value - small.value - f.near[f.index].value) <= tol and big.value != small.value:
@@ -811,10 +785,8 @@ def stated_shifts(text: str) -> list[int]:
         elif match.group("after"):
             out.append(1 if match.group("after").lower() == "after" else -1)
         else:
-            word = match.group("n").lower()
-            n = (1 if word == "a" else (parse_number(word) or 0)) * (
-                7 if match.group("unit").lower().startswith("week") else 1
-            )
+            word, weeks = match.group("n").lower(), match.group("unit").lower().startswith("week")
+            n = (1 if word == "a" else (parse_number(word) or 0)) * (7 if weeks else 1)
             out.append(n if match.group("dir").lower() in ("later", "after") else -n)
     return [n for n in out if n and abs(n) <= 366]
 
@@ -834,8 +806,7 @@ def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date the pools hold (a result, the user, the prompt: ``Pools.holding``) moved by one of
-    the days the user asked for."""
+    """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for."""
     for target in f.days:
         for shift in dict.fromkeys(p.shifts):
             wanted = target - timedelta(days=shift)
@@ -843,17 +814,12 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             for found, start, end in dates_in(source.text) if source is not None else ():
                 if found == wanted and source is not None:
                     days = f"{abs(shift)} day{'s' * (abs(shift) != 1)} {'later' if shift > 0 else 'earlier'}"
-                    return _from(
-                        "date-shift",
-                        f"{found.isoformat()} moved {days}",
-                        source,
-                        (start, end),
-                        found.isoformat(),
-                    )
+                    how = f"{found.isoformat()} moved {days}"
+                    return _from("date-shift", how, source, (start, end), found.isoformat())
     return None
 
 
-@_kept
+@kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     """For each time a result writes with a next-day mark (``"00:00:00+1"``), each date the
     result or its call names moved by the mark's days, with the time's span."""
@@ -889,9 +855,8 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         return None
     clocks: list[tuple[int, str]] = []
     places: dict[str, tuple[Evidence, ...]] = {}
-    for text, where, source in [(p.answer, "stated", None)] + [
-        (s.text, s.call_id or s.role, s) for s in p.turn
-    ]:
+    texts = [(p.answer, "stated", None), *((s.text, s.call_id or s.role, s) for s in p.turn)]
+    for text, where, source in texts:
         for time in read_times(value_text(text)):
             mark = f"+{time.day_offset}" if time.day_offset else ""
             label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
@@ -920,19 +885,11 @@ def _cent(f: Figure) -> Decimal:
     return Decimal("0.005")
 
 
-def _totalled(f: Figure) -> bool:
-    return f.people is None and bool(_TOTAL_WORDS.search(f.said))
-
-
-def _remaining(f: Figure) -> bool:
-    return f.people is None and bool(_REMAINDER_WORDS.search(f.said))
-
-
 @dataclass(frozen=True)
 class Row:
     """One derivation: the kind findings report, the pool of its operands, how many it takes,
     the figures it may explain (``Figure.shapes``), how near it must come, the function that
-    finds it, and the words that must surround the figure."""
+    finds it, and the words that must surround the figure (of a figure for no number of people)."""
 
     kind: str
     pool: str
@@ -940,7 +897,7 @@ class Row:
     shapes: str
     tolerance: Callable[[Figure], Decimal]
     find: _Find
-    guard: Callable[[Figure], bool] | None = None
+    guard: re.Pattern[str] | None = None
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
@@ -956,12 +913,12 @@ TABLE = (
     Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
     Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
     Row("written", "the answer's words", "n", "amount", _cent, _written),
-    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _totalled),
-    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _totalled),
-    Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _totalled),
-    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _totalled),
-    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _remaining),
-    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _remaining),
+    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _TOTAL_WORDS),
+    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _TOTAL_WORDS),
+    Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _TOTAL_WORDS),
+    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _TOTAL_WORDS),
+    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _REMAINDER_WORDS),
+    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),
     Row("rounded", "one record", "1", "amount", _digits, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _digits, _column("column-sum", True)),
@@ -972,7 +929,9 @@ _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 def _first(f: Figure, p: Pools) -> Derivation | None:
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
-        if not f.shapes.isdisjoint(shapes) and (row.guard is None or row.guard(f)):
+        if not f.shapes.isdisjoint(shapes) and (
+            row.guard is None or f.people is None and row.guard.search(f.said)
+        ):
             found = row.find(f, p, row.tolerance(f))
             if found is not None:
                 return found
@@ -986,7 +945,8 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     An amount is weighed against the amounts stated near it (``Pools.amounts``), as known at
     the start of each of three rounds: one explained in a round is an operand in the next."""
     out: list[Derivation | None] = [None] * len(figures)
-    known, totals = pools.known, [labelled_total(pools.answer, c.start) for c in pools.amounts]
+    known = pools.known
+    totals = [bool(_TOTAL_WORDS.search(_label(pools.answer, c.start))) for c in pools.amounts]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
         f.sentence = sentence_at(pools.sentences, pools.amounts[f.at].start)

@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from .decimals import ZERO, exactly, is_number
-from .derivations import MAX_SOURCES, Figure, Pools, derive, money_leaves
+from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .evidence_index import Source, json_leaves
 from .money import labelled_amounts, money_values
@@ -40,6 +40,7 @@ _GENERIC_WORDS = frozenset(
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
 _SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
+_MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 MAX_LEAVES = 2000
 MAX_REPLY_WORDS = 6
 
@@ -54,33 +55,26 @@ def key_stems(key: str) -> set[str]:
     return {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
 
 
-def _is_measure(word: str) -> bool:
-    return is_unit(word) or word in DURATION_UNITS or word in ("months", "years")
-
-
 def is_money_key(key: str) -> bool:
     return any(word in _MONEY_WORDS for word in name_tokens(key))
 
 
+@kept
 def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
     """Each key of a JSON result with the numbers it holds anywhere in the result."""
-
-    def read() -> dict[str, set[Decimal]]:
-        out: dict[str, set[Decimal]] = {}
-        stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
-        for _ in range(MAX_LEAVES):
-            if not stack:
-                break
-            node, key = stack.pop()
-            if isinstance(node, dict):
-                stack.extend((item, str(k).lower()) for k, item in node.items())
-            elif isinstance(node, list):
-                stack.extend((item, key) for item in node[:500])
-            elif is_number(node) and key:
-                out.setdefault(key, set()).add(Decimal(node))
-        return out
-
-    return source.kept("keyed_numbers", read)
+    out: dict[str, set[Decimal]] = {}
+    stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
+    for _ in range(MAX_LEAVES):
+        if not stack:
+            break
+        node, key = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((item, str(k).lower()) for k, item in node.items())
+        elif isinstance(node, list):
+            stack.extend((item, key) for item in node[:500])
+        elif is_number(node) and key:
+            out.setdefault(key, set()).add(Decimal(node))
+    return out
 
 
 def _number(word: str) -> Decimal | None:
@@ -97,11 +91,8 @@ def _stems_of(words: list[str]) -> set[str]:
 class Supply:
     """What the conversation has said before a call: who could have supplied a number.
 
-    The lists only grow, in conversation order; what a call asks of them (the numbers a key
-    held, the money read, what the user said of a noun) is answered from indexes that read
-    each item once, on the first question after it came, so a write late in a long
-    conversation costs no more than one early in it.
-    """
+    The lists only grow; each item is read into the indexes once, on the first question after
+    it came, so a write late in a long conversation costs no more than one early in it."""
 
     user_texts: list[str] = field(default_factory=list)
     # Short replies with the question they answer: "2" after "How many bags will you check?"
@@ -123,23 +114,21 @@ class Supply:
             for key, numbers in keyed_numbers(source).items():
                 self._by_key.setdefault(key, set()).update(numbers)
             self._money.update(leaf.value for leaf in money_leaves(source))
-            if not source.looks_json:
-                self._money |= _text_amounts(source)
+            if not source.looks_json:  # what it names ("total price is 305") or writes as money ("$250")
+                self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
             counted: set[Decimal] = set()
             for match in _SAID.finditer(text):
                 number = _number(match.group(1))
-                if number is not None:
-                    self._add_said({number}, _stems_of(match.group(2).lower().split()))
-                    # A count of things: in figures or words ("a" aside), of a plural noun that
-                    # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
-                    noun = match.group(2).split()[0].lower()
-                    thing = (
-                        noun.endswith("s")
-                        and not _is_measure(noun)
-                        and match.group(1).lower() not in ("a", "an")
-                    )
-                    counted |= {number} if thing else set()
+                if number is None:
+                    continue
+                self._add_said({number}, _stems_of(match.group(2).lower().split()))
+                # A count of things: in figures or words ("a" aside), of a plural noun that
+                # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
+                noun = match.group(2).split()[0].lower()
+                if noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES:
+                    if match.group(1).lower() not in ("a", "an"):
+                        counted.add(number)
             if len(counted) == 1:
                 self.lone |= counted
         for question, reply in self.replies[replies:]:
@@ -197,16 +186,8 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     return out
 
 
-def _text_amounts(source: Source) -> set[Decimal]:
-    """The amounts a text result names ("total price is 305, but paid 255") or writes as
-    money ("$250", "55 USD"), read by ``money``."""
-    text = source.text[:20_000]
-    return labelled_amounts(text) | money_values(text)
-
-
 def _known_amount(value: Decimal, supply: Supply) -> bool:
-    """Money the user or an answer stated, a result holds under a money key, or a sum over
-    one result's list."""
+    """Money stated, held by a result under a money key, or a sum over one result's list."""
     if value in supply.prose_amounts or supply.money_read(value):
         return True
     paid = Figure(value, frozenset({"paid"}), precision=2)
