@@ -472,11 +472,7 @@ def from_canonical(doc: dict[str, Any]) -> Conversation:
     return Conversation(
         external_id=doc["external_id"],
         turns=tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"])),
-        title=doc["title"],
-        agent_name=doc["agent"]["name"],
         agent_model=doc["agent"]["model"],
-        started_at=doc["started_at"],
-        metadata=doc["metadata"],
         system=doc["system"],
         receipts_complete=doc["receipts_complete"],
     )
@@ -500,7 +496,6 @@ def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Tur
             if isinstance(t, dict) and isinstance(t.get("parameters"), dict)
         },
         receipts=_receipts(messages, given, handles),
-        receipts_given=given is not None,
         claims=None
         if claims is None
         else tuple(

@@ -26,8 +26,7 @@ class ToolCall:
 
     @cached_property
     def parsed(self) -> Any:
-        """The arguments read once, numbers exact: {} where none were written, None where
-        they are no JSON document."""
+        """The arguments, numbers exact: {} where none were written, None where invalid JSON."""
         return read_json(self.arguments) if self.arguments else {}
 
 
@@ -58,7 +57,6 @@ class Message:
 
     @property
     def rows(self) -> list[Any] | None:
-        """The rows the result holds (``rows_of`` its value)."""
         return rows_of(self.value)
 
 
@@ -135,7 +133,6 @@ class Turn:
     tools_offered: tuple[str, ...] | None  # None: unknown; (): none were offered
     tool_parameters: dict[str, Any]  # tool name -> JSON Schema of its parameters, when given
     receipts: tuple[Receipt, ...]
-    receipts_given: bool
     claims: tuple[ToolClaim, ...] | None  # None: not given, so the suite reads the text
     negative_claims: tuple[Any, ...]
     answer: str
@@ -179,7 +176,7 @@ class Turn:
     def result_of(self, item: ToolCall | Receipt) -> Message | None:
         """The tool message that answers a call, or the call a receipt records."""
         call = item if isinstance(item, ToolCall) else self.call_of(item)
-        at = self._result_index.get(call) if call is not None else None
+        at = self.result_index(call) if call is not None else None
         return self.messages[at] if at is not None else None
 
     def call_of(self, receipt: Receipt) -> ToolCall | None:
@@ -196,11 +193,7 @@ class Turn:
 class Conversation:
     external_id: str
     turns: tuple[Turn, ...]
-    title: str = ""
-    agent_name: str = ""
     agent_model: str = ""
-    started_at: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
     system: str = ""
     receipts_complete: bool = True
 
