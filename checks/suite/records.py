@@ -26,7 +26,7 @@ from decimal import Decimal
 from functools import cached_property, lru_cache, reduce
 from typing import Any
 
-from .decimals import is_number
+from .decimals import NO_JSON, is_number
 from .evidence_index import Source, join_path, json_leaves
 from .money import read_amounts
 from .shown import Shown
@@ -99,9 +99,9 @@ class Record:
     def evidence(self, path: str = "") -> Evidence:
         return Evidence(call_id=self.source.call_id, path=join_path(self.path, path) if path else self.path)
 
-    def where(self) -> str:
-        """The record as an explanation names it: its tool and its path."""
-        return f"{self.source.tool or 'a result'}, {self.path or 'the result'}"
+    def where(self, path: str = "") -> str:
+        """The record (or a field of it) as an explanation names it: its tool and its path."""
+        return f"{self.source.tool or 'a result'}, {self.evidence(path).path or 'the result'}"
 
     def held_name(self, name: str) -> str:
         """A name as this record writes it ("T-999999": "t-999999" reads as another record)."""
@@ -147,12 +147,8 @@ def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
     """The objects of one list (or object) of a result, read once for every name in it."""
     cache = source.cache.setdefault("rows", {})
     if parent not in cache:
-        holder = source.parsed()
-        for part in parent:
-            if isinstance(part, int) and isinstance(holder, list) and part < len(holder):
-                holder = holder[part]
-            else:
-                holder = holder.get(part) if isinstance(part, str) and isinstance(holder, dict) else None
+        # Only a result that decodes has siblings: ``value_at`` would decode a part of one cut off.
+        holder = source.value_at(list(parent)) if source.parsed() is not NO_JSON else None
         holder = holder if isinstance(holder, (dict, list)) else []
         rows = list(holder.items() if isinstance(holder, dict) else enumerate(holder))[:MAX_SIBLINGS]
         cache[parent] = [Record(source, (*parent, key), item) for key, item in rows if isinstance(item, dict)]
@@ -302,8 +298,7 @@ def contradicted_findings(
             record = own[0]
             why = (
                 f"The answer says {key} is “{answer[start:end]}”, but the record read "
-                f"({record.source.tool or 'a result'}, {join_path(record.path, key)}) holds "
-                f"“{record.value[key]}”."
+                f"({record.where(key)}) holds “{record.value[key]}”."
             )
             span, evidence = Span(answer[start:end], start, end), (record.evidence(key),)
             extra = {"field": key, "record_value": record.value[key]}
