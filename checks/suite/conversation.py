@@ -149,12 +149,9 @@ def validate(data: Any) -> list[dict[str, str]]:
     if "turns" in data and "messages" in data:
         problems.add("$", "give either `turns` or a flat `messages` list, not both")
     elif "turns" in data:
-        if not isinstance(data["turns"], list) or not data["turns"]:
-            problems.add("$.turns", "must be a non-empty list of turns")
-        else:
-            problems.each(data, "turns", "$", "", _validate_turn)
+        _validate_list(data["turns"], "$.turns", "turns", _validate_turn, problems)
     elif "messages" in data:
-        _validate_messages(data["messages"], "$.messages", problems)
+        _validate_list(data["messages"], "$.messages", "messages", _validate_message, problems)
     else:
         problems.add("$.turns", "is required: a list of turns (or give a flat `messages` list)")
     if not problems.errors:
@@ -191,7 +188,7 @@ def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
 def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
     if not problems.is_object(turn, path, "must be an object with a `messages` list"):
         return
-    _validate_messages(turn.get("messages"), f"{path}.messages", problems)
+    _validate_list(turn.get("messages"), f"{path}.messages", "messages", _validate_message, problems)
     offered = 'must be a list of tool names or {"name": …} objects'
     problems.each(turn, "tools_offered", path, offered, _validate_tool)
     problems.each(turn, "receipts", path, "must be a list of receipts", _validate_receipt)
@@ -207,11 +204,12 @@ def _validate_tool(tool: Any, path: str, problems: _Problems) -> None:
         problems.add(path, 'must be a tool name or {"name": …, "parameters": {…}}')
 
 
-def _validate_messages(messages: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(messages, list) or not messages:
-        problems.add(path, "must be a non-empty list of messages")
-    for i, message in enumerate(messages if isinstance(messages, list) else ()):
-        _validate_message(message, f"{path}[{i}]", problems)
+def _validate_list(items: Any, path: str, what: str, check: Callable[..., None], problems: _Problems) -> None:
+    """``items`` is required: a non-empty list whose items ``check`` reads at their paths."""
+    if not isinstance(items, list) or not items:
+        problems.add(path, f"must be a non-empty list of {what}")
+    for i, item in enumerate(items if isinstance(items, list) else ()):
+        check(item, f"{path}[{i}]", problems)
 
 
 def _validate_message(message: Any, path: str, problems: _Problems) -> None:
