@@ -482,12 +482,11 @@ def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Tur
         (i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()), default=None
     )
     offered, claims, given = turn.get("tools_offered"), turn.get("claims"), turn.get("receipts")
+    names = None if offered is None else tuple(t if isinstance(t, str) else t["name"] for t in offered)
     return Turn(
         index=index,
         messages=messages,
-        tools_offered=None
-        if offered is None
-        else tuple(t if isinstance(t, str) else t["name"] for t in offered),
+        tools_offered=names,
         tool_parameters={
             t["name"]: t["parameters"]
             for t in offered or ()

@@ -54,12 +54,11 @@ class Record:
     source: Source
     parts: tuple[str | int, ...]  # where it stands in the result, as path parts
     value: dict[str, Any]
-    in_list: bool = False  # whether it stands in a list (or object) of objects, beside others
 
     @property
     def siblings(self) -> list[Record]:
-        """The other objects beside it, read from the result only when asked for."""
-        rows = _rows(self.source, self.parts[:-1]) if self.in_list else []
+        """The other objects of the list (or object) it stands in, read only when asked for."""
+        rows = _rows(self.source, self.parts[:-1]) if self.parts else []
         return [row for row in rows if row.value is not self.value]
 
     @property
@@ -140,7 +139,7 @@ def _record_at(source: Source, name: str) -> Record | None:
     held = holder.get(parts[-1]) if isinstance(holder, dict) else None
     if not isinstance(held, str) or held.lower() != name:
         return None  # a name is a string of the object's own, never a number in a field
-    return Record(source, tuple(parts[:-1]), holder, in_list=len(parts) > 1)
+    return Record(source, tuple(parts[:-1]), holder)
 
 
 def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:

@@ -64,18 +64,16 @@ class Message:
 MAX_DEPTH, MAX_ITEMS = 12, 500
 
 
-def containers(
-    value: Any, max_depth: int = MAX_DEPTH, max_items: int | None = MAX_ITEMS
-) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
+def containers(value: Any, max_depth: int = MAX_DEPTH) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
     """The arrays and objects of a JSON value, each with its level (the value itself is 1),
-    down to level ``max_depth`` + 1 and within the first ``max_items`` items of an array, so
+    down to level ``max_depth`` + 1 and within the first ``MAX_ITEMS`` items of an array, so
     no nesting or length makes a walk long (nor a recursion deep). In no particular order."""
     stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, depth = stack.pop()
         yield node, depth
         if depth <= max_depth:
-            items = node.values() if isinstance(node, dict) else node[:max_items]
+            items = node.values() if isinstance(node, dict) else node[:MAX_ITEMS]
             stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
 
 
