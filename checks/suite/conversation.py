@@ -379,10 +379,9 @@ def json_text_depth(text: str, stop: int) -> int:
 # --- canonical form -----------------------------------------------------------------------
 
 
-def canonical(data: dict[str, Any]) -> dict[str, Any]:
+def canonical(data: Any) -> dict[str, Any]:
     """The one stored serialization of a valid payload: turns, known keys, string arguments."""
-    errors = validate(data)
-    if errors:
+    if errors := validate(data):
         raise InvalidConversation(errors)
     given = data.get("turns") or [{"messages": group} for group in split_into_turns(data["messages"])]
     turns = [_canonical_turn(turn) for turn in given]
@@ -458,8 +457,6 @@ def content_text(content: Any) -> str:
 
 def parse(data: Any) -> Conversation:
     """Validate, canonicalize and build the frozen conversation the checkers read."""
-    if not isinstance(data, dict):
-        raise InvalidConversation(validate(data))
     return from_canonical(canonical(data))
 
 
