@@ -106,7 +106,6 @@ class _Problems:
         self.errors.append({"path": path, "message": message})
 
     def is_object(self, value: Any, path: str, message: str) -> bool:
-        """Whether ``value`` is a JSON object; where it is not, ``message`` is its problem."""
         if not isinstance(value, dict):
             self.add(path, message)
         return isinstance(value, dict)
@@ -301,7 +300,6 @@ def size_of(data: Any) -> tuple[int, int]:
 
 
 def _messages_with_paths(data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every message of a native payload that is an object, with its JSON path."""
     for turn in _located_turns(data):
         yield from ((path, message) for path, message in turn if isinstance(message, dict))
 

@@ -239,7 +239,7 @@ def _clause_names(
 def _other_record(
     turn: int, candidate: Candidate, name: str, own: Record, other: Record, field_path: str, checker: str
 ) -> Finding:
-    other_name = sorted(other.names)[0] if other.names else other.path
+    other_name = min(other.names, default=other.path)
     mine = own.held_name(name)
     why = (
         f"The sentence states “{candidate.text}” of {mine}, but the record of {mine} ({own.where()}) does "
