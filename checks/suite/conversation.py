@@ -110,6 +110,10 @@ class _Problems:
             self.add(path, message)
         return isinstance(value, dict)
 
+    def like(self, value: Any, path: str, example: str) -> bool:
+        """Whether ``value`` is a JSON object; where it is not, ``example`` shows one."""
+        return self.is_object(value, path, f"must be an object like {example}")
+
     def fields(self, obj: dict[str, Any], path: str, fields: _Fields) -> None:
         for key, (accepted, message) in fields.items():
             if obj.get(key) is not None and not accepted(obj[key]):
@@ -212,7 +216,7 @@ def _validate_list(items: Any, path: str, what: str, check: Callable[..., None],
 
 
 def _validate_message(message: Any, path: str, problems: _Problems) -> None:
-    if not problems.is_object(message, path, 'must be an object like {"role": "user", "content": "…"}'):
+    if not problems.like(message, path, '{"role": "user", "content": "…"}'):
         return
     role = message.get("role")
     if role not in ROLES:
@@ -221,7 +225,7 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
     content = message.get("content")
     for j, part in enumerate(content if isinstance(content, list) else ()):
         at = f"{path}.content[{j}]"
-        if problems.is_object(part, at, 'must be an object like {"type": "text", "text": "…"}'):
+        if problems.like(part, at, '{"type": "text", "text": "…"}'):
             if part.get("type") == "text" and not isinstance(part.get("text"), str):
                 problems.add(f"{at}.text", "must be a string")
     if message.get("tool_calls") is not None and role != "assistant":
@@ -236,20 +240,16 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
 
 def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
     function = '{"name": "…", "arguments": "{…}"}'
-    if not problems.is_object(
-        call, path, f'must be an object like {{"id": "call-1", "function": {function}}}'
-    ):
+    if not problems.like(call, path, f'{{"id": "call-1", "function": {function}}}'):
         return
     problems.name(call, "id", path, "is required: the call's id, which its tool message names")
-    if problems.is_object(call.get("function"), f"{path}.function", f"must be an object like {function}"):
+    if problems.like(call.get("function"), f"{path}.function", function):
         problems.name(call["function"], "name", f"{path}.function", "is required: the tool's name")
         problems.fields(call["function"], f"{path}.function", _FUNCTION)
 
 
 def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
-    if problems.is_object(
-        receipt, path, 'must be an object like {"call_id": "call-1", "tool": "search", "ok": true}'
-    ):
+    if problems.like(receipt, path, '{"call_id": "call-1", "tool": "search", "ok": true}'):
         problems.name(receipt, "tool", path, "is required: the name of the tool that ran")
         problems.fields(receipt, path, _RECEIPT)
         if isinstance(receipt.get("scope"), dict):
@@ -257,9 +257,7 @@ def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
 
 
 def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
-    if not problems.is_object(
-        claim, path, 'must be an object like {"kind": "count", "tool": "search", "count": 3}'
-    ):
+    if not problems.like(claim, path, '{"kind": "count", "tool": "search", "count": 3}'):
         return
     if claim.get("kind") not in CLAIM_KINDS:
         problems.add(f"{path}.kind", f"must be one of {', '.join(CLAIM_KINDS)}")
