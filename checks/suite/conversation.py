@@ -326,8 +326,7 @@ def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
 
 
 def answers_longer_than(data: Any, max_bytes: int) -> list[tuple[str, int]]:
-    """The assistant messages of a native payload whose text is more than ``max_bytes`` bytes
-    of UTF-8, each with its path and its size."""
+    """The assistant messages whose text is over ``max_bytes`` bytes of UTF-8, with path and size."""
     found: list[tuple[str, int]] = []
     for path, message in _messages_with_paths(data):
         text = _text_of(message, "assistant") or ""
@@ -457,8 +456,7 @@ def parse(data: Any) -> Conversation:
 
 
 def from_canonical(doc: dict[str, Any]) -> Conversation:
-    """The frozen conversation of a document already in canonical form (as stored), without
-    validating and canonicalizing it again."""
+    """The frozen conversation of a document already canonical (as stored), not validated again."""
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
     return Conversation(
         external_id=doc["external_id"],

@@ -322,15 +322,14 @@ def _moves(words: list[str]) -> set[str]:
 
 def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Finding]:
     """An amount a sentence says a change of this turn moved (charged, paid, refunded,
-    credited) that the change's own result contradicts.
+    credited) that the change's own result contradicts (``contradicted_value``).
 
     A write's result is the receipt of what it did: where it records amounts of the kind the
     sentence names, and none of them, nor their sum, is the one amount the sentence states,
-    the sentence misreports the transaction (``contradicted_value``). What the result repeats
-    of a record read before (an order's past payments, at the same place, as ``earlier``
-    results show them: ``before``, the results of the earlier turns, and this turn's before
-    the change's own) is history, not this change's doing. A sentence that states several
-    amounts, or names several kinds, is left alone: which is which needs reading.
+    the sentence misreports the transaction. What the result repeats of a record read before
+    (an order's past payments at the same place in ``before``, the earlier turns' results, or
+    this turn's before the change's own) is history, not this change's doing. A sentence that
+    states several amounts, or names several kinds, is left alone: which is which needs reading.
     """
     held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount, path)
     past: set[Decimal] = set()  # the amounts the records read before the changes hold
