@@ -106,10 +106,13 @@ class _Problems:
         self.errors.append({"path": path, "message": message})
 
     def is_object(self, value: Any, path: str, message: str) -> bool:
-        """Whether ``value`` is a JSON object; where it is not, ``message`` is its problem."""
         if not isinstance(value, dict):
             self.add(path, message)
         return isinstance(value, dict)
+
+    def like(self, value: Any, path: str, example: str) -> bool:
+        """Whether ``value`` is a JSON object; where it is not, ``example`` shows one."""
+        return self.is_object(value, path, f"must be an object like {example}")
 
     def fields(self, obj: dict[str, Any], path: str, fields: _Fields) -> None:
         for key, (accepted, message) in fields.items():
@@ -149,12 +152,9 @@ def validate(data: Any) -> list[dict[str, str]]:
     if "turns" in data and "messages" in data:
         problems.add("$", "give either `turns` or a flat `messages` list, not both")
     elif "turns" in data:
-        if not isinstance(data["turns"], list) or not data["turns"]:
-            problems.add("$.turns", "must be a non-empty list of turns")
-        else:
-            problems.each(data, "turns", "$", "", _validate_turn)
+        _validate_list(data["turns"], "$.turns", "turns", _validate_turn, problems)
     elif "messages" in data:
-        _validate_messages(data["messages"], "$.messages", problems)
+        _validate_list(data["messages"], "$.messages", "messages", _validate_message, problems)
     else:
         problems.add("$.turns", "is required: a list of turns (or give a flat `messages` list)")
     if not problems.errors:
@@ -191,7 +191,7 @@ def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
 def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
     if not problems.is_object(turn, path, "must be an object with a `messages` list"):
         return
-    _validate_messages(turn.get("messages"), f"{path}.messages", problems)
+    _validate_list(turn.get("messages"), f"{path}.messages", "messages", _validate_message, problems)
     offered = 'must be a list of tool names or {"name": …} objects'
     problems.each(turn, "tools_offered", path, offered, _validate_tool)
     problems.each(turn, "receipts", path, "must be a list of receipts", _validate_receipt)
@@ -207,15 +207,16 @@ def _validate_tool(tool: Any, path: str, problems: _Problems) -> None:
         problems.add(path, 'must be a tool name or {"name": …, "parameters": {…}}')
 
 
-def _validate_messages(messages: Any, path: str, problems: _Problems) -> None:
-    if not isinstance(messages, list) or not messages:
-        problems.add(path, "must be a non-empty list of messages")
-    for i, message in enumerate(messages if isinstance(messages, list) else ()):
-        _validate_message(message, f"{path}[{i}]", problems)
+def _validate_list(items: Any, path: str, what: str, check: Callable[..., None], problems: _Problems) -> None:
+    """``items`` is required: a non-empty list whose items ``check`` reads at their paths."""
+    if not isinstance(items, list) or not items:
+        problems.add(path, f"must be a non-empty list of {what}")
+    for i, item in enumerate(items if isinstance(items, list) else ()):
+        check(item, f"{path}[{i}]", problems)
 
 
 def _validate_message(message: Any, path: str, problems: _Problems) -> None:
-    if not problems.is_object(message, path, 'must be an object like {"role": "user", "content": "…"}'):
+    if not problems.like(message, path, '{"role": "user", "content": "…"}'):
         return
     role = message.get("role")
     if role not in ROLES:
@@ -224,7 +225,7 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
     content = message.get("content")
     for j, part in enumerate(content if isinstance(content, list) else ()):
         at = f"{path}.content[{j}]"
-        if problems.is_object(part, at, 'must be an object like {"type": "text", "text": "…"}'):
+        if problems.like(part, at, '{"type": "text", "text": "…"}'):
             if part.get("type") == "text" and not isinstance(part.get("text"), str):
                 problems.add(f"{at}.text", "must be a string")
     if message.get("tool_calls") is not None and role != "assistant":
@@ -239,20 +240,16 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
 
 def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
     function = '{"name": "…", "arguments": "{…}"}'
-    if not problems.is_object(
-        call, path, f'must be an object like {{"id": "call-1", "function": {function}}}'
-    ):
+    if not problems.like(call, path, f'{{"id": "call-1", "function": {function}}}'):
         return
     problems.name(call, "id", path, "is required: the call's id, which its tool message names")
-    if problems.is_object(call.get("function"), f"{path}.function", f"must be an object like {function}"):
+    if problems.like(call.get("function"), f"{path}.function", function):
         problems.name(call["function"], "name", f"{path}.function", "is required: the tool's name")
         problems.fields(call["function"], f"{path}.function", _FUNCTION)
 
 
 def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
-    if problems.is_object(
-        receipt, path, 'must be an object like {"call_id": "call-1", "tool": "search", "ok": true}'
-    ):
+    if problems.like(receipt, path, '{"call_id": "call-1", "tool": "search", "ok": true}'):
         problems.name(receipt, "tool", path, "is required: the name of the tool that ran")
         problems.fields(receipt, path, _RECEIPT)
         if isinstance(receipt.get("scope"), dict):
@@ -260,9 +257,7 @@ def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
 
 
 def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
-    if not problems.is_object(
-        claim, path, 'must be an object like {"kind": "count", "tool": "search", "count": 3}'
-    ):
+    if not problems.like(claim, path, '{"kind": "count", "tool": "search", "count": 3}'):
         return
     if claim.get("kind") not in CLAIM_KINDS:
         problems.add(f"{path}.kind", f"must be one of {', '.join(CLAIM_KINDS)}")
@@ -303,7 +298,6 @@ def size_of(data: Any) -> tuple[int, int]:
 
 
 def _messages_with_paths(data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every message of a native payload that is an object, with its JSON path."""
     for turn in _located_turns(data):
         yield from ((path, message) for path, message in turn if isinstance(message, dict))
 
@@ -332,8 +326,7 @@ def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
 
 
 def answers_longer_than(data: Any, max_bytes: int) -> list[tuple[str, int]]:
-    """The assistant messages of a native payload whose text is more than ``max_bytes`` bytes
-    of UTF-8, each with its path and its size."""
+    """The assistant messages whose text is over ``max_bytes`` bytes of UTF-8, with path and size."""
     found: list[tuple[str, int]] = []
     for path, message in _messages_with_paths(data):
         text = _text_of(message, "assistant") or ""
@@ -381,10 +374,9 @@ def json_text_depth(text: str, stop: int) -> int:
 # --- canonical form -----------------------------------------------------------------------
 
 
-def canonical(data: dict[str, Any]) -> dict[str, Any]:
+def canonical(data: Any) -> dict[str, Any]:
     """The one stored serialization of a valid payload: turns, known keys, string arguments."""
-    errors = validate(data)
-    if errors:
+    if errors := validate(data):
         raise InvalidConversation(errors)
     given = data.get("turns") or [{"messages": group} for group in split_into_turns(data["messages"])]
     turns = [_canonical_turn(turn) for turn in given]
@@ -460,23 +452,16 @@ def content_text(content: Any) -> str:
 
 def parse(data: Any) -> Conversation:
     """Validate, canonicalize and build the frozen conversation the checkers read."""
-    if not isinstance(data, dict):
-        raise InvalidConversation(validate(data))
     return from_canonical(canonical(data))
 
 
 def from_canonical(doc: dict[str, Any]) -> Conversation:
-    """The frozen conversation of a document already in canonical form (as stored), without
-    validating and canonicalizing it again."""
+    """The frozen conversation of a document already canonical (as stored), not validated again."""
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
     return Conversation(
         external_id=doc["external_id"],
         turns=tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"])),
-        title=doc["title"],
-        agent_name=doc["agent"]["name"],
         agent_model=doc["agent"]["model"],
-        started_at=doc["started_at"],
-        metadata=doc["metadata"],
         system=doc["system"],
         receipts_complete=doc["receipts_complete"],
     )
@@ -488,19 +473,17 @@ def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Tur
         (i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()), default=None
     )
     offered, claims, given = turn.get("tools_offered"), turn.get("claims"), turn.get("receipts")
+    names = None if offered is None else tuple(t if isinstance(t, str) else t["name"] for t in offered)
     return Turn(
         index=index,
         messages=messages,
-        tools_offered=None
-        if offered is None
-        else tuple(t if isinstance(t, str) else t["name"] for t in offered),
+        tools_offered=names,
         tool_parameters={
             t["name"]: t["parameters"]
             for t in offered or ()
             if isinstance(t, dict) and isinstance(t.get("parameters"), dict)
         },
         receipts=_receipts(messages, given, handles),
-        receipts_given=given is not None,
         claims=None
         if claims is None
         else tuple(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass
-from functools import cached_property
 from operator import attrgetter
 from typing import Any
 
@@ -74,78 +73,60 @@ class Call:
         return out | {"turn": self.turn, "rows": None if rows is None else list(rows)}
 
 
-@dataclass(frozen=True)
 class Record:
     """Every recorded call of a conversation, in conversation order. Its questions are answered
-    from indexes built on first use in one pass over the calls, so a turn's claims cost the same
-    in the thousandth turn as in the first."""
+    from indexes built in one pass over the calls (each list in conversation order), so a
+    turn's claims cost the same in the thousandth turn as in the first."""
 
-    calls: tuple[Call, ...]
+    def __init__(self, calls: tuple[Call, ...]) -> None:
+        self.calls = calls
+        self._in_turn: dict[int, list[Call]] = {}
+        self._by_handle: dict[str, list[Call]] = {}
+        self._of_receipt: dict[int, Call] = {}
+        self._first_read: dict[str, int] = {}  # tool -> the turn of its first read
+        self._changes: list[Call] = []  # the dispatched calls that may change data
+        for call in calls:
+            self._in_turn.setdefault(call.turn, []).append(call)
+            self._by_handle.setdefault(call.handle, []).append(call)
+            self._of_receipt.setdefault(id(call.receipt), call)
+            if call.is_read:
+                self._first_read.setdefault(call.tool, call.turn)
+            elif call.receipt.dispatched:
+                self._changes.append(call)
 
     @classmethod
     def of(cls, conversation: Conversation) -> Record:
-        return cls(
-            tuple(
-                Call(
-                    receipt,
-                    turn.index,
-                    order,
-                    call.message_index if call is not None else None,
-                    turn.result_of(call) if call is not None else None,
-                )
-                for turn in conversation.turns
-                for order, receipt in enumerate(turn.receipts)
-                for call in [turn.call_of(receipt)]
-            )
-        )
-
-    @cached_property
-    def _index(self) -> _Index:
-        return _Index(self.calls)
+        calls = []
+        for turn in conversation.turns:
+            for order, receipt in enumerate(turn.receipts):
+                call = turn.call_of(receipt)
+                asked = call.message_index if call is not None else None
+                calls.append(Call(receipt, turn.index, order, asked, turn.result_of(receipt)))
+        return cls(tuple(calls))
 
     def in_turn(self, turn: int) -> list[Call]:
-        return list(self._index.in_turn.get(turn, ()))
+        return list(self._in_turn.get(turn, ()))
 
     def by_handle(self, handle: str, turn: int) -> Call | None:
         """The latest call up to a turn that carries a handle: a runtime that numbers handles
         afresh each turn means this turn's ``r1`` by ``r1``."""
-        named = self._index.by_handle.get(handle, [])
+        named = self._by_handle.get(handle, [])
         at = bisect_right(named, turn, key=_turn)
         return named[at - 1] if at else None
 
     def of_receipt(self, receipt: Receipt) -> Call | None:
-        return self._index.of_receipt.get(id(receipt))
+        return self._of_receipt.get(id(receipt))
 
     def has_read(self, tool: str, turn: int) -> bool:
         """Whether ``tool`` has a read receipt up to a turn."""
-        first = self._index.first_read.get(tool)
+        first = self._first_read.get(tool)
         return first is not None and first <= turn
 
     def changes_between(self, first: int, last: int) -> list[Call]:
         """The dispatched calls that may change data (any but a read) of turns ``first`` to
         ``last``, in conversation order."""
-        changes = self._index.changes
+        changes = self._changes
         return changes[bisect_left(changes, first, key=_turn) : bisect_right(changes, last, key=_turn)]
-
-
-class _Index:
-    """The record's calls by turn, handle, receipt and first read, and those that may change
-    data; each list is in conversation order."""
-
-    def __init__(self, calls: tuple[Call, ...]) -> None:
-        self.in_turn: dict[int, list[Call]] = {}
-        self.by_handle: dict[str, list[Call]] = {}
-        self.of_receipt: dict[int, Call] = {}
-        self.first_read: dict[str, int] = {}
-        self.changes: list[Call] = []
-        for call in calls:
-            self.in_turn.setdefault(call.turn, []).append(call)
-            self.by_handle.setdefault(call.handle, []).append(call)
-            self.of_receipt.setdefault(id(call.receipt), call)
-            if call.is_read:
-                self.first_read.setdefault(call.tool, call.turn)
-            elif call.receipt.dispatched:
-                self.changes.append(call)
 
 
 def after(later: Call, earlier: Call) -> bool:

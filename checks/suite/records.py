@@ -26,7 +26,7 @@ from decimal import Decimal
 from functools import cached_property, lru_cache, reduce
 from typing import Any
 
-from .decimals import is_number
+from .decimals import NO_JSON, is_number
 from .evidence_index import Source, join_path, json_leaves
 from .money import read_amounts
 from .shown import Shown
@@ -54,12 +54,11 @@ class Record:
     source: Source
     parts: tuple[str | int, ...]  # where it stands in the result, as path parts
     value: dict[str, Any]
-    in_list: bool = False  # whether it stands in a list (or object) of objects, beside others
 
     @property
     def siblings(self) -> list[Record]:
-        """The other objects beside it, read from the result only when asked for."""
-        rows = _rows(self.source, self.parts[:-1]) if self.in_list else []
+        """The other objects of the list (or object) it stands in, read only when asked for."""
+        rows = _rows(self.source, self.parts[:-1]) if self.parts else []
         return [row for row in rows if row.value is not self.value]
 
     @property
@@ -99,9 +98,9 @@ class Record:
     def evidence(self, path: str = "") -> Evidence:
         return Evidence(call_id=self.source.call_id, path=join_path(self.path, path) if path else self.path)
 
-    def where(self) -> str:
-        """The record as an explanation names it: its tool and its path."""
-        return f"{self.source.tool or 'a result'}, {self.path or 'the result'}"
+    def where(self, path: str = "") -> str:
+        """The record (or a field of it) as an explanation names it: its tool and its path."""
+        return f"{self.source.tool or 'a result'}, {self.evidence(path).path or 'the result'}"
 
     def held_name(self, name: str) -> str:
         """A name as this record writes it ("T-999999": "t-999999" reads as another record)."""
@@ -140,19 +139,15 @@ def _record_at(source: Source, name: str) -> Record | None:
     held = holder.get(parts[-1]) if isinstance(holder, dict) else None
     if not isinstance(held, str) or held.lower() != name:
         return None  # a name is a string of the object's own, never a number in a field
-    return Record(source, tuple(parts[:-1]), holder, in_list=len(parts) > 1)
+    return Record(source, tuple(parts[:-1]), holder)
 
 
 def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
     """The objects of one list (or object) of a result, read once for every name in it."""
     cache = source.cache.setdefault("rows", {})
     if parent not in cache:
-        holder = source.parsed()
-        for part in parent:
-            if isinstance(part, int) and isinstance(holder, list) and part < len(holder):
-                holder = holder[part]
-            else:
-                holder = holder.get(part) if isinstance(part, str) and isinstance(holder, dict) else None
+        # Only a result that decodes has siblings: ``value_at`` would decode a part of one cut off.
+        holder = source.value_at(list(parent)) if source.parsed() is not NO_JSON else None
         holder = holder if isinstance(holder, (dict, list)) else []
         rows = list(holder.items() if isinstance(holder, dict) else enumerate(holder))[:MAX_SIBLINGS]
         cache[parent] = [Record(source, (*parent, key), item) for key, item in rows if isinstance(item, dict)]
@@ -244,7 +239,7 @@ def _clause_names(
 def _other_record(
     turn: int, candidate: Candidate, name: str, own: Record, other: Record, field_path: str, checker: str
 ) -> Finding:
-    other_name = sorted(other.names)[0] if other.names else other.path
+    other_name = min(other.names, default=other.path)
     mine = own.held_name(name)
     why = (
         f"The sentence states “{candidate.text}” of {mine}, but the record of {mine} ({own.where()}) does "
@@ -302,8 +297,7 @@ def contradicted_findings(
             record = own[0]
             why = (
                 f"The answer says {key} is “{answer[start:end]}”, but the record read "
-                f"({record.source.tool or 'a result'}, {join_path(record.path, key)}) holds "
-                f"“{record.value[key]}”."
+                f"({record.where(key)}) holds “{record.value[key]}”."
             )
             span, evidence = Span(answer[start:end], start, end), (record.evidence(key),)
             extra = {"field": key, "record_value": record.value[key]}
@@ -328,15 +322,14 @@ def _moves(words: list[str]) -> set[str]:
 
 def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Finding]:
     """An amount a sentence says a change of this turn moved (charged, paid, refunded,
-    credited) that the change's own result contradicts.
+    credited) that the change's own result contradicts (``contradicted_value``).
 
     A write's result is the receipt of what it did: where it records amounts of the kind the
     sentence names, and none of them, nor their sum, is the one amount the sentence states,
-    the sentence misreports the transaction (``contradicted_value``). What the result repeats
-    of a record read before (an order's past payments, at the same place, as ``earlier``
-    results show them: ``before``, the results of the earlier turns, and this turn's before
-    the change's own) is history, not this change's doing. A sentence that states several
-    amounts, or names several kinds, is left alone: which is which needs reading.
+    the sentence misreports the transaction. What the result repeats of a record read before
+    (an order's past payments at the same place in ``before``, the earlier turns' results, or
+    this turn's before the change's own) is history, not this change's doing. A sentence that
+    states several amounts, or names several kinds, is left alone: which is which needs reading.
     """
     held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount, path)
     past: set[Decimal] = set()  # the amounts the records read before the changes hold

@@ -26,8 +26,7 @@ class ToolCall:
 
     @cached_property
     def parsed(self) -> Any:
-        """The arguments read once, numbers exact: {} where none were written, None where
-        they are no JSON document."""
+        """The arguments, numbers exact: {} where none were written, None where invalid JSON."""
         return read_json(self.arguments) if self.arguments else {}
 
 
@@ -58,7 +57,6 @@ class Message:
 
     @property
     def rows(self) -> list[Any] | None:
-        """The rows the result holds (``rows_of`` its value)."""
         return rows_of(self.value)
 
 
@@ -66,18 +64,16 @@ class Message:
 MAX_DEPTH, MAX_ITEMS = 12, 500
 
 
-def containers(
-    value: Any, max_depth: int = MAX_DEPTH, max_items: int | None = MAX_ITEMS
-) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
+def containers(value: Any, max_depth: int = MAX_DEPTH) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
     """The arrays and objects of a JSON value, each with its level (the value itself is 1),
-    down to level ``max_depth`` + 1 and within the first ``max_items`` items of an array, so
+    down to level ``max_depth`` + 1 and within the first ``MAX_ITEMS`` items of an array, so
     no nesting or length makes a walk long (nor a recursion deep). In no particular order."""
     stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, depth = stack.pop()
         yield node, depth
         if depth <= max_depth:
-            items = node.values() if isinstance(node, dict) else node[:max_items]
+            items = node.values() if isinstance(node, dict) else node[:MAX_ITEMS]
             stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
 
 
@@ -135,7 +131,6 @@ class Turn:
     tools_offered: tuple[str, ...] | None  # None: unknown; (): none were offered
     tool_parameters: dict[str, Any]  # tool name -> JSON Schema of its parameters, when given
     receipts: tuple[Receipt, ...]
-    receipts_given: bool
     claims: tuple[ToolClaim, ...] | None  # None: not given, so the suite reads the text
     negative_claims: tuple[Any, ...]
     answer: str
@@ -179,7 +174,7 @@ class Turn:
     def result_of(self, item: ToolCall | Receipt) -> Message | None:
         """The tool message that answers a call, or the call a receipt records."""
         call = item if isinstance(item, ToolCall) else self.call_of(item)
-        at = self._result_index.get(call) if call is not None else None
+        at = self.result_index(call) if call is not None else None
         return self.messages[at] if at is not None else None
 
     def call_of(self, receipt: Receipt) -> ToolCall | None:
@@ -196,11 +191,7 @@ class Turn:
 class Conversation:
     external_id: str
     turns: tuple[Turn, ...]
-    title: str = ""
-    agent_name: str = ""
     agent_model: str = ""
-    started_at: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
     system: str = ""
     receipts_complete: bool = True
 
