@@ -2,7 +2,8 @@
 
 Runs the suite (default options, no judge model) over a labelled corpus, a folder holding
 ``conversations.jsonl`` and ``labels.jsonl``, and scores it by the rule of the corpus's
-README:
+README. Each conversation is read as the API reads a payload sent with ``?format=auto``
+(``read_as_sent``), so a corpus logged in another runtime's format scores as its native log:
 
 - a flag (a finding of severity ``flag``) matches a labelled error of the same
   conversation and turn when the words of its claim text appear, in order and adjacent,
@@ -50,6 +51,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from checks.ingest import AUTO, Unreadable, to_native  # noqa: E402
 from checks.suite import InvalidConversation, run_suite  # noqa: E402
 from tests.notation_rewrites import (  # noqa: E402
     REWRITES,
@@ -144,8 +146,20 @@ def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+def read_as_sent(payload: Any) -> Any:
+    """A logged conversation as the API reads it with ``?format=auto``: in whichever format
+    the runtime logged it (Chat Completions with a ``developer`` prompt, Anthropic's blocks,
+    the Responses API, ...), converted to the native shape. One no reader understands is
+    kept as sent, for the suite to refuse or read as native."""
+    try:
+        return to_native(payload, AUTO)
+    except Unreadable:
+        return payload
+
+
 def load(corpus: Path) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-    conversations = [json.loads(line) for line in (corpus / "conversations.jsonl").open() if line.strip()]
+    lines = (corpus / "conversations.jsonl").open()
+    conversations = [read_as_sent(json.loads(line)) for line in lines if line.strip()]
     errors: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for line in (corpus / "labels.jsonl").open():
         if line.strip():
