@@ -12,8 +12,11 @@ A call could have made it (``_could``) unless it only read: its verb must be abl
 claim's, and it must act on what the claim names, as its name, its arguments' names or the
 parts of the record its result returns say (what the claim names counts only where the
 conversation's tools deal in that kind of thing: "your favourite tea" is content, not a
-kind). A claim not told in the first person ("the ticket is closed") whose word a result
-read so far holds as a record's text reports what that record says: no action is claimed.
+kind). What the claim names may also be a thing that record holds ("the credit has been
+added" after a write whose record lists a credit): the write made it, as a write on a record
+covers the parts the record holds. A claim not told in the first person ("the ticket is
+closed") whose word a result read so far holds as a record's text reports what that record
+says: no action is claimed.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore
 notices. Refusals, offers, plans, hypotheticals and questions never count.
@@ -303,6 +306,11 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     return call.tool, effect, _argument_words(call), frozenset(parts)
 
 
+def _held(shape: _Shape) -> set[str]:
+    """The one-word texts of the record a call returned, in the singular (``refund``)."""
+    return {singular(text) for _, text in shape[3] if text.isalpha()}
+
+
 def _could(claim: ActionClaim, shape: _Shape) -> bool:
     """Whether a call of this shape could have done what ``claim`` reports."""
     tool, effect, argument_words, parts = shape
@@ -315,6 +323,9 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
         return False
     # A part of the record it returned whose text the claim states: acted on, whatever its verb.
     if any(word[:3] == part[:3] for word in claim.objects for part, text in parts if text in claim.sentence):
+        return True
+    # What the claim names is a thing the record it returned holds: the call made it.
+    if not claim.objects.isdisjoint(_held(shape)):
         return True
     if claim.verb is None or claim.verb in ("refunded", "run", "executed"):  # any change may refund or run
         return True
@@ -418,10 +429,11 @@ def check_turn(
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
+    held = set().union(*(_held(shape) for _, shape in calls))
     for claim in claims:
         if not claim.own and claim.verb and _spelled(claim.verb) in states:
             continue  # a state the records hold, restated
-        claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds))
+        claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds or w in held))
         if claim.perfect and any(_could(claim, shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
         able = [receipt for receipt, shape in calls if _could(claim, shape)]

@@ -438,3 +438,38 @@ def test_an_action_no_call_that_ran_can_perform_is_unverified(turn, answer, read
         (0, "unverified_action", answer.split(" your")[0].split(" two")[0])
     ]
     assert judged(turn(answer, calls=[read, able])) == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "record", "answer", "missing"),
+    [
+        (
+            "close_ticket",
+            {"ticket_id": "T-9"},
+            {"ticket_id": "T-9", "status": "closed", "ledger": [{"entry": "credit", "amount": 15}]},
+            "Ticket T-9 is closed, and the credit of $15 has been added to your account.",
+            "charge",
+        ),
+        (
+            "cancel_shipment",
+            {"shipment": "SH-2"},
+            {"shipment": "SH-2", "events": [{"event": "restock", "units": 40}]},
+            "Shipment SH-2 is cancelled; a restock of 40 units has been scheduled.",
+            "hold",
+        ),
+    ],
+)
+def test_a_thing_the_writes_record_holds_was_made_by_that_write(
+    turn, tool, args, record, answer, missing
+) -> None:
+    """The record a write returns shows what it made (a credit, a restock): a claim that it was
+    added or scheduled is backed by that write, whatever the verb of the tool's name (a write
+    on a record covers the parts the record holds). Where the record holds no such thing,
+    the claim is flagged."""
+    calls = [{"tool": tool, "args": args, "result": record}]
+    assert judged(turn(answer, calls=calls)) == []
+    other = json.loads(
+        json.dumps(record).replace('"credit"', f'"{missing}"').replace('"restock"', f'"{missing}"')
+    )
+    (finding,) = judged(turn(answer, calls=[{"tool": tool, "args": args, "result": other}]))
+    assert finding[1] == "unverified_action"
