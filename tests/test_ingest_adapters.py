@@ -20,7 +20,16 @@ import pytest
 from django.conf import settings
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from checks.ingest import ADAPTERS, UnknownFormat, detect_format, otel, pieces, resolve_format, to_native
+from checks.ingest import (
+    ADAPTERS,
+    AUTO,
+    UnknownFormat,
+    detect_format,
+    otel,
+    pieces,
+    resolve_format,
+    to_native,
+)
 from checks.suite import run_suite
 from checks.suite.conversation import InvalidConversation, canonical, parse, validate
 
@@ -391,6 +400,137 @@ def test_openai_without_tools_leaves_what_was_offered_unknown() -> None:
     del payload["tools"]
     doc = canonical(to_native(payload, "openai"))
     assert "tools_offered" not in doc["turns"][0]
+
+
+def _variant(*messages: dict[str, Any]) -> dict[str, Any]:
+    """A transcript of one question about stock in two bins, logged by a runtime of its own."""
+    return {
+        "external_id": "bins-1",
+        "messages": [{"role": "user", "content": "How many are in bins A1 and B2?"}, *messages],
+    }
+
+
+BIN_RESULTS = ({"bin": "A1", "qty": 4}, {"bin": "B2", "qty": 7})
+ANSWER = {"role": "assistant", "content": "A1 holds 4 and B2 holds 7."}
+
+
+def _calls(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(tool name, arguments, the result that answers it) for each call of a native document."""
+    messages = [m for turn in doc["turns"] for m in turn["messages"]]
+    results = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    return [
+        (c["function"]["name"], c["function"]["arguments"], results[c["id"]])
+        for m in messages
+        for c in m.get("tool_calls") or []
+    ]
+
+
+EXPECTED_CALLS = [
+    ("count_bin", '{"bin":"A1"}', '{"bin":"A1","qty":4}'),
+    ("count_bin", '{"bin":"B2"}', '{"bin":"B2","qty":7}'),
+]
+
+
+def test_flat_calls_and_results_logged_as_objects_read_as_the_calls_and_results_they_are() -> None:
+    payload = _variant(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "k1", "name": "count_bin", "arguments": {"bin": "A1"}},
+                {"id": "k2", "name": "count_bin", "arguments": '{"bin":"B2"}'},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "k1", "content": BIN_RESULTS[0]},
+        {"role": "tool", "tool_call_id": "k2", "content": BIN_RESULTS[1]},
+        ANSWER,
+    )
+    assert detect_format(payload) == "openai"
+    doc = canonical(to_native(payload, AUTO))
+    assert _calls(doc) == EXPECTED_CALLS
+    assert doc["metadata"] == {}  # every pairing was by the ids as written
+    assert [f for f in run_suite(doc)["findings"] if f["severity"] == "flag"] == []
+
+
+def test_a_number_a_tool_returned_is_stored_as_its_text() -> None:
+    payload = _variant(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "n1", "name": "count_seats", "arguments": {}}],
+        },
+        {"role": "tool", "tool_call_id": "n1", "content": 42},
+        {"role": "assistant", "content": "There are 42 seats left."},
+    )
+    doc = canonical(to_native(payload, AUTO))
+    assert doc["turns"][0]["messages"][2]["content"] == "42"
+    assert [f for f in run_suite(doc)["findings"] if f["severity"] == "flag"] == []
+
+
+def test_legacy_function_calls_and_lost_result_ids_are_paired_by_name_and_order_and_say_so() -> None:
+    legacy = _variant(
+        {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": "count_bin", "arguments": '{"bin":"A1"}'},
+        },
+        {
+            "role": "function",
+            "name": "count_bin",
+            "content": json.dumps(BIN_RESULTS[0], separators=(",", ":")),
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": "count_bin", "arguments": '{"bin":"B2"}'},
+        },
+        {
+            "role": "function",
+            "name": "count_bin",
+            "content": json.dumps(BIN_RESULTS[1], separators=(",", ":")),
+        },
+        ANSWER,
+    )
+    lost_ids = _variant(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "k1",
+                    "type": "function",
+                    "function": {"name": "count_bin", "arguments": '{"bin":"A1"}'},
+                },
+                {
+                    "id": "k2",
+                    "type": "function",
+                    "function": {"name": "count_bin", "arguments": '{"bin":"B2"}'},
+                },
+            ],
+        },
+        {"role": "tool", "content": BIN_RESULTS[0]},  # the logger kept no id
+        {"role": "tool", "tool_call_id": "lost-7", "content": BIN_RESULTS[1]},  # nor the right one
+        ANSWER,
+    )
+    for payload in (legacy, lost_ids):
+        assert detect_format(payload) == "openai"
+        doc = canonical(to_native(payload, AUTO))
+        assert _calls(doc) == EXPECTED_CALLS
+        assert doc["metadata"] == {"pairing": "by name and order"}  # an inference, not a record
+
+
+def test_read_as_native_the_same_variants_are_refused_naming_the_part() -> None:
+    payload = _variant(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "k1", "name": "count_bin", "arguments": {}}],
+        },
+        {"role": "tool", "tool_call_id": "k1", "content": BIN_RESULTS[0]},
+        ANSWER,
+    )
+    paths = [e["path"] for e in validate(to_native(payload, "native"))]
+    assert "$.messages[1].tool_calls[0].function" in paths
 
 
 # --- OpenAI Responses -----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The real-traffic bench reads a logged corpus as the API reads a payload sent with
 ``?format=auto``: the same conversations logged by another runtime, in Anthropic's
-Messages blocks or as Chat Completions with a ``developer`` prompt, score exactly as the
-native log does, instead of being refused or read with their tool calls dropped.
+Messages blocks, as Chat Completions with a ``developer`` prompt, with calls and results
+flattened, or with the results' call ids lost, score exactly as the native log does,
+instead of being refused or read with their tool calls dropped.
 
 The conversations are the sample of both shared corpora kept in ``tests/data/corpora/``.
 """
@@ -78,6 +79,45 @@ def with_developer_prompt(conversation: dict[str, Any]) -> dict[str, Any]:
     return rest | {"messages": [prompt, *conversation["messages"]]}
 
 
+def with_flat_calls_and_object_results(conversation: dict[str, Any]) -> dict[str, Any]:
+    """The conversation as a logger that flattens the shape writes it: each call
+    ``{"id", "name", "arguments"}`` with its arguments an object, and each result that is
+    JSON logged as the value the tool returned."""
+    messages = []
+    for message in conversation["messages"]:
+        message = dict(message)
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                {
+                    "id": call["id"],
+                    "name": call["function"]["name"],
+                    "arguments": json.loads(call["function"]["arguments"] or "{}"),
+                }
+                for call in message["tool_calls"]
+            ]
+        if message["role"] == "tool":
+            with contextlib.suppress(ValueError):
+                message["content"] = json.loads(message["content"])
+        messages.append(message)
+    return conversation | {"messages": messages}
+
+
+def with_result_ids_lost(conversation: dict[str, Any]) -> dict[str, Any]:
+    """The conversation as a logger that keeps a result's tool name and not its call id."""
+    names = {
+        call["id"]: call["function"]["name"]
+        for message in conversation["messages"]
+        for call in message.get("tool_calls") or []
+    }
+    messages = [
+        {"role": "tool", "name": names.get(m["tool_call_id"]), "content": m["content"]}
+        if m["role"] == "tool"
+        else m
+        for m in conversation["messages"]
+    ]
+    return conversation | {"messages": messages}
+
+
 def _figures(bench: ModuleType, corpus: Path) -> dict[str, Any]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -86,7 +126,10 @@ def _figures(bench: ModuleType, corpus: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", ["airline-dev", "retail-dev"])
-@pytest.mark.parametrize("logged_as", [as_anthropic, with_developer_prompt])
+@pytest.mark.parametrize(
+    "logged_as",
+    [as_anthropic, with_developer_prompt, with_flat_calls_and_object_results, with_result_ids_lost],
+)
 def test_a_corpus_logged_in_another_format_scores_as_the_native_one(
     name: str, logged_as: Callable[[dict[str, Any]], dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -125,7 +125,9 @@ def detect_format(payload: Any) -> str:
       Messages API `response` (`{"type": "message", "role": "assistant"}`) beside them.
     - `openai`: `messages` with `tools` in the Chat Completions function shape
       (`{"type": "function", "function": {…}}`), a `developer` message, a response's
-      `choices`, or no `external_id` where an `id` (or `metadata.external_id`) names it.
+      `choices`, a variant of the message shape only its reader reads (a flat or legacy
+      call, a tool result that is no text or whose id names no earlier call), or no
+      `external_id` where an `id` (or `metadata.external_id`) names it.
     """
     if not isinstance(payload, dict) or "turns" in payload:
         return "native"
@@ -182,6 +184,8 @@ def _is_openai(payload: dict[str, Any], messages: list[Any]) -> bool:
     if isinstance(payload.get("choices"), list):
         return True
     if any(isinstance(m, dict) and m.get("role") == "developer" for m in messages):
+        return True
+    if openai.is_variant(messages):
         return True
     if payload.get("external_id") in (None, ""):
         metadata = payload.get("metadata")

@@ -11,13 +11,24 @@ The native message shape *is* the Chat Completions shape, so messages pass throu
 they are not valid JSON), and content part lists are kept. `tools` become every turn's
 `tools_offered`. A response object's first choice (`choices[0].message`), when sent
 along, closes the transcript.
+
+Loggers flatten and age the shape, and each variant is read as the call or result it is
+rather than refused: a tool call written flat (``{"id", "name", "arguments"}``), the legacy
+``function_call`` with its ``function`` role result, a tool result logged as the object or
+number the tool returned (stored as its JSON text), and results whose ids were lost or never
+written, paired with the calls of their turn by name and order (``call_pairing``; the
+conversation's metadata then says so).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import call_pairing
 from .common import header, native_role, offered_tool, result_text, tool_call, with_turns
+
+# The legacy functions API's result role, read as the tool message it is.
+LEGACY_RESULT_ROLE = "function"
 
 
 def adapt(payload: Any) -> Any:
@@ -32,7 +43,21 @@ def adapt(payload: Any) -> Any:
             reply = choices[0].get("message")
             if isinstance(reply, dict):
                 messages.append(message(reply))
+        messages = _paired(native, messages)
     return with_turns(native, messages, tools_offered(payload.get("tools")))
+
+
+def _paired(native: dict[str, Any], messages: list[Any]) -> list[Any]:
+    """The messages with every result paired to a call of its turn; the metadata says when a
+    pairing was inferred rather than written. A transcript validation will refuse (a message
+    that is no object) or metadata that is no object is left for validation to name."""
+    metadata = native.get("metadata", {})
+    if not all(isinstance(m, dict) for m in messages) or not isinstance(metadata, dict):
+        return messages
+    paired, inferred = call_pairing.pair_results(messages)
+    if inferred:
+        native["metadata"] = metadata | {call_pairing.METADATA_KEY: call_pairing.BY_NAME_AND_ORDER}
+    return paired
 
 
 def tools_offered(tools: Any) -> list[Any] | None:
@@ -56,13 +81,20 @@ def message(raw: Any) -> Any:
     if not isinstance(raw, dict):
         return raw
     role = native_role(raw.get("role"))
+    if role == LEGACY_RESULT_ROLE:
+        role = "tool"
     content = raw.get("content")
     if role == "assistant" and content is None and isinstance(raw.get("refusal"), str):
         content = raw["refusal"]  # what the model said instead of answering
-    if role == "tool" and isinstance(content, dict):
-        content = result_text(content)
+    if role == "tool" and not _is_text(content):
+        content = result_text(content)  # the value the tool returned, as its JSON text
     out: dict[str, Any] = {"role": role, "content": content}
+    if role == "tool" and isinstance(raw.get("name"), str):
+        out["name"] = raw["name"]  # read by the pairing when the result's id was not written
     calls = raw.get("tool_calls")
+    legacy = raw.get("function_call")
+    if calls is None and isinstance(legacy, dict):
+        calls = [{"function": legacy}]
     if calls is not None:
         out["tool_calls"] = [_call(call) for call in calls] if isinstance(calls, list) else calls
     if "tool_call_id" in raw:
@@ -72,9 +104,55 @@ def message(raw: Any) -> Any:
     return out
 
 
+def _is_text(content: Any) -> bool:
+    """Content the native format reads as text: a string, null, or a list of typed parts."""
+    if content is None or isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(isinstance(p, dict) and "type" in p for p in content)
+
+
+def is_variant(messages: list[Any]) -> bool:
+    """Whether a transcript is written in a Chat Completions variant only this reader reads:
+    a flat or legacy call, a legacy result, a tool result that is no text, or a result whose
+    id names no earlier call."""
+    ids: set[Any] = set()
+    for raw in messages:
+        if _is_variant_message(raw):
+            return True
+        if not isinstance(raw, dict):
+            continue
+        calls = raw.get("tool_calls")
+        if isinstance(calls, list):
+            ids.update(call.get("id") for call in calls if isinstance(call, dict))
+        if raw.get("role") == "tool" and raw.get("tool_call_id") not in ids:
+            return True
+    return False
+
+
+def _is_variant_message(raw: Any) -> bool:
+    if not isinstance(raw, dict):
+        return False
+    if raw.get("role") == LEGACY_RESULT_ROLE or isinstance(raw.get("function_call"), dict):
+        return True
+    if raw.get("role") == "tool" and not _is_text(raw.get("content")):
+        return True
+    calls = raw.get("tool_calls")
+    return isinstance(calls, list) and any(_is_flat(call) for call in calls)
+
+
+def _is_flat(call: Any) -> bool:
+    return (
+        isinstance(call, dict)
+        and not isinstance(call.get("function"), dict)
+        and isinstance(call.get("name"), str)
+    )
+
+
 def _call(call: Any) -> Any:
     if not isinstance(call, dict):
         return call
+    if _is_flat(call):
+        return tool_call(call.get("id"), call["name"], call.get("arguments"))
     if call.get("type") == "custom" and isinstance(call.get("custom"), dict):
         # A custom tool's call carries free text `input` instead of JSON arguments.
         return tool_call(call.get("id"), call["custom"].get("name"), call["custom"].get("input"))
