@@ -63,12 +63,9 @@ _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
 
 _SCALES = tuple(  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
-    (
-        Decimal(base) ** (sign * power),
-        f"{'×' if sign > 0 else '÷'} {base}" + (f"^{power}" if power > 1 else ""),
-    )
+    (Decimal(base) ** (sign * power), f"{mark} {base}" + (f"^{power}" if power > 1 else ""))
     for base in (1000, 1024)
-    for sign in (1, -1)
+    for mark, sign in (("×", 1), ("÷", -1))
     for power in (1, 2, 3)
 )
 _UNIT_WORDS = CODES | frozenset(  # a currency is a unit too: ``price_eur``
@@ -215,7 +212,6 @@ class Pools:
 
 
 # --- one record: what a result's numbers give ------------------------------------------------
-
 # A figure over a list's rows: its magnitude (a difference or a complement is stated without
 # its sign), how far it may lie from the true one (a ratio's digits left off), its kind, how made.
 _Aggregate = tuple[Decimal, Decimal, str, str]
@@ -228,9 +224,8 @@ def kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
 
 
 def _lines(source: Source, dated: bool) -> tuple[str, bool]:
-    """A source's words one a line (with its dates' keys, of which only a year is a number), and
-    whether they are ASCII with no number led by 0 and a digit: then a number is found by where
-    its whole part starts a line."""
+    """A source's words one a line (with its dates' keys, where only a year is a number), and whether
+    they are ASCII with no number led by 0 and a digit: then a number's line starts with its whole part."""
 
     def read() -> tuple[str, bool]:
         words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
@@ -386,9 +381,7 @@ class _Table:
             return self.made[group]
         label, sums = self.groups[group][0], self.sums(group)
         name = {c: f"{self.path}[{label}].{c}" for c in sums}
-        out = self.made[group] = [
-            (abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()
-        ]
+        out = [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
         for a, b in self.pairs:
             if sums[b]:
                 ratio, off = _quotient(sums[a], sums[b])
@@ -399,6 +392,7 @@ class _Table:
                 ]
             if sums[a] >= sums[b]:
                 out.append((sums[a] - sums[b], ZERO, "column-difference", f"{name[a]} − {name[b]}"))
+        self.made[group] = out
         return out
 
 
@@ -418,8 +412,7 @@ def _aggregates(source: Source, kind: str, low: Decimal, high: Decimal) -> Itera
 
 
 def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
-    """``a ÷ b`` to QUOTIENT_DIGITS digits, and how far it may lie from the true quotient:
-    nothing when it ends within them, else less than one unit of its last digit."""
+    """``a ÷ b`` to QUOTIENT_DIGITS digits, and how far it may lie from the true quotient."""
     ratio = _QUOTIENT.divide(a, b)
     if EXACT.multiply(ratio, b) == a:
         return ratio, ZERO
@@ -465,24 +458,18 @@ def _column(kind: str, whole: bool = False) -> _Find:
         low, high = number - tol, number + tol  # two comparisons settle most of a long list
         for source in p.records:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
-                if (
-                    found == kind
-                    and low <= magnitude <= high
-                    and (not whole or "[]." in how)  # a group's name holds it: ``rows[key=value].column``
-                    and (not off or abs(magnitude - number) + off <= tol)
-                ):
-                    columns = tuple(
-                        Evidence(call_id=source.call_id, path=part) for part in _COLUMN.findall(how)
-                    )
-                    return Derivation(kind, how, columns or (Evidence(call_id=source.call_id),))
+                # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
+                if found != kind or not low <= magnitude <= high or whole and "[]." not in how:
+                    continue
+                if not off or abs(magnitude - number) + off <= tol:
+                    columns = [Evidence(call_id=source.call_id, path=part) for part in _COLUMN.findall(how)]
+                    return Derivation(kind, how, tuple(columns or [Evidence(call_id=source.call_id)]))
         return None
 
     return find
 
 
 # --- the answer's amounts and the conversation's ---------------------------------------------
-
-
 @kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
@@ -527,8 +514,7 @@ def list_counts(source: Source) -> list[Operand]:
 
 
 def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
-    """The objects of a JSON result that hold one of ``names`` as a value of their own, each
-    with the amounts it carries under money keys (nested objects included)."""
+    """The objects of a JSON result holding one of ``names`` as a value, with their money amounts."""
     out: list[NamedRecord] = []
 
     def amounts(node: dict[str, Any], path: str, inner: str, depth: int) -> dict[str, Operand]:
@@ -670,11 +656,8 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     named = list(takewhile(lambda word: word not in _LABEL_END, words[at + 1 : at + 4]))
     if not named:
         return None
-    run = [
-        s
-        for s in f.near[: f.index]
-        if not s.total and _label_words(p.answer, s.start)[-len(named) :] == named
-    ]
+    labelled = (s for s in f.near[: f.index] if not s.total)
+    run = [s for s in labelled if _label_words(p.answer, s.start)[-len(named) :] == named]
     if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
         return None
     return _summed(run, f.near[f.index].value, tol)
@@ -683,17 +666,13 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
     """One amount, under one key, of every record the answer names since a break, nearest break first."""
     stated, figure = f.near, f.near[f.index]
-    starts = {
-        0,
-        *(m.end() for m in _BREAK.finditer(p.answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)),
-    }
+    first = max(0, stated[0].start - MAX_SENTENCE)
+    starts = {0, *(m.end() for m in _BREAK.finditer(p.answer, first, figure.start))}
     starts.update(s.end for s in stated[: f.index] if s.total)
     end = bisect_left(p.names, f.sentence.end if f.sentence else figure.end, key=itemgetter(0))
     for start in sorted(starts, reverse=True)[:MAX_RUN]:
-        names = dict.fromkeys(
-            name for _, name in p.names[bisect_left(p.names, start, key=itemgetter(0)) : end]
-        )
-        records = [p.named[n] for n in names if n in p.named]
+        names = p.names[bisect_left(p.names, start, key=itemgetter(0)) : end]
+        records = [p.named[n] for n in dict.fromkeys(name for _, name in names) if n in p.named]
         if 2 <= len(records) <= MAX_RUN:
             for key in sorted(set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))):
                 yield [r.amounts[key] for r in records]
@@ -718,8 +697,7 @@ def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """``a − b`` of two amounts the pools hold; two only read must be read from one result (a
-    record's price paid and refund), never paired across results by chance."""
+    """``a − b`` of two amounts the pools hold; two only read, from one result (a price and its refund)."""
     pool = [s.operand() for i, s in enumerate(f.near) if s.known and i != f.index][:MAX_POOL]
     pool += p.earlier[-MAX_POOL:] + p.read[:MAX_POOL]
     said = len(pool) - len(p.read[:MAX_POOL])  # the first ``said`` were stated, not only read
@@ -758,8 +736,6 @@ def _says(sentence: str, number: int) -> bool:
 
 
 # --- dates and times ---------------------------------------------------------------------------
-
-
 def stated_shifts(text: str) -> list[int]:
     """Numbers of days a person asked to move a date by: "the day after" is +1."""
     out = []
@@ -805,19 +781,15 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 @kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
-    """For each time a result writes with a next-day mark (``"00:00:00+1"``), each date the
-    result or its call names moved by the mark's days, with the time's span."""
+    """Each date a result or its call names moved by a next-day mark (``"00:00:00+1"``), with its span."""
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
     named = {day for day, _, _ in dates_in(source.text)}
     for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
         named.update(day for day, _, _ in dates_in(text))
-    return [
-        (day + timedelta(days=time.day_offset), time.start, time.end)
-        for time in marked
-        for day in sorted(named)
-    ]
+    days = sorted(named)
+    return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
 def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -832,17 +804,14 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A duration that elapses between two clock times the answer or this turn's results
-    write (``durations.elapsed``): "a total of 5 hours" between a departure and an arrival."""
+    """A duration between two clock times the answer or this turn's results write (``durations.elapsed``)."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     if value is None:
         return None
     clocks: list[tuple[int, str]] = []
     places: dict[str, tuple[Evidence, ...]] = {}
-    for text, where, source in [
-        (p.answer, "stated", None),
-        *((s.text, s.call_id or s.role, s) for s in p.turn),
-    ]:
+    texts = [(p.answer, "stated", None), *((s.text, s.call_id or s.role, s) for s in p.turn)]
+    for text, where, source in texts:
         for time in read_times(value_text(text)):
             mark = f"+{time.day_offset}" if time.day_offset else ""
             label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
@@ -859,22 +828,17 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 # --- the table ----------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Row:
-    """One derivation: the kind findings report, the pool of its operands, how many it takes,
-    the figures it may explain (``Figure.shapes``), how near it must come (None: half a unit of
-    the figure's last digit), the function that finds it, and the words that must surround the
-    figure (of a figure for no number of people)."""
+    """One derivation."""
 
-    kind: str
-    pool: str
-    arity: str
-    shapes: str
-    tolerance: Decimal | None
+    kind: str  # as findings report it
+    pool: str  # where its operands come from
+    arity: str  # how many it takes
+    shapes: str  # the figures it may explain (``Figure.shapes``)
+    tolerance: Decimal | None  # how near it must come; None: half a unit of the figure's last digit
     find: _Find
-    guard: re.Pattern[str] | None = None
+    guard: re.Pattern[str] | None = None  # words that must surround a figure for no number of people
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
@@ -918,8 +882,7 @@ def _first(f: Figure, p: Pools) -> Derivation | None:
 
 @exactly
 def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
-    """Each figure's first derivation in ``TABLE`` order, or None. An amount is weighed against
-    the amounts near it as known at the start of each of three rounds."""
+    """Each figure's first derivation in ``TABLE`` order, or None; amounts are tried in three rounds."""
     out: list[Derivation | None] = [None] * len(figures)
     answer, amounts, known = pools.answer, pools.amounts, pools.known
     totals = [bool(_TOTAL_WORDS.search(_label(answer, c.start))) for c in amounts]
