@@ -84,9 +84,7 @@ _PERCENT_WORDS = ("pct", "perc", "per_cent", "per-cent", "per cent", "util", "us
 _MONEY_KEY = re.compile(
     r"price|amount|total|cost|fee|fare|balance|paid|payment|refund|charge|credit|subtotal|tax|value", re.I
 )
-_TOTAL_WORDS = re.compile(
-    r"\b(?:total(?:s|ing|ling|led)?|sum|combined|altogether|overall|in all|grand)\b", re.I
-)
+_TOTAL_WORDS = re.compile(r"(?i)\b(?:total(?:s|l?ing|led)?|sum|combined|altogether|overall|in all|grand)\b")
 _REMAINDER_WORDS = re.compile(
     r"\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
     r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b",
@@ -880,6 +878,12 @@ def _first(f: Figure, p: Pools) -> Derivation | None:
     return None
 
 
+def _stated(c: Candidate, total: bool, known: dict[str, tuple[Evidence, ...]], computed: set[str]) -> Stated:
+    """An amount the answer writes, as known this round."""
+    grounds, made = known.get(c.value), c.value in computed
+    return Stated(c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made)
+
+
 @exactly
 def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     """Each figure's first derivation in ``TABLE`` order, or None; amounts are tried in three rounds."""
@@ -895,19 +899,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
         f.people = people if people is not None and people >= 2 else None
     pending = list(range(len(figures)))
     for _ in range(3):
-        pools.stated = [
-            Stated(
-                c.number or ZERO,
-                c.start,
-                c.end,
-                c.text,
-                c.value in known,
-                known.get(c.value, ()),
-                total,
-                c.value in computed,
-            )
-            for c, total in zip(amounts, totals, strict=True)
-        ]
+        pools.stated = [_stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)]
         progress = False
         for i in pending:
             f = figures[i]
