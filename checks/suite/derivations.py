@@ -224,13 +224,9 @@ def kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
 def _lines(source: Source, dated: bool) -> tuple[str, bool]:
     """A source's words one a line (with its dates' keys, where only a year is a number), and whether
     they are ASCII with no number led by 0 and a digit: then a number's line starts with its whole part."""
-
-    def read() -> tuple[str, bool]:
-        words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
-        lines = "\n" + "\n".join(words) + "\n"
-        return lines, lines.isascii() and not _ZERO_LED.search(lines)
-
-    return source.kept(f"lines {dated}", read)
+    words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
+    lines = "\n" + "\n".join(words) + "\n"
+    return lines, lines.isascii() and not _ZERO_LED.search(lines)
 
 
 def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
@@ -241,7 +237,7 @@ def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
     year = max(1, math.ceil(low))  # the least a year near enough could be
     dated = year <= high and year <= 9999
     first, last = max(0, math.floor(low)), math.floor(high)
-    lines, plain = _lines(source, dated)
+    lines, plain = source.kept(f"lines {dated}", lambda: _lines(source, dated))
     if last - first < 16 and plain:
         near = []
         for mark in (f"\n{whole}{end}" for whole in range(first, last + 1) for end in ".\n"):
@@ -738,10 +734,8 @@ def stated_shifts(text: str) -> list[int]:
     """Numbers of days a person asked to move a date by: "the day after" is +1."""
     out = []
     for match in _SHIFT.finditer(text):
-        if match.group("tomorrow") or match.group("next"):
-            out.append(1)
-        elif match.group("after"):
-            out.append(1 if match.group("after").lower() == "after" else -1)
+        if match.group("n") is None:  # tomorrow, the next or following day, the day after or before
+            out.append(-1 if (match.group("after") or "").lower() == "before" else 1)
         else:
             word, weeks = match.group("n").lower(), match.group("unit").lower().startswith("week")
             n = (1 if word == "a" else (parse_number(word) or 0)) * (7 if weeks else 1)
