@@ -4,10 +4,8 @@ A figure an answer writes, or a number a write is given, that no source carries 
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
 days the user asked for. ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
-order tried. A figure is explained by the first row that gives it: no chains, no averages, no
+order tried; a figure is explained by the first row that gives it: no chains, no averages, no
 arbitrary subsets.
-
-Principles:
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -22,8 +20,8 @@ Principles:
 - **Every search is bounded** (``MAX_*``), which can only leave more figures flagged, never
   fewer. An amount is weighed against at most MAX_POOL amounts stated either side of it, so
   each costs the same however long the answer; what a result yields is read once and kept.
-- **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it. A
-  total may sum the figures the answer itself computed, without their operands.
+- **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it; it may
+  also sum the figures the answer itself computed, without their operands.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``).
 """
@@ -62,21 +60,17 @@ MAX_COUNT = 9
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
 _NUMBER = frozenset({int, Decimal})  # the types of ``is_number``
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
+_CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
 
-_SCALES = tuple(
-    (
-        Decimal(base) ** power,  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
-        f"{'×' if power > 0 else '÷'} {base}" + ("" if abs(power) == 1 else f"^{abs(power)}"),
-    )
+_SCALES = tuple(  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
+    (Decimal(base) ** (sign * power), f"{mark} {base}" + (f"^{power}" if power > 1 else ""))
     for base in (1000, 1024)
-    for power in (1, 2, 3, -1, -2, -3)
+    for mark, sign in (("×", 1), ("÷", -1))
+    for power in (1, 2, 3)
 )
-_UNIT_WORDS = (
-    frozenset(
-        "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
-        "kbps hours hrs h min mins minutes days w kw watts".split()
-    )
-    | CODES  # a currency is a unit too: ``price_eur``
+_UNIT_WORDS = CODES | frozenset(  # a currency is a unit too: ``price_eur``
+    "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
+    "kbps hours hrs h min mins minutes days w kw watts".split()
 )
 _NUMBER_LINE = re.compile(r"^\d+(?:\.\d+)?$", re.M)
 _ZERO_LED = re.compile(r"^0\d", re.M)
@@ -90,15 +84,14 @@ _PERCENT_WORDS = ("pct", "perc", "per_cent", "per-cent", "per cent", "util", "us
 _MONEY_KEY = re.compile(
     r"price|amount|total|cost|fee|fare|balance|paid|payment|refund|charge|credit|subtotal|tax|value", re.I
 )
-_TOTAL_WORDS = re.compile(
-    r"\b(?:total(?:s|ing|ling|led)?|sum|combined|altogether|overall|in all|grand)\b", re.I
-)
+_TOTAL_WORDS = re.compile(r"(?i)\b(?:total(?:s|l?ing|led)?|sum|combined|altogether|overall|in all|grand)\b")
 _REMAINDER_WORDS = re.compile(
     r"\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
     r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b",
     re.I,
 )
 _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
+_COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's path in an aggregate's name
 # The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
 _OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
 _OPERATOR = rf"\s*(?:{_OPERATOR_SIGN})\s*"
@@ -217,7 +210,6 @@ class Pools:
 
 
 # --- one record: what a result's numbers give ------------------------------------------------
-
 # A figure over a list's rows: its magnitude (a difference or a complement is stated without
 # its sign), how far it may lie from the true one (a ratio's digits left off), its kind, how made.
 _Aggregate = tuple[Decimal, Decimal, str, str]
@@ -230,27 +222,22 @@ def kept[T](read: Callable[[Source], T]) -> Callable[[Source], T]:
 
 
 def _lines(source: Source, dated: bool) -> tuple[str, bool]:
-    """A source's words one a line (with its dates' keys, of which only a year is a number),
-    and whether they are ASCII with no number led by 0 and a digit: then each number with a
-    given whole part is found by where that part starts."""
-
-    def read() -> tuple[str, bool]:
-        words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
-        lines = "\n" + "\n".join(words) + "\n"
-        return lines, lines.isascii() and not _ZERO_LED.search(lines)
-
-    return source.kept(f"lines {dated}", read)
+    """A source's words one a line (with its dates' keys, where only a year is a number), and whether
+    they are ASCII with no number led by 0 and a digit: then a number's line starts with its whole part."""
+    words = [*source.forms.words, *source.value_keys("dates")] if dated else source.forms.words
+    lines = "\n" + "\n".join(words) + "\n"
+    return lines, lines.isascii() and not _ZERO_LED.search(lines)
 
 
 def _near(source: Source, target: Decimal, tol: Decimal) -> str | None:
-    """The least number a source carries within ``tol`` of ``target``, as spelled, if any; its
-    dates are read only where a year (1 to 9999) may lie that near. Where the window holds few
-    whole numbers, only the lines that start with one are read; else all, sorted once."""
+    """The least number a source carries within ``tol`` of ``target``, as spelled; its dates are
+    read only where a year (1 to 9999) may lie that near. Where the window holds few whole
+    numbers, only the lines that start with one are read; else all, sorted once."""
     low, high = target - tol, target + tol
     year = max(1, math.ceil(low))  # the least a year near enough could be
     dated = year <= high and year <= 9999
     first, last = max(0, math.floor(low)), math.floor(high)
-    lines, plain = _lines(source, dated)
+    lines, plain = source.kept(f"lines {dated}", lambda: _lines(source, dated))
     if last - first < 16 and plain:
         near = []
         for mark in (f"\n{whole}{end}" for whole in range(first, last + 1) for end in ".\n"):
@@ -287,15 +274,13 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
     out: list[_Table] = []
-    stack = [("", source.parsed() if source.looks_json else None, 0)]
+    stack = [("", source.parsed(), 0)]
     while stack and len(out) < 64:
         path, value, depth = stack.pop()
-        if depth > 16:
-            continue
         rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)] if isinstance(value, list) else []
         if rows:
             out.append(_Table(path, rows))
-        elif isinstance(value, (dict, list)):
+        elif isinstance(value, (dict, list)) and depth < 16:
             items = value.items() if isinstance(value, dict) else enumerate(value[:MAX_ROWS])
             stack.extend(
                 (join_path(path, key if isinstance(key, int) else str(key)), item, depth + 1)
@@ -357,8 +342,7 @@ class _Table:
                         break
             if 1 < len(members) <= MAX_GROUPS_PER_KEY:
                 keyed.append((k, members))
-        keyed.sort(key=lambda item: len(item[1]))
-        for k, members in keyed[:MAX_GROUP_KEYS]:
+        for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
         self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and _unit(a) == _unit(b)]
         self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
@@ -367,14 +351,13 @@ class _Table:
 
     @exactly
     def sums(self, group: int) -> dict[str, Decimal]:
-        found = self.summed.get(group)
-        if found is None:
+        if group not in self.summed:
             idx = self.groups[group][1]
-            found = self.summed[group] = {
+            self.summed[group] = {
                 c: sum(cells if idx is None else map(cells.__getitem__, idx), ZERO)
                 for c, cells in self.values.items()
             }
-        return found
+        return self.summed[group]
 
     def may(self, group: int, kind: str, low: Decimal, high: Decimal) -> bool:
         """Whether a group's column sum or difference may lie from ``low`` to ``high``: its
@@ -388,9 +371,8 @@ class _Table:
 
     @exactly
     def entries(self, group: int) -> list[_Aggregate]:
-        found = self.made.get(group)
-        if found is not None:
-            return found
+        if group in self.made:
+            return self.made[group]
         label, sums = self.groups[group][0], self.sums(group)
         name = {c: f"{self.path}[{label}].{c}" for c in sums}
         out = [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
@@ -409,9 +391,8 @@ class _Table:
 
 
 def _aggregates(source: Source, kind: str, low: Decimal, high: Decimal) -> Iterator[_Aggregate]:
-    """The aggregates of a source's lists, table by table and group by group, at most
-    MAX_DERIVED; a group whose sums cannot come near is passed over, where the bound cannot
-    fall before it."""
+    """The aggregates of a source's lists, group by group, at most MAX_DERIVED; a group whose
+    sums cannot come near is passed over, where the bound cannot fall before it."""
     tables, left = _tables(source), MAX_DERIVED
     every = sum(table.most for table in tables) > MAX_DERIVED  # the bound may cut: count them all
     for table in tables:
@@ -425,8 +406,7 @@ def _aggregates(source: Source, kind: str, low: Decimal, high: Decimal) -> Itera
 
 
 def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
-    """``a ÷ b`` to QUOTIENT_DIGITS digits, and how far it may lie from the true quotient:
-    nothing when it ends within them, else less than one unit of its last digit."""
+    """``a ÷ b`` to QUOTIENT_DIGITS digits, and how far it may lie from the true quotient."""
     ratio = _QUOTIENT.divide(a, b)
     if EXACT.multiply(ratio, b) == a:
         return ratio, ZERO
@@ -436,9 +416,8 @@ def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
 def _leaf(kind: str, how: str, source: Source, offset: int | None) -> Derivation:
     """A derivation from the number of ``source`` at ``offset``, named by its path."""
     path = source.path_at(offset) if offset is not None else ""
-    return Derivation(
-        kind, how.format(path or f"{source.call_id} text"), (Evidence(call_id=source.call_id, path=path),)
-    )
+    evidence = (Evidence(call_id=source.call_id, path=path),)
+    return Derivation(kind, how.format(path or f"{source.call_id} text"), evidence)
 
 
 def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
@@ -473,25 +452,18 @@ def _column(kind: str, whole: bool = False) -> _Find:
         low, high = number - tol, number + tol  # two comparisons settle most of a long list
         for source in p.records:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
-                if (
-                    found == kind
-                    and low <= magnitude <= high
-                    and (not whole or "[]." in how)  # a group's name holds it: ``rows[key=value].column``
-                    and (not off or abs(magnitude - number) + off <= tol)
-                ):
-                    columns = tuple(
-                        Evidence(call_id=source.call_id, path=part)
-                        for part in re.findall(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+", how)
-                    )
-                    return Derivation(kind, how, columns or (Evidence(call_id=source.call_id),))
+                # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
+                if found != kind or not low <= magnitude <= high or whole and "[]." not in how:
+                    continue
+                if not off or abs(magnitude - number) + off <= tol:
+                    columns = [Evidence(call_id=source.call_id, path=part) for part in _COLUMN.findall(how)]
+                    return Derivation(kind, how, tuple(columns or [Evidence(call_id=source.call_id)]))
         return None
 
     return find
 
 
 # --- the answer's amounts and the conversation's ---------------------------------------------
-
-
 @kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
@@ -509,7 +481,7 @@ def money_leaves(source: Source) -> list[Operand]:
         elif money and is_number(node):
             out.append(Operand(Decimal(node), path, (Evidence(call_id=source.call_id, path=path),)))
 
-    walk(source.parsed() if source.looks_json else None, "", False, 0)
+    walk(source.parsed(), "", False, 0)
     return out
 
 
@@ -531,33 +503,32 @@ def list_counts(source: Source) -> list[Operand]:
             for i, item in enumerate(node[:50]):
                 walk(item, join_path(path, i), depth + 1)
 
-    walk(source.parsed() if source.looks_json else None, "", 0)
+    walk(source.parsed(), "", 0)
     return out
 
 
 def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
-    """The objects of a JSON result that hold one of ``names`` as a value of their own, each
-    with the amounts it carries under money keys (nested objects included)."""
+    """The objects of a JSON result holding one of ``names`` as a value, with their money amounts."""
     out: list[NamedRecord] = []
 
-    def amounts(node: dict[str, Any], path: str, inner: str, found: dict[str, Operand], depth: int) -> None:
+    def amounts(node: dict[str, Any], path: str, inner: str, depth: int) -> dict[str, Operand]:
+        found: dict[str, Operand] = {}
         for key, item in node.items():
             here, rel = join_path(path, str(key)), f"{inner}.{key}" if inner else str(key)
             if isinstance(item, dict) and depth < 3:
-                amounts(item, here, rel, found, depth + 1)
+                found.update(amounts(item, here, rel, depth + 1))
             elif is_number(item) and _MONEY_KEY.search(rel):
                 found[rel] = Operand(Decimal(item), here, (Evidence(call_id=source.call_id, path=here),))
+        return found
 
     def walk(node: Any, path: str, depth: int) -> None:
         if depth > 12 or len(out) >= 256:
             return
         if isinstance(node, dict):
             name = next((v for v in node.values() if isinstance(v, str) and v.lower() in names), None)
-            found: dict[str, Operand] = {}
-            if name is not None:
-                amounts(node, path, "", found, 0)
+            if name is not None and (found := amounts(node, path, "", 0)):
                 named = {k: replace(o, label=f"{k} of {name}") for k, o in found.items()}
-                out.extend([NamedRecord(name.lower(), named)] if found else [])
+                out.append(NamedRecord(name.lower(), named))
             for key, item in node.items():
                 if isinstance(item, (dict, list)):
                     walk(item, join_path(path, str(key)), depth + 1)
@@ -566,7 +537,7 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
                 walk(item, join_path(path, i), depth + 1)
 
     if names:
-        walk(source.parsed() if source.looks_json else None, "", 0)
+        walk(source.parsed(), "", 0)
     return out
 
 
@@ -583,6 +554,10 @@ def _label(answer: str, start: int) -> str:
     sentence is (``text.MAX_SENTENCE``): each amount of one long line costs the same."""
     begin = max(0, start - MAX_SENTENCE)
     return answer[answer.rfind("\n", begin, start) + 1 or begin : start]
+
+
+def _label_words(answer: str, start: int) -> list[str]:
+    return _WORD.findall(_label(answer, start).lower())
 
 
 def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
@@ -617,8 +592,7 @@ def _evaluate(expression: str) -> tuple[Decimal, str] | None:
         kinds.add("sum" if op == "+" else "difference")
     if product is None or at < len(expression.rstrip()):
         return None
-    kind = "difference" if "difference" in kinds else ("product" if "product" in kinds else "sum")
-    return total + sign * product, kind
+    return total + sign * product, next((k for k in ("difference", "product") if k in kinds), "sum")
 
 
 def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -668,25 +642,16 @@ def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return _last(f, [s for s in f.near[: f.index] if s.computed], tol)
 
 
-def _label_words(answer: str, start: int) -> list[str]:
-    return _WORD.findall(_label(answer, start).lower())
-
-
 def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """Every amount stated before a total whose label ends in what the total's label names
     after its "total" ("Total fee: $9" after "Fee: $4" and "Fee: $5"), whatever stands between."""
     words = _label_words(p.answer, f.near[f.index].start)
-    at = next((i for i in range(len(words) - 1, -1, -1) if _TOTAL_WORDS.fullmatch(words[i])), None)
-    named = (
-        list(takewhile(lambda word: word not in _LABEL_END, words[at + 1 : at + 4])) if at is not None else []
-    )
+    at = next((i for i in range(len(words) - 1, -1, -1) if _TOTAL_WORDS.fullmatch(words[i])), len(words))
+    named = list(takewhile(lambda word: word not in _LABEL_END, words[at + 1 : at + 4]))
     if not named:
         return None
-    run = [
-        s
-        for s in f.near[: f.index]
-        if not s.total and _label_words(p.answer, s.start)[-len(named) :] == named
-    ]
+    labelled = (s for s in f.near[: f.index] if not s.total)
+    run = [s for s in labelled if _label_words(p.answer, s.start)[-len(named) :] == named]
     if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
         return None
     return _summed(run, f.near[f.index].value, tol)
@@ -695,16 +660,13 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
     """One amount, under one key, of every record the answer names since a break, nearest break first."""
     stated, figure = f.near, f.near[f.index]
-    breaks = [
-        m.end() for m in _BREAK.finditer(p.answer, max(0, stated[0].start - MAX_SENTENCE), figure.start)
-    ]
-    breaks += [s.end for s in stated[: f.index] if s.total]
+    first = max(0, stated[0].start - MAX_SENTENCE)
+    starts = {0, *(m.end() for m in _BREAK.finditer(p.answer, first, figure.start))}
+    starts.update(s.end for s in stated[: f.index] if s.total)
     end = bisect_left(p.names, f.sentence.end if f.sentence else figure.end, key=itemgetter(0))
-    for start in sorted({0, *breaks}, reverse=True)[:MAX_RUN]:
-        named = dict.fromkeys(
-            name for _, name in p.names[bisect_left(p.names, start, key=itemgetter(0)) : end]
-        )
-        records = [p.named[n] for n in named if n in p.named]
+    for start in sorted(starts, reverse=True)[:MAX_RUN]:
+        names = p.names[bisect_left(p.names, start, key=itemgetter(0)) : end]
+        records = [p.named[n] for n in dict.fromkeys(name for _, name in names) if n in p.named]
         if 2 <= len(records) <= MAX_RUN:
             for key in sorted(set(records[0].amounts).intersection(*(r.amounts for r in records[1:]))):
                 yield [r.amounts[key] for r in records]
@@ -717,23 +679,19 @@ def _named(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """The nearest earlier total less every amount stated between it and the figure."""
     stated, index = f.near, f.index
-    for t in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
-        total, between = stated[t], stated[t + 1 : index]
-        if not total.known or not total.total:
-            continue
-        if between and all(s.known for s in between):
-            if abs(total.value - sum((s.value for s in between), ZERO) - stated[index].value) <= tol:
-                less = " − ".join(s.text for s in between)
-                return _made(
-                    "total-less", f"{total.text} − {less}", [total.operand(), *(s.operand() for s in between)]
-                )
+    back = range(index - 1, max(-1, index - 1 - MAX_RUN), -1)
+    at = next((t for t in back if stated[t].known and stated[t].total), index)  # index: none
+    total, between = stated[at], stated[at + 1 : index]
+    if not between or not all(s.known for s in between):
         return None
-    return None
+    if abs(total.value - sum((s.value for s in between), ZERO) - stated[index].value) > tol:
+        return None
+    less = " − ".join(s.text for s in between)
+    return _made("total-less", f"{total.text} − {less}", [total.operand(), *(s.operand() for s in between)])
 
 
 def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """``a − b`` of two amounts the pools hold; two only read must be read from one result (a
-    record's price paid and refund), never paired across results by chance."""
+    """``a − b`` of two amounts the pools hold; two only read, from one result (a price and its refund)."""
     pool = [s.operand() for i, s in enumerate(f.near) if s.known and i != f.index][:MAX_POOL]
     pool += p.earlier[-MAX_POOL:] + p.read[:MAX_POOL]
     said = len(pool) - len(p.read[:MAX_POOL])  # the first ``said`` were stated, not only read
@@ -750,17 +708,15 @@ def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """An amount of the pools (or a sum over the records the answer names) times a count the
     user or the data gave, which the sentence says: N where it says the figure is for N people."""
-    figure = f.near[f.index]
+    figure, sentence = f.near[f.index], f.sentence.text if f.sentence else ""
     counts = [c for c in p.counts if f.people is None or int(c.value) == f.people]
-    said = {int(c.value) for c in counts if _says(f.sentence.text if f.sentence else "", int(c.value))}
+    said = {int(c.value) for c in counts if _says(sentence, int(c.value))}
     if not said:
         return None
     values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
     for run in _named_sums(f, p):
-        label = "(" + " + ".join(o.label for o in run) + ")"
-        values.append(
-            Operand(sum((o.value for o in run), ZERO), label, tuple(e for o in run for e in o.evidence))
-        )
+        label, evidence = " + ".join(o.label for o in run), tuple(e for o in run for e in o.evidence)
+        values.append(Operand(sum((o.value for o in run), ZERO), f"({label})", evidence))
     for count in counts:
         for value in values[: 3 * MAX_POOL] if int(count.value) in said else ():
             if abs(value.value * count.value - figure.value) <= tol:
@@ -774,16 +730,12 @@ def _says(sentence: str, number: int) -> bool:
 
 
 # --- dates and times ---------------------------------------------------------------------------
-
-
 def stated_shifts(text: str) -> list[int]:
     """Numbers of days a person asked to move a date by: "the day after" is +1."""
     out = []
     for match in _SHIFT.finditer(text):
-        if match.group("tomorrow") or match.group("next"):
-            out.append(1)
-        elif match.group("after"):
-            out.append(1 if match.group("after").lower() == "after" else -1)
+        if match.group("n") is None:  # tomorrow, the next or following day, the day after or before
+            out.append(-1 if (match.group("after") or "").lower() == "before" else 1)
         else:
             word, weeks = match.group("n").lower(), match.group("unit").lower().startswith("week")
             n = (1 if word == "a" else (parse_number(word) or 0)) * (7 if weeks else 1)
@@ -821,19 +773,15 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 @kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
-    """For each time a result writes with a next-day mark (``"00:00:00+1"``), each date the
-    result or its call names moved by the mark's days, with the time's span."""
+    """Each date a result or its call names moved by a next-day mark (``"00:00:00+1"``), with its span."""
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
     named = {day for day, _, _ in dates_in(source.text)}
     for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
         named.update(day for day, _, _ in dates_in(text))
-    return [
-        (day + timedelta(days=time.day_offset), time.start, time.end)
-        for time in marked
-        for day in sorted(named)
-    ]
+    days = sorted(named)
+    return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
 def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -848,8 +796,7 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A duration that elapses between two clock times the answer or this turn's results
-    write (``durations.elapsed``): "a total of 5 hours" between a departure and an arrival."""
+    """A duration between two clock times the answer or this turn's results write (``durations.elapsed``)."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     if value is None:
         return None
@@ -868,61 +815,48 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     found = elapsed(value, clocks)
     if found is None:
         return None
-    operands = tuple(Operand(ZERO, label, places.get(label, ())) for label in found)
-    how = f"the time from {found[0]} to {found[1]}"
-    return Derivation("elapsed", how, operands[0].evidence + operands[1].evidence, operands)
+    operands = [Operand(ZERO, label, places.get(label, ())) for label in found]
+    return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
 
 
 # --- the table ----------------------------------------------------------------------------------
-
-
-def _digits(f: Figure) -> Decimal:
-    """Half a unit of the last digit written: 53.2 stands for 53.15 to 53.25."""
-    return Decimal(5).scaleb(-f.precision - 1)
-
-
-def _cent(f: Figure) -> Decimal:
-    return Decimal("0.005")
-
-
 @dataclass(frozen=True)
 class Row:
-    """One derivation: the kind findings report, the pool of its operands, how many it takes,
-    the figures it may explain (``Figure.shapes``), how near it must come, the function that
-    finds it, and the words that must surround the figure (of a figure for no number of people)."""
+    """One derivation."""
 
-    kind: str
-    pool: str
-    arity: str
-    shapes: str
-    tolerance: Callable[[Figure], Decimal]
+    kind: str  # as findings report it
+    pool: str  # where its operands come from
+    arity: str  # how many it takes
+    shapes: str  # the figures it may explain (``Figure.shapes``)
+    tolerance: Decimal | None  # how near it must come; None: half a unit of the figure's last digit
     find: _Find
-    guard: re.Pattern[str] | None = None
+    guard: re.Pattern[str] | None = None  # words that must surround a figure for no number of people
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
+_DIGIT = None  # a row's tolerance: half a unit of the figure's last digit
 TABLE = (
-    Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _cent, _elapsed),
-    Row("date-shift", "dates held; days the user asked for", "2", "date", _cent, _shifted),
-    Row("day-mark", "one record: a marked time, a date named", "2", "date", _cent, _day_marked),
-    Row("rounded", "one record", "1", _ANY + " decimal", _digits, _scaled("rounded", ((Decimal(1), ""),))),
-    Row("unit-scale", "one record", "1", "number", _digits, _scaled("unit-scale", _SCALES)),
-    Row("complement", "one record: a percentage field", "1", _ANY, _digits, _complement),
-    Row("column-sum", "one record: a list's rows", "n", _ANY, _digits, _column("column-sum")),
-    Row("column-ratio", "one record: a list's rows", "2n", _ANY, _digits, _column("column-ratio")),
-    Row("complement", "one record: a list's rows", "2n", _ANY, _digits, _column("complement")),
-    Row("column-difference", "one record: a list's rows", "2n", _ANY, _digits, _column("column-difference")),
-    Row("written", "the answer's words", "n", "amount", _cent, _written),
-    Row("sum", "the answer's amounts", "2-8", "amount", _cent, _listed, _TOTAL_WORDS),
-    Row("sum", "the records the answer names", "2-8", "amount", _cent, _named, _TOTAL_WORDS),
-    Row("sum", "the figures the answer computed", "2-8", "amount", _cent, _computed, _TOTAL_WORDS),
-    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _cent, _like_labelled, _TOTAL_WORDS),
-    Row("total-less", "the answer's amounts", "2-8", "amount", _cent, _total_less, _REMAINDER_WORDS),
-    Row("difference", "amounts stated; one result's", "2", "amount", _cent, _difference, _REMAINDER_WORDS),
-    Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _cent, _product),
-    Row("rounded", "one record", "1", "amount", _digits, _scaled("rounded", ((Decimal(1), ""),))),
-    Row("column-sum", "one record: a whole list", "n", "amount paid", _digits, _column("column-sum", True)),
-    Row("again", "earlier answers", "1", "amount", _cent, lambda f, p, _: p.before.get(f.number or ZERO)),
+    Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _CENT, _elapsed),
+    Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
+    Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
+    Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
+    Row("unit-scale", "one record", "1", "number", _DIGIT, _scaled("unit-scale", _SCALES)),
+    Row("complement", "one record: a percentage field", "1", _ANY, _DIGIT, _complement),
+    Row("column-sum", "one record: a list's rows", "n", _ANY, _DIGIT, _column("column-sum")),
+    Row("column-ratio", "one record: a list's rows", "2n", _ANY, _DIGIT, _column("column-ratio")),
+    Row("complement", "one record: a list's rows", "2n", _ANY, _DIGIT, _column("complement")),
+    Row("column-difference", "one record: a list's rows", "2n", _ANY, _DIGIT, _column("column-difference")),
+    Row("written", "the answer's words", "n", "amount", _CENT, _written),
+    Row("sum", "the answer's amounts", "2-8", "amount", _CENT, _listed, _TOTAL_WORDS),
+    Row("sum", "the records the answer names", "2-8", "amount", _CENT, _named, _TOTAL_WORDS),
+    Row("sum", "the figures the answer computed", "2-8", "amount", _CENT, _computed, _TOTAL_WORDS),
+    Row("sum", "the amounts labelled as the total is", "2-8", "amount", _CENT, _like_labelled, _TOTAL_WORDS),
+    Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
+    Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
+    Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
+    Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
+    Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", True)),
+    Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
@@ -932,43 +866,34 @@ def _first(f: Figure, p: Pools) -> Derivation | None:
         if not f.shapes.isdisjoint(shapes) and (
             row.guard is None or f.people is None and row.guard.search(f.said)
         ):
-            found = row.find(f, p, row.tolerance(f))
-            if found is not None:
+            tol = Decimal(5).scaleb(-f.precision - 1) if row.tolerance is None else row.tolerance
+            if (found := row.find(f, p, tol)) is not None:
                 return found
     return None
 
 
+def _stated(c: Candidate, total: bool, known: dict[str, tuple[Evidence, ...]], computed: set[str]) -> Stated:
+    """An amount the answer writes, as known this round."""
+    grounds, made = known.get(c.value), c.value in computed
+    return Stated(c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made)
+
+
 @exactly
 def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
-    """Each figure's first derivation in ``TABLE`` order, or None.
-
-    An amount is weighed against the amounts stated near it (``Pools.amounts``), as known at
-    the start of each of three rounds: one explained in a round is an operand in the next."""
+    """Each figure's first derivation in ``TABLE`` order, or None; amounts are tried in three rounds."""
     out: list[Derivation | None] = [None] * len(figures)
-    known = pools.known
-    totals = [bool(_TOTAL_WORDS.search(_label(pools.answer, c.start))) for c in pools.amounts]
+    answer, amounts, known = pools.answer, pools.amounts, pools.known
+    totals = [bool(_TOTAL_WORDS.search(_label(answer, c.start))) for c in amounts]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
-        f.sentence = sentence_at(pools.sentences, pools.amounts[f.at].start)
+        f.sentence = sentence_at(pools.sentences, amounts[f.at].start)
         said = f.sentence.text if f.sentence else ""
-        f.said = _label(pools.answer, pools.amounts[f.at].start) + " " + said
-        number = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
-        f.people = number if number is not None and number >= 2 else None
+        f.said = _label(answer, amounts[f.at].start) + " " + said
+        people = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
+        f.people = people if people is not None and people >= 2 else None
     pending = list(range(len(figures)))
     for _ in range(3):
-        pools.stated = [
-            Stated(
-                c.number or ZERO,
-                c.start,
-                c.end,
-                c.text,
-                c.value in known,
-                known.get(c.value, ()),
-                total,
-                c.value in computed,
-            )
-            for c, total in zip(pools.amounts, totals, strict=True)
-        ]
+        pools.stated = [_stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)]
         progress = False
         for i in pending:
             f = figures[i]

@@ -2,7 +2,8 @@
 
 A booking with ``"total_baggages": 3`` when nobody mentioned bags changes the record as much
 as an invented identifier does. So each number in the arguments of a call that may change
-something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else:
+something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
+(numbers are compared exactly, as ``Decimal``):
 
 - **the user said it of that noun**, in figures or words ("a bag" is 1), within three words
   before a word that shares its first three letters with a word of the key (generic words like
@@ -16,8 +17,6 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   shares add up to such an amount; a count no larger than another supplied argument of the
   same call that names the same thing;
 - **zero**, the default of every count.
-
-Numbers are compared exactly, as ``Decimal``.
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ def is_money_key(key: str) -> bool:
 def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
     """Each key of a JSON result with the numbers it holds anywhere in the result."""
     out: dict[str, set[Decimal]] = {}
-    stack: list[tuple[Any, str]] = [(source.parsed() if source.looks_json else None, "")]
+    stack: list[tuple[Any, str]] = [(source.parsed(), "")]
     for _ in range(MAX_LEAVES):
         if not stack:
             break
@@ -104,8 +103,7 @@ class Supply:
     _money: set[Decimal] = field(default_factory=set, repr=False)
     # Stem of a word a number was said of (or asked about) -> the numbers; "": any noun.
     _said: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
-    # The one count of a user message that says only one: whatever it names, it is the count
-    # the user gave ("2 suitcases" for a key of bags; no table of synonyms).
+    # The one count of a user message that says only one ("2 suitcases" for a key of bags).
     lone: set[Decimal] = field(default_factory=set, repr=False)
 
     def _catch_up(self) -> None:
@@ -119,15 +117,15 @@ class Supply:
         for text in self.user_texts[texts:]:
             counted: set[Decimal] = set()
             for match in _SAID.finditer(text):
-                number = _number(match.group(1))
-                if number is None:
+                said, words = match.group(1), match.group(2).lower().split()
+                if (number := _number(said)) is None:
                     continue
-                self._add_said({number}, _stems_of(match.group(2).lower().split()))
+                self._add_said({number}, _stems_of(words))
                 # A count of things: in figures or words ("a" aside), of a plural noun that
                 # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
-                noun = match.group(2).split()[0].lower()
+                noun = words[0]
                 if noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES:
-                    if match.group(1).lower() not in ("a", "an"):
+                    if said.lower() not in ("a", "an"):
                         counted.add(number)
             if len(counted) == 1:
                 self.lone |= counted
@@ -144,7 +142,6 @@ class Supply:
             self._said.setdefault(stem, set()).update(numbers)
 
     def same_key(self, key: str) -> set[Decimal]:
-        """The numbers the results hold under ``key``."""
         self._catch_up()
         return self._by_key.get(key, set())
 
@@ -154,8 +151,7 @@ class Supply:
         return value in self._money
 
     def said(self, stems: set[str]) -> set[Decimal]:
-        """The numbers the user said of a noun with one of ``stems`` (of any noun when there are
-        none), in a sentence or in a short reply to a question that named it."""
+        """The numbers the user said of a noun with one of ``stems`` (any noun where there are none)."""
         self._catch_up()
         return set().union(*(self._said.get(stem, set()) for stem in stems or {""}))
 
@@ -172,17 +168,16 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
         key = last_key(path)
         if is_money_key(key):
             # One share of a split payment: the shares under the same key make a known total.
-            shares = sum((other_value for other, other_value in numbers if last_key(other) == key), ZERO)
+            shares = sum((share for other, share in numbers if last_key(other) == key), ZERO)
             if _known_amount(shares, supply):
                 continue
-        stems = key_stems(key)
         # A part of a supplied total of the same thing: the non-free bags of the bags the user gave.
-        if any(
+        stems = key_stems(key)
+        if not any(
             supplied[other] and other != path and value <= total and stems & key_stems(last_key(other))
             for other, total in numbers
         ):
-            continue
-        out.append((path, value))
+            out.append((path, value))
     return out
 
 
@@ -201,8 +196,6 @@ def _supplied(path: str, value: Decimal, supply: Supply) -> bool:
     if is_money_key(key):
         return _known_amount(value, supply)
     said = supply.said(key_stems(key))
-    return (
-        value in said
-        or value in supply.lone
-        or any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)
-    )
+    if value in said or value in supply.lone:
+        return True
+    return any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)
