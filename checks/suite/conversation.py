@@ -440,58 +440,40 @@ def parse(data: Any) -> Conversation:
 def from_canonical(doc: dict[str, Any]) -> Conversation:
     """The frozen conversation of a document already canonical (as stored), not validated again."""
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
+    turns = tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"]))
     return Conversation(
-        external_id=doc["external_id"],
-        turns=tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"])),
-        agent_model=doc["agent"]["model"],
-        system=doc["system"],
-        receipts_complete=doc["receipts_complete"],
+        doc["external_id"], turns, doc["agent"]["model"], doc["system"], doc["receipts_complete"]
     )
 
 
 def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Turn:
     messages = tuple(_build_message(i, m) for i, m in enumerate(turn["messages"]))
-    answer = max(
-        (i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()), default=None
-    )
-    offered, claims = turn.get("tools_offered"), turn.get("claims")
+    answers = [i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
+    answer_index = answers[-1] if answers else None
+    answer = messages[answer_index].text if answer_index is not None else ""
+    tools, given_claims = turn.get("tools_offered"), turn.get("claims")
+    tools_offered = None if tools is None else tuple(t["name"] if isinstance(t, dict) else t for t in tools)
+    described = [t for t in tools or () if isinstance(t, dict) and isinstance(t.get("parameters"), dict)]
+    parameters = {t["name"]: t["parameters"] for t in described}
+    receipts = _receipts(messages, turn.get("receipts"), handles)
+    claims = None if given_claims is None else tuple(_claim(c) for c in given_claims)
+    negative_claims = tuple(turn.get("negative_claims") or ())
     return Turn(
-        index=index,
-        messages=messages,
-        tools_offered=None
-        if offered is None
-        else tuple(t if isinstance(t, str) else t["name"] for t in offered),
-        tool_parameters={
-            t["name"]: t["parameters"]
-            for t in offered or ()
-            if isinstance(t, dict) and isinstance(t.get("parameters"), dict)
-        },
-        receipts=_receipts(messages, turn.get("receipts"), handles),
-        claims=None if claims is None else tuple(_claim(c) for c in claims),
-        negative_claims=tuple(turn.get("negative_claims") or ()),
-        answer=messages[answer].text if answer is not None else "",
-        answer_index=answer,
+        index, messages, tools_offered, parameters, receipts, claims, negative_claims, answer, answer_index
     )
 
 
-def _claim(claim: dict[str, Any]) -> ToolClaim:
-    return ToolClaim(
-        claim["kind"], claim["tool"], claim.get("call_id"), claim.get("count"), claim.get("text")
-    )
+def _claim(c: dict[str, Any]) -> ToolClaim:
+    return ToolClaim(c["kind"], c["tool"], c.get("call_id"), c.get("count"), c.get("text"))
 
 
 def _build_message(index: int, message: dict[str, Any]) -> Message:
-    return Message(
-        role=message["role"],
-        text=content_text(message.get("content")),
-        content=message.get("content"),
-        tool_calls=tuple(
-            ToolCall(call["id"], call["function"]["name"], call["function"]["arguments"], index)
-            for call in message.get("tool_calls") or ()
-        ),
-        tool_call_id=message.get("tool_call_id"),
-        is_error=bool(message.get("is_error")),
+    role, content, tool_call_id = message["role"], message.get("content"), message.get("tool_call_id")
+    calls, is_error = message.get("tool_calls") or (), bool(message.get("is_error"))
+    tool_calls = tuple(
+        ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"], index) for c in calls
     )
+    return Message(role, content_text(content), content, tool_calls, tool_call_id, is_error)
 
 
 # --- receipts -----------------------------------------------------------------------------
