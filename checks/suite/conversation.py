@@ -1,12 +1,9 @@
 """Reading a conversation in the native format (CONTRACT.md §1), in three steps each usable alone:
-
-- ``validate`` lists every problem with its JSON path and what would be accepted, so the API
-  can refuse a payload in one answer instead of one error at a time;
-- ``canonical`` turns a valid payload into the one serialization stored (flat ``messages``
-  split into turns, tool arguments as strings, known keys only), so the same conversation
-  compares equal whichever way it was sent;
-- ``parse`` builds the frozen ``Conversation`` the checkers read, deriving receipts where a
-  turn gives none.
+``validate`` lists every problem with its JSON path and what would be accepted, so the API can
+refuse a payload in one answer; ``canonical`` turns a valid payload into the one serialization
+stored (flat ``messages`` split into turns, tool arguments as strings, known keys only), so a
+conversation compares equal whichever way it was sent; ``parse`` builds the frozen
+``Conversation`` the checkers read, deriving receipts where a turn gives none.
 """
 
 from __future__ import annotations
@@ -130,8 +127,7 @@ class _Problems:
                 self.add(f"{path}.{key}", message)
 
     def each(self, items: Any, path: str, problem: str, check: _Check, required: bool = False) -> None:
-        """``items``, where given (always, if ``required``: not empty), is a list whose items
-        ``check`` reads at their paths."""
+        """``items``, where given (always, if ``required``: not empty), is a list ``check`` reads."""
         wrong = not isinstance(items, list) or (required and not items)
         if wrong and (items is not None or required):
             self.add(path, problem)
@@ -167,10 +163,10 @@ def validate(data: Any) -> list[dict[str, str]]:
 
 
 def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
-    """Within a turn, each tool message answers a call of its turn made before it, as ``pairing``
-    pairs them (CONTRACT.md §6). Refused: a call that takes the id of a call of its turn still
-    waiting for its answer (which result answers which would be left open), and a tool message
-    no call of its turn waits on. Ids may recur across turns (some runtimes number calls afresh)."""
+    """Each tool message answers an earlier call of its turn, as ``pairing`` pairs them. Refused: a
+    call taking the id of a call of its turn still waiting for its answer (which result answers
+    which would be left open), and a tool message no call of its turn waits on. Ids may recur
+    across turns (some runtimes number calls afresh)."""
     for turn in _located_turns(data):
         waiting: Waiting[str] = Waiting()
         for path, message in turn:
@@ -261,8 +257,8 @@ def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
 
 
 def _located_turns(data: Any) -> list[list[tuple[str, Any]]]:
-    """The messages of a native payload turn by turn (a flat list split as ``split_into_turns``
-    splits it), each with its JSON path; a turn of the wrong shape holds none."""
+    """The messages of a native payload turn by turn, each with its JSON path; a turn of the
+    wrong shape holds none."""
     if not isinstance(data, dict):
         return []
     if isinstance(data.get("turns"), list):
@@ -341,16 +337,11 @@ def json_depth(value: Any, stop: int) -> int:
         return 0
     depth = deepest = 0
     for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", body)):
-        if bracket in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > stop:
-                    break
-        else:
-            depth -= 1
-            if depth <= 0:
-                break  # the end of the value; what follows it is not read
+        depth += 1 if bracket in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+        if deepest > stop or depth <= 0:
+            break  # deep enough, or the end of the value (what follows it is not read)
     return deepest
 
 
@@ -386,8 +377,7 @@ def _role(message: Any) -> Any:
 
 
 def split_into_turns[T](messages: list[T], role: Callable[[T], Any] = _role) -> list[list[T]]:
-    """A flat list becomes turns at each user message; anything before the first joins it.
-    ``role`` reads a message's role (a message that is no object has none)."""
+    """A flat list becomes turns at each user message; anything before the first joins it."""
     turns: list[list[T]] = [[]]
     user_seen = False
     for message in messages:
@@ -420,13 +410,10 @@ def compact_json(value: Any) -> str:
 
 def content_text(content: Any) -> str:
     """The text of a message's content: a string as is, a list's text parts joined by newlines."""
-    if isinstance(content, list):
-        return "\n".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
-        )
-    return "" if content is None else str(content)
+    if not isinstance(content, list):
+        return "" if content is None else str(content)
+    texts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
 
 
 # --- parsing ------------------------------------------------------------------------------
@@ -491,19 +478,17 @@ def is_error_shaped(text: str, value: Any) -> bool:
     (the Agents SDK's fixed "An error occurred while running the tool. Please try again.").
     Data that mentions failures ("Failed logins: 3") is not one."""
     if isinstance(value, dict):
-        if "error" in value and value["error"] not in (None, False, "", [], {}):
-            return True
         status = value.get("status")
-        return isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
+        failed = isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
+        return value.get("error") not in (None, False, "", [], {}) or failed
     return value is None and len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
 
 
 def _receipts(
     messages: tuple[Message, ...], given: list[dict[str, Any]] | None, handles: Iterator[int]
 ) -> tuple[Receipt, ...]:
-    """The turn's receipts: those given, each filled in where it is silent from the result of
-    the call it records (the k-th receipt of an id records the k-th call of that id), else
-    one derived from each tool message and the call it answers."""
+    """The turn's receipts: those given, each filled in from the result of the call it records,
+    else one derived from each tool message and the call it answers."""
     answers = answered_calls(messages)
     if given is None:
         tools = [
