@@ -1,11 +1,9 @@
-"""Which call a tool message answers, and which call a receipt records (CONTRACT.md §6).
-
-A tool message answers the nearest earlier call of its id still unanswered: models reuse an id
-once its call was answered, so an id alone does not name a call, and whatever pairs a result, a
-call and a receipt asks this module rather than mapping ids to calls. Validation keeps the rule
-unambiguous: within a turn the k-th call of an id is answered by the k-th tool message of that
-id and recorded by its k-th receipt. Each pairing is one pass over the messages or receipts.
-"""
+"""Which call a tool message answers, and which call a receipt records (CONTRACT.md §6), each
+in one pass. A tool message answers the nearest earlier call of its id still unanswered: models
+reuse an id once its call was answered, so whatever pairs a result, a call and a receipt asks
+this module rather than mapping ids to calls. Validation keeps the rule unambiguous: within a
+turn the k-th call of an id is answered by the k-th tool message of that id and recorded by
+its k-th receipt."""
 
 from __future__ import annotations
 
@@ -50,8 +48,8 @@ def answered_calls(messages: Sequence[Message]) -> dict[int, ToolCall]:
 def by_occurrence[T](
     ids: Iterable[str | None], items: Iterable[T], key: Callable[[T], str | None]
 ) -> list[T | None]:
-    """For each id of ``ids``, the item in the same place among the items of that id: the k-th
-    occurrence of an id gets the k-th item whose ``key`` is that id, else None (as a None id)."""
+    """For each id, the k-th item whose ``key`` is that id for its k-th occurrence, else None
+    (always for a None id)."""
     of_id: dict[str | None, list[T]] = {}
     for item in items:
         of_id.setdefault(key(item), []).append(item)
@@ -60,8 +58,8 @@ def by_occurrence[T](
 
 
 def answered_in_json(messages: Iterable[Any]) -> dict[int, dict[str, Any]]:
-    """``answered_calls`` for messages still in their JSON shape (before validation, so an entry
-    of the wrong shape is passed over): tool message index -> the call object it answers."""
+    """``answered_calls`` for messages still in their JSON shape, before validation (an entry of
+    the wrong shape is passed over)."""
     waiting: Waiting[dict[str, Any]] = Waiting()
     out: dict[int, dict[str, Any]] = {}
     for i, message in enumerate(m if isinstance(m, dict) else {} for m in messages):

@@ -1,6 +1,6 @@
-"""The record a negative claim is judged against: every call of the conversation, in order,
-one entry per receipt placed in the transcript (its turn, the message that asked for it, its
-result). The receipts' defaults are filled in when the conversation is read."""
+"""The record a negative claim is judged against: every call of the conversation, in order, one
+entry per receipt placed in the transcript (its turn, the message that asked for it, its result);
+the receipts' defaults are filled in when the conversation is read."""
 
 from __future__ import annotations
 
@@ -74,9 +74,8 @@ class Call:
 
 
 class Record:
-    """Every recorded call of a conversation, in conversation order. Its questions are answered
-    from indexes built in one pass (each list in conversation order), so a turn's claims cost
-    the same in the thousandth turn as in the first."""
+    """Every recorded call of a conversation, in order, with indexes built in one pass, so a
+    turn's claims cost the same in the thousandth turn as in the first."""
 
     def __init__(self, calls: tuple[Call, ...]) -> None:
         self.calls = calls

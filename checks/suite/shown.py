@@ -1,11 +1,9 @@
-"""What a conversation has shown so far, asked about all at once.
-
-The checkers walk a conversation in order and, at each answer or call, ask questions of
-everything before it (which tool result holds these digits, quotes this name, holds this date;
-did anyone write this value). Walking back for each question would make a long conversation
-cost the square of its length, so each kind of question is answered by a walk, newest first,
-until its walks have visited ``WALKS`` times as many messages as there are, and from then on
-from an index grown by the messages since. The answer is the walk's either way.
+"""What a conversation has shown so far, asked about all at once: at each answer or call the
+checkers ask of everything before it (which tool result holds these digits, quotes this name,
+holds this date; did anyone write this value). Walking back for each question would make a long
+conversation cost the square of its length, so each kind of question is answered by a walk,
+newest first, until its walks have visited ``WALKS`` times as many messages as there are, and
+then from an index grown by the messages since. The answer is the walk's either way.
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ class Grown:
         self._walked: dict[str, int] = {}  # index not built yet -> items its walks visited
 
     def indexed(self, name: str, items: Sequence[Any], read: Callable[[int, Any], None]) -> bool:
-        """Whether to answer a question of kind ``name`` from its index, brought up to date by
-        ``read`` (each item not yet read, with its place); False: walk."""
+        """Whether to answer from the index ``name`` (brought up to date by ``read``); False: walk."""
         if name not in self._upto:
             self._walked[name] = self._walked.get(name, 0) + len(items)
             if self._walked[name] <= WALKS * len(items):
@@ -132,8 +129,8 @@ class Shown(Grown):
         self._list_counts.update(first)
 
     def list_counts(self) -> list[Operand]:
-        """The first of each length ``list_counts`` gives over the sources newest first: the only
-        ones a product of an amount and a count can use (a later one of that length gives the same)."""
+        """The first of each length ``list_counts`` gives, newest source first: a product of an
+        amount and a count can use no other (a later one of that length gives the same)."""
         if not self.indexed("list_counts", self.sources, self._read_list_counts):
             first: dict[int, Operand] = {}
             for source in reversed(self.sources):
@@ -145,8 +142,7 @@ class Shown(Grown):
 
 
 class Texts(Grown):
-    """Texts in the order they were written, for finding a value written among them as a whole
-    (no letter or digit glued to either end)."""
+    """Texts in the order they were written, for finding a value written among them as a whole."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -161,9 +157,8 @@ class Texts(Grown):
             self._runs.setdefault(run, []).append(ordinal)
 
     def holding(self, needle: str) -> Iterator[int]:
-        """The texts that hold ``needle`` as a whole, newest first. Where it stands whole, each of
-        its runs of letters and digits is a whole run of the text too; so, indexed, only the texts
-        holding its rarest run are searched."""
+        """The texts that hold ``needle`` as a whole, newest first. Each of its runs of letters and
+        digits is then a whole run of the text too, so only the texts holding its rarest run are read."""
         runs = _RUN.findall(needle)
         ordinals: Sequence[int] = range(len(self.texts))
         if runs and self.indexed("runs", self.texts, self._read):

@@ -203,8 +203,8 @@ class Span:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A pointer into one call: which call, which JSON path, which characters of its result,
-    or (``of="arguments"``) of its arguments, a successful query being part of its receipt."""
+    """A pointer into one call: which JSON path, which characters of its result or (a successful
+    query being part of its receipt) of its arguments."""
 
     call_id: str | None
     path: str = ""
