@@ -498,16 +498,10 @@ def _receipts(
         ]
         return tuple(_receipt(raw, result, next(handles), derived=True) for raw, result in tools)
     result_of = {call: messages[i] for i, call in answers.items()}
-    calls = by_occurrence(
-        (raw.get("call_id") for raw in given),
-        (c for m in messages for c in m.tool_calls),
-        lambda c: c.call_id,
-    )
-    results = [result_of.get(call) if call is not None else None for call in calls]
-    return tuple(
-        _receipt(raw, result, next(handles), derived=False)
-        for raw, result in zip(given, results, strict=True)
-    )
+    asked = (c for m in messages for c in m.tool_calls)
+    calls = by_occurrence((raw.get("call_id") for raw in given), asked, lambda c: c.call_id)
+    paired = zip(given, [result_of.get(c) if c is not None else None for c in calls], strict=True)
+    return tuple(_receipt(raw, result, next(handles), derived=False) for raw, result in paired)
 
 
 def _receipt(raw: dict[str, Any], result: Message | None, number: int, derived: bool) -> Receipt:
