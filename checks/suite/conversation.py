@@ -1,14 +1,9 @@
-"""Reading a conversation in the native format (CONTRACT.md §1).
-
-Three steps, each usable alone:
-
-- ``validate`` lists every problem with its JSON path and what would be accepted, so the
-  API can refuse a payload in one answer instead of one error at a time;
-- ``canonical`` turns a valid payload into the one serialization the project stores
-  (flat ``messages`` split into turns, tool arguments as strings, known keys only), so the
-  same conversation compares equal whichever way it was sent;
-- ``parse`` builds the frozen ``Conversation`` the checkers read, deriving receipts where
-  a turn gives none.
+"""Reading a conversation in the native format (CONTRACT.md §1), in three steps each usable alone:
+``validate`` lists every problem with its JSON path and what would be accepted, so the API can
+refuse a payload in one answer; ``canonical`` turns a valid payload into the one serialization
+stored (flat ``messages`` split into turns, tool arguments as strings, known keys only), so a
+conversation compares equal whichever way it was sent; ``parse`` builds the frozen
+``Conversation`` the checkers read, deriving receipts where a turn gives none.
 """
 
 from __future__ import annotations
@@ -23,11 +18,12 @@ from .pairing import Waiting, answered_calls, by_occurrence
 from .types import Conversation, Message, Receipt, ToolCall, ToolClaim, Turn, containers
 
 # --- validation ---------------------------------------------------------------------------
-# Each table holds the fields an object may give: key -> (whether a value is accepted, the
-# problem where it is not). A field given as null is never a problem; fields listed in the
-# order they are reported.
+# Each table holds the fields an object may give, in the order they are reported: key ->
+# (whether a value is accepted, the problem where it is not). A field given as null is a
+# problem only where the field is required.
 
 type _Fields = dict[str, tuple[Callable[[Any], bool], str]]
+type _Check = Callable[[Any, str, _Problems], None]
 
 
 def _kind(*kinds: type) -> Callable[[Any], bool]:
@@ -41,6 +37,11 @@ def _one_of(*words: str) -> tuple[Callable[[Any], bool], str]:
 
 def _count(what: str) -> tuple[Callable[[Any], bool], str]:
     return (lambda value: _kind(int)(value) and value >= 0), f"must be a whole number of at least 0{what}"
+
+
+def _name(problem: str) -> tuple[Callable[[Any], bool], str]:
+    """A name: a string, not empty."""
+    return (lambda value: isinstance(value, str) and value != ""), problem
 
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -61,13 +62,18 @@ _CONVERSATION: _Fields = {
     "agent": (_kind(dict), 'must be an object like {"name": "…", "model": "…"}'),
 }
 _AGENT: _Fields = {"name": _STRING, "model": _STRING}
-_CONTENT: _Fields = {
-    "content": (_kind(str, list), 'must be a string, null, or a list of {"type": "text", "text": …} parts')
+_MESSAGE: _Fields = {
+    "role": _one_of(*ROLES),
+    "content": (_kind(str, list), 'must be a string, null, or a list of {"type": "text", "text": …} parts'),
 }
+_MESSAGES = "must be a non-empty list of messages"
+_CALL_ID = _name("is required: the call's id, which its tool message names")
 _FUNCTION: _Fields = {
-    "arguments": (_kind(str, dict, list), "must be a JSON string (kept as written, even if invalid)")
+    "name": _name("is required: the tool's name"),
+    "arguments": (_kind(str, dict, list), "must be a JSON string (kept as written, even if invalid)"),
 }
 _RECEIPT: _Fields = {
+    "tool": _name("is required: the name of the tool that ran"),
     "call_id": (_kind(str), "must be a string: the id of the call in the transcript"),
     "ok": _FLAG,
     "dispatched": _FLAG,
@@ -81,11 +87,15 @@ _RECEIPT: _Fields = {
     "scope": (_kind(dict), 'must be an object like {"filters": {"arg": "value"}, "complete": true}'),
 }
 _SCOPE: _Fields = {"filters": (_kind(dict), "must be an object of argument: value"), "complete": _FLAG}
-_CLAIM: _Fields = {"call_id": _STRING, "text": _STRING, "count": _count("")}
-# The entries of negative claims are stored as sent, whatever their shape.
-_NEGATIVE_CLAIMS: _Fields = {
-    "negative_claims": (_kind(list), "must be a list (its entries are judged, not refused)")
+_CLAIM: _Fields = {
+    "kind": _one_of(*CLAIM_KINDS),
+    "tool": _name("is required: the tool the claim is about"),
+    "call_id": _STRING,
+    "text": _STRING,
+    "count": _count(""),
 }
+# The entries of negative claims are stored as sent, whatever their shape.
+_NEGATIVE_CLAIMS = (_kind(list), "must be a list (its entries are judged, not refused)")
 
 
 class InvalidConversation(ValueError):
@@ -105,40 +115,31 @@ class _Problems:
     def add(self, path: str, message: str) -> None:
         self.errors.append({"path": path, "message": message})
 
-    def is_object(self, value: Any, path: str, message: str) -> bool:
-        if not isinstance(value, dict):
-            self.add(path, message)
-        return isinstance(value, dict)
-
     def like(self, value: Any, path: str, example: str) -> bool:
         """Whether ``value`` is a JSON object; where it is not, ``example`` shows one."""
-        return self.is_object(value, path, f"must be an object like {example}")
+        if not isinstance(value, dict):
+            self.add(path, f"must be an object like {example}")
+        return isinstance(value, dict)
 
-    def fields(self, obj: dict[str, Any], path: str, fields: _Fields) -> None:
+    def fields(self, obj: dict[str, Any], path: str, fields: _Fields, required: tuple[str, ...] = ()) -> None:
         for key, (accepted, message) in fields.items():
-            if obj.get(key) is not None and not accepted(obj[key]):
+            if (key in required or obj.get(key) is not None) and not accepted(obj.get(key)):
                 self.add(f"{path}.{key}", message)
 
-    def name(self, obj: dict[str, Any], key: str, path: str, message: str) -> None:
-        """``obj[key]`` is required: a string, not empty."""
-        if not isinstance(obj.get(key), str) or not obj[key]:
-            self.add(f"{path}.{key}", message)
-
-    def each(self, obj: dict[str, Any], key: str, path: str, what: str, check: Callable[..., None]) -> None:
-        """``obj[key]``, where given, is a list whose items ``check`` reads at their paths."""
-        items = obj.get(key)
-        if items is not None and not isinstance(items, list):
-            self.add(f"{path}.{key}", what)
-        for j, item in enumerate(items if isinstance(items, list) else ()):
-            check(item, f"{path}.{key}[{j}]", self)
+    def each(self, items: Any, path: str, problem: str, check: _Check, required: bool = False) -> None:
+        """``items``, where given (always, if ``required``: not empty), is a list ``check`` reads."""
+        wrong = not isinstance(items, list) or (required and not items)
+        if wrong and (items is not None or required):
+            self.add(path, problem)
+        for i, item in enumerate(items if isinstance(items, list) else ()):
+            check(item, f"{path}[{i}]", self)
 
 
 def validate(data: Any) -> list[dict[str, str]]:
     """Every problem of a native payload, each with its JSON path; empty when it is valid."""
     problems = _Problems()
-    if not problems.is_object(
-        data, "$", "must be a JSON object with `external_id` and `turns` (or `messages`)"
-    ):
+    if not isinstance(data, dict):
+        problems.add("$", "must be a JSON object with `external_id` and `turns` (or `messages`)")
         return problems.errors
     external_id = data.get("external_id")
     if not isinstance(external_id, str) or not external_id.strip():
@@ -148,13 +149,12 @@ def validate(data: Any) -> list[dict[str, str]]:
     problems.fields(data, "$", _CONVERSATION)
     if isinstance(data.get("agent"), dict):
         problems.fields(data["agent"], "$.agent", _AGENT)
-
     if "turns" in data and "messages" in data:
         problems.add("$", "give either `turns` or a flat `messages` list, not both")
     elif "turns" in data:
-        _validate_list(data["turns"], "$.turns", "turns", _validate_turn, problems)
+        problems.each(data["turns"], "$.turns", "must be a non-empty list of turns", _validate_turn, True)
     elif "messages" in data:
-        _validate_list(data["messages"], "$.messages", "messages", _validate_message, problems)
+        problems.each(data["messages"], "$.messages", _MESSAGES, _validate_message, required=True)
     else:
         problems.add("$.turns", "is required: a list of turns (or give a flat `messages` list)")
     if not problems.errors:
@@ -163,18 +163,16 @@ def validate(data: Any) -> list[dict[str, str]]:
 
 
 def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
-    """Within a turn, each tool message answers a call of its turn made before it, as
-    ``pairing`` pairs them (CONTRACT.md §6). Refused, each at its JSON path: a call that
-    takes the id of a call of its turn still waiting for its answer (which result answers
-    which would be left open), and a tool message no call of its turn waits on. Ids may
-    recur across turns (some runtimes number calls afresh each turn)."""
+    """Each tool message answers an earlier call of its turn, as ``pairing`` pairs them. Refused: a
+    call taking the id of a call of its turn still waiting for its answer (which result answers
+    which would be left open), and a tool message no call of its turn waits on. Ids may recur
+    across turns (some runtimes number calls afresh)."""
     for turn in _located_turns(data):
         waiting: Waiting[str] = Waiting()
         for path, message in turn:
             for j, call in enumerate(message.get("tool_calls") or ()):
                 call_path = f"{path}.tool_calls[{j}].id"
-                earlier = waiting.call(call["id"], call_path)
-                if earlier is not None:
+                if (earlier := waiting.call(call["id"], call_path)) is not None:
                     problems.add(
                         call_path,
                         f"repeats the id of {earlier}, which has no answer yet; an id may be reused "
@@ -189,14 +187,15 @@ def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
 
 
 def _validate_turn(turn: Any, path: str, problems: _Problems) -> None:
-    if not problems.is_object(turn, path, "must be an object with a `messages` list"):
+    if not isinstance(turn, dict):
+        problems.add(path, "must be an object with a `messages` list")
         return
-    _validate_list(turn.get("messages"), f"{path}.messages", "messages", _validate_message, problems)
+    problems.each(turn.get("messages"), f"{path}.messages", _MESSAGES, _validate_message, required=True)
     offered = 'must be a list of tool names or {"name": …} objects'
-    problems.each(turn, "tools_offered", path, offered, _validate_tool)
-    problems.each(turn, "receipts", path, "must be a list of receipts", _validate_receipt)
-    problems.each(turn, "claims", path, "must be a list of claims", _validate_claim)
-    problems.fields(turn, path, _NEGATIVE_CLAIMS)
+    problems.each(turn.get("tools_offered"), f"{path}.tools_offered", offered, _validate_tool)
+    problems.each(turn.get("receipts"), f"{path}.receipts", "must be a list of receipts", _validate_receipt)
+    problems.each(turn.get("claims"), f"{path}.claims", "must be a list of claims", _validate_claim)
+    problems.fields(turn, path, {"negative_claims": _NEGATIVE_CLAIMS})
 
 
 def _validate_tool(tool: Any, path: str, problems: _Problems) -> None:
@@ -207,21 +206,11 @@ def _validate_tool(tool: Any, path: str, problems: _Problems) -> None:
         problems.add(path, 'must be a tool name or {"name": …, "parameters": {…}}')
 
 
-def _validate_list(items: Any, path: str, what: str, check: Callable[..., None], problems: _Problems) -> None:
-    """``items`` is required: a non-empty list whose items ``check`` reads at their paths."""
-    if not isinstance(items, list) or not items:
-        problems.add(path, f"must be a non-empty list of {what}")
-    for i, item in enumerate(items if isinstance(items, list) else ()):
-        check(item, f"{path}[{i}]", problems)
-
-
 def _validate_message(message: Any, path: str, problems: _Problems) -> None:
     if not problems.like(message, path, '{"role": "user", "content": "…"}'):
         return
     role = message.get("role")
-    if role not in ROLES:
-        problems.add(f"{path}.role", f"must be one of {', '.join(ROLES)}")
-    problems.fields(message, path, _CONTENT)
+    problems.fields(message, path, _MESSAGE, required=("role",))
     content = message.get("content")
     for j, part in enumerate(content if isinstance(content, list) else ()):
         at = f"{path}.content[{j}]"
@@ -231,40 +220,34 @@ def _validate_message(message: Any, path: str, problems: _Problems) -> None:
     if message.get("tool_calls") is not None and role != "assistant":
         problems.add(f"{path}.tool_calls", "only an assistant message may carry tool calls")
     else:
-        problems.each(message, "tool_calls", path, "must be a list of tool calls", _validate_tool_call)
+        calls = "must be a list of tool calls"
+        problems.each(message.get("tool_calls"), f"{path}.tool_calls", calls, _validate_tool_call)
     if role == "tool":
-        answered = "is required on a tool message: the id of the call it answers"
-        problems.name(message, "tool_call_id", path, answered)
+        answered = _name("is required on a tool message: the id of the call it answers")
+        problems.fields(message, path, {"tool_call_id": answered}, required=("tool_call_id",))
     problems.fields(message, path, {"is_error": _FLAG})
 
 
 def _validate_tool_call(call: Any, path: str, problems: _Problems) -> None:
     function = '{"name": "…", "arguments": "{…}"}'
-    if not problems.like(call, path, f'{{"id": "call-1", "function": {function}}}'):
-        return
-    problems.name(call, "id", path, "is required: the call's id, which its tool message names")
-    if problems.like(call.get("function"), f"{path}.function", function):
-        problems.name(call["function"], "name", f"{path}.function", "is required: the tool's name")
-        problems.fields(call["function"], f"{path}.function", _FUNCTION)
+    if problems.like(call, path, f'{{"id": "call-1", "function": {function}}}'):
+        problems.fields(call, path, {"id": _CALL_ID}, required=("id",))
+        if problems.like(call.get("function"), f"{path}.function", function):
+            problems.fields(call["function"], f"{path}.function", _FUNCTION, required=("name",))
 
 
 def _validate_receipt(receipt: Any, path: str, problems: _Problems) -> None:
     if problems.like(receipt, path, '{"call_id": "call-1", "tool": "search", "ok": true}'):
-        problems.name(receipt, "tool", path, "is required: the name of the tool that ran")
-        problems.fields(receipt, path, _RECEIPT)
+        problems.fields(receipt, path, _RECEIPT, required=("tool",))
         if isinstance(receipt.get("scope"), dict):
             problems.fields(receipt["scope"], f"{path}.scope", _SCOPE)
 
 
 def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
-    if not problems.like(claim, path, '{"kind": "count", "tool": "search", "count": 3}'):
-        return
-    if claim.get("kind") not in CLAIM_KINDS:
-        problems.add(f"{path}.kind", f"must be one of {', '.join(CLAIM_KINDS)}")
-    problems.name(claim, "tool", path, "is required: the tool the claim is about")
-    problems.fields(claim, path, _CLAIM)
-    if claim.get("kind") == "count" and claim.get("count") is None:
-        problems.add(f"{path}.count", "is required for a count claim")
+    if problems.like(claim, path, '{"kind": "count", "tool": "search", "count": 3}'):
+        problems.fields(claim, path, _CLAIM, required=("kind", "tool"))
+        if claim.get("kind") == "count" and claim.get("count") is None:
+            problems.add(f"{path}.count", "is required for a count claim")
 
 
 # --- size ---------------------------------------------------------------------------------
@@ -274,8 +257,8 @@ def _validate_claim(claim: Any, path: str, problems: _Problems) -> None:
 
 
 def _located_turns(data: Any) -> list[list[tuple[str, Any]]]:
-    """The messages of a native payload turn by turn (a flat list split as ``split_into_turns``
-    splits it), each with its JSON path; a turn of the wrong shape holds none."""
+    """The messages of a native payload turn by turn, each with its JSON path; a turn of the
+    wrong shape holds none."""
     if not isinstance(data, dict):
         return []
     if isinstance(data.get("turns"), list):
@@ -303,24 +286,18 @@ def _messages_with_paths(data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
-    """The tool calls' arguments and the tool results of a native payload whose JSON nests
-    arrays and objects more than ``max_depth`` levels deep, each with its path and its depth
-    (counted no further than ``max_depth`` + 1). Arguments may be JSON text or JSON; a result
-    counts by the JSON value its text starts with, as the checkers read it."""
+    """The tool calls' arguments (JSON text or JSON) and tool results whose JSON nests deeper
+    than ``max_depth``, each with its path and its ``json_depth``."""
     found: list[tuple[str, int]] = []
     for path, message in _messages_with_paths(data):
         calls = message.get("tool_calls")
         for j, call in enumerate(calls if isinstance(calls, list) else []):
             function = call.get("function") if isinstance(call, dict) else None
             arguments = function.get("arguments") if isinstance(function, dict) else None
-            if isinstance(arguments, str):
-                depth = json_text_depth(arguments, max_depth)
-            else:
-                depth = max((depth for _, depth in containers(arguments, max_depth)), default=0)
-            if depth > max_depth:
+            if (depth := json_depth(arguments, max_depth)) > max_depth:
                 found.append((f"{path}.tool_calls[{j}].function.arguments", depth))
         result = _text_of(message, "tool")
-        if result is not None and (depth := json_text_depth(result, max_depth)) > max_depth:
+        if result is not None and (depth := json_depth(result, max_depth)) > max_depth:
             found.append((f"{path}.content", depth))
     return found
 
@@ -349,25 +326,22 @@ _JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-def json_text_depth(text: str, stop: int) -> int:
-    """How deep the arrays and objects of the JSON value ``text`` starts with nest (0 when
-    it starts with no array or object), counted no further than ``stop`` + 1: read from its
-    brackets outside strings, without decoding it, so JSON cut off or not quite valid counts."""
-    body = text.lstrip()
+def json_depth(value: Any, stop: int) -> int:
+    """How deep the arrays and objects of a JSON value nest (0 for none), counted no further
+    than ``stop`` + 1. Text counts by the JSON value it starts with, as the checkers read it:
+    from its brackets outside strings, not decoded, so JSON cut off or not quite valid counts."""
+    if not isinstance(value, str):
+        return max((depth for _, depth in containers(value, stop)), default=0)
+    body = value.lstrip()
     if body[:1] not in ("[", "{"):
         return 0
     depth = deepest = 0
     for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", body)):
-        if bracket in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > stop:
-                    break
-        else:
-            depth -= 1
-            if depth <= 0:
-                break  # the end of the value; what follows it is not read
+        depth += 1 if bracket in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+        if deepest > stop or depth <= 0:
+            break  # deep enough, or the end of the value (what follows it is not read)
     return deepest
 
 
@@ -379,7 +353,12 @@ def canonical(data: Any) -> dict[str, Any]:
     if errors := validate(data):
         raise InvalidConversation(errors)
     given = data.get("turns") or [{"messages": group} for group in split_into_turns(data["messages"])]
-    turns = [_canonical_turn(turn) for turn in given]
+    kept = ("tools_offered", "receipts", "claims", "negative_claims")
+    turns = [
+        {"messages": [_canonical_message(m) for m in turn["messages"]]}
+        | {key: turn[key] for key in kept if turn.get(key) is not None}
+        for turn in given
+    ]
     agent = data.get("agent") or {}
     return {
         "external_id": data["external_id"],
@@ -398,8 +377,7 @@ def _role(message: Any) -> Any:
 
 
 def split_into_turns[T](messages: list[T], role: Callable[[T], Any] = _role) -> list[list[T]]:
-    """A flat list becomes turns at each user message; anything before the first joins it.
-    ``role`` reads a message's role (a message that is no object has none)."""
+    """A flat list becomes turns at each user message; anything before the first joins it."""
     turns: list[list[T]] = [[]]
     user_seen = False
     for message in messages:
@@ -409,12 +387,6 @@ def split_into_turns[T](messages: list[T], role: Callable[[T], Any] = _role) -> 
             user_seen = True
         turns[-1].append(message)
     return turns if messages else []
-
-
-def _canonical_turn(turn: dict[str, Any]) -> dict[str, Any]:
-    kept = ("tools_offered", "receipts", "claims", "negative_claims")
-    messages = [_canonical_message(m) for m in turn["messages"]]
-    return {"messages": messages} | {key: turn[key] for key in kept if turn.get(key) is not None}
 
 
 def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -438,13 +410,10 @@ def compact_json(value: Any) -> str:
 
 def content_text(content: Any) -> str:
     """The text of a message's content: a string as is, a list's text parts joined by newlines."""
-    if isinstance(content, list):
-        return "\n".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
-        )
-    return "" if content is None else str(content)
+    if not isinstance(content, list):
+        return "" if content is None else str(content)
+    texts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
 
 
 # --- parsing ------------------------------------------------------------------------------
@@ -458,70 +427,43 @@ def parse(data: Any) -> Conversation:
 def from_canonical(doc: dict[str, Any]) -> Conversation:
     """The frozen conversation of a document already canonical (as stored), not validated again."""
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
+    turns = tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"]))
     return Conversation(
-        external_id=doc["external_id"],
-        turns=tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"])),
-        agent_model=doc["agent"]["model"],
-        system=doc["system"],
-        receipts_complete=doc["receipts_complete"],
+        doc["external_id"], turns, doc["agent"]["model"], doc["system"], doc["receipts_complete"]
     )
 
 
 def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Turn:
     messages = tuple(_build_message(i, m) for i, m in enumerate(turn["messages"]))
-    answer = max(
-        (i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()), default=None
-    )
-    offered, claims, given = turn.get("tools_offered"), turn.get("claims"), turn.get("receipts")
-    names = None if offered is None else tuple(t if isinstance(t, str) else t["name"] for t in offered)
+    answers = [i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
+    answer_index = answers[-1] if answers else None
+    answer = messages[answer_index].text if answer_index is not None else ""
+    tools, given_claims = turn.get("tools_offered"), turn.get("claims")
+    tools_offered = None if tools is None else tuple(t["name"] if isinstance(t, dict) else t for t in tools)
+    described = [t for t in tools or () if isinstance(t, dict) and isinstance(t.get("parameters"), dict)]
+    parameters = {t["name"]: t["parameters"] for t in described}
+    receipts = _receipts(messages, turn.get("receipts"), handles)
+    claims = None if given_claims is None else tuple(_claim(c) for c in given_claims)
+    negative_claims = tuple(turn.get("negative_claims") or ())
     return Turn(
-        index=index,
-        messages=messages,
-        tools_offered=names,
-        tool_parameters={
-            t["name"]: t["parameters"]
-            for t in offered or ()
-            if isinstance(t, dict) and isinstance(t.get("parameters"), dict)
-        },
-        receipts=_receipts(messages, given, handles),
-        claims=None
-        if claims is None
-        else tuple(
-            ToolClaim(c["kind"], c["tool"], c.get("call_id"), c.get("count"), c.get("text")) for c in claims
-        ),
-        negative_claims=tuple(turn.get("negative_claims") or ()),
-        answer=messages[answer].text if answer is not None else "",
-        answer_index=answer,
+        index, messages, tools_offered, parameters, receipts, claims, negative_claims, answer, answer_index
     )
+
+
+def _claim(c: dict[str, Any]) -> ToolClaim:
+    return ToolClaim(c["kind"], c["tool"], c.get("call_id"), c.get("count"), c.get("text"))
 
 
 def _build_message(index: int, message: dict[str, Any]) -> Message:
-    return Message(
-        role=message["role"],
-        text=content_text(message.get("content")),
-        content=message.get("content"),
-        tool_calls=tuple(
-            ToolCall(call["id"], call["function"]["name"], call["function"]["arguments"], index)
-            for call in message.get("tool_calls") or ()
-        ),
-        tool_call_id=message.get("tool_call_id"),
-        is_error=bool(message.get("is_error")),
+    role, content, tool_call_id = message["role"], message.get("content"), message.get("tool_call_id")
+    calls, is_error = message.get("tool_calls") or (), bool(message.get("is_error"))
+    tool_calls = tuple(
+        ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"], index) for c in calls
     )
+    return Message(role, content_text(content), content, tool_calls, tool_call_id, is_error)
 
 
 # --- receipts -----------------------------------------------------------------------------
-
-
-def result_facts(message: Message | None) -> tuple[bool, int | None, str]:
-    """What a tool message says about its call: success, row count and emptiness."""
-    if message is None:
-        return True, None, "unknown"
-    ok = not message.is_error and not is_error_shaped(message.text, message.value)
-    if (rows := message.rows) is None:
-        return ok, None, "unknown"
-    return ok, len(rows), "non-empty" if rows else "empty"
-
-
 # A failure written as text (amendment 1.1): a short message that opens with one of these.
 _ERROR_TEXT = re.compile(
     r"\s*(?:error\b\s*:|an error occurred\b|exception\s*:|traceback \(most recent call last\))", re.I
@@ -531,64 +473,57 @@ MAX_ERROR_TEXT = 2000
 
 
 def is_error_shaped(text: str, value: Any) -> bool:
-    """Whether a tool result reports that the call failed: an object with an ``error`` key (not
-    an empty one) or a ``status`` that says so; a short text that opens with "Error:" or "An
-    error occurred" (the Agents SDK's fixed "An error occurred while running the tool. Please
-    try again."). Data that mentions failures ("Failed logins: 3") is not one."""
+    """Whether a tool result reports that the call failed: an object with a non-empty ``error``
+    or a ``status`` that says so; a short text that opens with "Error:" or "An error occurred"
+    (the Agents SDK's fixed "An error occurred while running the tool. Please try again.").
+    Data that mentions failures ("Failed logins: 3") is not one."""
     if isinstance(value, dict):
-        if "error" in value and value["error"] not in (None, False, "", [], {}):
-            return True
         status = value.get("status")
-        return isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
+        failed = isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
+        return value.get("error") not in (None, False, "", [], {}) or failed
     return value is None and len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
 
 
 def _receipts(
     messages: tuple[Message, ...], given: list[dict[str, Any]] | None, handles: Iterator[int]
 ) -> tuple[Receipt, ...]:
-    """The turn's receipts: those given, each filled in where it is silent from the result of
-    the call it records (the k-th receipt of an id records the k-th call of that id), else
-    one derived from each tool message and the call it answers."""
+    """The turn's receipts: those given, each filled in from the result of the call it records,
+    else one derived from each tool message and the call it answers."""
     answers = answered_calls(messages)
-    read: list[tuple[dict[str, Any], Message | None]]
     if given is None:
-        read = [
+        tools = [
             ({"call_id": m.tool_call_id, "tool": answers[i].tool if i in answers else ""}, m)
             for i, m in enumerate(messages)
             if m.role == "tool"
         ]
-    else:
-        result_of = {call: messages[i] for i, call in answers.items()}
-        calls = by_occurrence(
-            (raw.get("call_id") for raw in given),
-            (c for m in messages for c in m.tool_calls),
-            lambda c: c.call_id,
-        )
-        read = [
-            (raw, result_of.get(call) if call is not None else None)
-            for raw, call in zip(given, calls, strict=True)
-        ]
-    out = []
-    for raw, result in read:
-        result_ok, result_count, emptiness = result_facts(result)
-        outcome, ok, number = raw.get("outcome"), raw.get("ok"), next(handles)
-        if ok is None:
-            ok = outcome == "ok" if outcome is not None else result_ok
-        out.append(
-            Receipt(
-                call_id=raw.get("call_id"),
-                tool=raw["tool"],
-                ok=bool(ok),
-                outcome=outcome or ("ok" if ok else "error"),
-                result_count=raw["result_count"] if "result_count" in raw else result_count,
-                effect=raw.get("effect") or "unknown",
-                emptiness=raw.get("emptiness") or emptiness,
-                scope=raw.get("scope"),
-                handle=raw.get("handle") or f"r{number}",
-                dispatched=raw.get("dispatched", True) is not False,
-                trusted=raw.get("trusted", True) is not False,
-                at=raw.get("at"),
-                derived=given is None,
-            )
-        )
-    return tuple(out)
+        return tuple(_receipt(raw, result, next(handles), derived=True) for raw, result in tools)
+    result_of = {call: messages[i] for i, call in answers.items()}
+    asked = (c for m in messages for c in m.tool_calls)
+    calls = by_occurrence((raw.get("call_id") for raw in given), asked, lambda c: c.call_id)
+    paired = zip(given, [result_of.get(c) if c is not None else None for c in calls], strict=True)
+    return tuple(_receipt(raw, result, next(handles), derived=False) for raw, result in paired)
+
+
+def _receipt(raw: dict[str, Any], result: Message | None, number: int, derived: bool) -> Receipt:
+    """A receipt as given, filled in where it is silent from what the result of its call says."""
+    rows = result.rows if result is not None else None
+    ok, outcome = raw.get("ok"), raw.get("outcome")
+    if ok is None and outcome is not None:
+        ok = outcome == "ok"
+    elif ok is None:
+        ok = result is None or not (result.is_error or is_error_shaped(result.text, result.value))
+    return Receipt(
+        call_id=raw.get("call_id"),
+        tool=raw["tool"],
+        ok=bool(ok),
+        outcome=outcome or ("ok" if ok else "error"),
+        result_count=raw["result_count"] if "result_count" in raw else None if rows is None else len(rows),
+        effect=raw.get("effect") or "unknown",
+        emptiness=raw.get("emptiness") or ("unknown" if rows is None else "non-empty" if rows else "empty"),
+        scope=raw.get("scope"),
+        handle=raw.get("handle") or f"r{number}",
+        dispatched=raw.get("dispatched", True) is not False,
+        trusted=raw.get("trusted", True) is not False,
+        at=raw.get("at"),
+        derived=derived,
+    )

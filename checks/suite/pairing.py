@@ -1,33 +1,17 @@
-"""Which call a tool message answers, and which call a receipt records (CONTRACT.md §6).
-
-A tool message answers the nearest earlier call of its id still unanswered: models reuse an
-id once its call was answered, so an id alone does not name a call, and whatever pairs a
-result, a call and a receipt asks this module rather than mapping ids to calls. Validation
-(``conversation._validate_call_ids``) keeps the rule unambiguous: within a turn the k-th call
-of an id is answered by the k-th tool message of that id and recorded by its k-th receipt.
-Each pairing is one pass over the messages or receipts.
-"""
+"""Which call a tool message answers, and which call a receipt records (CONTRACT.md §6), each
+in one pass. A tool message answers the nearest earlier call of its id still unanswered: models
+reuse an id once its call was answered, so whatever pairs a result, a call and a receipt asks
+this module rather than mapping ids to calls. Validation keeps the rule unambiguous: within a
+turn the k-th call of an id is answered by the k-th tool message of that id and recorded by
+its k-th receipt."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-
-# What pairing reads of a call and a message. The types module builds its turns with this
-# one, so naming its classes here would make the two import each other.
-class CallLike(Protocol):
-    @property
-    def call_id(self) -> str: ...
-
-
-class MessageLike[C: CallLike](Protocol):
-    @property
-    def role(self) -> str: ...
-    @property
-    def tool_calls(self) -> Sequence[C]: ...
-    @property
-    def tool_call_id(self) -> str | None: ...
+if TYPE_CHECKING:  # types builds its turns with this module, so it is not imported to run
+    from .types import Message, ToolCall
 
 
 class Waiting[T]:
@@ -49,10 +33,10 @@ class Waiting[T]:
         return stack.pop() if stack else None
 
 
-def answered_calls[C: CallLike](messages: Sequence[MessageLike[C]]) -> dict[int, C]:
+def answered_calls(messages: Sequence[Message]) -> dict[int, ToolCall]:
     """For one turn's messages: the index of each tool message that answers a call -> that call."""
-    waiting: Waiting[C] = Waiting()
-    out: dict[int, C] = {}
+    waiting: Waiting[ToolCall] = Waiting()
+    out: dict[int, ToolCall] = {}
     for i, message in enumerate(messages):
         for call in message.tool_calls:
             waiting.call(call.call_id, call)
@@ -64,9 +48,8 @@ def answered_calls[C: CallLike](messages: Sequence[MessageLike[C]]) -> dict[int,
 def by_occurrence[T](
     ids: Iterable[str | None], items: Iterable[T], key: Callable[[T], str | None]
 ) -> list[T | None]:
-    """For each id of ``ids``, the item in the same place among the items of that id: the
-    k-th occurrence of an id gets the k-th item whose ``key`` is that id, else None (and a
-    None id gets None)."""
+    """For each id, the k-th item whose ``key`` is that id for its k-th occurrence, else None
+    (always for a None id)."""
     of_id: dict[str | None, list[T]] = {}
     for item in items:
         of_id.setdefault(key(item), []).append(item)
@@ -75,13 +58,11 @@ def by_occurrence[T](
 
 
 def answered_in_json(messages: Iterable[Any]) -> dict[int, dict[str, Any]]:
-    """``answered_calls`` for messages still in their JSON shape (before validation, so an
-    entry of the wrong shape is passed over): tool message index -> the call object it answers."""
+    """``answered_calls`` for messages still in their JSON shape, before validation (an entry of
+    the wrong shape is passed over)."""
     waiting: Waiting[dict[str, Any]] = Waiting()
     out: dict[int, dict[str, Any]] = {}
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            continue
+    for i, message in enumerate(m if isinstance(m, dict) else {} for m in messages):
         calls = message.get("tool_calls")
         for call in calls if isinstance(calls, list) else ():
             if isinstance(call, dict) and isinstance(call.get("id"), str):

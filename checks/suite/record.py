@@ -1,6 +1,6 @@
-"""The record a negative claim is judged against: every call of the conversation, in order,
-one entry per receipt placed in the transcript (its turn, the message that asked for it, its
-result). The receipts' defaults are filled in when the conversation is read."""
+"""The record a negative claim is judged against: every call of the conversation, in order, one
+entry per receipt placed in the transcript (its turn, the message that asked for it, its result);
+the receipts' defaults are filled in when the conversation is read."""
 
 from __future__ import annotations
 
@@ -74,8 +74,7 @@ class Call:
 
 
 class Record:
-    """Every recorded call of a conversation, in conversation order. Its questions are answered
-    from indexes built in one pass over the calls (each list in conversation order), so a
+    """Every recorded call of a conversation, in order, with indexes built in one pass, so a
     turn's claims cost the same in the thousandth turn as in the first."""
 
     def __init__(self, calls: tuple[Call, ...]) -> None:
@@ -108,8 +107,7 @@ class Record:
         return list(self._in_turn.get(turn, ()))
 
     def by_handle(self, handle: str, turn: int) -> Call | None:
-        """The latest call up to a turn that carries a handle: a runtime that numbers handles
-        afresh each turn means this turn's ``r1`` by ``r1``."""
+        """The latest call up to a turn that carries a handle (a runtime may number them afresh each turn)."""
         named = self._by_handle.get(handle, [])
         at = bisect_right(named, turn, key=_turn)
         return named[at - 1] if at else None
@@ -118,13 +116,11 @@ class Record:
         return self._of_receipt.get(id(receipt))
 
     def has_read(self, tool: str, turn: int) -> bool:
-        """Whether ``tool`` has a read receipt up to a turn."""
         first = self._first_read.get(tool)
         return first is not None and first <= turn
 
     def changes_between(self, first: int, last: int) -> list[Call]:
-        """The dispatched calls that may change data (any but a read) of turns ``first`` to
-        ``last``, in conversation order."""
+        """The dispatched calls that may change data (any but a read) of turns ``first`` to ``last``."""
         changes = self._changes
         return changes[bisect_left(changes, first, key=_turn) : bisect_right(changes, last, key=_turn)]
 

@@ -1,9 +1,7 @@
 """The checkers the suite runs, in the order their findings are reported at one position.
 
-Adding a checker is one module with a class that has a ``name`` and a ``check`` method, plus
-one line in ``CHECKERS``. ``check(conversation, options, context) -> CheckerReport`` reads the
-run's conversation and options and what the caller knows beyond them (``RunContext``), and
-returns its findings with, when it has them, provenance, per-turn fields and judge exchanges;
+Adding a checker is one module with a class that has a ``name`` and a ``check`` method (reading
+the conversation, the options and the caller's ``RunContext``), plus one line in ``CHECKERS``;
 ``run_suite`` merges the reports of the selected checkers the same way for all.
 """
 

@@ -1,11 +1,9 @@
-"""What a conversation has shown so far, asked about all at once.
-
-The checkers walk a conversation in order and, at each answer or call, ask questions of
-everything before it (which tool result holds these digits, quotes this name, holds this
-date; did anyone write this value). Walking back for each question would make a long
+"""What a conversation has shown so far, asked about all at once: at each answer or call the
+checkers ask of everything before it (which tool result holds these digits, quotes this name,
+holds this date; did anyone write this value). Walking back for each question would make a long
 conversation cost the square of its length, so each kind of question is answered by a walk,
-newest first, until its walks have visited ``WALKS`` times as many messages as there are,
-and from then on from an index grown by the messages since. The answer is the walk's either way.
+newest first, until its walks have visited ``WALKS`` times as many messages as there are, and
+then from an index grown by the messages since. The answer is the walk's either way.
 """
 
 from __future__ import annotations
@@ -22,8 +20,7 @@ from .evidence_index import Source, is_bounded
 # Enough that a short conversation is never indexed, few enough that a long one is indexed
 # within its first turns.
 WALKS = 32
-# Strings between two quotes longer than this are not indexed: names are shorter.
-MAX_QUOTED = 64
+MAX_QUOTED = 64  # strings between two quotes longer than this are not indexed: names are shorter
 _RUN = re.compile(r"[^\W_]+")  # a run of letters and digits (``str.isalnum``)
 
 
@@ -35,8 +32,7 @@ class Grown:
         self._walked: dict[str, int] = {}  # index not built yet -> items its walks visited
 
     def indexed(self, name: str, items: Sequence[Any], read: Callable[[int, Any], None]) -> bool:
-        """Whether to answer a question of kind ``name`` from its index, brought up to date
-        with ``read`` (called with each item not yet read, and its place); False: walk."""
+        """Whether to answer from the index ``name`` (brought up to date by ``read``); False: walk."""
         if name not in self._upto:
             self._walked[name] = self._walked.get(name, 0) + len(items)
             if self._walked[name] <= WALKS * len(items):
@@ -85,8 +81,7 @@ class Shown(Grown):
         return self.sources[best] if best >= 0 else None
 
     def counts_noun(self, prefix: str) -> bool:
-        """Whether some source's lists have a count key starting with ``prefix``
-        (``count:item:``, which ends at the colon before the number)."""
+        """Whether a source's lists have a count key starting with ``prefix`` (``count:item:``)."""
         if not self.indexed("lazy", self.sources, self._read_lazy_keys):
             return any(key.startswith(prefix) for source in self.sources for key in source.counts)
         return prefix in self._count_nouns
@@ -96,8 +91,8 @@ class Shown(Grown):
             self._quoted.update(part for part in source.low.split('"')[1:-1] if len(part) <= MAX_QUOTED)
 
     def quotes(self, value: str) -> bool:
-        """Whether a JSON source holds ``"value"`` (its lower-case text does); the newest
-        first, which is where an answer's values mostly stand."""
+        """Whether a JSON source holds ``"value"`` in its lower-case text; walked newest first,
+        where an answer's values mostly stand."""
         indexable = '"' not in value and len(value) <= MAX_QUOTED
         if not (indexable and self.indexed("quoted", self.sources, self._read_quoted)):
             needle = f'"{value}"'
@@ -112,8 +107,7 @@ class Shown(Grown):
         """The newest ``limit`` (at least 1) sources whose forms include ``form``, newest first."""
         if not self.indexed("forms", self.sources, self._read_forms):
             return list(islice((s for s in reversed(self.sources) if form in s.forms), limit))
-        holders = self._holders.get(form, [])
-        return [self.sources[ordinal] for ordinal in holders[-limit:][::-1]]
+        return [self.sources[ordinal] for ordinal in self._holders.get(form, [])[-limit:][::-1]]
 
     def _read_dates(self, ordinal: int, source: Source) -> None:
         for found, _, _ in dates_in(source.text):
@@ -135,9 +129,8 @@ class Shown(Grown):
         self._list_counts.update(first)
 
     def list_counts(self) -> list[Operand]:
-        """The first of each length ``list_counts`` gives over the sources newest first: the
-        only ones a product of an amount and a count can use (a later one of the same length
-        gives the same products)."""
+        """The first of each length ``list_counts`` gives, newest source first: a product of an
+        amount and a count can use no other (a later one of that length gives the same)."""
         if not self.indexed("list_counts", self.sources, self._read_list_counts):
             first: dict[int, Operand] = {}
             for source in reversed(self.sources):
@@ -149,8 +142,7 @@ class Shown(Grown):
 
 
 class Texts(Grown):
-    """Texts in the order they were written, for finding a value written among them as a
-    whole (no letter or digit glued to either end)."""
+    """Texts in the order they were written, for finding a value written among them as a whole."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -165,11 +157,8 @@ class Texts(Grown):
             self._runs.setdefault(run, []).append(ordinal)
 
     def holding(self, needle: str) -> Iterator[int]:
-        """The texts that hold ``needle`` as a whole, newest first.
-
-        Where ``needle`` stands whole, each of its runs of letters and digits is a whole run
-        of the text too; so, indexed, only the texts holding its rarest run are searched.
-        """
+        """The texts that hold ``needle`` as a whole, newest first. Each of its runs of letters and
+        digits is then a whole run of the text too, so only the texts holding its rarest run are read."""
         runs = _RUN.findall(needle)
         ordinals: Sequence[int] = range(len(self.texts))
         if runs and self.indexed("runs", self.texts, self._read):

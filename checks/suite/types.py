@@ -65,9 +65,9 @@ MAX_DEPTH, MAX_ITEMS = 12, 500
 
 
 def containers(value: Any, max_depth: int = MAX_DEPTH) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
-    """The arrays and objects of a JSON value, each with its level (the value itself is 1),
-    down to level ``max_depth`` + 1 and within the first ``MAX_ITEMS`` items of an array, so
-    no nesting or length makes a walk long (nor a recursion deep). In no particular order."""
+    """The arrays and objects of a JSON value, each with its level (the value itself is 1), in no
+    order, down to level ``max_depth`` + 1 and within the first ``MAX_ITEMS`` items of an array,
+    so no nesting or length makes a walk long (nor a recursion deep)."""
     stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, depth = stack.pop()
@@ -144,9 +144,7 @@ class Turn:
     def tool_results(self) -> list[Message]:
         return [message for message in self.messages if message.role == "tool"]
 
-    # Pairing (CONTRACT.md §6): an id may be reused once its call was answered, so a result
-    # or a receipt is paired with its call by ``pairing``, never by looking its id up.
-
+    # A result or a receipt is paired with its call by ``pairing``, never by looking its id up.
     @cached_property
     def answers(self) -> dict[int, ToolCall]:
         """The index of each tool message that answers a call -> the call it answers."""
@@ -163,8 +161,7 @@ class Turn:
         return {id(r): c for r, c in paired}, {c: r for r, c in paired}
 
     def __getstate__(self) -> dict[str, Any]:
-        # The pairings are rebuilt on demand: a receipt's is keyed by the object's identity,
-        # which a copy does not keep.
+        # The pairings are rebuilt on demand: a receipt's is keyed by its identity, which a copy loses.
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def result_index(self, call: ToolCall) -> int | None:
@@ -178,12 +175,10 @@ class Turn:
         return self.messages[at] if at is not None else None
 
     def call_of(self, receipt: Receipt) -> ToolCall | None:
-        """The call a receipt of this turn records: the k-th receipt of an id records the
-        k-th call of that id; None when the transcript shows no such call."""
+        """The call a receipt of this turn records (the k-th receipt of an id, the k-th call)."""
         return self._receipt_calls[0].get(id(receipt))
 
     def receipt_of(self, call: ToolCall) -> Receipt | None:
-        """The receipt of this turn that records ``call``, if there is one."""
         return self._receipt_calls[1].get(call)
 
 
@@ -208,8 +203,8 @@ class Span:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A pointer into one call: which call, which JSON path, which characters of its result,
-    or (``of="arguments"``) of its arguments, a successful query being part of its receipt."""
+    """A pointer into one call: which JSON path, which characters of its result or (a successful
+    query being part of its receipt) of its arguments."""
 
     call_id: str | None
     path: str = ""
@@ -245,8 +240,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class RunContext:
-    """What the caller of a run knows beyond the conversation and its options; a checker that
-    needs none of it ignores it."""
+    """What the caller of a run knows beyond the conversation and its options."""
 
     neighbours: list[dict[str, Any]] | None = None  # answers a search ranked beside the sampled ones
     tokens_left_today: int | None = None  # the project's daily judge budget left (None: no limit)

@@ -1,9 +1,7 @@
-"""What every value the suite reads is: one shape, whatever its kind.
-
-Each reader (``values``, ``durations``, ``money``, ``notations``) reads spans with a kind, a
-canonical content and keys: a source's filed under ``keys()``, an answer's looked up under
-``lookups()`` (the same but for a full date), so a notation is read alike on both sides.
-"""
+"""What every value the suite reads is: one shape, whatever its kind and its reader
+(``values``, ``durations``, ``money``, ``notations``). A source's value is filed under ``keys()``,
+an answer's looked up under ``lookups()`` (the same but for a full date), so a notation is read
+alike on both sides."""
 
 from __future__ import annotations
 
