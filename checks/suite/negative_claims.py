@@ -1,21 +1,20 @@
 """Checker ``negative_claims``: "there is none", judged against the searches that ran.
 
-A negative answer is the hardest to audit by reading it: nothing in it points at what was
-not found. So a runtime may send its model's negatives as typed citations (``{"kind": "none"
-| "not-found" | "complete", "about": …, "restsOn": ["r1", …]}``), each judged against the
-record of calls (``record.Record``) by the decision table of CONTRACT.md §5: the first row
-that applies gives the code, and a claim no row catches is ``established``. Every refusal is
-a fixed "I don't know…" sentence in the project's own words, never the model's.
+A negative answer is the hardest to audit by reading it: nothing in it points at what was not found. So
+a runtime may send its model's negatives as typed citations (``{"kind": "none" | "not-found" |
+"complete", "about": …, "restsOn": ["r1", …]}``), each judged against the record of calls
+(``record.Record``) by the decision table of CONTRACT.md §5: the first row that applies gives the code,
+and a claim no row catches is ``established``. Every refusal is a fixed "I don't know…" sentence in the
+project's own words, never the model's.
 
-Absences stated in prose are read as ``tool_receipts`` reads them. One defect gives one
-finding: an absence the receipts contradict is that checker's ``false_absence``, and a
-sentence that restates a typed claim of its turn is that claim, whatever its shape. It
-restates one whose ``about`` it (or the sentence before it) names, or that cites a read of
-its tool (for an unresolved entry, a receipt its handles name), or that points at no read
-and names no subject; a named subject ranks first (most of all with the read cited), then
-the first. Any other prose absence over a runtime read is judged by the same table, and
-where the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is
-missing. Each turn's verdicts fold into a status and a delivery, for the turn page.
+Absences stated in prose are read as ``tool_receipts`` reads them. One defect gives one finding: an
+absence the receipts contradict is that checker's ``false_absence``, and a sentence that restates a typed
+claim of its turn is that claim, whatever its shape. It restates one whose ``about`` it (or the sentence
+before it) names, or that cites a read of its tool (for an unresolved entry, a receipt its handles name),
+or that points at no read and names no subject; a named subject ranks first (most of all with the read
+cited), then the first. Any other prose absence over a runtime read is judged by the same table, and
+where the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is missing. Each
+turn's verdicts fold into a status and a delivery, for the turn page.
 """
 
 from __future__ import annotations
@@ -115,8 +114,7 @@ def _moment(at: str | None) -> str | None:
         moment = datetime.fromisoformat(at.strip())
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -144,8 +142,7 @@ def _same_filters(one: Call, other: Call) -> bool:
 
 def _wider(other: Call, cited: Call) -> bool:
     """``other`` searched the same population with fewer filters."""
-    a, b = _items(other), _items(cited)
-    return a is not None and b is not None and a < b
+    return (a := _items(other)) is not None and (b := _items(cited)) is not None and a < b
 
 
 def _rows_outside(other: Call, cited: Call) -> bool:
@@ -180,7 +177,8 @@ class Verdict:
     code: str
     cited: list[Call] = field(default_factory=list)
     contrary: list[Call] = field(default_factory=list)  # other reads that overturn the cited ones
-    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since
+    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since (never
+    # with ``contrary``: a verdict names the writes or the reads that overturn the cited ones)
     stale: Call | None = None
     narrower: str | None = None  # the absence a failed complete-list claim does establish
     missing: str | None = None  # what a prose absence the table cannot judge lacks (``_MISSING``)
@@ -292,12 +290,9 @@ def statement(cited: list[Call]) -> str:
     """What the cited reads establish, in the record's own terms (never the model's)."""
     parts = []
     for c in cited:
-        filters = ", ".join(
-            f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in (c.filters or {}).items()
-        )
+        terms = ", ".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in (c.filters or {}).items())
         what = "declared that nothing matched" if c.declared_absent else "returned nothing"
-        where = f" for {filters}" if filters else ""
-        whole = " over a complete search" if c.complete else ""
+        where, whole = f" for {terms}" if terms else "", " over a complete search" if c.complete else ""
         parts.append(f"{c.tool} ({c.handle}) {what}{where}{whole}")
     return "Recorded: " + "; ".join(parts) + "."
 
@@ -311,13 +306,12 @@ def _explain(verdict: Verdict, subject: str) -> str:
         return f"{subject} and the record cannot settle it: {_MISSING[verdict.missing]}."
     if verdict.stale is not None:
         return f"{subject} rests on {verdict.stale.handle}, read on turn {verdict.stale.turn} and not again."
-    if code == "superseded_by_write":
-        writes = ", ".join(f"{w.tool} ({w.handle})" for w in verdict.writes)
+    others = ", ".join(f"{x.tool} ({x.handle})" for x in verdict.writes or verdict.contrary)
+    if verdict.writes:
         return (
-            f"{subject} rests on {cited}, but {writes} may have changed the data after or beside that read."
+            f"{subject} rests on {cited}, but {others} may have changed the data after or beside that read."
         )
     if verdict.contrary:
-        others = ", ".join(f"{x.tool} ({x.handle})" for x in verdict.contrary)
         return f"{subject} rests on {cited}; {others} speaks against it ({code.replace('_', ' ')})."
     return f"{subject} is not established by {cited} ({code.replace('_', ' ')})."
 
@@ -325,22 +319,16 @@ def _explain(verdict: Verdict, subject: str) -> str:
 def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
     code, stale = verdict.code, verdict.stale
     shown = [*verdict.cited, *verdict.contrary, *verdict.writes]  # a write is never a cited read
-    out = extra | {
-        "verdict": code,
-        "disposition": _DISPOSITION.get(code, "unreachable"),
-        "cited": [c.handle for c in verdict.cited],
-        "contrary": [x.handle for x in verdict.contrary],
+    out = extra | {"verdict": code, "disposition": _DISPOSITION.get(code, "unreachable")}
+    out |= {"cited": [c.handle for c in verdict.cited], "contrary": [x.handle for x in verdict.contrary]}
+    optional = {
+        "missing": verdict.missing,
+        "superseded_by": [w.handle for w in verdict.writes] or None,
+        "stale": {"turn": stale.turn, "at": stale.receipt.at, "handle": stale.handle} if stale else None,
+        "statement": statement(verdict.cited) if code == ESTABLISHED else None,
+        "narrower": {"kind": "none", "statement": verdict.narrower} if verdict.narrower is not None else None,
     }
-    if verdict.missing is not None:
-        out["missing"] = verdict.missing
-    if verdict.writes:
-        out["superseded_by"] = [w.handle for w in verdict.writes]
-    if stale is not None:
-        out["stale"] = {"turn": stale.turn, "at": stale.receipt.at, "handle": stale.handle}
-    if code == ESTABLISHED:
-        out["statement"] = statement(verdict.cited)
-    if verdict.narrower is not None:
-        out["narrower"] = {"kind": "none", "statement": verdict.narrower}
+    out |= {key: value for key, value in optional.items() if value is not None}
     severity: Severity = "info" if code in (ESTABLISHED, UNVERIFIED) else "flag"
     evidence = tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown)
     why, correction = _explain(verdict, subject), _correction(verdict)
@@ -361,8 +349,7 @@ class _Typed:
         return out if isinstance(self.entry, dict) else out | {"entry": self.entry}
 
     def reads(self, ctx: _Context) -> list[Call]:
-        """The reads it cites; where its citation did not resolve, the receipts its handles
-        name where any do (a malformed entry still points somewhere)."""
+        """The reads it cites; for a citation that did not resolve, the receipts its handles name."""
         if self.verdict.cited:
             return self.verdict.cited
         handles = self.entry.get("restsOn") if isinstance(self.entry, dict) else None
@@ -384,8 +371,7 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
     """The typed claim of the turn that a prose absence restates (rule and ranking: module docstring)."""
     answer = ctx.turn.answer
     parts = sentences(prepare(answer))
-    here = sentence_at(parts, span.start)
-    if here is None:
+    if (here := sentence_at(parts, span.start)) is None:
         context = answer[span.start : span.end]
     else:
         before = [p for p in parts if p.end <= here.start]
@@ -436,23 +422,18 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
 
 
 def turn_summary(findings: list[Finding], options: Options) -> dict[str, Any]:
-    """A turn's findings as the turn page shows them: its status (any failed check fails it,
-    else any check not made leaves it unverified) and how its typed answer would go out (as
-    checked, as recorded, or the fallback)."""
+    """A turn's findings as the turn page shows them: its status (any failed check fails it, else any
+    check not made leaves it unverified) and how its typed answer would go out (as checked, as recorded,
+    or the fallback)."""
     typed = [f.code for f in findings if f.extra.get("source") == "typed"]
     dispositions = [f.extra["disposition"] for f in findings]
     unestablished = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
     delivery = "as-checked" if all(code == ESTABLISHED for code in typed) else unestablished
     failed, unreachable = dispositions.count("checked-fail"), dispositions.count("unreachable")
-    return {
-        "claims": len(typed),
-        "prose": len(findings) - len(typed),
-        "established": sum(f.code == ESTABLISHED for f in findings),
-        "failed": failed,
-        "unreachable": unreachable,
-        "status": "failed" if failed else "unverified" if unreachable else "passed",
-        "delivery": delivery if typed else None,
-    }
+    claims, established = len(typed), sum(f.code == ESTABLISHED for f in findings)
+    out = {"claims": claims, "prose": len(findings) - claims, "established": established, "failed": failed}
+    status = "failed" if failed else "unverified" if unreachable else "passed"
+    return out | {"unreachable": unreachable, "status": status, "delivery": delivery if typed else None}
 
 
 class NegativeClaims:
