@@ -132,8 +132,7 @@ def _norm(value: Any) -> str:
 
 
 def _items(call: Call) -> set[tuple[str, str]] | None:
-    filters = call.filters
-    return None if filters is None else {(key, _norm(value)) for key, value in filters.items()}
+    return None if (filters := call.filters) is None else {(k, _norm(v)) for k, v in filters.items()}
 
 
 def _same_filters(one: Call, other: Call) -> bool:
@@ -146,9 +145,8 @@ def _wider(other: Call, cited: Call) -> bool:
 
 
 def _rows_outside(other: Call, cited: Call) -> bool:
-    """Every row ``other`` read has a field of a cited filter with a different value: only
-    that shows a row to lie outside the claim (rows not read, of another shape or missing the
-    field may lie inside)."""
+    """Every row ``other`` read has a field of a cited filter with a different value: only that shows a
+    row to lie outside the claim (rows not read, of another shape or missing the field may lie inside)."""
     rows, filters, count = other.rows, cited.filters or {}, other.receipt.result_count
     if not rows or not filters or (count is not None and len(rows) < count):
         return False
@@ -164,12 +162,8 @@ def _kin(others: Iterable[Call], cited: list[Call], test: Callable[[Call, Call],
     return [x for x in others if any(same_tool(x.tool, c.tool) and test(x, c) for c in cited)]
 
 
-def _unique(calls: Iterable[Call | None]) -> list[Call]:
-    out: list[Call] = []
-    for call in calls:
-        if call is not None and call not in out:
-            out.append(call)
-    return out
+def _unique(calls: list[Call | None]) -> list[Call]:
+    return [call for i, call in enumerate(calls) if call is not None and call not in calls[:i]]
 
 
 @dataclass
@@ -177,8 +171,7 @@ class Verdict:
     code: str
     cited: list[Call] = field(default_factory=list)
     contrary: list[Call] = field(default_factory=list)  # other reads that overturn the cited ones
-    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since (never
-    # with ``contrary``: a verdict names the writes or the reads that overturn the cited ones)
+    writes: list[Call] = field(default_factory=list)  # may have changed the data since (so no contrary)
     stale: Call | None = None
     narrower: str | None = None  # the absence a failed complete-list claim does establish
     missing: str | None = None  # what a prose absence the table cannot judge lacks (``_MISSING``)
@@ -279,9 +272,8 @@ def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
     # Only a call of a cited read's turn or later can follow it or share its batch.
     for w in ctx.record.changes_between(min(c.turn for c in cited), turn):
         asked = w.message_index
-        if w.turn == turn and answer_at is not None and asked is not None and asked > answer_at:
-            continue
-        if any(after(w, c) or same_batch(w, c) for c in cited):
+        after_answer = w.turn == turn and answer_at is not None and asked is not None and asked > answer_at
+        if not after_answer and any(after(w, c) or same_batch(w, c) for c in cited):
             found.append(w)
     return found
 
@@ -354,11 +346,8 @@ class _Typed:
             return self.verdict.cited
         handles = self.entry.get("restsOn") if isinstance(self.entry, dict) else None
         handles = [handles] if isinstance(handles, str) else handles if isinstance(handles, list) else []
-        return _unique(
-            ctx.record.by_handle(handle.strip(), ctx.turn.index)
-            for handle in handles
-            if isinstance(handle, str) and _HANDLE.fullmatch(handle.strip())
-        )
+        valid = [h.strip() for h in handles if isinstance(h, str) and _HANDLE.fullmatch(h.strip())]
+        return _unique([ctx.record.by_handle(handle, ctx.turn.index) for handle in valid])
 
     def about(self) -> str | None:
         """The subject it names, as text, when it names one (even an over-long one)."""
