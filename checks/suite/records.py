@@ -291,16 +291,11 @@ def _moves(words: list[str]) -> set[str]:
 
 
 def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Finding]:
-    """An amount a sentence says a change of this turn moved (charged, paid, refunded, credited) that the
-    change's own result contradicts (``contradicted_value``).
-
-    A write's result is the receipt of what it did: where it records amounts of the kind the sentence
-    names, and none of them, nor their sum, is the one amount the sentence states, the sentence misreports
-    the transaction. What the result repeats of a record read before (an order's past payments at the same
-    place in ``before``, the earlier turns' results, or this turn's before the change's own) is history,
-    not this change's doing. A sentence that states several amounts, or names several kinds, is left
-    alone: which is which needs reading.
-    """
+    """``contradicted_value``: an amount a sentence says a change of this turn moved (charged, paid,
+    refunded, credited) that none of the amounts of that kind the change's result records, nor their sum,
+    is: a write's result is the receipt of what it did. What it repeats of a record read before (at the
+    same place in ``before``, the earlier turns' results, or this turn's before its own) is history, not
+    its doing. A sentence with several amounts or kinds is left alone: which is which needs reading."""
     held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount, path)
     past: set[Decimal] = set()  # the amounts the records read before the changes hold
     for call in turn.tool_calls:
@@ -361,12 +356,11 @@ def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]
     patterns = _field_patterns(key)
     if patterns is None or patterns[2] not in sentence.text.lower():
         return
-    before, after, _ = patterns
-    for pattern in (before, after):
+    for pattern in patterns[:2]:
         for match in pattern.finditer(sentence.text):
             start, end = sentence.start + match.start("v"), sentence.start + match.end("v")
             parts = match.group("v").split()
-            if len(parts) == 2 and pattern is before:
+            if len(parts) == 2 and pattern is patterns[0]:  # the value before the field's name
                 yield parts[1].lower(), end - len(parts[1]), end  # "a Gold member": Gold
             elif len(parts) == 2:
                 yield parts[0].lower(), start, start + len(parts[0])  # "plan is premium now"
