@@ -61,9 +61,8 @@ def enum_values(schema: Any, path: str) -> set[str] | None:
     out: set[str] = set()
     for option in [node, *(node.get("anyOf") or []), *(node.get("oneOf") or [])]:
         if isinstance(option, dict):
-            out.update(str(v).lower() for v in option.get("enum") or [])
-            if "const" in option:
-                out.add(str(option["const"]).lower())
+            consts = [option["const"]] if "const" in option else []
+            out.update(str(v).lower() for v in [*(option.get("enum") or []), *consts])
     return out or None
 
 

@@ -411,9 +411,8 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
 
 
 def turn_summary(findings: list[Finding], options: Options) -> dict[str, Any]:
-    """A turn's findings as the turn page shows them: its status (any failed check fails it, else any
-    check not made leaves it unverified) and how its typed answer would go out (as checked, as recorded,
-    or the fallback)."""
+    """A turn's status for its page (a failed check fails it, else a check not made leaves it unverified)
+    and how its typed answer would go out (as checked, as recorded, or the fallback)."""
     typed = [f.code for f in findings if f.extra.get("source") == "typed"]
     dispositions = [f.extra["disposition"] for f in findings]
     unestablished = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
@@ -437,8 +436,7 @@ class NegativeClaims:
             absences = tool_receipts.prose_absences(conversation, turn)
             if not turn.negative_claims and not absences:
                 continue
-            if record is None:
-                record = Record.of(conversation)
+            record = record or Record.of(conversation)  # built once, for the first turn that needs it
             if found := check_turn(conversation, turn, record, options, absences):
                 findings += found
                 turns[turn.index] = {"negative_claims": turn_summary(found, options)}

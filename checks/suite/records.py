@@ -117,8 +117,7 @@ def is_name(value: str) -> bool:
 
 
 def named(results: Shown, name: str) -> list[Record]:
-    """The records a name names, newest result first: in each result that carries it, the object
-    holding it (read once per result)."""
+    """The records a name names (the object holding it), newest result first, read once per result."""
     out: list[Record] = []
     for source in results.carrying(name, MAX_SOURCES):
         cache = source.cache.setdefault("records", {})
@@ -154,9 +153,8 @@ def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
 
 
 def names_in(candidates: list[Candidate], results: Shown, answer: str) -> Named:
-    """The answer's identifiers that name a record and that a check here can use, each with its records
-    (``results`` are the tool results so far): the only name of a sentence, or a name a route follows. A
-    value that stands quoted in no result names nothing."""
+    """The answer's names a check here can use (the only name of a sentence, or one a route follows), each
+    with its records in ``results`` (the tool results so far); a value quoted in no result names nothing."""
     possible = {c.value for c in candidates if c.shape in ("identifier", "number") and is_name(c.value)}
     possible = {value for value in possible if results.quotes(value)}
     if not possible:
@@ -241,8 +239,7 @@ _NOT_VALUES = frozenset(
 
 
 def _word_value(value: Any) -> str | None:
-    """A field value of a small vocabulary, as the data writes it in lower case ("gold",
-    "basic_economy"; never a code like "AQLBTL"), spaced for comparison."""
+    """A lower-case field value of a small vocabulary ("gold", "basic_economy"; never "AQLBTL"), spaced."""
     if isinstance(value, str) and 0 < len(value) <= 30 and re.fullmatch(r"[a-z][a-z _-]*", value):
         return re.sub(r"[\s_-]+", " ", value.strip())
     return None
@@ -351,8 +348,7 @@ def _field_patterns(key: str) -> tuple[re.Pattern[str], re.Pattern[str], str] | 
 
 
 def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]:
-    """Where the sentence gives ``key`` a value, one word or two: "Gold member(ship)", "cabin: economy",
-    "plan is premium"."""
+    """Where the sentence gives ``key`` a value of one word or two: "Gold member", "cabin: economy"."""
     patterns = _field_patterns(key)
     if patterns is None or patterns[2] not in sentence.text.lower():
         return
