@@ -1,22 +1,22 @@
 """Checker ``arguments``: an identifier typed into a tool call must have come from somewhere.
 
-A model that looks up a name it assembled out of its own prose gets back a real "nothing
-found", and the answer built on it is grounded in a real result: the defect is the argument.
-Every tool call's arguments are read, without per-tool wiring:
+A model that looks up a name it assembled out of its own prose gets back a real "nothing found", and the
+answer built on it is grounded in a real result: the defect is the argument. Every tool call's arguments
+are read, without per-tool wiring:
 
-- ``unsupported_argument`` (flag): an identifier-shaped string argument (a number of
-  ``min_digits`` digits or more, or an identifier; for a tool named in ``arguments_from``,
-  every string of 4 characters or more) that no user message, system prompt or earlier tool
-  result holds (the finding says whether the assistant's own prose did); or a number typed
-  into a write that nothing supplied (``write_numbers``). An expression ("100 * 1.5") is a
-  string of values: each number of it that an answer's check would read must have been said
-  before, by anyone, the assistant included (a figure it stated is one it may compute with).
-- ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that
-  found nothing.
+- ``unsupported_argument`` (flag): an identifier-shaped string argument (a number of ``min_digits``
+  digits or more, or an identifier; for a tool named in ``arguments_from``, every string of 4 characters
+  or more) that no user message, system prompt or earlier tool result holds (the finding says whether
+  the assistant's own prose did); or a number typed into a write that nothing supplied
+  (``write_numbers``). An expression ("100 * 1.5") is a string of values: each number of it that an
+  answer's check would read must have been said before, by anyone, the assistant included (a figure it
+  stated is one it may compute with).
+- ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that found
+  nothing.
 
-Composed text (a line break, or three words or more) is never checked; an identifier is, at
-any length. Values of the tool's declared ``enum`` pass. Where ``arguments_from`` names a
-tool's producers, only their results produce its arguments.
+Composed text (a line break, or three words or more) is never checked; an identifier is, at any length.
+Values of the tool's declared ``enum`` pass. Where ``arguments_from`` names a tool's producers, only
+their results produce its arguments.
 """
 
 from __future__ import annotations
@@ -61,9 +61,8 @@ def enum_values(schema: Any, path: str) -> set[str] | None:
     out: set[str] = set()
     for option in [node, *(node.get("anyOf") or []), *(node.get("oneOf") or [])]:
         if isinstance(option, dict):
-            out.update(str(v).lower() for v in option.get("enum") or [])
-            if "const" in option:
-                out.add(str(option["const"]).lower())
+            consts = [option["const"]] if "const" in option else []
+            out.update(str(v).lower() for v in [*(option.get("enum") or []), *consts])
     return out or None
 
 
@@ -98,8 +97,7 @@ class _Seen:
             self.supply.prose_amounts |= money_values(source.text)
 
     def absorb_prose(self, text: str) -> None:
-        """An answer's own words: not evidence of an identifier, but the amounts it states are
-        what a later payment is computed from."""
+        """An answer's own words: no evidence of an identifier, but a later payment is computed from them."""
         self.prose.add(text.lower())
         self.last_prose = text
         self.supply.prose_amounts |= money_values(text)
@@ -107,8 +105,7 @@ class _Seen:
     def producer(self, forms: list[str], lowered: str, producers: tuple[str, ...] | None) -> Source | None:
         """The newest result (of one of ``producers``, when named) that carries the value."""
         if producers is None:
-            grounded = self.grounds.ground(forms)
-            if grounded is not None:
+            if (grounded := self.grounds.ground(forms)) is not None:
                 return grounded[0]
         else:
             for ordinal, source in enumerate(self.tools[self._by_tool_read :], start=self._by_tool_read):
@@ -117,10 +114,8 @@ class _Seen:
             newest = [self._by_tool.get(tool, {}).get(form, -1) for tool in producers for form in forms]
             if max(newest, default=-1) >= 0:
                 return self.tools[max(newest)]
-        for ordinal in self.tool_texts.holding(lowered):
-            if producers is None or self.tools[ordinal].tool in producers:
-                return self.tools[ordinal]
-        return None
+        holding = (self.tools[ordinal] for ordinal in self.tool_texts.holding(lowered))
+        return next((source for source in holding if producers is None or source.tool in producers), None)
 
 
 class ArgumentsChecker:
@@ -130,9 +125,8 @@ class ArgumentsChecker:
         index = index_for(conversation)
         seen = _Seen(index.sources)
         findings: list[Finding] = []
-        for source in index.system:
-            if source.turn < 0:
-                seen.absorb(source)
+        for source in (source for source in index.system if source.turn < 0):
+            seen.absorb(source)
         for turn in conversation.turns:
             # What may back an argument (``BACKS``): a call's own query is no source of another's.
             at = {s.message_index: s for s in index.by_turn[turn.index] if s.role in BACKS["argument"]}
@@ -159,7 +153,7 @@ def _judge_call(
     out: list[Finding] = []
     for path, raw in json_leaves(arguments, lambda leaf: isinstance(leaf, str)):
         if _EXPRESSION.fullmatch(raw) and _ARITHMETIC.search(raw):
-            out.extend(_invented_operands(turn, call, path, raw, options.evidence.min_digits, seen))
+            out.extend(_operands(turn, call, path, raw, options.evidence.min_digits, seen))
             continue
         value = _checked_value(raw, producers is not None, options.evidence.min_digits)
         lowered = raw.strip().lower()
@@ -169,7 +163,7 @@ def _judge_call(
         producer = seen.producer(forms, lowered, producers)
         if producer is None:
             if not (seen.grounds.supplied(forms) or seen.person_texts.holds(lowered)):
-                out.append(_unsupported(turn, call, path, value, seen.prose.holds(lowered), producers))
+                out.append(_unfound(turn, call, path, value, seen.prose.holds(lowered), producers))
         elif producer.tool != call.tool:
             answered = turn.result_index(call)
             if found_nothing(at.get(answered) if answered is not None else None, turn.receipt_of(call)):
@@ -178,25 +172,21 @@ def _judge_call(
         for path, number in unsupplied(arguments, seen.supply):
             value = number_text(number)
             why = (
-                f"The argument {path} of {call.tool} (call {call.call_id}), a call that changes "
-                f"data, is {value}, and nothing supplied it: no user message says it of what "
-                f"{path} counts, no record the call names holds it under the same key, and no "
-                "documented derivation gives it."
+                f"The argument {path} of {call.tool} (call {call.call_id}), a call that changes data, is "
+                f"{value}, and nothing supplied it: no user message says it of what {path} counts, no record "
+                "the call names holds it under the same key, and no documented derivation gives it."
             )
-            out.append(_unsupported_finding(turn, call, path, value, why, "nowhere"))
+            out.append(_unsupported(turn, call, path, value, why, "nowhere"))
     return out
 
 
-def _invented_operands(
-    turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen
-) -> list[Finding]:
-    """Each number of an expression an answer's check would read (``tokens.classify``) that
-    nobody said before (module docstring); a fraction is also its percent ("0.15" for "15%")."""
+def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:
+    """Each number of an expression an answer's check would read (``tokens.classify``) that nobody said
+    before; a fraction is also its percent ("0.15" for "15%")."""
     out = []
     for match in _OPERAND.finditer(raw):
-        candidate = classify(
-            tokenize(match.group())[0], min_digits=min_digits, figures=True, decimal_rounding=True
-        )
+        token = tokenize(match.group())[0]
+        candidate = classify(token, min_digits=min_digits, figures=True, decimal_rounding=True)
         if candidate is None or candidate.number is None:
             continue
         forms = [*lookup_forms(candidate.value)]
@@ -212,7 +202,7 @@ def _invented_operands(
             f"{match.group()}, which no user message, system prompt, tool result or earlier answer "
             "states: an operand made up."
         )
-        out.append(_unsupported_finding(turn, call, path, match.group(), why, "nowhere"))
+        out.append(_unsupported(turn, call, path, match.group(), why, "nowhere"))
     return out
 
 
@@ -230,7 +220,7 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
     return candidate.value if candidate is not None else None
 
 
-def _unsupported(
+def _unfound(
     turn: Turn, call: ToolCall, path: str, value: str, in_prose: bool, producers: tuple[str, ...] | None
 ) -> Finding:
     """``unsupported_argument`` for a value no earlier message (of ``producers``, if named) holds."""
@@ -244,12 +234,10 @@ def _unsupported(
         f"The argument {path} of {call.tool} (call {call.call_id}) is “{clip(value)}”, which "
         f"appears in no user message, no system prompt and {sources}; {where}."
     )
-    return _unsupported_finding(turn, call, path, value, why, "assistant_prose" if in_prose else "nowhere")
+    return _unsupported(turn, call, path, value, why, "assistant_prose" if in_prose else "nowhere")
 
 
-def _unsupported_finding(
-    turn: Turn, call: ToolCall, path: str, value: str, why: str, found_in: str
-) -> Finding:
+def _unsupported(turn: Turn, call: ToolCall, path: str, value: str, why: str, found_in: str) -> Finding:
     """``unsupported_argument``; ``found_in`` says where the value was seen, if anywhere."""
     extra = {"call_id": call.call_id, "path": path, "tool": call.tool, "found_in": found_in}
     return Finding(turn.index, NAME, "unsupported_argument", "flag", why, value=value, extra=extra)

@@ -1,21 +1,20 @@
 """Checker ``negative_claims``: "there is none", judged against the searches that ran.
 
-A negative answer is the hardest to audit by reading it: nothing in it points at what was
-not found. So a runtime may send its model's negatives as typed citations (``{"kind": "none"
-| "not-found" | "complete", "about": …, "restsOn": ["r1", …]}``), each judged against the
-record of calls (``record.Record``) by the decision table of CONTRACT.md §5: the first row
-that applies gives the code, and a claim no row catches is ``established``. Every refusal is
-a fixed "I don't know…" sentence in the project's own words, never the model's.
+A negative answer is the hardest to audit by reading it: nothing in it points at what was not found. So
+a runtime may send its model's negatives as typed citations (``{"kind": "none" | "not-found" |
+"complete", "about": …, "restsOn": ["r1", …]}``), each judged against the record of calls
+(``record.Record``) by the decision table of CONTRACT.md §5: the first row that applies gives the code,
+and a claim no row catches is ``established``. Every refusal is a fixed "I don't know…" sentence in the
+project's own words, never the model's.
 
-Absences stated in prose are read as ``tool_receipts`` reads them. One defect gives one
-finding: an absence the receipts contradict is that checker's ``false_absence``, and a
-sentence that restates a typed claim of its turn is that claim, whatever its shape. It
-restates one whose ``about`` it (or the sentence before it) names, or that cites a read of
-its tool (for an unresolved entry, a receipt its handles name), or that points at no read
-and names no subject; a named subject ranks first (most of all with the read cited), then
-the first. Any other prose absence over a runtime read is judged by the same table, and
-where the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is
-missing. Each turn's verdicts fold into a status and a delivery, for the turn page.
+Absences stated in prose are read as ``tool_receipts`` reads them. One defect gives one finding: an
+absence the receipts contradict is that checker's ``false_absence``, and a sentence that restates a typed
+claim of its turn is that claim, whatever its shape. It restates one whose ``about`` it (or the sentence
+before it) names, or that cites a read of its tool (for an unresolved entry, a receipt its handles name),
+or that points at no read and names no subject; a named subject ranks first (most of all with the read
+cited), then the first. Any other prose absence over a runtime read is judged by the same table, and
+where the receipts cannot settle it, it is ``absence_unverified`` (info), naming what is missing. Each
+turn's verdicts fold into a status and a delivery, for the turn page.
 """
 
 from __future__ import annotations
@@ -115,8 +114,7 @@ def _moment(at: str | None) -> str | None:
         moment = datetime.fromisoformat(at.strip())
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -134,8 +132,7 @@ def _norm(value: Any) -> str:
 
 
 def _items(call: Call) -> set[tuple[str, str]] | None:
-    filters = call.filters
-    return None if filters is None else {(key, _norm(value)) for key, value in filters.items()}
+    return None if (filters := call.filters) is None else {(k, _norm(v)) for k, v in filters.items()}
 
 
 def _same_filters(one: Call, other: Call) -> bool:
@@ -144,14 +141,12 @@ def _same_filters(one: Call, other: Call) -> bool:
 
 def _wider(other: Call, cited: Call) -> bool:
     """``other`` searched the same population with fewer filters."""
-    a, b = _items(other), _items(cited)
-    return a is not None and b is not None and a < b
+    return (a := _items(other)) is not None and (b := _items(cited)) is not None and a < b
 
 
 def _rows_outside(other: Call, cited: Call) -> bool:
-    """Every row ``other`` read has a field of a cited filter with a different value: only
-    that shows a row to lie outside the claim (rows not read, of another shape or missing the
-    field may lie inside)."""
+    """Every row ``other`` read has a field of a cited filter with a different value: only that shows a
+    row to lie outside the claim (rows not read, of another shape or missing the field may lie inside)."""
     rows, filters, count = other.rows, cited.filters or {}, other.receipt.result_count
     if not rows or not filters or (count is not None and len(rows) < count):
         return False
@@ -167,12 +162,8 @@ def _kin(others: Iterable[Call], cited: list[Call], test: Callable[[Call, Call],
     return [x for x in others if any(same_tool(x.tool, c.tool) and test(x, c) for c in cited)]
 
 
-def _unique(calls: Iterable[Call | None]) -> list[Call]:
-    out: list[Call] = []
-    for call in calls:
-        if call is not None and call not in out:
-            out.append(call)
-    return out
+def _unique(calls: list[Call | None]) -> list[Call]:
+    return [call for i, call in enumerate(calls) if call is not None and call not in calls[:i]]
 
 
 @dataclass
@@ -180,7 +171,7 @@ class Verdict:
     code: str
     cited: list[Call] = field(default_factory=list)
     contrary: list[Call] = field(default_factory=list)  # other reads that overturn the cited ones
-    writes: list[Call] = field(default_factory=list)  # calls that may have changed the data since
+    writes: list[Call] = field(default_factory=list)  # may have changed the data since (so no contrary)
     stale: Call | None = None
     narrower: str | None = None  # the absence a failed complete-list claim does establish
     missing: str | None = None  # what a prose absence the table cannot judge lacks (``_MISSING``)
@@ -281,9 +272,8 @@ def _writes_since(cited: list[Call], ctx: _Context) -> list[Call]:
     # Only a call of a cited read's turn or later can follow it or share its batch.
     for w in ctx.record.changes_between(min(c.turn for c in cited), turn):
         asked = w.message_index
-        if w.turn == turn and answer_at is not None and asked is not None and asked > answer_at:
-            continue
-        if any(after(w, c) or same_batch(w, c) for c in cited):
+        after_answer = w.turn == turn and answer_at is not None and asked is not None and asked > answer_at
+        if not after_answer and any(after(w, c) or same_batch(w, c) for c in cited):
             found.append(w)
     return found
 
@@ -292,12 +282,9 @@ def statement(cited: list[Call]) -> str:
     """What the cited reads establish, in the record's own terms (never the model's)."""
     parts = []
     for c in cited:
-        filters = ", ".join(
-            f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in (c.filters or {}).items()
-        )
+        terms = ", ".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in (c.filters or {}).items())
         what = "declared that nothing matched" if c.declared_absent else "returned nothing"
-        where = f" for {filters}" if filters else ""
-        whole = " over a complete search" if c.complete else ""
+        where, whole = f" for {terms}" if terms else "", " over a complete search" if c.complete else ""
         parts.append(f"{c.tool} ({c.handle}) {what}{where}{whole}")
     return "Recorded: " + "; ".join(parts) + "."
 
@@ -311,13 +298,12 @@ def _explain(verdict: Verdict, subject: str) -> str:
         return f"{subject} and the record cannot settle it: {_MISSING[verdict.missing]}."
     if verdict.stale is not None:
         return f"{subject} rests on {verdict.stale.handle}, read on turn {verdict.stale.turn} and not again."
-    if code == "superseded_by_write":
-        writes = ", ".join(f"{w.tool} ({w.handle})" for w in verdict.writes)
+    others = ", ".join(f"{x.tool} ({x.handle})" for x in verdict.writes or verdict.contrary)
+    if verdict.writes:
         return (
-            f"{subject} rests on {cited}, but {writes} may have changed the data after or beside that read."
+            f"{subject} rests on {cited}, but {others} may have changed the data after or beside that read."
         )
     if verdict.contrary:
-        others = ", ".join(f"{x.tool} ({x.handle})" for x in verdict.contrary)
         return f"{subject} rests on {cited}; {others} speaks against it ({code.replace('_', ' ')})."
     return f"{subject} is not established by {cited} ({code.replace('_', ' ')})."
 
@@ -325,22 +311,16 @@ def _explain(verdict: Verdict, subject: str) -> str:
 def _finding(turn: Turn, verdict: Verdict, span: Span | None, subject: str, extra: dict[str, Any]) -> Finding:
     code, stale = verdict.code, verdict.stale
     shown = [*verdict.cited, *verdict.contrary, *verdict.writes]  # a write is never a cited read
-    out = extra | {
-        "verdict": code,
-        "disposition": _DISPOSITION.get(code, "unreachable"),
-        "cited": [c.handle for c in verdict.cited],
-        "contrary": [x.handle for x in verdict.contrary],
+    out = extra | {"verdict": code, "disposition": _DISPOSITION.get(code, "unreachable")}
+    out |= {"cited": [c.handle for c in verdict.cited], "contrary": [x.handle for x in verdict.contrary]}
+    optional = {
+        "missing": verdict.missing,
+        "superseded_by": [w.handle for w in verdict.writes] or None,
+        "stale": {"turn": stale.turn, "at": stale.receipt.at, "handle": stale.handle} if stale else None,
+        "statement": statement(verdict.cited) if code == ESTABLISHED else None,
+        "narrower": {"kind": "none", "statement": verdict.narrower} if verdict.narrower is not None else None,
     }
-    if verdict.missing is not None:
-        out["missing"] = verdict.missing
-    if verdict.writes:
-        out["superseded_by"] = [w.handle for w in verdict.writes]
-    if stale is not None:
-        out["stale"] = {"turn": stale.turn, "at": stale.receipt.at, "handle": stale.handle}
-    if code == ESTABLISHED:
-        out["statement"] = statement(verdict.cited)
-    if verdict.narrower is not None:
-        out["narrower"] = {"kind": "none", "statement": verdict.narrower}
+    out |= {key: value for key, value in optional.items() if value is not None}
     severity: Severity = "info" if code in (ESTABLISHED, UNVERIFIED) else "flag"
     evidence = tuple(tool_receipts.result_evidence(c.receipt.call_id, c.result) for c in shown)
     why, correction = _explain(verdict, subject), _correction(verdict)
@@ -361,17 +341,13 @@ class _Typed:
         return out if isinstance(self.entry, dict) else out | {"entry": self.entry}
 
     def reads(self, ctx: _Context) -> list[Call]:
-        """The reads it cites; where its citation did not resolve, the receipts its handles
-        name where any do (a malformed entry still points somewhere)."""
+        """The reads it cites; for a citation that did not resolve, the receipts its handles name."""
         if self.verdict.cited:
             return self.verdict.cited
         handles = self.entry.get("restsOn") if isinstance(self.entry, dict) else None
         handles = [handles] if isinstance(handles, str) else handles if isinstance(handles, list) else []
-        return _unique(
-            ctx.record.by_handle(handle.strip(), ctx.turn.index)
-            for handle in handles
-            if isinstance(handle, str) and _HANDLE.fullmatch(handle.strip())
-        )
+        valid = [h.strip() for h in handles if isinstance(h, str) and _HANDLE.fullmatch(h.strip())]
+        return _unique([ctx.record.by_handle(handle, ctx.turn.index) for handle in valid])
 
     def about(self) -> str | None:
         """The subject it names, as text, when it names one (even an over-long one)."""
@@ -384,8 +360,7 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
     """The typed claim of the turn that a prose absence restates (rule and ranking: module docstring)."""
     answer = ctx.turn.answer
     parts = sentences(prepare(answer))
-    here = sentence_at(parts, span.start)
-    if here is None:
+    if (here := sentence_at(parts, span.start)) is None:
         context = answer[span.start : span.end]
     else:
         before = [p for p in parts if p.end <= here.start]
@@ -436,23 +411,17 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
 
 
 def turn_summary(findings: list[Finding], options: Options) -> dict[str, Any]:
-    """A turn's findings as the turn page shows them: its status (any failed check fails it,
-    else any check not made leaves it unverified) and how its typed answer would go out (as
-    checked, as recorded, or the fallback)."""
+    """A turn's status for its page (a failed check fails it, else a check not made leaves it unverified)
+    and how its typed answer would go out (as checked, as recorded, or the fallback)."""
     typed = [f.code for f in findings if f.extra.get("source") == "typed"]
     dispositions = [f.extra["disposition"] for f in findings]
     unestablished = "recorded" if options.negative_claims.unestablished == "state-searched" else "fallback"
     delivery = "as-checked" if all(code == ESTABLISHED for code in typed) else unestablished
     failed, unreachable = dispositions.count("checked-fail"), dispositions.count("unreachable")
-    return {
-        "claims": len(typed),
-        "prose": len(findings) - len(typed),
-        "established": sum(f.code == ESTABLISHED for f in findings),
-        "failed": failed,
-        "unreachable": unreachable,
-        "status": "failed" if failed else "unverified" if unreachable else "passed",
-        "delivery": delivery if typed else None,
-    }
+    claims, established = len(typed), sum(f.code == ESTABLISHED for f in findings)
+    out = {"claims": claims, "prose": len(findings) - claims, "established": established, "failed": failed}
+    status = "failed" if failed else "unverified" if unreachable else "passed"
+    return out | {"unreachable": unreachable, "status": status, "delivery": delivery if typed else None}
 
 
 class NegativeClaims:
@@ -467,8 +436,7 @@ class NegativeClaims:
             absences = tool_receipts.prose_absences(conversation, turn)
             if not turn.negative_claims and not absences:
                 continue
-            if record is None:
-                record = Record.of(conversation)
+            record = record or Record.of(conversation)  # built once, for the first turn that needs it
             if found := check_turn(conversation, turn, record, options, absences):
                 findings += found
                 turns[turn.index] = {"negative_claims": turn_summary(found, options)}

@@ -1,20 +1,19 @@
 """Row-consistent grounding: a value said of a record must be that record's own.
 
-A real value of the wrong record ("T-100042 was opened on 2026-11-01" when that date is
-T-100000's, in the same result) passes the evidence checker, which asks only whether a value
-was read. A *record* is a JSON object of a result that holds an identifier the answer names as
-a value of its own (a string with a digit, no date or time); its *siblings* are the other
-objects of the list (or object) that holds it. Only the plain cases are judged:
+A real value of the wrong record ("T-100042 was opened on 2026-11-01" when that date is T-100000's, in the
+same result) passes the evidence checker, which asks only whether a value was read. A *record* is a JSON
+object of a result that holds an identifier the answer names as a value of its own (a string with a digit,
+no date or time); its *siblings* are the other objects of the list (or object) that holds it. Only the
+plain cases are judged:
 
-- ``value_of_other_record`` (flag): a sentence names exactly one record and states a grounded
-  value that no object named like the record holds and a sibling holds, under a field the
-  record has too. An amount counts only within its clause ("$250 from the certificate, $55
-  from card 7447"); values a person supplied, computed figures and identifiers are not judged.
-- ``contradicted_value`` (flag): a sentence that names one record gives one of its fields a
-  value ("Gold member", "Plan: Premium") that a sibling holds there, while the record holds
-  another in every version read; likewise a route right after a record's name ("SHP-2201 from
-  YORK to LEEDS") against its own start and end fields. Questions, conditions and proposals
-  ("if you upgrade to Gold") describe no record.
+- ``value_of_other_record`` (flag): a sentence names exactly one record and states a grounded value that
+  no object named like the record holds and a sibling holds, under a field the record has too. An amount
+  counts only within its clause ("$250 from the certificate, $55 from card 7447"); values a person
+  supplied, computed figures and identifiers are not judged.
+- ``contradicted_value`` (flag): a sentence that names one record gives one of its fields a value ("Gold
+  member", "Plan: Premium") that a sibling holds there, while the record holds another in every version
+  read; likewise a route right after a record's name ("SHP-2201 from YORK to LEEDS") against its own
+  start and end fields. Questions, conditions and proposals ("if you upgrade to Gold") describe no record.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from .values import is_value_key
 
 MAX_SOURCES = 8  # the newest results carrying a name that are read for it
 MAX_SIBLINGS = 500
+_ATTRIBUTES = ("date", "time", "amount", "number", "figure")  # what a record has; an identifier names it
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")  # says when, not what: never a name
 _PATH_PART = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]")
 _NOT_A_REPORT = re.compile(
@@ -85,7 +85,8 @@ class Record:
     @cached_property
     def flat(self) -> str:
         """Its scalar values as one lower-case text, for a quick look before ``leaves``."""
-        return "\n".join(str(v).lower() for _, v in json_leaves(self.value, _is_scalar))
+        scalars = json_leaves(self.value, lambda v: v is not None and not isinstance(v, (dict, list)))
+        return "\n".join(str(v).lower() for _, v in scalars)
 
     def fields_holding(self, forms: tuple[str, ...]) -> list[str]:
         # A spelling of the value that stands in no field rules the fields out unread; a key
@@ -107,8 +108,7 @@ class Record:
         return next((v for v in self.value.values() if isinstance(v, str) and v.lower() == name), name)
 
 
-def _is_scalar(value: Any) -> bool:
-    return value is not None and not isinstance(value, (dict, list))
+Named = dict[str, list[Record]]  # each name the answer gives with the records it names
 
 
 def is_name(value: str) -> bool:
@@ -117,15 +117,13 @@ def is_name(value: str) -> bool:
 
 
 def named(results: Shown, name: str) -> list[Record]:
-    """The records a name names, newest result first: where the name stands in each result
-    that carries it, the object holding it, with its siblings."""
+    """The records a name names (the object holding it), newest result first, read once per result."""
     out: list[Record] = []
     for source in results.carrying(name, MAX_SOURCES):
         cache = source.cache.setdefault("records", {})
         if name not in cache:
             cache[name] = _record_at(source, name)
-        if cache[name] is not None:
-            out.append(cache[name])
+        out += [cache[name]] if cache[name] is not None else []
     return out
 
 
@@ -154,23 +152,18 @@ def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
     return cache[parent]
 
 
-def names_in(candidates: list[Candidate], results: Shown, answer: str) -> dict[str, list[Record]]:
-    """The answer's identifiers that name a record and that a check here can use, each with
-    its records (``results`` are the tool results so far): the only name of a sentence, or a
-    name a route follows. A value that stands quoted in no result names nothing."""
-    possible = {
-        c.value
-        for c in candidates
-        if c.shape in ("identifier", "number") and is_name(c.value) and results.quotes(c.value)
-    }
+def names_in(candidates: list[Candidate], results: Shown, answer: str) -> Named:
+    """The answer's names a check here can use (the only name of a sentence, or one a route follows), each
+    with its records in ``results`` (the tool results so far); a value quoted in no result names nothing."""
+    possible = {c.value for c in candidates if c.shape in ("identifier", "number") and is_name(c.value)}
+    possible = {value for value in possible if results.quotes(value)}
     if not possible:
         return {}
     wanted = {c.value for c in candidates if c.value in possible and _ROUTE.match(answer, c.end)}
     for sentence in sentences(answer):
         here = {c.value for c in _inside(candidates, sentence) if c.value in possible}
         wanted |= here if len(here) == 1 else set()
-    found = {name: named(results, name) for name in wanted}
-    return {name: records for name, records in found.items() if records}
+    return {name: records for name in wanted if (records := named(results, name))}
 
 
 def _inside(candidates: list[Candidate], sentence: Sentence) -> list[Candidate]:
@@ -178,15 +171,8 @@ def _inside(candidates: list[Candidate], sentence: Sentence) -> list[Candidate]:
 
 
 # --- value_of_other_record ---------------------------------------------------------------
-
-
 def other_record_findings(
-    turn: int,
-    answer: str,
-    candidates: list[Candidate],
-    grounded: set[str],
-    records: dict[str, list[Record]],
-    checker: str,
+    turn: int, answer: str, candidates: list[Candidate], grounded: set[str], records: Named, checker: str
 ) -> Iterator[Finding]:
     """Values a sentence states of the one record it names that only a sibling holds."""
     for sentence in sentences(answer):
@@ -198,19 +184,28 @@ def other_record_findings(
         own = records[name]
         fields = {path for record in own for path in record.leaves}
         for candidate in inside:
-            # A value a record has (a time, a date, an amount or a number), never an identifier.
-            attribute = candidate.shape in ("date", "time", "amount", "number", "figure")
-            if candidate.value in records or candidate.value not in grounded:
-                continue
-            if not (attribute or _DATE.fullmatch(candidate.value)):
+            value, attribute = candidate.value, candidate.shape in _ATTRIBUTES
+            if value in records or value not in grounded or not (attribute or _DATE.fullmatch(value)):
                 continue
             if candidate.shape == "amount" and _clause_names(answer, sentence, candidate, records) != {name}:
                 continue  # "$250 from the certificate, $55 from card 7447": each amount's own clause
             if any(record.fields_holding(candidate.forms) for record in own):
                 continue
-            found = _sibling_holding(own, candidate, fields, name)
-            if found is not None:
-                yield _other_record(turn, candidate, name, own[0], *found, checker)
+            if (found := _sibling_holding(own, candidate, fields, name)) is None:
+                continue
+            record, (other, field_path) = own[0], found
+            mine, other_name = record.held_name(name), min(other.names, default=other.path)
+            why = (
+                f"The sentence states “{candidate.text}” of {mine}, but the record of {mine} "
+                f"({record.where()}) does not hold it; it is the value of another record, "
+                f"{other.held_name(other_name)} ({join_path(other.path, field_path)})."
+            )
+            span = Span(candidate.text, candidate.start, candidate.end)
+            evidence = (record.evidence(field_path), other.evidence(field_path))
+            extra = {"record": name, "other_record": other_name, "field": field_path}
+            yield Finding(
+                turn, checker, "value_of_other_record", "flag", why, span, evidence, None, value, extra
+            )
 
 
 def _sibling_holding(
@@ -225,9 +220,7 @@ def _sibling_holding(
     return None
 
 
-def _clause_names(
-    answer: str, sentence: Sentence, candidate: Candidate, records: dict[str, list[Record]]
-) -> set[str]:
+def _clause_names(answer: str, sentence: Sentence, candidate: Candidate, records: Named) -> set[str]:
     """The record names of the clause (between commas, semicolons and "and") holding a value."""
     separators = (",", ";", " and ")
     start = max(answer.rfind(sep, sentence.start, candidate.start) for sep in separators)
@@ -236,26 +229,7 @@ def _clause_names(
     return {normalize(word) for word in clause.split()} & set(records)
 
 
-def _other_record(
-    turn: int, candidate: Candidate, name: str, own: Record, other: Record, field_path: str, checker: str
-) -> Finding:
-    other_name = min(other.names, default=other.path)
-    mine = own.held_name(name)
-    why = (
-        f"The sentence states “{candidate.text}” of {mine}, but the record of {mine} ({own.where()}) does "
-        f"not hold it; it is the value of another record, {other.held_name(other_name)} "
-        f"({join_path(other.path, field_path)})."
-    )
-    claim = Span(candidate.text, candidate.start, candidate.end)
-    evidence = (own.evidence(field_path), other.evidence(field_path))
-    extra = {"record": name, "other_record": other_name, "field": field_path}
-    return Finding(
-        turn, checker, "value_of_other_record", "flag", why, claim, evidence, None, candidate.value, extra
-    )
-
-
 # --- contradicted_value ------------------------------------------------------------------
-
 _WORD = r"[A-Za-z][A-Za-z_-]*"
 _NOT_VALUES = frozenset(
     """a an the your my our their his her its this that these those each every any all no some
@@ -265,16 +239,13 @@ _NOT_VALUES = frozenset(
 
 
 def _word_value(value: Any) -> str | None:
-    """A field value of a small vocabulary, as the data writes it in lower case ("gold",
-    "basic_economy"; never a code like "AQLBTL"), spaced for comparison."""
+    """A lower-case field value of a small vocabulary ("gold", "basic_economy"; never "AQLBTL"), spaced."""
     if isinstance(value, str) and 0 < len(value) <= 30 and re.fullmatch(r"[a-z][a-z _-]*", value):
         return re.sub(r"[\s_-]+", " ", value.strip())
     return None
 
 
-def contradicted_findings(
-    turn: int, answer: str, records: dict[str, list[Record]], checker: str
-) -> Iterator[Finding]:
+def contradicted_findings(turn: int, answer: str, records: Named, checker: str) -> Iterator[Finding]:
     """Field values a sentence says of the one record it names, which holds another value."""
     for sentence in sentences(answer):
         if sentence.is_question or _NOT_A_REPORT.search(sentence.text):
@@ -306,14 +277,10 @@ def contradicted_findings(
             )
 
 
-# The kinds of money a change moves, by the stems that name them in a sentence and in the
-# names of a write's result's members ("charged" and "payments[0].amount", "refund" and
-# "refund.amount"): what the customer paid, what was paid back, what was credited.
-_MOVES = {
-    "payment": ("charg", "bill", "paid", "pay"),
-    "refund": ("refund",),
-    "credit": ("credit",),
-}
+# The kinds of money a change moves, by the stems that name them in a sentence and in the names of a
+# write's result's members ("charged" and "payments[0].amount", "refund" and "refund.amount"): what the
+# customer paid, what was paid back, what was credited.
+_MOVES = {"payment": ("charg", "bill", "paid", "pay"), "refund": ("refund",), "credit": ("credit",)}
 
 
 def _moves(words: list[str]) -> set[str]:
@@ -321,16 +288,11 @@ def _moves(words: list[str]) -> set[str]:
 
 
 def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Finding]:
-    """An amount a sentence says a change of this turn moved (charged, paid, refunded,
-    credited) that the change's own result contradicts (``contradicted_value``).
-
-    A write's result is the receipt of what it did: where it records amounts of the kind the
-    sentence names, and none of them, nor their sum, is the one amount the sentence states,
-    the sentence misreports the transaction. What the result repeats of a record read before
-    (an order's past payments at the same place in ``before``, the earlier turns' results, or
-    this turn's before the change's own) is history, not this change's doing. A sentence that
-    states several amounts, or names several kinds, is left alone: which is which needs reading.
-    """
+    """``contradicted_value``: an amount a sentence says a change of this turn moved (charged, paid,
+    refunded, credited) that none of the amounts of that kind the change's result records, nor their sum,
+    is: a write's result is the receipt of what it did. What it repeats of a record read before (at the
+    same place in ``before``, the earlier turns' results, or this turn's before its own) is history, not
+    its doing. A sentence with several amounts or kinds is left alone: which is which needs reading."""
     held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount, path)
     past: set[Decimal] = set()  # the amounts the records read before the changes hold
     for call in turn.tool_calls:
@@ -362,8 +324,8 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
         call_id, amount, path = same[0]
         start, end = sentence.start + said.start, sentence.start + said.end
         why = (
-            f"The answer says the {kind} was {turn.answer[start:end]}, but the result of the call that "
-            f"made it ({call_id}, {path}) records {amount}."
+            f"The answer says the {kind} was {turn.answer[start:end]}, but the result of the call that made "
+            f"it ({call_id}, {path}) records {amount}."
         )
         span, evidence = Span(turn.answer[start:end], start, end), (Evidence(call_id, path),)
         extra = {"field": path, "record_value": str(amount)}
@@ -386,17 +348,15 @@ def _field_patterns(key: str) -> tuple[re.Pattern[str], re.Pattern[str], str] | 
 
 
 def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]:
-    """Where the sentence gives ``key`` a value, one word or two: "Gold member(ship)",
-    "cabin: economy", "plan is premium"."""
+    """Where the sentence gives ``key`` a value of one word or two: "Gold member", "cabin: economy"."""
     patterns = _field_patterns(key)
     if patterns is None or patterns[2] not in sentence.text.lower():
         return
-    before, after, _ = patterns
-    for pattern in (before, after):
+    for pattern in patterns[:2]:
         for match in pattern.finditer(sentence.text):
             start, end = sentence.start + match.start("v"), sentence.start + match.end("v")
             parts = match.group("v").split()
-            if len(parts) == 2 and pattern is before:
+            if len(parts) == 2 and pattern is patterns[0]:  # the value before the field's name
                 yield parts[1].lower(), end - len(parts[1]), end  # "a Gold member": Gold
             elif len(parts) == 2:
                 yield parts[0].lower(), start, start + len(parts[0])  # "plan is premium now"
@@ -406,7 +366,6 @@ def _said_values(sentence: Sentence, key: str) -> Iterator[tuple[str, int, int]]
 
 
 # --- a route said of a record ------------------------------------------------------------
-
 _START_KEYS = ("origin", "from", "source", "start", "departure")
 _END_KEYS = ("destination", "dest", "to", "target", "end", "arrival")
 _ROUTE = re.compile(
@@ -423,10 +382,10 @@ def _route_keys(value: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def route_findings(
-    turn: int, answer: str, candidates: list[Candidate], records: dict[str, list[Record]], checker: str
+    turn: int, answer: str, candidates: list[Candidate], records: Named, checker: str
 ) -> Iterator[Finding]:
-    """ "HAT023 from SFO to JFK" right after the name of a record whose own start and end are
-    JFK and SFO in every version read: ``contradicted_value``."""
+    """ "HAT023 from SFO to JFK" right after the name of a record whose own start and end are JFK and SFO
+    in every version read: ``contradicted_value``."""
     for candidate in candidates:
         own = records.get(candidate.value)
         match = _ROUTE.match(answer, candidate.end) if own else None
