@@ -58,10 +58,6 @@ def sampled_turns(conversation: Conversation, sample: int) -> list[int]:
     return [t.index for t in reversed(conversation.turns) if t.answer.strip()][:sample]
 
 
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def entailment_question(turn: Turn) -> tuple[str, tuple[Evidence, ...]]:
     """The question about one turn, and where in its tool results the judge was shown."""
     whole = 0  # characters of the results before this one
@@ -225,15 +221,14 @@ def _finding(question: _Question, reason: str, common: dict[str, Any]) -> Findin
     """The defect a verdict finds: an answer its results do not entail, or a contradiction."""
     other = question.other or {}
     if question.kind == "entailment":
-        code, value, extra = "not_entailed", digest(question.text), common
+        code, extra = "not_entailed", common
+        value = hashlib.sha256(question.text.encode("utf-8")).hexdigest()[:16]  # the question, in short
         beside = "the turn's tool results and said the answer states more than they show."
     else:
         code, value = "contradiction", f"{other.get('external_id')}#{other.get('turn')}"
         extra = {"other": other, "claim_at_odds": reason.split(". ")[0].strip() if reason else "", **common}
-        beside = (
-            f"answer {other.get('turn')} of {other.get('external_id')}, which a search ranked next to "
-            "it, and said the two contradict each other."
-        )
+        answer = f"answer {other.get('turn')} of {other.get('external_id')}"
+        beside = f"{answer}, which a search ranked next to it, and said the two contradict each other."
     because = f" Its reason: {reason}" if reason else " It gave no reason."
     why = f"A separate judge model ({common['model']}) read this answer beside {beside}{because}"
     return Finding(question.turn, NAME, code, "flag", why, None, question.evidence, value=value, extra=extra)
@@ -270,12 +265,9 @@ def terms(text: str) -> frozenset[str]:
 def neighbours_among(
     conversation: Conversation, others: Iterable[Conversation], sample: int
 ) -> list[dict[str, Any]]:
-    """For each sampled turn, the two answers of ``others`` that share most terms with it.
-
-    A stand-in for a full-text search when there is no database: answers are ranked by how many
-    distinctive words they share (scaled by both lengths), and a pair needs at least two shared words to
-    be put side by side at all. Ties keep the order given.
-    """
+    """For each sampled turn, the two answers of ``others`` that share most terms with it: a stand-in for
+    a full-text search when there is no database. Answers are ranked by how many distinctive words they
+    share (scaled by both lengths), a pair needs at least two to be put side by side, ties keep the order."""
     pool = [
         ({"external_id": other.external_id, "turn": turn.index, "answer": turn.answer}, terms(turn.answer))
         for other in others
