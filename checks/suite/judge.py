@@ -154,10 +154,9 @@ def _reply(raw: bytes, asked_model: str) -> Reply:
         raise JudgeUnavailable("the judge's response was larger than a chat completion should be")
     try:
         data = json.loads(raw)
+        content = data["choices"][0]["message"]["content"]
     except ValueError:
         raise JudgeUnavailable("the judge's response was not JSON") from None
-    try:
-        content = data["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
         raise JudgeUnavailable("the judge's response had no choices[0].message.content") from None
     if isinstance(content, list):  # content parts, as some servers send them
@@ -188,10 +187,8 @@ def verdict_of(text: str) -> Verdict:
     """``yes``/``no`` from the first non-empty line, decoration aside (``**Yes**``, ``"no."``), and the
     reason from the rest. A first line that starts with neither word is no verdict, never an accusation."""
     lines = [line.strip() for line in _THINKING.sub("", text or "").splitlines() if line.strip()]
-    if not lines:
-        return Verdict(None, "")
-    match = _VERDICT.match(re.sub(r"^[\W_]+", "", lines[0]).lower())
-    if match is None:
+    match = _VERDICT.match(re.sub(r"^[\W_]+", "", lines[0]).lower()) if lines else None
+    if match is None:  # no verdict, whatever the reply goes on to say
         return Verdict(None, " ".join(lines))
     rest_of_line = match.group(2)
     if rest_of_line and len(lines[0]) == len(lines[0].lower()):
