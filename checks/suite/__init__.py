@@ -81,7 +81,6 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
     names = checker_names()
     for where, given in (("only", only), ("skip", skip)):
         if unknown := sorted(set(given or ()) - set(names)):
-            raise OptionsError(
-                where, f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
-            )
+            listed = f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
+            raise OptionsError(where, listed)
     return (set(names) if only is None else set(only)) - set(skip or ())

@@ -32,10 +32,8 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 ALLOW_SETTING = "RECEIPTS_OUTBOUND_ALLOW"
 
 # Link-local or private already, named so that a refusal says what the address is.
-METADATA = frozenset(
-    ipaddress.ip_address(a)
-    for a in ("169.254.169.254", "169.254.170.2", "169.254.170.23", "100.100.100.200", "fd00:ec2::254")
-)
+_METADATA = ("169.254.169.254", "169.254.170.2", "169.254.170.23", "100.100.100.200", "fd00:ec2::254")
+METADATA = frozenset(map(ipaddress.ip_address, _METADATA))
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?"
 _HOST_NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
