@@ -1,7 +1,6 @@
 """The checker suite: a pure function from a conversation and options to findings.
 
-No Django here: the suite runs the same in a worker, in a test and from the command line
-(`python -m checks.suite FILE`).
+No Django here: the suite runs the same in a worker, in a test and on the command line (`__main__`).
 """
 
 from __future__ import annotations
@@ -44,13 +43,10 @@ def run_suite(
     outbound_allow: Allow | None = None,
     seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Judge one conversation; the CONTRACT §2 output object.
-
-    ``only``/``skip`` name checkers to run or leave out; ``neighbours``, ``tokens_left_today``,
-    ``judge_key`` and ``outbound_allow`` reach every checker as its ``RunContext``; ``seconds``
-    limits the run's time (None: no limit), which the checkers observe (``deadline``).
-    Raises InvalidConversation, OptionsError or DeadlinePassed; a finding is never an error.
-    """
+    """Judge one conversation into the CONTRACT §2 output object; raises InvalidConversation, OptionsError
+    or DeadlinePassed (a finding is never an error). ``only``/``skip`` name checkers to run or leave out,
+    ``seconds`` limits the run's time (None: no limit) as the checkers observe it (``deadline``), and the
+    other keywords reach every checker as its ``RunContext``."""
     with deadline.within(seconds):
         conversation = data if isinstance(data, Conversation) else parse(data)
         opts = parse_options(options)
@@ -74,13 +70,9 @@ def run_suite(
         # Turn, then place in the answer; findings with no place close their turn. The sort is
         # stable: at one place the registry's order (then each checker's) holds.
         findings.sort(key=lambda f: (f.turn, 0, f.claim.start) if f.claim else (f.turn, 1, 0))
-        out = {
-            "external_id": conversation.external_id,
-            "suite_version": SUITE_VERSION,
-            "findings": [f.to_dict() for f in findings],
-            "provenance": provenance,
-            "turns": list(turns.values()),
-        }
+        out: dict[str, Any] = {"external_id": conversation.external_id, "suite_version": SUITE_VERSION}
+        out |= {"findings": [f.to_dict() for f in findings], "provenance": provenance}
+        out["turns"] = list(turns.values())
         return out if judge is None else out | {"judge": judge}
 
 
@@ -89,7 +81,6 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
     names = checker_names()
     for where, given in (("only", only), ("skip", skip)):
         if unknown := sorted(set(given or ()) - set(names)):
-            raise OptionsError(
-                where, f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
-            )
+            listed = f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
+            raise OptionsError(where, listed)
     return (set(names) if only is None else set(only)) - set(skip or ())

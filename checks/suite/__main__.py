@@ -1,11 +1,10 @@
 """``python -m checks.suite FILE``: judge conversations with no database, server or network.
 
-FILE is one conversation, a JSON array of them, or JSONL (``-`` reads standard input); one
-JSON object is printed per conversation, on its own line. Exit status: 0 when the suite could
-judge (whatever it found), 2 when the options are invalid, 1 when FILE cannot be read. When a
-judge model is named, each answer's neighbours for contradictions are the answers of the
-file's other conversations that share most words with it, and the daily token budget is spent
-across the whole file.
+FILE is one conversation, a JSON array of them, or JSONL (``-`` reads standard input); one JSON object is
+printed per conversation, on its own line. Exit status: 0 when the suite could judge (whatever it found),
+2 when the options are invalid, 1 when FILE cannot be read. When a judge model is named, each answer's
+neighbours for contradictions are the answers of the file's other conversations that share most words
+with it, and the daily token budget is spent across the whole file.
 """
 
 from __future__ import annotations
@@ -62,8 +61,7 @@ def items(text: str) -> list[tuple[Any, str | None]]:
 
 
 def _judge_all(entries: list[tuple[Any, str | None]], options: Options) -> Iterator[dict[str, Any]]:
-    """Judge each item; when a judge is named, with its neighbours among the others and a daily
-    budget shared by all."""
+    """Judge each item; when a judge is named, with its neighbours among the others and one daily budget."""
     try:
         judged = resolve(options.entailment) is not None
     except ValueError:
@@ -89,13 +87,10 @@ def _judge_all(entries: list[tuple[Any, str | None]], options: Options) -> Itera
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m checks.suite",
-        description="Check conversations against their tool receipts and print findings as JSON lines.",
-    )
-    parser.add_argument(
-        "file", metavar="FILE", help="a conversation, a JSON array of them, or JSONL; - for stdin"
-    )
+    description = "Check conversations against their tool receipts and print findings as JSON lines."
+    parser = argparse.ArgumentParser(prog="python -m checks.suite", description=description)
+    file_help = "a conversation, a JSON array of them, or JSONL; - for stdin"
+    parser.add_argument("file", metavar="FILE", help=file_help)
     parser.add_argument("--config", metavar="FILE", help="a JSON object of checker options (CONTRACT §3)")
     args = parser.parse_args(argv)
     try:

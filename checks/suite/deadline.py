@@ -1,9 +1,9 @@
 """A time limit that the checkers observe themselves.
 
-A caller that cannot stop a check from outside (a web server's request thread) gives
-``run_suite`` a number of seconds; each checker calls ``check`` where its work grows with the
-conversation, and past the limit the run ends with ``DeadlinePassed``, never with findings
-that look complete and are not. The limit is a context variable: each thread keeps its own.
+A caller that cannot stop a check from outside (a web server's request thread) gives ``run_suite`` a
+number of seconds; each checker calls ``check`` where its work grows with the conversation, and past the
+limit the run ends with ``DeadlinePassed``, never with findings that look complete and are not. The limit
+is a context variable: each thread keeps its own.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ _LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("suite_deadline", de
 
 
 class DeadlinePassed(BaseException):
-    """The run went past its time limit. Not an Exception: a checker that keeps the rest of
-    the suite going past its own failure (``except Exception``) must not swallow it."""
+    """The run went past its time limit. Not an Exception: a checker that keeps the rest of the suite
+    going past its own failure (``except Exception``) must not swallow it."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"the check took longer than {seconds:g} s")

@@ -1,11 +1,10 @@
 """A small client for a judge model behind any OpenAI-compatible chat completions API.
 
-It sends one question, reads the reply and the tokens it cost, and turns every way that can go
-wrong into ``JudgeUnavailable`` with a plain reason. Standard library only. The judge is a
-project's ``entailment`` options, else the site's ``RECEIPTS_JUDGE_URL`` and
-``RECEIPTS_JUDGE_MODEL``. Keys never sit in options, and each goes to its own judge only: the
-site's key (``RECEIPTS_JUDGE_API_KEY``) to the site's URL, a project's own key (passed in) to
-the judge its options name, which is reached through ``outbound``.
+It sends one question, reads the reply and the tokens it cost, and turns every way that can go wrong into
+``JudgeUnavailable`` with a plain reason. Standard library only. The judge is a project's ``entailment``
+options, else the site's ``RECEIPTS_JUDGE_URL`` and ``RECEIPTS_JUDGE_MODEL``. Keys never sit in options,
+and each goes to its own judge only: the site's key (``RECEIPTS_JUDGE_API_KEY``) to the site's URL, a
+project's own key (passed in) to the judge its options name, which is reached through ``outbound``.
 """
 
 from __future__ import annotations
@@ -23,9 +22,7 @@ from typing import Any
 from . import outbound
 from .options import EntailmentOptions
 
-ENV_URL = "RECEIPTS_JUDGE_URL"
-ENV_MODEL = "RECEIPTS_JUDGE_MODEL"
-ENV_KEY = "RECEIPTS_JUDGE_API_KEY"
+ENV_URL, ENV_MODEL, ENV_KEY = "RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"
 
 RETRIES = 2  # after the first attempt, on a refused connection, a 5xx or a 429
 BACKOFF_S = 0.2  # first pause; doubled before each further attempt
@@ -80,9 +77,8 @@ def resolve(
     project_key: str | None = None,
     allow: outbound.Allow | None = None,
 ) -> JudgeConfig | None:
-    """The judge these options name, the site's filling the gaps, or None; ``project_key`` goes
-    to a judge the options name, ``allow`` (else the environment's) is the operator's allow-list
-    for it. Raises ValueError for a bad list."""
+    """The judge these options name, the site's filling the gaps, or None; ``project_key`` and ``allow``
+    (else the environment's list; ValueError for a bad one) are for a judge the options name."""
     env = os.environ if env is None else env
     model = options.model or (env.get(ENV_MODEL) or "").strip() or None
     url = options.judge_url or (env.get(ENV_URL) or "").strip()
@@ -111,12 +107,10 @@ class Judge:
         message = {"role": "user", "content": question}
         body = {"model": self.config.model, "messages": [message], "temperature": 0}
         body |= {"max_tokens": MAX_REPLY_TOKENS, "stream": False}
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.config.api_key:
-            headers["Authorization"] = f"Bearer {self.config.api_key}"
-        request = urllib.request.Request(
-            endpoint(self.config.url), data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
-        )
+        key = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
+        headers = {"Content-Type": "application/json", "Accept": "application/json", **key}
+        data = json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(endpoint(self.config.url), data, headers, method="POST")
         for attempt in range(RETRIES + 1):
             try:
                 return _reply(self._post(request), self.config.model)
@@ -127,25 +121,23 @@ class Judge:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _post(self, request: urllib.request.Request) -> bytes:
+        # Neither a refusal (the address is the same next time) nor a timeout (a judge slow now is
+        # likely slow again, and the run waits) is retried.
         where = f"the judge at {request.full_url}"
-        # Neither a refusal (the address is the same next time) nor a timeout (a judge slow
-        # now is likely slow again, and the run waits) is retried.
-        slow = f"{where} did not answer within {self.config.timeout_s:g} s (entailment.timeout_s)"
         try:
             with self._opener.open(request, timeout=self.config.timeout_s) as response:
                 return response.read(MAX_RESPONSE_BYTES + 1)
         except outbound.Refused as exc:
             raise JudgeUnavailable(f"{where} is refused: {exc.reason}") from None
         except urllib.error.HTTPError as exc:
-            said = f"{where} answered HTTP {exc.code}"
-            if exc.code in _RETRY_STATUSES:
-                raise _Retryable(f"{said}{_excerpt(exc)}") from None
             hint = " (check the API key)" if exc.code in (401, 403) else ""
-            raise JudgeUnavailable(f"{said}{hint}{_excerpt(exc)}") from None
+            failure = _Retryable if exc.code in _RETRY_STATUSES else JudgeUnavailable
+            raise failure(f"{where} answered HTTP {exc.code}{hint}{_excerpt(exc)}") from None
         except OSError as exc:  # a URLError says why in its reason
             reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
             if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError):
-                raise JudgeUnavailable(slow) from None
+                slow = f"did not answer within {self.config.timeout_s:g} s (entailment.timeout_s)"
+                raise JudgeUnavailable(f"{where} {slow}") from None
             raise _Retryable(f"{where} could not be reached ({reason})") from None
 
 
@@ -162,10 +154,9 @@ def _reply(raw: bytes, asked_model: str) -> Reply:
         raise JudgeUnavailable("the judge's response was larger than a chat completion should be")
     try:
         data = json.loads(raw)
+        content = data["choices"][0]["message"]["content"]
     except ValueError:
         raise JudgeUnavailable("the judge's response was not JSON") from None
-    try:
-        content = data["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
         raise JudgeUnavailable("the judge's response had no choices[0].message.content") from None
     if isinstance(content, list):  # content parts, as some servers send them
@@ -193,14 +184,11 @@ class Verdict:
 
 
 def verdict_of(text: str) -> Verdict:
-    """``yes``/``no`` from the first non-empty line, decoration aside (``**Yes**``, ``"no."``),
-    and the reason from the rest. A first line that starts with neither word is no verdict, so
-    it can never become an accusation."""
+    """``yes``/``no`` from the first non-empty line, decoration aside (``**Yes**``, ``"no."``), and the
+    reason from the rest. A first line that starts with neither word is no verdict, never an accusation."""
     lines = [line.strip() for line in _THINKING.sub("", text or "").splitlines() if line.strip()]
-    if not lines:
-        return Verdict(None, "")
-    match = _VERDICT.match(re.sub(r"^[\W_]+", "", lines[0]).lower())
-    if match is None:
+    match = _VERDICT.match(re.sub(r"^[\W_]+", "", lines[0]).lower()) if lines else None
+    if match is None:  # no verdict, whatever the reply goes on to say
         return Verdict(None, " ".join(lines))
     rest_of_line = match.group(2)
     if rest_of_line and len(lines[0]) == len(lines[0].lower()):

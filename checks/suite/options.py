@@ -1,14 +1,14 @@
 """Checker options (CONTRACT.md §3): one JSON object, every key optional.
 
-Every section is validated here, whether or not its checker is registered, so a project's
-settings are accepted or refused once, the same way in the dashboard, the API and on the
-command line. A refusal names the option and says what would be accepted.
+Every section is validated here, whether or not its checker is registered, so a project's settings are
+accepted or refused once, the same way in the dashboard, the API and on the command line. A refusal names
+the option and says what would be accepted.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,20 +88,15 @@ def _one_of(choices: tuple[str, ...]) -> Rule:
 _EVIDENCE = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL, "code": _one_of(CODE_MODES)}
 _EVIDENCE |= {"prior_turn": _BOOL, "posture": _one_of(POSTURES)}
 _NEGATIVE_CLAIMS = {"unestablished": _one_of(UNESTABLISHED)}
+_URL_START = re.compile(r"https?://[^\s/]+")
+_URL = "an http:// or https:// URL of an OpenAI-compatible API"
+_SECONDS = "a number of seconds above 0 and at most 600"
 _ENTAILMENT: dict[str, Rule] = {
-    "judge_url": (
-        lambda v: v is None or (isinstance(v, str) and bool(re.match(r"https?://[^\s/]+", v))),
-        "an http:// or https:// URL of an OpenAI-compatible API",
-    ),
+    "judge_url": (lambda v: v is None or (isinstance(v, str) and bool(_URL_START.match(v))), _URL),
     "model": (lambda v: v is None or (isinstance(v, str) and bool(v.strip())), "a non-empty model name"),
-    "timeout_s": (
-        lambda v: type(v) in (int, float) and 0 < v <= 600,
-        "a number of seconds above 0 and at most 600",
-    ),
-    "sample": _COUNT,
-    "token_budget": _COUNT,
-    "daily_token_budget": _COUNT,
+    "timeout_s": (lambda v: type(v) in (int, float) and 0 < v <= 600, _SECONDS),
 }
+_ENTAILMENT |= dict.fromkeys(("sample", "token_budget", "daily_token_budget"), _COUNT)
 SECTIONS = ("evidence", "arguments", "negative_claims", "entailment")
 
 
@@ -142,6 +137,13 @@ def _pattern(value: Any, where: str) -> str:
     return value
 
 
+def _listed(value: Any, where: str, wanted: str) -> Iterator[tuple[str, Any]]:
+    """Each item of a list option, with where it is (``evidence.shapes[0]``); refused unless a list."""
+    if not isinstance(value, list):
+        raise OptionsError(where, f"must be a list of {wanted}")
+    return ((f"{where}[{i}]", item) for i, item in enumerate(value))
+
+
 def _names(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise OptionsError(where, 'must be a list of tool names, e.g. ["find_logins"]')
@@ -151,16 +153,13 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
 def _evidence(raw: dict[str, Any]) -> EvidenceOptions:
     s = _section(raw, "evidence", *_EVIDENCE, "shapes", "exempt")
     exempt = s.get("exempt", [])
-    if not isinstance(exempt, list):
-        raise OptionsError("evidence.exempt", 'must be a list of strings and {"pattern": …} objects')
-    for i, item in enumerate(exempt):
-        where = f"evidence.exempt[{i}]"
+    for path, item in _listed(exempt, "evidence.exempt", 'strings and {"pattern": …} objects'):
         if isinstance(item, dict):
-            _no_unknown_keys(item, ("pattern",), prefix=f"{where}.")
-            _pattern(item.get("pattern"), f"{where}.pattern")
+            _no_unknown_keys(item, ("pattern",), prefix=f"{path}.")
+            _pattern(item.get("pattern"), f"{path}.pattern")
         elif not isinstance(item, str) or not item:
             raise OptionsError(
-                where, 'must be a non-empty string or an object like {"pattern": "INC[0-9]{6}"}'
+                path, 'must be a non-empty string or an object like {"pattern": "INC[0-9]{6}"}'
             )
     return EvidenceOptions(
         **_checked(s, "evidence", EvidenceOptions(), _EVIDENCE),
@@ -171,11 +170,8 @@ def _evidence(raw: dict[str, Any]) -> EvidenceOptions:
 
 
 def _shapes(value: Any) -> tuple[Shape, ...]:
-    if not isinstance(value, list):
-        raise OptionsError("evidence.shapes", 'must be a list of {"name": …, "pattern": …} objects')
     shapes: list[Shape] = []
-    for i, item in enumerate(value):
-        where = f"evidence.shapes[{i}]"
+    for where, item in _listed(value, "evidence.shapes", '{"name": …, "pattern": …} objects'):
         if not isinstance(item, dict):
             raise OptionsError(where, 'must be an object like {"name": "wwn", "pattern": "…"}')
         _no_unknown_keys(item, ("name", "pattern"), prefix=f"{where}.")
@@ -190,27 +186,22 @@ def _shapes(value: Any) -> tuple[Shape, ...]:
 
 def parse_options(raw: dict[str, Any] | Options | None) -> Options:
     """Validated options with the CONTRACT's defaults filled in; raises OptionsError."""
-    if isinstance(raw, Options):
-        return raw
-    if raw is None:
-        return Options()
+    if raw is None or isinstance(raw, Options):
+        return Options() if raw is None else raw
     if not isinstance(raw, dict):
         raise OptionsError("options", f"must be a JSON object with any of the keys {', '.join(SECTIONS)}")
     _no_unknown_keys(raw, SECTIONS)
     evidence = _evidence(raw)
+    where = "arguments.arguments_from"
     producers = _section(raw, "arguments", "arguments_from").get("arguments_from", {})
     if not isinstance(producers, dict):
-        raise OptionsError(
-            "arguments.arguments_from",
-            'must be an object of tool: [producer tools], e.g. {"backup_status": ["fleet_report"]}',
-        )
-    arguments = {tool: _names(names, f"arguments.arguments_from.{tool}") for tool, names in producers.items()}
+        example = '{"backup_status": ["fleet_report"]}'
+        raise OptionsError(where, f"must be an object of tool: [producer tools], e.g. {example}")
+    arguments = {tool: _names(names, f"{where}.{tool}") for tool, names in producers.items()}
     negative = _section(raw, "negative_claims", "tools", "unestablished")
-    tools = negative.get("tools")
-    negative_claims = NegativeClaimsOptions(
-        tools=None if tools is None else _names(tools, "negative_claims.tools"),
-        **_checked(negative, "negative_claims", NegativeClaimsOptions(), _NEGATIVE_CLAIMS),
-    )
+    tools = None if negative.get("tools") is None else _names(negative["tools"], "negative_claims.tools")
+    checked = _checked(negative, "negative_claims", NegativeClaimsOptions(), _NEGATIVE_CLAIMS)
+    negative_claims = NegativeClaimsOptions(tools, **checked)
     if isinstance(raw.get("entailment"), dict) and "api_key_env" in raw["entailment"]:
         # Naming the variable that holds the key let whoever edits options send the site's key anywhere.
         raise OptionsError(
@@ -219,8 +210,7 @@ def parse_options(raw: dict[str, Any] | Options | None) -> Options:
             "judge key is set on its settings page (it is kept write-only and sent only to the "
             "judge_url of these options); the site's judge uses the site's key",
         )
-    entailment = _checked(
-        _section(raw, "entailment", *_ENTAILMENT), "entailment", EntailmentOptions(), _ENTAILMENT
-    )
+    section = _section(raw, "entailment", *_ENTAILMENT)
+    entailment = _checked(section, "entailment", EntailmentOptions(), _ENTAILMENT)
     entailment["timeout_s"] = float(entailment["timeout_s"])
     return Options(evidence, ArgumentsOptions(arguments), negative_claims, EntailmentOptions(**entailment))

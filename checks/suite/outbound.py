@@ -1,17 +1,16 @@
 """Requests to URLs that a project chose (its judge, its webhooks), kept off the server's own network.
 
-A project admin can type any URL, and the server would send to it from where it stands: its
-loopback, its private network, a cloud's metadata service. So before each connection the host
-name is resolved, every address it resolves to is checked, and the connection is made to an
-address that was checked, never to the name again (DNS rebinding gains nothing); the name is
-kept for the Host header and for TLS.
+A project admin can type any URL, and the server would send to it from where it stands: its loopback,
+its private network, a cloud's metadata service. So before each connection the host name is resolved,
+every address it resolves to is checked, and the connection is made to an address that was checked,
+never to the name again (DNS rebinding gains nothing); the name is kept for the Host header and for TLS.
 
-Refused unless the operator allows them (an ``Allow`` of networks and host names): every
-address that is not public, the cloud metadata services, and IPv6 forms that carry such an
-IPv4 address (``::ffff:127.0.0.1``, 6to4, NAT64). Numeric spellings (``127.1``,
-``0x7f000001``) go through the resolver that would connect, so they are checked as the address
-they are. No redirect is followed (a 3xx is the answer), and a checked request uses no proxy,
-which would resolve the name itself. Standard library only.
+Refused unless the operator allows them (an ``Allow`` of networks and host names): every address that is
+not public, the cloud metadata services, and IPv6 forms that carry such an IPv4 address
+(``::ffff:127.0.0.1``, 6to4, NAT64). Numeric spellings (``127.1``, ``0x7f000001``) go through the
+resolver that would connect, so they are checked as the address they are. No redirect is followed (a 3xx
+is the answer), and a checked request uses no proxy, which would resolve the name itself. Standard
+library only.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import ipaddress
 import re
 import socket
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -33,10 +32,8 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 ALLOW_SETTING = "RECEIPTS_OUTBOUND_ALLOW"
 
 # Link-local or private already, named so that a refusal says what the address is.
-METADATA = frozenset(
-    ipaddress.ip_address(a)
-    for a in ("169.254.169.254", "169.254.170.2", "169.254.170.23", "100.100.100.200", "fd00:ec2::254")
-)
+_METADATA = ("169.254.169.254", "169.254.170.2", "169.254.170.23", "100.100.100.200", "fd00:ec2::254")
+METADATA = frozenset(map(ipaddress.ip_address, _METADATA))
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?"
 _HOST_NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
@@ -47,8 +44,7 @@ REFUSED_KINDS = (
 
 
 class Refused(Exception):
-    """A request this module will not make; ``reason`` says why in plain words. Not an
-    OSError, so that urllib passes it through as it is instead of as a URLError."""
+    """A request this module will not make, and why; not an OSError, which urllib would wrap in a URLError."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -57,16 +53,14 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Allow:
-    """The operator's exceptions: networks whose addresses may be reached, and host names
-    that may be reached whatever they resolve to."""
+    """The operator's exceptions: networks that may be reached, and host names whatever they resolve to."""
 
     networks: tuple[IPNetwork, ...] = ()
     hosts: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
     def parse(cls, entries: str | Iterable[str] | None) -> Allow:
-        """From ``"127.0.0.1/32,judge.internal"`` or a list of such entries; raises ValueError
-        for an entry that is neither a network nor a host name."""
+        """From ``"127.0.0.1/32,judge.internal"`` or a list of such entries; raises ValueError."""
         items = entries.split(",") if isinstance(entries, str) else list(entries or ())
         networks: list[IPNetwork] = []
         hosts: set[str] = set()
@@ -99,23 +93,17 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
     return address.ipv4_mapped or address.sixtofour or teredo or nat64
 
 
-# What makes an address one not to reach, in the order a refusal names it.
-_KINDS = (
-    ("is_unspecified", "the unspecified address"),
-    ("is_loopback", "a loopback address"),
-    ("is_link_local", "a link-local address"),
-    ("is_multicast", "a multicast address"),
-    ("is_reserved", "a reserved address"),
-    ("is_private", "a private address"),
-)
+# What makes an address one not to reach (``is_<kind>``), in the order a refusal names it.
+_KINDS = ("unspecified", "loopback", "link_local", "multicast", "reserved", "private")
 
 
 def _kind(address: IPAddress) -> str | None:
     """What makes an address one not to reach, or None for a public one."""
     if address in METADATA:
         return "a cloud metadata service address"
-    kind = next((words for test, words in _KINDS if getattr(address, test)), None)
-    return kind or (None if address.is_global else "not a public address")
+    if kind := next((kind for kind in _KINDS if getattr(address, f"is_{kind}")), None):
+        return "the unspecified address" if kind == "unspecified" else f"a {kind.replace('_', '-')} address"
+    return None if address.is_global else "not a public address"
 
 
 def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
@@ -133,31 +121,26 @@ def refusal(address: str | IPAddress, allow: Allow = NOTHING) -> str | None:
 
 
 def resolve_checked(host: str, port: int, allow: Allow) -> list[tuple[Any, ...]]:
-    """``getaddrinfo`` for host and port, after checking every address it gives. Raises Refused
-    when any of them may not be reached (a name's owner chooses all of its addresses, so one bad
-    one is reason enough), and OSError when the name does not resolve."""
+    """``getaddrinfo``, after checking every address it gives: Refused when any may not be reached (a
+    name's owner chooses all of them, so one bad one is reason enough), OSError when none resolves."""
     name = _host_key(host)
     infos = socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM)
-    if name in allow.hosts:
+    refusals = (refusal(str(info[4][0]), allow) for info in infos)
+    reason = None if name in allow.hosts else next(filter(None, refusals), None)
+    if reason is None:
         return infos
-    for info in infos:
-        if (reason := refusal(str(info[4][0]), allow)) is None:
-            continue
-        try:
-            ipaddress.ip_address(name)
-        except ValueError:  # a name, not an address literal: say what it resolves to
-            reason = f"{name} resolves to {reason.replace(' is ', ', which is ', 1)}"
-        raise Refused(
-            f"{reason}; requests to {REFUSED_KINDS} are refused unless the operator allows them "
-            f"({ALLOW_SETTING})"
-        )
-    return infos
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:  # a name, not an address literal: say what it resolves to
+        reason = f"{name} resolves to {reason.replace(' is ', ', which is ', 1)}"
+    raise Refused(
+        f"{reason}; requests to {REFUSED_KINDS} are refused unless the operator allows them ({ALLOW_SETTING})"
+    )
 
 
 def check_url(url: str, allow: Allow, *, unresolved_ok: bool = False) -> None:
     """Raises Refused unless url is http(s) with a host whose addresses may all be reached;
-    with ``unresolved_ok``, a name that does not resolve now passes (when a URL is saved; every
-    request checks it again)."""
+    ``unresolved_ok`` lets a name that does not resolve pass (a URL being saved: each request checks it)."""
     try:
         parts = urlsplit(url)
         host, port = parts.hostname, parts.port
@@ -175,8 +158,7 @@ def check_url(url: str, allow: Allow, *, unresolved_ok: bool = False) -> None:
 def connect_checked(
     address: tuple[str, int], timeout: Any = None, source_address: Any = None, *, allow: Allow
 ) -> socket.socket:
-    """``socket.create_connection`` to one of the host's checked addresses, tried in the
-    resolver's order; the name is not resolved again between the check and the connection."""
+    """``socket.create_connection`` to the host's checked addresses in turn, the name not resolved again."""
     host, port = address
     last: OSError | None = None
     for info in resolve_checked(host, port, allow):
@@ -188,41 +170,39 @@ def connect_checked(
     raise last or OSError(f"{host} has no address to connect to")
 
 
+def _checked_connection(
+    kind: type[http.client.HTTPConnection], allow: Allow, *args: Any, **kwargs: Any
+) -> http.client.HTTPConnection:
+    made = kind(*args, **kwargs)
+    made._create_connection = partial(connect_checked, allow=allow)  # type: ignore[attr-defined]
+    return made
+
+
 class _CheckedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
-    """Opens http and https connections through ``connect_checked`` (an instance replaces
-    both default handlers of an opener): the Host header and TLS (SNI, the certificate) go on
-    with the host name as for any connection."""
+    """Replaces both default handlers of an opener with connections through ``connect_checked``; the
+    Host header and TLS (SNI, the certificate) go on with the host name as for any connection."""
 
     def __init__(self, allow: Allow) -> None:
         super().__init__()
         self._allow = allow
 
-    def _connection(self, kind: type[http.client.HTTPConnection]) -> Callable[..., Any]:
-        def connection(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
-            made = kind(*args, **kwargs)
-            made._create_connection = partial(connect_checked, allow=self._allow)  # type: ignore[attr-defined]
-            return made
-
-        return connection
-
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(self._connection(http.client.HTTPConnection), req)
+        return self.do_open(partial(_checked_connection, http.client.HTTPConnection, self._allow), req)
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        connection = self._connection(http.client.HTTPSConnection)
+        connection = partial(_checked_connection, http.client.HTTPSConnection, self._allow)
         return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # A redirect could point anywhere, and would carry the request's headers there: the
-    # 3xx is the answer.
+    # A redirect could point anywhere, and would carry the request's headers there: the 3xx is the answer.
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
 
 
 def opener(allow: Allow | None) -> urllib.request.OpenerDirector:
-    """An opener that follows no redirect. With ``allow``, every connection is checked and
-    made directly (no proxy); None is for the operator's own URLs, which are not checked."""
+    """An opener that follows no redirect; with ``allow`` (None: the operator's own URLs, not checked),
+    every connection is checked and made directly, through no proxy."""
     if allow is None:
         return urllib.request.build_opener(_NoRedirect)
     return urllib.request.build_opener(urllib.request.ProxyHandler({}), _CheckedHandler(allow), _NoRedirect)
