@@ -204,19 +204,14 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
     minor = MINOR_WORDS.get(after.strip().lower()) if after else None
     if minor is not None:
         readings = tuple(dict.fromkeys([r / minor for r in readings] + list(readings)))
+    kind = "number" if before is None and after is None else "money"
+    value = -readings[0] if match.group("minus") or match.group("minus2") else readings[0]
     per = match.group("slash") or match.group("per") or match.group("each")
-    return Amount(
-        kind="number" if before is None and after is None else "money",
-        value=-readings[0] if match.group("minus") or match.group("minus2") else readings[0],
-        readings=readings,
-        currency=_currency(before) or _currency(after),
-        per=per.lower() if per else None,
-        start=match.start(),
-        end=match.end(),
-        number_start=match.start("number"),
-        number_end=match.end("scale" if scale is not None else "number"),
-        precision=-int(digits[0].as_tuple().exponent) - power,  # digits and a point: never above 0
-    )
+    number_end = match.end("scale" if scale is not None else "number")
+    precision = -int(digits[0].as_tuple().exponent) - power  # digits and a point: never above 0
+    currency, unit = _currency(before) or _currency(after), per.lower() if per else None
+    span = (match.start(), match.end(), match.start("number"), number_end)
+    return Amount(kind, value, readings, currency, unit, *span, precision)
 
 
 def read_amounts(
@@ -249,19 +244,16 @@ def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[s
     if words is not None and "/" in text:  # "USD/night" is one word: its code is a mark
         marks |= _MARK_WORDS & {word.partition("/")[0] for word in words if "/" in word}
     yield from _find_all(low, marks)
-    yield from _glued_codes(text)  # "USD5" is no word of its own
+    # A code in capitals touching a number ("USD5" is no word of its own), where three capitals stand.
+    shape = text.translate(_CAPITALS)
+    if shape.count("AAA") > len(text) // 128:  # so often that the pattern is the quicker
+        yield from (match.start() for match in _GLUED_CODE.finditer(text))
+    else:
+        yield from (at for at in _find_all(shape, ["AAA"]) if _GLUED_CODE.match(text, at))
     if plain:
         yield from (match.start() for match in _COMMA_GROUP.finditer(text))
     if scaled:  # read without a mark only as a word of its own: one of ``words`` where given
         yield from _find_all(low, SCALE_WORDS if words is None else SCALE_WORDS.keys() & words)
-
-
-def _glued_codes(text: str) -> Iterator[int]:
-    """Where a code in capitals touches a number, looked for where three capitals stand together."""
-    shape = text.translate(_CAPITALS)
-    if shape.count("AAA") > len(text) // 128:  # so often that the pattern is the quicker
-        return (match.start() for match in _GLUED_CODE.finditer(text))
-    return (at for at in _find_all(shape, ["AAA"]) if _GLUED_CODE.match(text, at))
 
 
 def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
@@ -274,20 +266,19 @@ def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
     """Spans of ``text`` around ``places``, merged, widened until they cut no word or number."""
+
+    def joins(at: int, step: int) -> bool:  # a word's or a number's character, or a space in a number
+        return text[at] in _WORD_OR_NUMBER or (text[at] == " " and text[at + step : at + step + 1].isdigit())
+
     spans: list[tuple[int, int]] = []
     for place in sorted(places):
         if spans and place < spans[-1][1]:
             continue  # read with the span before
         floor = spans[-1][1] if spans else 0
         start, end = max(floor, place - _REACH), min(len(text), place + _REACH)
-        while start > floor and (
-            text[start - 1] in _WORD_OR_NUMBER
-            or (text[start - 1] == " " and text[start - 2 : start - 1].isdigit())
-        ):
+        while start > floor and joins(start - 1, -1):
             start -= 1
-        while end < len(text) and (
-            text[end] in _WORD_OR_NUMBER or (text[end] == " " and text[end + 1 : end + 2].isdigit())
-        ):
+        while end < len(text) and joins(end, 1):
             end += 1
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], end)
