@@ -89,10 +89,8 @@ _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
 def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
     """Where each number grouped by spaces stands in ``text``, and its canonical value."""
-    if text.isascii():
-        if "0 0" not in text.translate(_DIGITS_AS_ZERO):
-            return []
-    elif _DIGIT_SPACE_DIGIT.search(text) is None:
+    quick = "0 0" in text.translate(_DIGITS_AS_ZERO) if text.isascii() else _DIGIT_SPACE_DIGIT.search(text)
+    if not quick:
         return []
     return [
         (m.start(), m.end(), canonical_number(_GROUP_SPLIT.sub("", m.group())))
@@ -107,9 +105,7 @@ def is_unit(word: str) -> bool:
 def canonical_number(text: str) -> str:
     """``2048.0`` is ``2048``, ``41,200`` is ``41200``; the integer part is kept as written."""
     text = text.replace(",", "")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text or "0"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) or "0"
 
 
 def dotted_value(written: str) -> str:
@@ -182,14 +178,12 @@ def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
         for m in _WORDED.finditer(text)
     ]
     spans += spaced_numbers(text) if grouped else []
-    return _joined(text, tokens, sorted(spans)) if spans else tokens
-
-
-def _joined(text: str, tokens: list[Token], spans: list[tuple[int, int, str]]) -> list[Token]:
-    """``tokens`` with those that exactly cover one of ``spans`` (start, end, value) made one."""
+    if not spans:
+        return tokens
+    # The tokens that exactly cover one of ``spans`` (start, end, value) are made one.
     out: list[Token] = []
     i = 0
-    for start, end, value in spans:
+    for start, end, value in sorted(spans):
         while i < len(tokens) and tokens[i].start < start:
             out.append(tokens[i])
             i += 1
@@ -206,8 +200,7 @@ _INNER_PUNCTUATION = re.compile(r"([/:@.#+=&?_-])")
 
 
 def parts_of_tokens(text: str) -> set[str]:
-    """The pieces of a person's compound tokens: an id typed inside a path, an address or an
-    email (``user:mia_li_3668`` also says ``mia_li_3668`` and ``3668``)."""
+    """The pieces of compound tokens: an id inside a path or an email (``user:mia_li_3668``: ``3668``)."""
     out: set[str] = set()
     for token in tokenize(text):
         parts = _INNER_PUNCTUATION.split(token.value)  # its pieces, and the marks between them
