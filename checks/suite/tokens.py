@@ -224,9 +224,9 @@ def classify(
         apart = tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()  # "1 200 300" may be a list
         if figures and unit is not None:
             text = token.text + unit.text if unit.start == token.end else f"{token.text} {unit.text}"
-            both, precision = (value, value + unit.value), _precision(token.text)
+            both, places = (value, value + unit.value), _precision(token.text)
             return Candidate(
-                value, text, token.start, unit.end, "figure", both, number, precision, unit.value, apart
+                value, text, token.start, unit.end, "figure", both, number, places, unit.value, apart
             )
         if digit_count(value) >= min_digits:
             forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
@@ -281,10 +281,9 @@ def split_text(text: str) -> str:
 
 
 def word_forms(text: str, split: str | None = None) -> set[str]:
-    """The forms of a text's tokens (``token_keys``; its ``split_text`` where the caller has it)
-    and of its numbers grouped across tokens; Python visits only tokens with another form."""
+    """The forms (``token_keys``) of a text's tokens (``split``: its ``split_text``) and spaced numbers."""
     forms = set((split_text(text) if split is None else split).split())
-    # A dressed token, a decimal that may end in zeros, a number with a unit glued to it.
+    # Python visits only tokens with another form: dressed, a decimal that may end in zeros, a glued unit.
     spelled = [
         t
         for t in forms
@@ -347,8 +346,7 @@ def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
 
 
 def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
-    """The keys of the durations a source writes, in the notations its tokens show: a unit's
-    word ("90-minute"), letters glued ("1h30m", "45m"), a clock-like length, ISO's "PT"."""
+    """The keys of a source's durations, in the notations its tokens show ("90-minute", "1h30m", "PT")."""
     numeric = [t for t in forms if t[0] in _DIGITS]
     lettered = [t for t in numeric if t[-1].isalpha()]
     readers = {
@@ -373,8 +371,7 @@ def fragment_forms(forms: Iterable[str]) -> set[str]:
 
 
 def token_keys(token: str) -> set[str]:
-    """The keys a raw source token is filed under: undressed in lower case, and a number under
-    its canonical spelling too (``2.50`` as ``2.5``, ``2.750.300``, ``10ms`` as ``10``)."""
+    """A raw source token's keys: undressed in lower case and a number's canonical form (``10ms``: ``10``)."""
     core = token.lower().strip(DECORATION)
     if not core:
         return set()
@@ -391,10 +388,9 @@ def token_keys(token: str) -> set[str]:
 
 
 def dressed_in(split: str, key: str, whole: bool = False, most: int = -1) -> bool | None:
-    """Whether ``key`` is a token of a ``split_text``, or (unless ``whole``, and undressed
-    itself) the core of one dressed with ``DECORATION``: what ``token_keys`` files a token
-    under, besides the numbers it spells. None once ``most`` places that write it otherwise
-    are passed: a set of the tokens answers a key written inside that many others sooner."""
+    """Whether ``key`` is a token of a ``split_text`` or (unless ``whole``, and undressed itself) the core
+    of one dressed with ``DECORATION``, as ``token_keys`` files it. None past ``most`` places that write
+    it otherwise: a set of the tokens answers a key written inside that many others sooner."""
     if key.split() != [key]:
         return False
     dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
@@ -420,11 +416,10 @@ def _out_of_time(signum: int, frame: object) -> None:
     raise TimeoutError
 
 
-def _first_matches(patterns: list[str], values: list[str], out: list[int] | None = None) -> list[int]:
+def _first_matches(patterns: list[str], values: list[str], out: list[int]) -> list[int]:
     """For each value, the first pattern matching it whole or -1, appended to ``out`` as found."""
-    out = [] if out is None else out
     compiled = [re.compile(p, re.I) for p in patterns]
-    for value in values[len(out) :]:
+    for value in values:
         out.append(next((i for i, pattern in enumerate(compiled) if pattern.fullmatch(value)), -1))
     return out
 
@@ -441,7 +436,7 @@ class _Pool:
             if cls.pool is None:
                 cls.pool = multiprocessing.get_context("spawn").Pool(1)
             pool = cls.pool
-        pending = pool.apply_async(_first_matches, (patterns, values))
+        pending = pool.apply_async(_first_matches, (patterns, values, []))
         try:
             return pending.get(timeout=max(budget, 2.0))  # a fresh process needs a moment to start
         except multiprocessing.TimeoutError:
@@ -454,8 +449,8 @@ class _Pool:
 def match_patterns(
     patterns: list[str], values: list[str], budget: float = PATTERN_BUDGET_S
 ) -> tuple[list[int], bool]:
-    """``_first_matches`` under a time bound (a timer signal in the main thread, else a helper
-    process), and whether it was hit: the values not yet tried then match no pattern."""
+    """``_first_matches`` under a time bound (a timer signal, off the main thread a helper process), and
+    whether it was hit: the values not yet tried then match no pattern."""
     if not patterns or not values:
         return [-1] * len(values), False
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
