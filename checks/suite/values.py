@@ -145,8 +145,7 @@ class TimeValue:
 
 @dataclass(frozen=True)
 class Notation:
-    """One way of writing a date or a time: a pattern whose named groups are its parts, and the
-    ``str.format`` templates the tests write values in (none for a range, which writes two)."""
+    """A way of writing a date or time: a pattern of named parts, the ``str.format`` spellings tests write."""
 
     name: str
     pattern: str
@@ -252,8 +251,8 @@ _Groups = list[tuple[Notation, int, dict[str, int]]]
 def _compile(
     notations: tuple[Notation, ...], start: str, words: Iterable[str], uncaptured: Iterable[str] = ()
 ) -> tuple[re.Pattern[str], _Groups]:
-    """One pattern trying each notation at each place (the parts in ``uncaptured`` matched but
-    not kept), and its groups; opening on a digit or a first letter of ``words``, it reads fast."""
+    """One pattern trying each notation at each place (``uncaptured`` parts matched, not kept), and its
+    groups; opening on a digit or a first letter of ``words``, it reads fast."""
     parts = []
     for i, notation in enumerate(notations):
         body = notation.pattern
@@ -365,8 +364,7 @@ def read_times(text: str) -> Iterator[TimeValue]:
 
 
 def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
-    """The keys of every date ``text`` writes and the years of its full dates, read once for
-    each distinct writing; ``in_words=False`` reads only figures, for a text naming no month."""
+    """The keys of each date ``text`` writes, and its full dates' years; ``in_words=False``: figures only."""
     pattern = _DATES if in_words else _FIGURE_DATES
     read = [_date_keys_of(found, in_words) for found in set(pattern.findall(text))]
     return {key for keys, _ in read for key in keys}, {year for _, years in read for year in years}
