@@ -329,12 +329,10 @@ _DURATION_ENDINGS = tuple(DURATION_WORDS)
 
 def date_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     """The keys of the dates a source writes, and their years (a number a source carries)."""
-    dated = [t for t in forms if t[0] in _DIGITS and ("-" in t or "/" in t or "." in t)]
-    if not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None:
-        keys, years = date_keys(value_text(text))
-    else:
-        keys, years = date_keys("\n".join(dated), in_words=False)
-    return [*keys, *map(str, years)]
+    dated = "\n".join(t for t in forms if t[0] in _DIGITS and ("-" in t or "/" in t or "." in t))
+    if not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search(dated) is not None:
+        return list(date_keys(value_text(text)))
+    return list(date_keys(dated, in_words=False))
 
 
 def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
