@@ -33,15 +33,13 @@ KEY_PREFIX = "duration "
 
 _NUMBER = r"\d+(?:\.\d+)?"
 _ANY_UNIT = alternation(UNITS)  # a pattern of every spelling of a unit
-# Each pattern opens with a character, not a look back, so a large text is scanned for it.
-# A unit's word is found first (in lower case, quicker than re.I), then its number before it:
-# "90 minutes", "a 90-minute", "two (and a half) hours", "half an hour", "1:30 hours".
+# Patterns open with a character, not a look back, so a large text is scanned for it; a unit's word first
+# (lower case, quicker than re.I), then its number: "90-minute", "two and a half hours", "1:30 hours".
 _UNIT_WORD = re.compile(rf"(?:{_ANY_UNIT})\b")
 _BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
-_BEFORE_WORDS = re.compile(
-    rf"(?:^|(?<=[^\w-]))({alternation([*NUMBER_WORDS, *_ARTICLES])})( and a half)?[ -]$", re.I
-)
+_COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
+_BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
 _HALF_AFTER = " and a half"
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number

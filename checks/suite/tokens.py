@@ -58,12 +58,11 @@ _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 
 # The units a figure is written with, a space from it or glued to it ("12.5 %", "10ms").
 UNITS = frozenset(
-    ["%", "percent", "pct", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
+    "% percent pct iops mbps gbps kbps ms us bytes byte".split()
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
     # Distances and weights; never a bare "m" or "g", as often minutes, millions or grams.
-    + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz".split()
-    + "kilometre kilometres kilometer kilometers metre metres meter meters".split()
-    + "kilogram kilograms gram grams ounce ounces".split()
+    + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz kilogram kilograms gram grams".split()
+    + "kilometre kilometres kilometer kilometers metre metres meter meters ounce ounces".split()
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
 WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
@@ -245,13 +244,10 @@ def classify(
         if digit_count(number_text) >= min_digits:
             return Candidate(number_text, *at, "number", both, unit=glued.group(2))
         return None
-    if (
-        len(value) < 4
-        or _ORDINAL.fullmatch(value)
-        or _SHORT_FRACTION.fullmatch(value)
-        or (_COMPOUND.fullmatch(value) and digit_count(value) < min_digits)
-        or not any(c.isalpha() or c in ":_-/." for c in value)
-    ):
+    too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
+    if too_short or (_COMPOUND.fullmatch(value) and digit_count(value) < min_digits):
+        return None
+    if not any(c.isalpha() or c in ":_-/." for c in value):
         return None
     # 1204itw is looked up as 1204 too.
     spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
