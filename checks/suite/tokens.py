@@ -172,10 +172,7 @@ def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
             if piece:
                 tokens.append(Token(piece, start, start + len(piece), normalize(piece)))
             start += len(piece) + 1
-    spans = [
-        (m.start(), m.end(), WORDED_UNITS[" ".join(m.group().lower().split())])
-        for m in _WORDED.finditer(text)
-    ]
+    spans = [(*m.span(), WORDED_UNITS[" ".join(m.group().lower().split())]) for m in _WORDED.finditer(text)]
     spans += spaced_numbers(text) if grouped else []
     if not spans:
         return tokens
@@ -425,19 +422,19 @@ class _Pool:
     pool = None
 
     @classmethod
-    def run(cls, patterns: list[str], values: list[str], budget: float) -> list[int] | None:
+    def run(cls, patterns: list[str], values: list[str], budget: float) -> tuple[list[int], bool]:
         with cls.lock:
             if cls.pool is None:
                 cls.pool = multiprocessing.get_context("spawn").Pool(1)
             pool = cls.pool
         pending = pool.apply_async(_first_matches, (patterns, values, []))
         try:
-            return pending.get(timeout=max(budget, 2.0))  # a fresh process needs a moment to start
+            return pending.get(timeout=max(budget, 2.0)), False  # a fresh process needs a moment to start
         except multiprocessing.TimeoutError:
             with cls.lock:
                 pool.terminate()
                 cls.pool = None
-            return None
+            return [-1] * len(values), True
 
 
 def match_patterns(
@@ -448,8 +445,7 @@ def match_patterns(
     if not patterns or not values:
         return [-1] * len(values), False
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        found = _Pool.run(patterns, values, budget)
-        return ([-1] * len(values), True) if found is None else (found, False)
+        return _Pool.run(patterns, values, budget)
     out: list[int] = []
     previous = signal.signal(signal.SIGALRM, _out_of_time)
     signal.setitimer(signal.ITIMER_REAL, budget)
