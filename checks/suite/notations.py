@@ -87,8 +87,5 @@ def count_key(noun: str, count: int) -> str:
 
 def count_keys(value: object) -> set[str]:
     """The count keys of a JSON value's lists (``"open_tickets": [3 rows]`` counts 3 tickets)."""
-    out: set[str] = set()
-    for key, item in members(value):
-        if isinstance(item, list) and (noun := re.split(r"[^a-z]+", str(key).lower())[-1]):
-            out.add(count_key(noun, len(item)))
-    return out
+    lists = [(str(key).lower(), len(item)) for key, item in members(value) if isinstance(item, list)]
+    return {count_key(noun, size) for name, size in lists if (noun := re.split(r"[^a-z]+", name)[-1])}
