@@ -260,19 +260,20 @@ def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
     """Spans of ``text`` around ``places``, merged, widened until they cut no word or number."""
-
-    def joins(at: int, step: int) -> bool:  # a word's or a number's character, or a space in a number
-        return text[at] in _WORD_OR_NUMBER or (text[at] == " " and text[at + step : at + step + 1].isdigit())
-
     spans: list[tuple[int, int]] = []
     for place in sorted(places):
         if spans and place < spans[-1][1]:
             continue  # read with the span before
         floor = spans[-1][1] if spans else 0
         start, end = max(floor, place - _REACH), min(len(text), place + _REACH)
-        while start > floor and joins(start - 1, -1):
+        while start > floor and (
+            text[start - 1] in _WORD_OR_NUMBER
+            or (text[start - 1] == " " and text[start - 2 : start - 1].isdigit())
+        ):
             start -= 1
-        while end < len(text) and joins(end, 1):
+        while end < len(text) and (
+            text[end] in _WORD_OR_NUMBER or (text[end] == " " and text[end + 1 : end + 2].isdigit())
+        ):
             end += 1
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], end)
