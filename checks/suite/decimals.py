@@ -76,8 +76,7 @@ _SHAPE = str.maketrans(string.digits + string.ascii_letters, "0" * 10 + ("aaaae"
 
 
 def _fits_plainly(text: str) -> bool:
-    """Whether every number of a JSON text surely fits: no run of 160 digits, and each
-    exponent of three digits after a letter's digits (the identifier ``SN1E234``)."""
+    """Whether each JSON number surely fits: no run of 160 digits, no 3-digit exponent (but ``SN1E234``'s)."""
     shape = text.translate(_SHAPE)
     if "0" * 160 in shape:
         return False
@@ -130,6 +129,5 @@ def number_text(value: Decimal) -> str:
     if not fits(value):
         return str(value)  # never written out: its digits would be beyond counting
     text = format(value, "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
+    text = text.rstrip("0").rstrip(".") if "." in text else text
     return "0" if text in ("", "-0") else text

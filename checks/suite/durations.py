@@ -33,15 +33,13 @@ KEY_PREFIX = "duration "
 
 _NUMBER = r"\d+(?:\.\d+)?"
 _ANY_UNIT = alternation(UNITS)  # a pattern of every spelling of a unit
-# Each pattern opens with a character, not a look back, so a large text is scanned for it.
-# A unit's word is found first (in lower case, quicker than re.I), then its number before it:
-# "90 minutes", "a 90-minute", "two (and a half) hours", "half an hour", "1:30 hours".
+# Patterns open with a character, not a look back, so a large text is scanned for it; a unit's word first
+# (lower case, quicker than re.I), then its number: "90-minute", "two and a half hours", "1:30 hours".
 _UNIT_WORD = re.compile(rf"(?:{_ANY_UNIT})\b")
 _BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
-_BEFORE_WORDS = re.compile(
-    rf"(?:^|(?<=[^\w-]))({alternation([*NUMBER_WORDS, *_ARTICLES])})( and a half)?[ -]$", re.I
-)
+_COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
+_BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
 _HALF_AFTER = " and a half"
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number
@@ -99,13 +97,13 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
         return Decimal(seconds) / 2, seconds // 2, offset + m.start(), end
     if (m := _BEFORE_WORDS.search(before)) is None:
         return None
-    word, half = m.group(1).lower(), m.group(2)
-    half_after = text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
-    if word in _ARTICLES and not (lenient or half or half_after):
+    word, half_after = m.group(1).lower(), text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
+    halved = bool(m.group(2) or half_after)
+    if word in _ARTICLES and not (lenient or halved):
         return None
-    count = Decimal(NUMBER_WORDS.get(word, 1)) + (Decimal("0.5") if half or half_after else 0)
-    step = seconds // 2 if half or half_after else seconds
-    return count * seconds, step, offset + m.start(), end + (len(_HALF_AFTER) if half_after else 0)
+    count = Decimal(NUMBER_WORDS.get(word, 1)) + (Decimal("0.5") if halved else 0)
+    end += len(_HALF_AFTER) if half_after else 0
+    return count * seconds, seconds // 2 if halved else seconds, offset + m.start(), end
 
 
 def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> list[_Part]:
@@ -125,12 +123,7 @@ def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> lis
         if any(m.groups()):  # not "PT" alone
             days, hours, minutes, secs = (Decimal(part or 0) for part in m.groups())
             parts.append((days * 86400 + hours * 3600 + minutes * 60 + secs, 1, m.start(), m.end()))
-    parts.sort(key=lambda part: (part[2], -part[3]))
-    kept: list[_Part] = []
-    for part in parts:
-        if not kept or part[2] >= kept[-1][3]:  # "30m" of "1h 30m" is no part of its own
-            kept.append(part)
-    return kept
+    return sorted(parts, key=lambda part: (part[2], -part[3]))
 
 
 def read_durations(
@@ -145,6 +138,8 @@ def read_durations(
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     current: list[_Part] = []
     for part in _parts(text, low, lenient, readers):
+        if current and part[2] < current[-1][3]:
+            continue  # "30m" of "1h 30m" is no part of its own
         if current:
             _, unit, _, end = current[-1]
             if _JOINER.fullmatch(text, end, part[2]) and part[1] < unit and part[0] < unit:
@@ -165,9 +160,8 @@ def _value(text: str, parts: list[_Part]) -> DurationValue:
 
 
 def elapsed(value: DurationValue, clocks: list[tuple[int, str]]) -> tuple[str, str] | None:
-    """The labels of two clocks (minutes since their first day's start, a label) the duration
-    elapses between, as closely as written ("5 hours": 4.5 to 5.5); a later time earlier in
-    the day is on the next day."""
+    """The labels of two clocks (minutes since their first day's start, a label) the duration elapses
+    between, as closely as written ("5 hours": 4.5 to 5.5); a later time earlier in the day is the next's."""
     half = value.step / 2
     for i, (early, first) in enumerate(clocks):
         for late, second in clocks[i + 1 :]:

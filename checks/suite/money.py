@@ -8,9 +8,8 @@ the tables below, naming no domain; the rest:
   or one space away, a code or a word one space away ("58.40 USD" then "2." is no "USD 2").
 - **Digits group by commas, dots or spaces** in well-formed groups (three digits after a
   head of one to three); the point is the last separator where it differs from the others.
-- **"1,000" is a thousand; "1.000" is ambiguous**: three digits after a lone dot are a
-  group or three decimals, and carry the keys of both, the decimal first. A lone comma is
-  a point only for cents ("12,50 €").
+- **"1,000" is a thousand; "1.000" is ambiguous**: a group or three decimals, with the keys
+  of both, the decimal first. A lone comma is a point only for cents ("12,50 €").
 - **Keys are the magnitude, canonical** (``1000``, ``5.5``): not the sign (``-50`` is
   "refunded $50"), not the currency (a bare ``"price": 50`` states none). An amount in a
   minor unit ("50 cents", a member ``amount_cents``; never "percent") carries both values.
@@ -68,8 +67,7 @@ _MINUS = f"[{MINUS}]"
 _SCALE = rf"(?:{_SPACE}?(?:{alternation(SCALE_WORDS)})|(?:{alternation(SCALE_LETTERS)}))(?!\w)"
 # A run of digits and separators; a space separates only before a group of exactly three.
 _NUMERAL = rf"\d+(?:(?:[.,]|[{GROUP_SPACES}](?=\d{{3}}(?!\d)))\d+)*"
-# A code or a word one space from the number, a code in capitals touching it ("USD5"; "cad3f"
-# is a hexadecimal id), a sign touching it or one space away.
+# A code or word a space from the number, a code in capitals touching it ("USD5"; "cad3f" is hex), a sign.
 _UPPER_CODE = "|".join(sorted(code.upper() for code in CODES))
 _MARK_BEFORE = rf"(?:(?:{_CODE}){_SPACE}(?:{_SIGN})?|(?-i:{_UPPER_CODE})(?=\d)|{_SIGN})"
 _GLUED_CODE = re.compile(rf"(?:{_UPPER_CODE})(?=\d)")
@@ -92,21 +90,18 @@ _AMOUNT = re.compile(
     """,
     re.I | re.X,
 )
-# An amount, and its marks, as pieces of a larger regular expression (no groups): the terms
-# of the arithmetic an answer writes ("1,480 USD - 1,215 USD = 265 USD").
+# Pieces of a larger pattern (no groups): the terms of an answer's arithmetic ("1,480 USD - 1,215 USD").
 AMOUNT_TEXT = rf"(?i:{_MINUS}?(?:{_MARK_BEFORE}{_GAP}{_MINUS}?)?{_NUMERAL}(?:{_SCALE})?(?:{_MARK_AFTER})?)"
 MARK_BEFORE_TEXT = rf"(?i:{_MARK_BEFORE}{_GAP}{_MINUS}?)"
 MARK_AFTER_TEXT = rf"(?i:{_MARK_AFTER})"
 
-# What a text must hold to write an amount: a sign, or a code or word (lower case; a longer
-# word holding a shorter one is found by the shorter).
+# What a text writing an amount holds: a sign, a code or a word (lower case; a longer found by a shorter).
 _ONE_CHARACTER_SIGNS = [sign for sign in SIGNS if len(sign) == 1]  # every longer one ends in "$"
 _ALL_WORDS = {word for mark in [*CODES, *WORDS, *MINOR_WORDS] for word in mark.split()} - {"us"}
 _MARK_WORDS = frozenset(word for word in _ALL_WORDS if not any(o != word and o in word for o in _ALL_WORDS))
 _COMMA_GROUP = re.compile(r",\d{3}")  # a literal first, so a large text is searched fast
 # A longer text is read only around its marks, this far either side, widened to whole words.
-_SMALL = 2048
-_REACH = 48
+_SMALL, _REACH = 2048, 48
 _WORD_OR_NUMBER = frozenset(
     string.ascii_letters + string.digits + ".,/%" + MINUS + "".join(SIGNS) + GROUP_SPACES[1:]
 )
@@ -115,8 +110,7 @@ _SEPARATOR = re.compile(rf"([.,{GROUP_SPACES}])")
 _LABELLED = re.compile(
     rf"\b(?:{alternation(MONEY_NOUNS)})\b[^\d\n]{{0,20}}?(?<![\d.,])(\d+(?:[.,]\d+)*)(?!\d|[.,]\d)", re.I
 )
-# A JSON member's name ending in a minor unit's word as a word of its own ("amount_cents",
-# "priceCents", "AMOUNT_CENTS"), never the end of a longer word ("percent").
+# A JSON member named for a minor unit, a word of its own ("amount_cents", "priceCents"), never "percent".
 _MINOR_NAMES = [
     (re.compile(rf"(?<!{before}){re.escape(spelled)}$"), per)
     for word, per in MINOR_WORDS.items()
@@ -204,19 +198,14 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
     minor = MINOR_WORDS.get(after.strip().lower()) if after else None
     if minor is not None:
         readings = tuple(dict.fromkeys([r / minor for r in readings] + list(readings)))
+    kind = "number" if before is None and after is None else "money"
+    value = -readings[0] if match.group("minus") or match.group("minus2") else readings[0]
     per = match.group("slash") or match.group("per") or match.group("each")
-    return Amount(
-        kind="number" if before is None and after is None else "money",
-        value=-readings[0] if match.group("minus") or match.group("minus2") else readings[0],
-        readings=readings,
-        currency=_currency(before) or _currency(after),
-        per=per.lower() if per else None,
-        start=match.start(),
-        end=match.end(),
-        number_start=match.start("number"),
-        number_end=match.end("scale" if scale is not None else "number"),
-        precision=-int(digits[0].as_tuple().exponent) - power,  # digits and a point: never above 0
-    )
+    number_end = match.end("scale" if scale is not None else "number")
+    precision = -int(digits[0].as_tuple().exponent) - power  # digits and a point: never above 0
+    currency, unit = _currency(before) or _currency(after), per.lower() if per else None
+    span = (match.start(), match.end(), match.start("number"), number_end)
+    return Amount(kind, value, readings, currency, unit, *span, precision)
 
 
 def read_amounts(
@@ -249,19 +238,16 @@ def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[s
     if words is not None and "/" in text:  # "USD/night" is one word: its code is a mark
         marks |= _MARK_WORDS & {word.partition("/")[0] for word in words if "/" in word}
     yield from _find_all(low, marks)
-    yield from _glued_codes(text)  # "USD5" is no word of its own
+    # A code in capitals touching a number ("USD5" is no word of its own), where three capitals stand.
+    shape = text.translate(_CAPITALS)
+    if shape.count("AAA") > len(text) // 128:  # so often that the pattern is the quicker
+        yield from (match.start() for match in _GLUED_CODE.finditer(text))
+    else:
+        yield from (at for at in _find_all(shape, ["AAA"]) if _GLUED_CODE.match(text, at))
     if plain:
         yield from (match.start() for match in _COMMA_GROUP.finditer(text))
     if scaled:  # read without a mark only as a word of its own: one of ``words`` where given
         yield from _find_all(low, SCALE_WORDS if words is None else SCALE_WORDS.keys() & words)
-
-
-def _glued_codes(text: str) -> Iterator[int]:
-    """Where a code in capitals touches a number, looked for where three capitals stand together."""
-    shape = text.translate(_CAPITALS)
-    if shape.count("AAA") > len(text) // 128:  # so often that the pattern is the quicker
-        return (match.start() for match in _GLUED_CODE.finditer(text))
-    return (at for at in _find_all(shape, ["AAA"]) if _GLUED_CODE.match(text, at))
 
 
 def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
@@ -315,8 +301,7 @@ def key_span(text: str, key: str, *, plain: bool = True) -> tuple[int, int] | No
 
 
 def needs_its_strings(json_text: str) -> bool:
-    """Whether a JSON text's strings must be read one by one too: a comma-grouped number may
-    be an array between strings ("[1,250]"), an escape (``\\u20ac``) may hide a sign or a space."""
+    """Whether a JSON text's strings are read one by one: "[1,250]" may be an array, ``\\u20ac`` a sign."""
     # A backslash alone is looked for first: at once, where the pair is found slower.
     return ("\\" in json_text and "\\u" in json_text) or _COMMA_GROUP.search(json_text) is not None
 

@@ -47,10 +47,8 @@ class DigitRun:
 def identifier_runs(token: str) -> list[DigitRun]:
     """The fragments an identifier carries: each run whole, and the tails of the run it ends with."""
     found = _RUN.findall(token) if any(c.isalpha() for c in token) else []
-    runs = [DigitRun(run) for run in found]
-    if found and token.endswith(found[-1]):
-        runs.extend(DigitRun(found[-1][-n:]) for n in range(MIN_FRAGMENT_DIGITS, len(found[-1])))
-    return runs
+    tails = range(MIN_FRAGMENT_DIGITS, len(found[-1])) if found and token.endswith(found[-1]) else ()
+    return [DigitRun(run) for run in found] + [DigitRun(found[-1][-n:]) for n in tails]
 
 
 def number_run(value: str) -> DigitRun | None:
@@ -59,8 +57,7 @@ def number_run(value: str) -> DigitRun | None:
 
 
 def fragment_span(text: str, key: str) -> tuple[int, int] | None:
-    """Where the first identifier carrying a fragment key whole (else as a tail) stands in
-    lower-cased ``text``, to the run's end; each place is found by ``str.find``, in one pass."""
+    """Where the first identifier with the run whole (else a tail) stands in lower-case ``text``."""
     digits = key.removeprefix(FRAGMENT_PREFIX)
     tail_span = None
     at = text.find(digits) if digits else -1
@@ -90,8 +87,5 @@ def count_key(noun: str, count: int) -> str:
 
 def count_keys(value: object) -> set[str]:
     """The count keys of a JSON value's lists (``"open_tickets": [3 rows]`` counts 3 tickets)."""
-    out: set[str] = set()
-    for key, item in members(value):
-        if isinstance(item, list) and (noun := re.split(r"[^a-z]+", str(key).lower())[-1]):
-            out.add(count_key(noun, len(item)))
-    return out
+    lists = [(str(key).lower(), len(item)) for key, item in members(value) if isinstance(item, list)]
+    return {count_key(noun, size) for name, size in lists if (noun := re.split(r"[^a-z]+", name)[-1])}

@@ -30,8 +30,7 @@ NUMBER_WORDS |= {"forty-eight": 48, "fifty": 50, "sixty": 60, "seventy-two": 72,
 
 
 def alternation(words: Iterable[str]) -> str:
-    """A regular expression matching any of ``words``, the longest first, so that "sept" is
-    tried before "sep" and "a single" before "a"."""
+    """A regular expression matching any of ``words``, the longest first ("sept" before "sep")."""
     return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
 
@@ -49,8 +48,7 @@ OFFER_OR_PLAN = (
 
 
 def prepare(text: str) -> str:
-    """The answer as the pattern matchers read it, same length and offsets: fenced code
-    blanked out (a claim typed in code is no report), apostrophes made plain."""
+    """The answer as matched: fenced code blanked (a claim in code is no report), apostrophes made plain."""
     return _FENCE.sub(lambda m: " " * len(m.group()), text).translate(_APOSTROPHES)
 
 
@@ -71,11 +69,9 @@ MAX_SENTENCE = 1000  # the longest stretch read as one sentence (see the module'
 def sentences(text: str) -> list[Sentence]:
     """Split into sentences (and list items / paragraphs), keeping offsets, in text order."""
     out: list[Sentence] = []
-    ends = [match.end() for match in _SENTENCE_END.finditer(text)] + [len(text)]
     start = 0
-    for end in ends:
-        while start < end:
-            # A stretch over the limit is cut at its last space (else where the limit falls).
+    for end in [match.end() for match in _SENTENCE_END.finditer(text)] + [len(text)]:
+        while start < end:  # a stretch over the limit is cut at its last space (else at the limit)
             limit = start + MAX_SENTENCE
             cut = end if end <= limit else text.rfind(" ", limit - MAX_SENTENCE // 2, limit) + 1 or limit
             stripped = text[start:cut].lstrip()
@@ -92,8 +88,7 @@ def sentence_at(sentences_: list[Sentence], offset: int) -> Sentence | None:
 
 
 def parse_number(text: str) -> int | None:
-    """A whole number written in figures (thousands separators allowed) or as a word; None
-    past MAX_DIGITS digits, which no count has and ``int`` refuses to read."""
+    """A whole number in figures (commas allowed) or a word; None past MAX_DIGITS digits (``int`` refuses)."""
     word = re.sub(r"\s+", " ", text.strip().lower())
     if word in NUMBER_WORDS:
         return NUMBER_WORDS[word]
@@ -115,8 +110,7 @@ def name_pattern(name: str) -> str:
 
 
 def singular(word: str) -> str:
-    """A rough singular, enough to compare 'logins' with 'login' and 'entries' with 'entry';
-    a word in -us ('status', 'bus') is its own."""
+    """A rough singular ('logins': 'login', 'entries': 'entry'); a word in -us ('status') is its own."""
     word = word.lower()
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"

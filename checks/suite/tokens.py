@@ -58,12 +58,11 @@ _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 
 # The units a figure is written with, a space from it or glued to it ("12.5 %", "10ms").
 UNITS = frozenset(
-    ["%", "percent", "pct", "iops", "mbps", "gbps", "kbps", "ms", "us", "bytes", "byte"]
+    "% percent pct iops mbps gbps kbps ms us bytes byte".split()
     + [p + s for p in "kmgtpe" for s in ("b", "ib")]
     # Distances and weights; never a bare "m" or "g", as often minutes, millions or grams.
-    + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz".split()
-    + "kilometre kilometres kilometer kilometers metre metres meter meters".split()
-    + "kilogram kilograms gram grams ounce ounces".split()
+    + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz kilogram kilograms gram grams".split()
+    + "kilometre kilometres kilometer kilometers metre metres meter meters ounce ounces".split()
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
 WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
@@ -89,10 +88,8 @@ _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 
 def spaced_numbers(text: str) -> list[tuple[int, int, str]]:
     """Where each number grouped by spaces stands in ``text``, and its canonical value."""
-    if text.isascii():
-        if "0 0" not in text.translate(_DIGITS_AS_ZERO):
-            return []
-    elif _DIGIT_SPACE_DIGIT.search(text) is None:
+    quick = "0 0" in text.translate(_DIGITS_AS_ZERO) if text.isascii() else _DIGIT_SPACE_DIGIT.search(text)
+    if not quick:
         return []
     return [
         (m.start(), m.end(), canonical_number(_GROUP_SPLIT.sub("", m.group())))
@@ -107,9 +104,7 @@ def is_unit(word: str) -> bool:
 def canonical_number(text: str) -> str:
     """``2048.0`` is ``2048``, ``41,200`` is ``41200``; the integer part is kept as written."""
     text = text.replace(",", "")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text or "0"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) or "0"
 
 
 def dotted_value(written: str) -> str:
@@ -177,19 +172,14 @@ def tokenize(text: str, *, grouped: bool = False) -> list[Token]:
             if piece:
                 tokens.append(Token(piece, start, start + len(piece), normalize(piece)))
             start += len(piece) + 1
-    spans = [
-        (m.start(), m.end(), WORDED_UNITS[" ".join(m.group().lower().split())])
-        for m in _WORDED.finditer(text)
-    ]
+    spans = [(*m.span(), WORDED_UNITS[" ".join(m.group().lower().split())]) for m in _WORDED.finditer(text)]
     spans += spaced_numbers(text) if grouped else []
-    return _joined(text, tokens, sorted(spans)) if spans else tokens
-
-
-def _joined(text: str, tokens: list[Token], spans: list[tuple[int, int, str]]) -> list[Token]:
-    """``tokens`` with those that exactly cover one of ``spans`` (start, end, value) made one."""
+    if not spans:
+        return tokens
+    # The tokens that exactly cover one of ``spans`` (start, end, value) are made one.
     out: list[Token] = []
     i = 0
-    for start, end, value in spans:
+    for start, end, value in sorted(spans):
         while i < len(tokens) and tokens[i].start < start:
             out.append(tokens[i])
             i += 1
@@ -206,8 +196,7 @@ _INNER_PUNCTUATION = re.compile(r"([/:@.#+=&?_-])")
 
 
 def parts_of_tokens(text: str) -> set[str]:
-    """The pieces of a person's compound tokens: an id typed inside a path, an address or an
-    email (``user:mia_li_3668`` also says ``mia_li_3668`` and ``3668``)."""
+    """The pieces of compound tokens: an id inside a path or an email (``user:mia_li_3668``: ``3668``)."""
     out: set[str] = set()
     for token in tokenize(text):
         parts = _INNER_PUNCTUATION.split(token.value)  # its pieces, and the marks between them
@@ -231,9 +220,9 @@ def classify(
         apart = tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()  # "1 200 300" may be a list
         if figures and unit is not None:
             text = token.text + unit.text if unit.start == token.end else f"{token.text} {unit.text}"
-            both, precision = (value, value + unit.value), _precision(token.text)
+            both, places = (value, value + unit.value), _precision(token.text)
             return Candidate(
-                value, text, token.start, unit.end, "figure", both, number, precision, unit.value, apart
+                value, text, token.start, unit.end, "figure", both, number, places, unit.value, apart
             )
         if digit_count(value) >= min_digits:
             forms = (value,) if "." in value else (value, "0x" + value)  # 650000 may be 0x650000
@@ -252,13 +241,10 @@ def classify(
         if digit_count(number_text) >= min_digits:
             return Candidate(number_text, *at, "number", both, unit=glued.group(2))
         return None
-    if (
-        len(value) < 4
-        or _ORDINAL.fullmatch(value)
-        or _SHORT_FRACTION.fullmatch(value)
-        or (_COMPOUND.fullmatch(value) and digit_count(value) < min_digits)
-        or not any(c.isalpha() or c in ":_-/." for c in value)
-    ):
+    too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
+    if too_short or (_COMPOUND.fullmatch(value) and digit_count(value) < min_digits):
+        return None
+    if not any(c.isalpha() or c in ":_-/." for c in value):
         return None
     # 1204itw is looked up as 1204 too.
     spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
@@ -288,10 +274,9 @@ def split_text(text: str) -> str:
 
 
 def word_forms(text: str, split: str | None = None) -> set[str]:
-    """The forms of a text's tokens (``token_keys``; its ``split_text`` where the caller has it)
-    and of its numbers grouped across tokens; Python visits only tokens with another form."""
+    """The forms (``token_keys``) of a text's tokens (``split``: its ``split_text``) and spaced numbers."""
     forms = set((split_text(text) if split is None else split).split())
-    # A dressed token, a decimal that may end in zeros, a number with a unit glued to it.
+    # Python visits only tokens with another form: dressed, a decimal that may end in zeros, a glued unit.
     spelled = [
         t
         for t in forms
@@ -337,12 +322,10 @@ _DURATION_ENDINGS = tuple(DURATION_WORDS)
 
 def date_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     """The keys of the dates a source writes, and their years (a number a source carries)."""
-    dated = [t for t in forms if t[0] in _DIGITS and ("-" in t or "/" in t or "." in t)]
-    if not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search("\n".join(dated)) is not None:
-        keys, years = date_keys(value_text(text))
-    else:
-        keys, years = date_keys("\n".join(dated), in_words=False)
-    return [*keys, *map(str, years)]
+    dated = "\n".join(t for t in forms if t[0] in _DIGITS and ("-" in t or "/" in t or "." in t))
+    if not forms.isdisjoint(_MONTH_TOKENS) or _MONTH_GLUED.search(dated) is not None:
+        return list(date_keys(value_text(text)))
+    return list(date_keys(dated, in_words=False))
 
 
 def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
@@ -354,8 +337,7 @@ def time_forms(text: str, forms: AbstractSet[str]) -> list[str]:
 
 
 def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
-    """The keys of the durations a source writes, in the notations its tokens show: a unit's
-    word ("90-minute"), letters glued ("1h30m", "45m"), a clock-like length, ISO's "PT"."""
+    """The keys of a source's durations, in the notations its tokens show ("90-minute", "1h30m", "PT")."""
     numeric = [t for t in forms if t[0] in _DIGITS]
     lettered = [t for t in numeric if t[-1].isalpha()]
     readers = {
@@ -380,8 +362,7 @@ def fragment_forms(forms: Iterable[str]) -> set[str]:
 
 
 def token_keys(token: str) -> set[str]:
-    """The keys a raw source token is filed under: undressed in lower case, and a number under
-    its canonical spelling too (``2.50`` as ``2.5``, ``2.750.300``, ``10ms`` as ``10``)."""
+    """A raw source token's keys: undressed in lower case and a number's canonical form (``10ms``: ``10``)."""
     core = token.lower().strip(DECORATION)
     if not core:
         return set()
@@ -398,10 +379,9 @@ def token_keys(token: str) -> set[str]:
 
 
 def dressed_in(split: str, key: str, whole: bool = False, most: int = -1) -> bool | None:
-    """Whether ``key`` is a token of a ``split_text``, or (unless ``whole``, and undressed
-    itself) the core of one dressed with ``DECORATION``: what ``token_keys`` files a token
-    under, besides the numbers it spells. None once ``most`` places that write it otherwise
-    are passed: a set of the tokens answers a key written inside that many others sooner."""
+    """Whether ``key`` is a token of a ``split_text`` or (unless ``whole``, and undressed itself) the core
+    of one dressed with ``DECORATION``, as ``token_keys`` files it. None past ``most`` places that write
+    it otherwise: a set of the tokens answers a key written inside that many others sooner."""
     if key.split() != [key]:
         return False
     dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
@@ -427,11 +407,10 @@ def _out_of_time(signum: int, frame: object) -> None:
     raise TimeoutError
 
 
-def _first_matches(patterns: list[str], values: list[str], out: list[int] | None = None) -> list[int]:
+def _first_matches(patterns: list[str], values: list[str], out: list[int]) -> list[int]:
     """For each value, the first pattern matching it whole or -1, appended to ``out`` as found."""
-    out = [] if out is None else out
     compiled = [re.compile(p, re.I) for p in patterns]
-    for value in values[len(out) :]:
+    for value in values:
         out.append(next((i for i, pattern in enumerate(compiled) if pattern.fullmatch(value)), -1))
     return out
 
@@ -443,31 +422,30 @@ class _Pool:
     pool = None
 
     @classmethod
-    def run(cls, patterns: list[str], values: list[str], budget: float) -> list[int] | None:
+    def run(cls, patterns: list[str], values: list[str], budget: float) -> tuple[list[int], bool]:
         with cls.lock:
             if cls.pool is None:
                 cls.pool = multiprocessing.get_context("spawn").Pool(1)
             pool = cls.pool
-        pending = pool.apply_async(_first_matches, (patterns, values))
+        pending = pool.apply_async(_first_matches, (patterns, values, []))
         try:
-            return pending.get(timeout=max(budget, 2.0))  # a fresh process needs a moment to start
+            return pending.get(timeout=max(budget, 2.0)), False  # a fresh process needs a moment to start
         except multiprocessing.TimeoutError:
             with cls.lock:
                 pool.terminate()
                 cls.pool = None
-            return None
+            return [-1] * len(values), True
 
 
 def match_patterns(
     patterns: list[str], values: list[str], budget: float = PATTERN_BUDGET_S
 ) -> tuple[list[int], bool]:
-    """``_first_matches`` under a time bound (a timer signal in the main thread, else a helper
-    process), and whether it was hit: the values not yet tried then match no pattern."""
+    """``_first_matches`` under a time bound (a timer signal, off the main thread a helper process), and
+    whether it was hit: the values not yet tried then match no pattern."""
     if not patterns or not values:
         return [-1] * len(values), False
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        found = _Pool.run(patterns, values, budget)
-        return ([-1] * len(values), True) if found is None else (found, False)
+        return _Pool.run(patterns, values, budget)
     out: list[int] = []
     previous = signal.signal(signal.SIGALRM, _out_of_time)
     signal.setitimer(signal.ITIMER_REAL, budget)

@@ -4,8 +4,7 @@ A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19
 "5/19/2024" or "10 p.m.". Both are read into ``DateValue`` and ``TimeValue`` spans (a
 ``value.Value``; ``durations`` adds lengths), so a notation read on one side is read on the other.
 
-- **Vocabularies and notations are data**: the tables below, and ``DATE_NOTATIONS`` and
-  ``TIME_NOTATIONS``, each with the spellings it reads (which the tests write values in).
+- **Vocabularies and notations are data**: the tables below, each notation with the spellings it reads.
 - **A value that may mean two things carries the keys of both**: "05/06/2024" is both
   days; "5:00" with no half-day mark is both 05:00 and 17:00.
 - **A part left unsaid is not a part that differs**: "May 19" carries the month and day a
@@ -39,15 +38,11 @@ _MONTHS = "january february march april may june july august september october n
 MONTH_NAMES = {name: n for n, month in enumerate(_MONTHS.split(), 1) for name in (month, month[:3])}
 MONTH_NAMES["sept"] = 9
 MONTH_WORDS = frozenset(["may", "march"])  # also common words ("you may"): read only capitalised
-_WEEKDAYS = "monday mon tuesday tues tue wednesday wed thursday thurs thur thu"
-_WEEKDAYS += " friday fri saturday sat sunday sun"
-WEEKDAY_NAMES = tuple(_WEEKDAYS.split())
+WEEKDAY_NAMES = tuple("monday mon tuesday tues tue wednesday wed thursday thurs thur thu".split())
+WEEKDAY_NAMES += tuple("friday fri saturday sat sunday sun".split())
 # Each spelling of a half-day mark, and what it says of the hour before it.
-HALF_DAY_MARKS: dict[str, str] = {
-    spelling: half
-    for half in ("am", "pm")
-    for spelling in (half, f"{half[0]}.m.", f"{half[0]}.m", f"{half[0]}. m.")
-} | {"noon": "noon", "midnight": "midnight"}
+HALF_DAY_MARKS = {f"{half[0]}{dots}": half for half in ("am", "pm") for dots in ("m", ".m.", ".m", ". m.")}
+HALF_DAY_MARKS |= {"noon": "noon", "midnight": "midnight"}
 
 _PLAIN_MONTHS = alternation(name for name in MONTH_NAMES if name not in MONTH_WORDS)
 _WORDED_MONTHS = "|".join(f"{name.capitalize()}|{name.upper()}" for name in MONTH_WORDS)
@@ -56,8 +51,7 @@ _WEEKDAY = rf"(?:{alternation(WEEKDAY_NAMES)})\.?"
 _ORDINAL = "(?:st|nd|rd|th)"
 _DIGIT = "[0-9]"  # not \d: other scripts' digits are no part of a date here
 
-# Every key starts with its kind and a space, which no token holds: a key never equals a
-# value as written ("10:00" written before "pm" is no key of 10:00 AM).
+# Each key starts with its kind and a space, which no token holds: no key equals a value as written.
 KEY_PREFIXES = ("date ", "time ", DURATION_KEY)
 
 
@@ -66,7 +60,6 @@ def is_value_key(form: str) -> bool:
 
 
 def day_of_key(key: str) -> date | None:
-    """The full date a date key names; None for any other key."""
     try:
         return date.fromisoformat(key[5:]) if key.startswith("date ") else None
     except ValueError:  # a month and day, the year unsaid or any
@@ -145,8 +138,7 @@ class TimeValue:
 
 @dataclass(frozen=True)
 class Notation:
-    """One way of writing a date or a time: a pattern whose named groups are its parts, and the
-    ``str.format`` templates the tests write values in (none for a range, which writes two)."""
+    """A way of writing a date or time: a pattern of named parts, the ``str.format`` spellings tests write."""
 
     name: str
     pattern: str
@@ -162,7 +154,6 @@ _RANGE_DASH = "[-\u2013\u2014]"
 _DATE_END = rf"(?![\w]|[-/.:]{_DIGIT})"  # no other token glued to it
 _LAST_DAY = rf"[ \u00a0]?{_RANGE_DASH}[ \u00a0]?(?P<last_day>{_DIGIT}{{1,2}}){_ORDINAL}?"
 _AND_YEAR = rf"(?:,?{_GAP}{_YEAR}\b)?{_DATE_END}"
-
 DATE_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 2024-05-19, 2024/05/19, 2024.05.19; and the date of 2024-05-19T22:00:00.
         "iso",
@@ -206,7 +197,6 @@ _SECONDS = r"(?::(?P<second>[0-5][0-9])(?:\.[0-9]+)?)"
 _ZONE_OFFSET = rf"(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}"
 _TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>[+-][1-3]))?"
 _HALF = rf"(?:[ \u00a0]?(?P<half>(?:{alternation(HALF_DAY_MARKS)})(?!\w)))"
-
 TIME_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 9-11 AM, 9:30–10:15 p.m.: the first in the half the mark names unless it wraps (11-1 PM).
         "range",
@@ -240,9 +230,8 @@ TIME_NOTATIONS: tuple[Notation, ...] = (
     Notation("hour", rf"(?P<hour>{_DIGIT}{{1,2}}){_HALF}", ("{h12} {AMPM}", "{h12}{ampm}", "12 {noon}")),
 )
 
-# Where a value may start: not inside a longer token (an identifier, a path, a version, a
-# zone's offset). A time may follow another's hyphen ("10:00-11:00") and the "T" of an ISO
-# date and time ("2024-05-19T22:00").
+# Where a value may start: not inside a longer token (an identifier, a path, a version, a zone's
+# offset); a time also after another's hyphen ("10:00-11:00") or an ISO "T" ("2024-05-19T22:00").
 _DATE_START = r"(?<![\w./:+-])"
 _TIME_START = rf"(?:(?<![\w./:+-])|(?<={_DIGIT}[tT-]))"
 # Each notation of a compiled pattern, the number of its own group, and its parts' numbers.
@@ -252,16 +241,15 @@ _Groups = list[tuple[Notation, int, dict[str, int]]]
 def _compile(
     notations: tuple[Notation, ...], start: str, words: Iterable[str], uncaptured: Iterable[str] = ()
 ) -> tuple[re.Pattern[str], _Groups]:
-    """One pattern trying each notation at each place (the parts in ``uncaptured`` matched but
-    not kept), and its groups; opening on a digit or a first letter of ``words``, it reads fast."""
+    """One pattern trying each notation at each place (``uncaptured`` parts matched, not kept), and its
+    groups; opening on a digit or a first letter of ``words``, it reads fast."""
     parts = []
     for i, notation in enumerate(notations):
         body = notation.pattern
         for name in uncaptured:
             body = body.replace(f"(?P<{name}>", "(?:")
         body = re.sub(r"\(\?P([<=])(\w+)", rf"(?P\1n{i}_\2", body)
-        # The notation's own group holds only its first character, so that two writings of
-        # one value differ only in the parts they write.
+        # The notation's own group holds its first character alone: two writings differ only in parts.
         parts.append(f"(?=(?P<n{i}>.)){body}")
     letters = "".join(sorted({word[0].lower() for word in words} | {word[0].upper() for word in words}))
     pattern = re.compile(rf"(?=[0-9{letters}]){start}(?:{'|'.join(parts)})", re.I)
@@ -275,12 +263,10 @@ def _compile(
 
 _DATES, _DATE_GROUPS = _compile(DATE_NOTATIONS, _DATE_START, [*MONTH_NAMES, *WEEKDAY_NAMES, "the"])
 # For keys alone, where a text writes no month's name: the notations in figures only.
-_FIGURE_DATES, _FIGURE_DATE_GROUPS = _compile(
-    tuple(n for n in DATE_NOTATIONS if "<month_name>" not in n.pattern), _DATE_START, []
-)
+_IN_FIGURES = tuple(n for n in DATE_NOTATIONS if "<month_name>" not in n.pattern)
+_FIGURE_DATES, _FIGURE_DATE_GROUPS = _compile(_IN_FIGURES, _DATE_START, [])
 _TIMES, _TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"])
-# For keys alone: seconds are matched but not kept (no key holds them), so that the times of
-# a large result are read once for each minute they name.
+# For keys alone: seconds matched, not kept (no key holds them): a result's times read once a minute.
 _KEYED_TIMES, _KEYED_TIME_GROUPS = _compile(TIME_NOTATIONS, _TIME_START, ["noon", "midnight"], ["second"])
 
 
@@ -364,19 +350,17 @@ def read_times(text: str) -> Iterator[TimeValue]:
                 yield replace(found, start=split)
 
 
-def date_keys(text: str, in_words: bool = True) -> tuple[set[str], set[int]]:
-    """The keys of every date ``text`` writes and the years of its full dates, read once for
-    each distinct writing; ``in_words=False`` reads only figures, for a text naming no month."""
+def date_keys(text: str, in_words: bool = True) -> set[str]:
+    """The keys of each date ``text`` writes, and its full dates' years; ``in_words=False``: figures only."""
     pattern = _DATES if in_words else _FIGURE_DATES
-    read = [_date_keys_of(found, in_words) for found in set(pattern.findall(text))]
-    return {key for keys, _ in read for key in keys}, {year for _, years in read for year in years}
+    return {key for found in set(pattern.findall(text)) for key in _date_keys_of(found, in_words)}
 
 
 @lru_cache(maxsize=4096)
-def _date_keys_of(found: tuple[str, ...], in_words: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
+def _date_keys_of(found: tuple[str, ...], in_words: bool) -> tuple[str, ...]:
     notation, _, parts = _parts(found, _DATE_GROUPS if in_words else _FIGURE_DATE_GROUPS)
     readings = _readings(notation, parts)
-    return tuple(DateValue(readings, 0, 0).keys()), tuple(year for year, _, _ in readings if year is not None)
+    return (*DateValue(readings, 0, 0).keys(), *(str(year) for year, _, _ in readings if year is not None))
 
 
 def time_keys(text: str) -> set[str]:
@@ -392,8 +376,7 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
     return (*(time.keys() if time else ()), *(first.keys() if first else ()))
 
 
-# A JSON member that holds an instant as seconds (or milliseconds) since 1970, named for it:
-# ``created_at``, ``startTime``, ``timestamp``, ``due_date``, ``ts``, ``epoch``.
+# A JSON member named for an instant: ``created_at``, ``startTime``, ``timestamp``, ``due_date``, ``ts``.
 _INSTANT_NAME = re.compile(r"(?:^|[_\-]|(?<=[a-z])(?=[A-Z]))(?:at|time|timestamp|date|ts|epoch)$", re.I)
 _LONG_NUMBER = re.compile(r":\s*\d{9}")  # seconds since 1970 have ten digits
 
@@ -414,8 +397,7 @@ def member_keys(name: str, number: str) -> list[str]:
 
 def read_values(text: str) -> list[DateValue | TimeValue | DurationValue]:
     """Every date, clock time and duration of ``text``, in the order they stand."""
-    # "1:30 hours" is a length of time, not half past one: a duration's span wins, except
-    # over a time that carries the duration's reading itself ("2200 hrs").
+    # "1:30 hours" is a length, not half past one: a duration's span wins, but over "2200 hrs" (both).
     times = list(read_times(text))
     both = {t.start for t in times if t.also}
     durations = [d for d in read_durations(text) if d.start not in both]
