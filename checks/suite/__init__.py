@@ -1,6 +1,10 @@
 """The checker suite: a pure function from a conversation and options to findings.
 
 No Django here: the suite runs the same in a worker, in a test and on the command line (`__main__`).
+
+One defect, one flag: a value ``evidence`` finds unsupported inside words another checker
+flags (a count that a receipt contradicts, within "the search returned 5 bins") is that
+checker's finding, which says what is wrong more exactly; it is not flagged twice.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from .registry import CHECKERS, checker_names
 from .types import Conversation, Finding, RunContext
 
 SUITE_VERSION = "1.0.0"
+UNSUPPORTED = "unsupported_value"
 
 __all__ = [
     "SUITE_VERSION",
@@ -70,6 +75,7 @@ def run_suite(
         # Turn, then place in the answer; findings with no place close their turn. The sort is
         # stable: at one place the registry's order (then each checker's) holds.
         findings.sort(key=lambda f: (f.turn, 0, f.claim.start) if f.claim else (f.turn, 1, 0))
+        findings = _one_flag_per_defect(findings)
         out: dict[str, Any] = {"external_id": conversation.external_id, "suite_version": SUITE_VERSION}
         out |= {"findings": [f.to_dict() for f in findings], "provenance": provenance}
         out["turns"] = list(turns.values())
@@ -84,3 +90,21 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
             listed = f"names no checker ({', '.join(unknown)}); the checkers are {', '.join(names)}"
             raise OptionsError(where, listed)
     return (set(names) if only is None else set(only)) - set(skip or ())
+
+
+def _one_flag_per_defect(findings: list[Finding]) -> list[Finding]:
+    """The findings without an unsupported value that lies within another checker's flag."""
+    flagged = [
+        (f.turn, f.checker, f.claim.start, f.claim.end) for f in findings if f.severity == "flag" and f.claim
+    ]
+
+    def repeated(f: Finding) -> bool:
+        if f.code != UNSUPPORTED or f.claim is None:
+            return False
+        at = f.claim
+        return any(
+            turn == f.turn and checker != f.checker and start <= at.start and at.end <= end
+            for turn, checker, start, end in flagged
+        )
+
+    return [f for f in findings if not repeated(f)]

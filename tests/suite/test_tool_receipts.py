@@ -563,3 +563,50 @@ def test_a_number_in_a_percent_unit_is_no_count_of_results(conversation, turn, u
         turn(f"The search returned 40 {unit}.", calls=[{"tool": "search", "result": rows(3)}])
     )
     assert codes(run_suite(data)) == []
+
+
+def _listed(tool: str, result: dict[str, Any], answer: str) -> dict[str, Any]:
+    return {
+        "external_id": f"one-defect-{tool}",
+        "messages": [
+            {"role": "user", "content": "What did you find?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps(result)},
+            {"role": "assistant", "content": answer},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("tool", "result", "answer", "claim"),
+    [
+        (
+            "search_tickets",
+            {"tickets": [{"id": "T-100"}, {"id": "T-200"}]},
+            "There are 3 tickets.",
+            "There are 3 tickets",
+        ),
+        (
+            "list_bins",
+            {"bins": [{"bin": "A1", "qty": 4}, {"bin": "B2", "qty": 7}]},
+            "The search returned 5 bins.",
+            "The search returned 5 bins",
+        ),
+    ],
+)
+def test_a_miscounted_list_is_one_flag_not_a_count_and_an_unsupported_value(
+    tool: str, result: dict[str, Any], answer: str, claim: str
+) -> None:
+    """One defect, one flag: the count the receipt contradicts is not also an invented value."""
+    data = _listed(tool, result, answer)
+    flags = [(f["code"], f["claim"]["text"]) for f in run_suite(data)["findings"] if f["severity"] == "flag"]
+    assert flags == [("count_misstatement", claim)]
+    # Without the checker that compares it with the receipt, the figure is still flagged.
+    alone = run_suite(data, skip={"tool_receipts"})["findings"]
+    assert [f["code"] for f in alone if f["severity"] == "flag"] == ["unsupported_value"]
