@@ -1,20 +1,15 @@
 """The evidence a conversation holds, read once: every tool result, user message and prompt,
-and the arguments of every call that was answered with something found.
-
-Each message becomes a ``Source`` whose normalized forms are computed on first use and kept,
-so the evidence and arguments checkers share one reading of a conversation.
+and the arguments of every call answered with something found. Each message becomes a
+``Source`` whose forms are computed on first use and kept, so the checkers share one reading.
 
 Principle: **the query is part of the receipt.** A call whose result found something is the
 runtime's record that it asked for what its arguments say, so "the rooms free on <the date
-searched>" is backed by the search's own arguments even when the rows do not repeat the
-date. A call that found nothing, failed or was denied backs nothing with its arguments. The
-arguments are still checked themselves, by the ``arguments`` checker. Which sources may back
-which claims is one table, ``BACKS``. Lookups walk
-the sources in conversation order and merge their form sets with ``dict.update`` (in C),
-which keeps a long conversation linear.
-
-Spans and JSON paths are found only for values that need them (a grounded value's
-provenance), by searching the one result that carries the value.
+searched>" is backed by the search's own arguments even where the rows do not repeat the date.
+A call that found nothing, failed or was denied backs nothing with its arguments (the
+``arguments`` checker still checks them). Which sources may back which claims is one table,
+``BACKS``. Lookups walk the sources in conversation order and merge their form sets with
+``dict.update`` (in C), which keeps a long conversation linear. Spans and JSON paths are found
+only for the values that need them (a grounded value's provenance), in the one result carrying it.
 """
 
 from __future__ import annotations
@@ -79,8 +74,7 @@ BACKS: dict[str, frozenset[str]] = {
 
 
 def _space_end(text: str, pos: int) -> int:
-    """Where the JSON whitespace starting at ``pos`` ends (``_WS`` also matches none)."""
-    match = _WS.match(text, pos)
+    match = _WS.match(text, pos)  # where the JSON whitespace at ``pos`` ends (it matches none too)
     return match.end() if match is not None else pos
 
 
@@ -109,12 +103,9 @@ def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list
 
 
 class _Node:
-    """One JSON container, read lazily: members are read only as far as a lookup needs.
-
-    An array's elements are skipped by the C scanner; an object's container values are
-    entered (not skipped) when the offset sought lies past their start, so a lookup near
-    the start of a large result reads little of it, and no lookup reads anything twice.
-    """
+    """One JSON container, read only as far as a lookup needs: an array's elements are skipped
+    by the C scanner, an object's container values entered when the offset sought lies past
+    their start; so a lookup near the start of a large result reads little, and nothing twice."""
 
     __slots__ = ("kind", "members", "pos", "end")
 
@@ -169,7 +160,7 @@ def _row_at(
     text: str, start: int, offset: int, rows: list[Any], nodes: dict[Any, Any]
 ) -> tuple[int, int] | None:
     """Which row of a list of objects covers ``offset``, and where it starts, found without
-    reading the rows before it (``_row_starts``). None where that cannot be told so."""
+    reading the rows before it; None where that cannot be told so."""
     starts = nodes.get(("rows", start))
     if starts is None:
         starts = nodes[("rows", start)] = _row_starts(text, start, rows)
@@ -178,11 +169,10 @@ def _row_at(
 
 
 def _row_starts(text: str, start: int, rows: list[Any]) -> list[int]:
-    """Where each row of the list at ``start`` starts, found by how each starts (``{"host"``,
-    the first key of them all), where that is written once a row and nowhere else in the
-    text; empty where they do not all start so. In JSON a brace and a quote can stand
-    together only where an object starts (inside a string the quote is escaped), so where
-    the text writes that start as often as the list has rows, the n-th is the n-th row's."""
+    """Where each row of the list at ``start`` starts, by how each starts (``{"host"``, the
+    first key of them all); empty where they do not all start so. A brace then a quote stands
+    only where an object starts (in a string the quote is escaped), so where the text writes
+    that start as often as the list has rows, the n-th is the n-th row's."""
     first = _space_end(text, start + 1)
     if not rows or text[first : first + 2] != '{"':
         return []
@@ -219,9 +209,7 @@ def _find(
                 child = nodes.get(value_start)  # None where a row was found at once (``_row_at``)
                 # The member ends where its value does, once that is read to its end (cut-off
                 # JSON: the text's end); a value read only up to ``offset`` ends later.
-                child_end = (child.end if child is not None else None) or (
-                    None if found is not None else len(text)
-                )
+                child_end = (child.end if child else None) or (None if found is not None else len(text))
                 if child_end is not None:
                     node.members[i][3] = child_end
                     if i == len(node.members) - 1 and node.pos == -1:
@@ -246,11 +234,8 @@ def _find(
 
 
 def json_path_at(text: str, offset: int, nodes: dict[Any, Any] | None = None, value: Any = None) -> str:
-    """The JSON path of whatever covers ``offset``: a key names its member, a leaf its path.
-
-    Empty for a text result and for a note after the JSON. Cut-off JSON yields the path so far.
-    ``value`` is the text's JSON parsed, where known.
-    """
+    """The JSON path of whatever covers ``offset`` (a key names its member): empty for a text
+    result and a note after the JSON; the path so far in cut-off JSON. ``value``: the parse."""
     start = _space_end(text, 0)
     if start >= len(text) or text[start] not in "{[":
         return ""
@@ -293,12 +278,10 @@ def _numeral(key: str) -> bool:
 
 
 class Forms:
-    """A source's keys, asked as a set is: a key is looked for as a token, or a dressed
-    token's core, in the split text (``tokens.dressed_in``); the set of its tokens is split
-    in C only where asked for whole. A numeral (``_numeral``) may be a number a token spells
-    or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the text
-    writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays for
-    no reader no answer needs."""
+    """A source's keys, asked as a set is: a key is looked for as a token, or a dressed token's
+    core, in the split text (``tokens.dressed_in``); a numeral also among the ``words`` (every
+    ``tokens.word_forms`` form and the amounts written), a value's key in its kind's
+    ``LAZY_READERS``. So a large result pays for no reader no answer needs."""
 
     def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
         # Weakly: a cycle would leave a dropped index and its parses to the cyclic collector.
@@ -408,15 +391,12 @@ class Source:
         value = self.parsed()
         if not isinstance(value, dict) or not is_absence(value):
             return set()
-        echoes: set[str] = set()
+        # What it says it checked stays evidence, even where it spells an argument.
+        echoes, kept = _string_forms(self.arguments), set()
         for key, item in value.items():
             if key.lower() in _ECHO_KEYS:
                 echoes |= _string_forms(item)
-        echoes |= _string_forms(self.arguments)
-        # What it says it checked stays evidence, even where it spells an argument.
-        kept: set[str] = set()
-        for key, item in value.items():
-            if key.lower() not in _ECHO_KEYS and key != "absent":
+            elif key != "absent":
                 kept |= _string_forms(item)
         return echoes - kept
 
@@ -439,10 +419,8 @@ class Source:
         return low
 
     def span_of(self, form: str) -> tuple[int, int] | None:
-        """Where ``form`` stands in this message's text: a whole token, else a token's part.
-
-        A notation's key (``notations``) stands where the value it keys is written.
-        """
+        """Where ``form`` stands in the text: a whole token, else a token's part; a notation's
+        key (``notations``) where the value it keys is written."""
         low = self.low
         if form.startswith("#"):
             return fragment_span(low, form)
@@ -516,10 +494,9 @@ class Source:
             return None
 
     def evidence_at(self, span: tuple[int, int] | None) -> Evidence:
-        of = "arguments" if self.role == "call" else "result"
-        if span is None:
-            return Evidence(call_id=self.call_id, path="", of=of)
-        return Evidence(call_id=self.call_id, path=self.path_at(span[0]), start=span[0], end=span[1], of=of)
+        start, end = span or (None, None)
+        path = "" if span is None else self.path_at(span[0])
+        return Evidence(self.call_id, path, start, end, "arguments" if self.role == "call" else "result")
 
 
 def _step(value: Any, part: str | int) -> Any:
@@ -529,9 +506,8 @@ def _step(value: Any, part: str | int) -> Any:
 
 
 def is_bounded(low: str, start: int, end: int) -> bool:
-    before = low[start - 1] if start > 0 else " "
-    after = low[end] if end < len(low) else " "
-    return not before.isalnum() and not after.isalnum()
+    """Whether no letter or digit stands right before ``start`` or at ``end``."""
+    return not (start > 0 and low[start - 1].isalnum()) and not (end < len(low) and low[end].isalnum())
 
 
 def is_absence(value: dict[str, Any]) -> bool:
@@ -543,10 +519,9 @@ _MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE]
 
 
 def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, each of
-    ``kinds`` asked of each member: a length of time (``durations``: ``wait_minutes``), an
-    instant (``values``: ``starts_at``), an amount in a minor unit (``money``:
-    ``price_cents``). The members are read only where a kind's quick scan says it may be there."""
+    """The keys of the JSON numbers whose member names say what they count, by ``kinds``: a
+    length of time (``durations``: ``wait_minutes``), an instant (``values``: ``starts_at``), an
+    amount in a minor unit (``money``: ``price_cents``); read where a kind's quick scan allows."""
     low = json_text.lower()
     kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
@@ -555,11 +530,12 @@ def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
     return {key for name, number in members for kind in kinds for key in kind.member_keys(name, number)}
 
 
+_EMPTINESS = ("empty", "declared-absent")  # what a receipt says of a call that found nothing
+
+
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
     """The call found nothing: an empty list, an absence envelope, or the receipt says so."""
-    if receipt is not None and (
-        receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
-    ):
+    if receipt is not None and (receipt.emptiness in _EMPTINESS or receipt.result_count == 0):
         return True
     if result is None:
         return False
@@ -572,9 +548,7 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
 
 def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
     """Whether a call's result is a receipt for its arguments: it succeeded and found something."""
-    if receipt is not None and not receipt.ok:
-        return False
-    return not found_nothing(result, receipt)
+    return (receipt is None or receipt.ok) and not found_nothing(result, receipt)
 
 
 def _string_forms(value: Any) -> set[str]:
@@ -620,16 +594,12 @@ WALK = 8  # the newest results a lookup asks one by one (``Grounds._newer``)
 
 
 class Grounds:
-    """What the conversation said before a point, by key, for one kind of claim (``BACKS``):
-    grown source by source in conversation order, and asked the one question every checker
-    asks of a value, ``ground``: which source said it before, if any.
-
-    Results and successful queries are kept by key with the newest that carries it (the
-    provenance a grounded value reports); what people wrote is kept as keys alone, with the
-    digit runs of their identifiers and the pieces of their compound tokens (a person who
-    typed ``user:mia_li_3668`` supplied ``3668``). The suite's own corrections, quoted back
-    as a user message, are nobody's words.
-    """
+    """What the conversation said before a point, for one kind of claim (``BACKS``), grown in
+    conversation order and asked ``ground``: which source said a value before, if any. Results
+    and successful queries are kept by key with the newest carrying it (a grounded value's
+    provenance); people's words as keys alone, with their identifiers' digit runs and their
+    compound tokens' pieces (who typed ``user:mia_li_3668`` supplied ``3668``). The suite's own
+    corrections, quoted back as a user message, are nobody's words."""
 
     def __init__(self, claim: str, sources: list[Source]) -> None:
         self.backs = BACKS[claim]
@@ -656,11 +626,9 @@ class Grounds:
 
     @property
     def newest(self) -> dict[str, int]:
-        """Each token of the results and queries held -> the position of the newest carrying it.
-
-        Every result is read whole (one pass over its text: linear in its size), so a value in
-        its last row grounds, and one in no row is flagged, as in a small one. Merged on first
-        need: a conversation of at most ``WALK`` results is asked one by one instead."""
+        """Each token of the results and queries held -> the newest carrying it. Each result is
+        read whole (linear in its size), so a value in its last row grounds as in a small one.
+        Merged on first need: a conversation of at most ``WALK`` results is asked one by one."""
         for source in self.held[self._merged :]:
             self._newest.update(dict.fromkeys(source.forms.tokens - source.forms.echoes, source.position))
         self._merged = len(self.held)
@@ -706,8 +674,7 @@ class Grounds:
         return newest
 
     def supplied(self, lookups: Iterable[str]) -> bool:
-        """Whether a person wrote one of ``lookups``."""
-        return any(key in self.people for key in lookups)
+        return any(key in self.people for key in lookups)  # a person wrote one of them
 
 
 @dataclass
@@ -715,27 +682,22 @@ class ConversationIndex:
     sources: list[Source]
     by_turn: list[list[Source]]
     system: list[Source]
-    calls: dict[str, tuple[str, Any, int, int]]  # call_id -> (tool, arguments, turn, message index)
 
 
 def build_index(conversation: Conversation) -> ConversationIndex:
     sources = [Source(0, -1, -1, "system", conversation.system)] if conversation.system else []
     system = list(sources)
-    # `calls` holds the latest call of each id; a tool result carries the call it answers
-    # (`Turn.answers`), which is not always the latest of its id.
-    calls: dict[str, tuple[str, Any, int, int]] = {}
     by_turn: list[list[Source]] = []
     for turn in conversation.turns:
         mine: list[Source] = []
         for i, message in enumerate(turn.messages):
-            calls.update((c.call_id, (c.tool, c.parsed, turn.index, i)) for c in message.tool_calls)
             if message.role == "assistant" or not message.text:
                 continue
-            result = message.role == "tool"
-            call = turn.answers.get(i) if result else None
             source = Source(len(sources), turn.index, i, message.role, message.text, message=message)
             made = [source]
-            if result:
+            # A result carries the call it answers (``Turn.answers``), not always the latest of its id.
+            call = turn.answers.get(i) if message.role == "tool" else None
+            if message.role == "tool":
                 source.call_id = message.tool_call_id
             if call is not None:
                 source.tool, source.arguments = call.tool, call.parsed
@@ -747,7 +709,7 @@ def build_index(conversation: Conversation) -> ConversationIndex:
             mine.extend(made)
             system.extend(made[:1] if message.role == "system" else [])
         by_turn.append(mine)
-    return ConversationIndex(sources, by_turn, system, calls)
+    return ConversationIndex(sources, by_turn, system)
 
 
 _CACHE: list[tuple[Conversation, ConversationIndex]] = []
