@@ -19,33 +19,16 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, reduce
 from operator import itemgetter
 from types import ModuleType
 from typing import Any
 from weakref import proxy
 
-from . import durations, money, values
+from . import durations, money, tokens, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
-from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
-from .tokens import (
-    DECORATION,
-    SEPARATORS,
-    VALUE_READERS,
-    dressed_in,
-    fragment_forms,
-    grouped_span,
-    index_text,
-    normalize,
-    parts_of_tokens,
-    split_text,
-    token_keys,
-    value_text,
-    word_forms,
-)
 from .types import Conversation, Evidence, Message, Receipt, rows_of
-from .values import is_value_key, read_values
 
 # Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
 # Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
@@ -118,37 +101,28 @@ class _Node:
         self.end: int | None = None  # where the container closes, once known
 
     def advance(self, text: str, offset: int) -> bool:
-        """Read one more member (an array's, on to the first past ``offset``, in one loop);
+        """Read on: an object's next member, or an array's elements up to the first past ``offset``;
         False once the container is closed (``end`` is then set)."""
-        if self.kind == "[":
-            return self._elements(text, offset)
-        pos = self.pos
-        try:
-            if pos < len(text) and text[pos] == ",":
-                pos = _space_end(text, pos + 1)
-            if pos >= len(text) or text[pos] in "}]":
-                self.end = min(pos + 1, len(text))
-                return False
-            key, key_end = _SCAN_STRING(text, pos + 1)  # an object's member name
-            value_start = _space_end(text, _space_end(text, key_end) + 1)
-            lazy = value_start < len(text) and text[value_start] in "{["
-            end = None if lazy else _value_end(text, value_start)
-        except (ValueError, IndexError, StopIteration):
-            self.end = len(text)  # cut off
-            return False
-        self.members.append([pos, key_end, value_start, end, key])
-        # Where the container value ends, once it is read, the next member is read from.
-        self.pos = -1 if end is None else _space_end(text, end)
-        return True
-
-    def _elements(self, text: str, offset: int) -> bool:
-        pos, size, read = self.pos, len(text), len(self.members)
+        pos, size, read, is_object = self.pos, len(text), len(self.members), self.kind == "{"
         while True:
             if pos < size and text[pos] == ",":
                 pos = _space_end(text, pos + 1)
             if pos >= size or text[pos] in "}]":
                 self.end, self.pos = min(pos + 1, size), pos
                 return len(self.members) > read
+            if is_object:
+                try:
+                    key, key_end = _SCAN_STRING(text, pos + 1)  # the member's name
+                    value_start = _space_end(text, _space_end(text, key_end) + 1)
+                    lazy = value_start < size and text[value_start] in "{["
+                    value_end = None if lazy else _value_end(text, value_start)
+                except (ValueError, IndexError, StopIteration):
+                    self.end = size  # cut off
+                    return False
+                self.members.append([pos, key_end, value_start, value_end, key])
+                # Where the container value ends, once it is read, the next member is read from.
+                self.pos = -1 if value_end is None else _space_end(text, value_end)
+                return True
             end = _value_end(text, pos)
             self.members.append([pos, pos, pos, end, len(self.members)])
             self.pos = pos = _space_end(text, end) if end < size and text[end] in " \t\n\r" else end
@@ -256,7 +230,7 @@ def _value_end(text: str, start: int) -> int:
 # ``tokens.VALUE_READERS``, and the JSON members whose names say they hold an instant
 # (``values``) or a length of time (``durations``). Each key prefix names the readers
 # whose keys may start with it; a year (a number of at most four digits) is a date's.
-LAZY_READERS = (*VALUE_READERS, "instants", "lengths")
+LAZY_READERS = (*tokens.VALUE_READERS, "instants", "lengths")
 _READERS_OF = {
     "date ": ("dates", "instants"),
     "time ": ("times", "instants"),
@@ -297,9 +271,9 @@ class Forms:
     def has_token(self, key: str, dressed: bool = False) -> bool:
         """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo;
         past 32 places that write it inside longer tokens, the set of tokens is split."""
-        found = key not in self.echoes and dressed_in(self.split, key, not dressed, 32)
+        found = key not in self.echoes and tokens.dressed_in(self.split, key, not dressed, 32)
         if found is None:
-            return key in self.tokens or (dressed and bool(dressed_in(self.split, key)))
+            return key in self.tokens or (dressed and bool(tokens.dressed_in(self.split, key)))
         return found
 
     @property
@@ -347,13 +321,11 @@ class Source:
     def forms(self) -> Forms:
         text = self.text
         json_text = self.role in ("tool", "call") and self.looks_json
-        if json_text:
-            tail = text.rstrip()[-1:]
-            if tail not in ("}", "]") and self.parsed() is NO_JSON:
-                text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
+        if json_text and text.rstrip()[-1:] not in ("}", "]") and self.parsed() is NO_JSON:
+            text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
         self.cache["read"] = (text, json_text)  # what the other keys are read from, later
         echoes = self._echoes() if self.role == "tool" and '"absent"' in self.low else set()
-        return Forms(self, split_text(text), echoes)
+        return Forms(self, tokens.split_text(text), echoes)
 
     def value_keys(self, reader: str) -> set[str]:
         """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
@@ -365,19 +337,19 @@ class Source:
 
     def _read_keys(self, reader: str) -> set[str]:
         text, json_text = self.cache["read"]
-        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.split))
-        if reader in VALUE_READERS:
-            return set(VALUE_READERS[reader](text, forms))
+        forms: set[str] = self.kept("forms", lambda: tokens.word_forms(text, self.forms.split))
+        if reader in tokens.VALUE_READERS:
+            return set(tokens.VALUE_READERS[reader](text, forms))
         if reader != "words":
             return member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
         # A JSON text's numbers grouped with commas are read from its strings alone: between
         # them, "[1,250]" is two numbers, not one grouped with a comma.
         if not json_text:
-            return forms | amount_keys(value_text(text), words=forms)
-        more = amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
-        if needs_its_strings(text):
+            return forms | money.amount_keys(tokens.value_text(text), words=forms)
+        more = money.amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
+        if money.needs_its_strings(text):
             for _, _, content in _string_contents(text):
-                more |= amount_keys(content)
+                more |= money.amount_keys(content)
         return forms | more if more else forms  # kept once where the amounts add nothing
 
     def parsed(self) -> Any:
@@ -402,8 +374,8 @@ class Source:
 
     @cached_property
     def fragments(self) -> set[str]:
-        """The digit-run keys of the identifiers this message carries, read on first use."""
-        return fragment_forms(self.forms)
+        """The digit-run keys of the identifiers this message carries."""
+        return tokens.fragment_forms(self.forms)
 
     @cached_property
     def counts(self) -> set[str]:
@@ -424,19 +396,19 @@ class Source:
         low = self.low
         if form.startswith("#"):
             return fragment_span(low, form)
-        if is_value_key(form):
+        if values.is_value_key(form):
             return self._value_span(form)
         at, tried, fallback = low.find(form), 0, None
         while at != -1 and tried < 2000:
             tried += 1
             start, end = at, at + len(form)
-            while start > 0 and low[start - 1] not in SEPARATORS:
+            while start > 0 and low[start - 1] not in tokens.SEPARATORS:
                 start -= 1
-            while end < len(low) and low[end] not in SEPARATORS:
+            while end < len(low) and low[end] not in tokens.SEPARATORS:
                 end += 1
             raw = low[start:end]
-            if form in token_keys(raw):
-                core = raw.strip(DECORATION)
+            if form in tokens.token_keys(raw):
+                core = raw.strip(tokens.DECORATION)
                 core_start = start + raw.index(core)
                 return core_start, core_start + len(core)
             if fallback is None and is_bounded(low, at, at + len(form)):
@@ -450,12 +422,12 @@ class Source:
         if not _NUMERIC_KEY.fullmatch(key):
             return None
         if not self.looks_json:
-            return key_span(self.low, key) or grouped_span(self.low, key)
-        span = key_span(self.low, key, plain=False) or grouped_span(self.low, key)
-        if span is not None or not needs_its_strings(self.text):
+            return money.key_span(self.low, key) or tokens.grouped_span(self.low, key)
+        span = money.key_span(self.low, key, plain=False) or tokens.grouped_span(self.low, key)
+        if span is not None or not money.needs_its_strings(self.text):
             return span
         for start, end, content in self.kept("strings", lambda: _string_contents(self.text)):
-            span = key_span(content, key)
+            span = money.key_span(content, key)
             if span is not None:
                 exact = end - start == len(content)
                 return (start + span[0], start + span[1]) if exact else (start, end)
@@ -463,7 +435,7 @@ class Source:
 
     def _value_span(self, key: str) -> tuple[int, int] | None:
         """Where the date or clock time that ``key`` (``values``) stands for is written."""
-        for found in self.kept("values", lambda: read_values(value_text(self.text))):
+        for found in self.kept("values", lambda: values.read_values(tokens.value_text(self.text))):
             if key in found.keys():
                 return found.start, found.end
         return None
@@ -478,9 +450,7 @@ class Source:
         row of a large result without the rest); ``None`` where the way is not known."""
         value = self.cache.get("json", NO_JSON)
         if value is not NO_JSON:
-            for part in parts:
-                value = _step(value, part)
-            return value
+            return reduce(_step, parts, value)
         nodes = self.cache.get("nodes") or {}
         at = _space_end(self.text, 0)
         for part in parts:
@@ -555,7 +525,7 @@ def _string_forms(value: Any) -> set[str]:
     """The forms of every string and number a JSON value holds, at any depth."""
     out: set[str] = set()
     for _, leaf in json_leaves(value, lambda node: isinstance(node, str) or is_number(node)):
-        out |= {normalize(leaf), *index_text(leaf)} if isinstance(leaf, str) else {normalize(str(leaf))}
+        out |= {tokens.normalize(str(leaf)), *(tokens.index_text(leaf) if isinstance(leaf, str) else ())}
     return out
 
 
@@ -565,7 +535,7 @@ def _string_contents(text: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     for match in _STRING.finditer(text):
         raw = match.group()
-        if _DIGIT.search(raw) is None or not needs_its_strings(raw):
+        if _DIGIT.search(raw) is None or not money.needs_its_strings(raw):
             continue
         content = raw[1:-1]
         if "\\" in content:
@@ -602,13 +572,10 @@ class Grounds:
     corrections, quoted back as a user message, are nobody's words."""
 
     def __init__(self, claim: str, sources: list[Source]) -> None:
-        self.backs = BACKS[claim]
-        self.sources = sources
-        self._newest: dict[str, int] = {}  # ``newest``, merged up to ``held[:_merged]``
-        self._merged = 0
+        self.backs, self.sources = BACKS[claim], sources
         self.people: set[str] = set()  # the keys the user and the system prompt wrote
         self.held: list[Source] = []  # the results and queries, oldest first
-        self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_values_by``, and how many it read
+        self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_newest``, and how many it read
 
     def absorb(self, source: Source) -> bool:
         """Take in one source; False where it backs nothing of this kind of claim."""
@@ -619,30 +586,20 @@ class Grounds:
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
             return False
-        self.people.update(source.forms)
-        self.people |= source.fragments
-        self.people |= parts_of_tokens(source.text)
+        self.people.update(source.forms, source.fragments, tokens.parts_of_tokens(source.text))
         return True
-
-    @property
-    def newest(self) -> dict[str, int]:
-        """Each token of the results and queries held -> the newest carrying it. Each result is
-        read whole (linear in its size), so a value in its last row grounds as in a small one.
-        Merged on first need: a conversation of at most ``WALK`` results is asked one by one."""
-        for source in self.held[self._merged :]:
-            self._newest.update(dict.fromkeys(source.forms.tokens - source.forms.echoes, source.position))
-        self._merged = len(self.held)
-        return self._newest
 
     def carried(self, key: str) -> bool:
         """Whether a token of a result or query held is ``key``."""
-        return key in self.newest if len(self.held) > WALK else any(s.forms.has_token(key) for s in self.held)
+        if len(self.held) > WALK:
+            return key in self._newest("tokens")
+        return any(s.forms.has_token(key) for s in self.held)
 
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""
         best, best_key = -1, ""
         last = self.held[-1].position if self.held else -1
-        newest = self.newest if len(self.held) > WALK else {}
+        newest = self._newest("tokens") if len(self.held) > WALK else {}
         for key in lookups:
             position = newest.get(key, -1)
             if max(best, position) < last:  # a newer result may carry it among its other keys
@@ -662,14 +619,18 @@ class Grounds:
                 return source.position
         if len(self.held) <= WALK:
             return -1
-        return max(self._values_by(reader).get(key, -1) for reader in ("words", *readers_of(key)))
+        return max(self._newest(reader).get(key, -1) for reader in ("words", *readers_of(key)))
 
-    def _values_by(self, reader: str) -> dict[str, int]:
-        """The keys of one lazy reader (``LAZY_READERS``, ``words``) -> the newest result or
-        query that carries each, grown by the sources held since it was last asked."""
+    def _newest(self, reader: str) -> dict[str, int]:
+        """The keys of one reader (``tokens``: every token but echoes; ``words``; ``LAZY_READERS``)
+        -> the newest result or query carrying each, grown by the sources held since last asked.
+        Each result is read whole (linear in its size): a value in its last row grounds as in a
+        small one. A conversation of at most ``WALK`` results is asked one by one instead."""
         newest, upto = self.values.get(reader, ({}, 0))
         for source in self.held[upto:]:
-            newest.update(dict.fromkeys(source.value_keys(reader), source.position))
+            forms = source.forms
+            keys = forms.tokens - forms.echoes if reader == "tokens" else source.value_keys(reader)
+            newest.update(dict.fromkeys(keys, source.position))
         self.values[reader] = (newest, len(self.held))
         return newest
 
@@ -723,6 +684,5 @@ def index_for(conversation: Conversation) -> ConversationIndex:
             return index
     index = build_index(conversation)
     _CACHE.append((conversation, index))
-    if len(_CACHE) > _CACHE_SIZE:
-        del _CACHE[0]
+    del _CACHE[:-_CACHE_SIZE]
     return index
