@@ -1,8 +1,8 @@
 """Checker ``evidence``: every number and identifier in an answer must have been read.
 
-A value the model typed rather than read (an FCID, a serial, a count) looks exactly like one it read.
-This checker reads the answer's candidates (``tokens``) and looks each up in what the conversation
-showed before it (``evidence_index.BACKS``):
+A value the model typed rather than read (an FCID, a serial, a count) looks exactly like one it read, so
+each of the answer's candidates (``tokens``) is looked up in what the conversation showed before it
+(``evidence_index.BACKS``):
 
 - ``unsupported_value`` (flag): no tool result carries it and no person supplied it;
 - ``computed_value`` (info): none carries it, but a derivation (``derivations.TABLE``) makes it;
@@ -12,17 +12,17 @@ showed before it (``evidence_index.BACKS``):
 - what a record or a write's own receipt contradicts (``records``) is flagged as that, and not
   again as ``unsupported_value``: one defect, one flag.
 
-Every grounded value is reported in ``provenance`` with the call, JSON path and span that carry it.
-A percent is also the fraction it is ("12.5%" is 0.125; a whole one is not, a source's 1 being a
-count far more often than a ratio), and a number grouped by spaces is grounded whole ("41 200") or
-as its numbers read apart (a list). It is no truth judge: a real value said of the wrong subject
-passes, and it leans toward silence, since a false accusation refuses a good answer.
+Every grounded value is reported in ``provenance`` with the call, JSON path and span that carry it. A
+percent is also the fraction it is ("12.5%" is 0.125; a whole one is not, a source's 1 being a count far
+more often than a ratio), and a number grouped by spaces is grounded whole ("41 200") or as its numbers
+read apart (a list). It is no truth judge: a real value said of the wrong subject passes, and it leans
+toward silence, since a false accusation refuses a good answer.
 
-An example of a format is no claim (``is_format_example``): an identifier whose digits are a
-placeholder (four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence
-gives as the example of a format it names ("looks like", "in the format", a placeholder such as
-YYYY-MM-DD or NNN-NNNN) right after that name or after "e.g.", "for example", "such as" or "like",
-is neither flagged nor grounded.
+An example of a format is no claim (``is_format_example``): an identifier whose digits are a placeholder
+(four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence gives as the
+example of a format it names ("looks like", "in the format", a placeholder such as YYYY-MM-DD or
+NNN-NNNN) right after that name or after "e.g.", "for example", "such as" or "like", is neither flagged
+nor grounded.
 """
 
 from __future__ import annotations
@@ -77,6 +77,14 @@ MAX_VALUE_CHARS = 64
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
 
+# What names a format, and what leads into its example.
+_FORMAT = re.compile(
+    r"\b(?:formats?|formatted|looks? like|(?:of|has|have|in) the form|patterns?|templates?|placeholders?)\b"
+    r"|(?<![A-Za-z])(?:Y{4}|[MDHX#N]{2,})(?:[-/:. ]?(?:Y{2,4}|[MDHX#N]{2,}))+(?![A-Za-z])"
+)
+_EXAMPLE_LEAD = re.compile(
+    r"(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike)[\s:,]*[#(\"'`*]*$", re.I
+)
 _Known = dict[str, tuple[Evidence, ...]]  # a value -> what grounds or explains it
 _KIND_WORDS = {
     "rounded": "a rounding of a number the results carry",
@@ -129,9 +137,8 @@ def read_answer(
     skip: Sequence[tuple[int, int]] = (),
     counted: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
-    """The candidates of an answer, declared shapes first, each with its span. ``counted`` says
-    whether the results count a noun: a number said of one ("7 reservations") is a candidate
-    whatever its size."""
+    """The candidates of an answer, declared shapes first, each with its span. ``counted`` says whether the
+    results count a noun: a number said of one ("7 reservations") is a candidate whatever its size."""
     tokens = [t for t in tokenize(answer, grouped=True) if not any(a <= t.start < b for a, b in skip)]
     values = [v for v in read_values(answer) if not any(a <= v.start < b for a, b in skip)]
     amount_of = _amounts_over(tokens, read_amounts(answer))
@@ -146,24 +153,21 @@ def read_answer(
         while at < len(values) and values[at].end <= token.start:
             at += 1
         amount = amount_of[i]
-        dated = (at < len(values) and values[at].start < token.end) or (
-            at > 0 and values[at - 1].end > token.start
-        )
         if shape_of[i] >= 0:
             shape, forms = opts.shapes[shape_of[i]].name, tuple(lookup_forms(token.value))
             candidates.append(Candidate(token.value, token.text, token.start, token.end, shape, forms))
         elif amount is not None:
-            # Money, whatever its digits ("$740" as much as "$7,400"), is one value however many tokens its
-            # notation makes ("1 000 €", "US$1,000"): read once, at its first token, as its digits are
-            # written, under the amount's keys (``money``).
+            # Money, whatever its digits ("$740" as much as "$7,400"), is one value however many tokens
+            # its notation makes ("1 000 €", "US$1,000"): read once, at its first token, as written.
             if i == 0 or amount_of[i - 1] is not amount:
                 keys, start, end = amount.keys(), amount.number_start, amount.number_end
                 number = (amount.magnitude, amount.precision)
                 candidates.append(Candidate(keys[0], answer[start:end], start, end, "amount", keys, *number))
-        elif dated:
-            # A token a date or a time covers is read as that value, once, at its first token: "Sunday,
-            # May 19th, 2024" is one date; "2024-05-19T22:00" a date and a time. Its value is the canonical
-            # one (ISO 8601, 24-hour) where the answer said which.
+        elif (at < len(values) and values[at].start < token.end) or (
+            at > 0 and values[at - 1].end > token.start
+        ):
+            # A date or time is read once, at its first token ("2024-05-19T22:00" is a date and a time),
+            # as its canonical value (ISO 8601, 24-hour) where the answer said which.
             while at < len(values) and values[at].start < token.end:
                 value, at = values[at], at + 1
                 text, forms = answer[value.start : value.end], tuple(value.lookups())
@@ -235,9 +239,8 @@ class _State:
         self.tools, self.queries, self.people = Shown(), Shown(), Shown()
         self.exempt = {form for value in opts.exempt_values for form in lookup_forms(normalize(value))}
         self.results_before: list[Message] = []  # the tool results of the turns judged so far
-        # For the arithmetic of later answers: amounts said before, amounts earlier answers explained,
-        # and the first count of each number and each shift of days the user wrote (a later one of the
-        # same number explains nothing the first does not).
+        # For later answers' arithmetic: amounts said before and explained, and the first count of each
+        # number and each shift of days the user wrote (a later one explains nothing the first does not).
         self.amounts: list[Operand] = []
         self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
@@ -253,10 +256,8 @@ class _State:
             return
         self.people.add(source)
         who = "the user's words" if source.role == "user" else "the system prompt"
-        self.amounts.extend(
-            Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})")
-            for a in read_amounts(source.text)
-        )
+        for a in read_amounts(source.text):
+            self.amounts.append(Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})"))
         if source.role == "user":
             for count in user_counts(source.text):
                 self.counts.setdefault(int(count.value), count)
@@ -287,8 +288,7 @@ class _State:
                     return holder, holder.span_of(key)
                 if holder is not None and key in holder.counts:
                     return holder, None
-            # A run grouped by spaces that no source carries whole may be a list ("items 1 200 300"):
-            # where the first of its numbers stands, when every one of them is carried.
+            # A run grouped by spaces carried by none whole may be a list ("items 1 200 300"), all carried.
             apart = [self.grounds.ground((number,)) for number in candidate.apart]
             found = apart[0] if apart and None not in apart else None
         return None if found is None else (found[0], found[0].span_of(found[1]))
@@ -296,8 +296,7 @@ class _State:
     def explain(
         self, turn: Turn, said: list[Candidate], unread: list[Candidate], known: _Known, read: list[Source]
     ) -> dict[str, Derivation]:
-        """What explains each value no source carries (``derivations``): which rows may is what the
-        options allow of its shape."""
+        """What explains each value no source carries (``derivations``), as the options allow its shape."""
         opts = self.opts
         if not opts.figures and not opts.decimal_rounding:
             return {}
@@ -326,9 +325,8 @@ class _State:
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.sentences = sentences(turn.answer) if with_amounts else []
         if with_amounts:
-            # The operands of amounts: the money read, the user's counts then the lengths of the results'
-            # lists newest first (of each number only the first: a product made with a later one is made
-            # with it), and the records the answer names.
+            # The operands of amounts: the money read, the user's counts then the results' list lengths,
+            # newest first (of each number only the first), and the records the answer names.
             pools.read = [leaf for source in read for leaf in money_leaves(source)][:MAX_POOL]
             pools.earlier = self.amounts[-MAX_POOL:]
             counts = dict(self.counts)
@@ -348,10 +346,8 @@ class EvidenceChecker:
 
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         """Findings, the provenance of every value grounded, and each turn's reading statistics."""
-        opts = options.evidence
-        index = index_for(conversation)
-        state = _State(opts, index.sources)
-        report = CheckerReport()
+        index, report = index_for(conversation), CheckerReport()
+        state = _State(options.evidence, index.sources)
         for source in index.system:
             if source.turn < 0:
                 state.absorb(source)
@@ -369,19 +365,9 @@ class EvidenceChecker:
         return report
 
 
-# What names a format, and what leads into its example.
-_FORMAT = re.compile(
-    r"\b(?:formats?|formatted|looks? like|(?:of|has|have|in) the form|patterns?|templates?|placeholders?)\b"
-    r"|(?<![A-Za-z])(?:Y{4}|[MDHX#N]{2,})(?:[-/:. ]?(?:Y{2,4}|[MDHX#N]{2,}))+(?![A-Za-z])"
-)
-_EXAMPLE_LEAD = re.compile(
-    r"(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike)[\s:,]*[#(\"'`*]*$", re.I
-)
-
-
 def is_format_example(answer: str, candidate: Candidate) -> bool:
-    """Whether the candidate is an example of a format (the module's docstring says when), its
-    sentence read back to the line's start ("e.g." ends no sentence here), at most a sentence long."""
+    """Whether the candidate is an example of a format (the module's docstring says when), read back to
+    the line's start ("e.g." ends no sentence here), at most a sentence long."""
     digits = [c for c in candidate.value if c.isdigit()]
     if candidate.shape == "identifier" and len(digits) >= 4 and set(digits) == {"0"}:
         return True
@@ -423,7 +409,7 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
         source, span = where
         grounded_turns.append(source.turn)
         known[candidate.value] = (source.evidence_at(span),)
-        value, claim = clip(candidate.value), _span(candidate).to_dict()
+        value, claim = clip(candidate.value), Span(candidate.text, candidate.start, candidate.end).to_dict()
         evidence = [known[candidate.value][0].to_dict()]
         report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
@@ -492,9 +478,8 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
 
 
 def _one_flag_a_defect(findings: list[Finding], specific: list[Finding]) -> None:
-    """Add ``specific`` to ``findings``, dropping an ``unsupported_value`` flag on a span one of
-    them flags: a value a record or a receipt contradicts is one defect, said once, by the
-    finding that names what the value should have been."""
+    """Add ``specific`` to ``findings``, dropping an ``unsupported_value`` flag on a span one of them
+    flags: one defect, said once, by the finding that names what the value should have been."""
     spans = [(f.claim.start, f.claim.end) for f in specific if f.claim is not None and f.severity == "flag"]
 
     def restated(f: Finding) -> bool:
@@ -512,22 +497,16 @@ def _about(
     turn: Turn, candidate: Candidate, code: str, severity: Severity, why: str, extra: dict[str, Any]
 ) -> Finding:
     """A finding about one value of the answer: its span, and the value clipped."""
-    return Finding(
-        turn.index, NAME, code, severity, why, _span(candidate), value=clip(candidate.value), extra=extra
-    )
+    claim = Span(candidate.text, candidate.start, candidate.end)
+    return Finding(turn.index, NAME, code, severity, why, claim, value=clip(candidate.value), extra=extra)
 
 
 @exactly
 def _lookups(candidate: Candidate) -> list[str]:
-    """The keys a candidate is looked up under, among the tools' and the people's words alike: its
-    forms, and a percent's fraction, exactly, unless whole (the module's docstring says why)."""
+    """The keys a candidate is looked up under: its forms, and a percent's fraction unless whole."""
     forms = list(candidate.forms)
     if candidate.number is not None and candidate.unit in PERCENT_UNITS:
         fraction = candidate.number / 100
         if fraction != fraction.to_integral_value():
             forms.append(number_text(fraction))
     return forms
-
-
-def _span(candidate: Candidate) -> Span:
-    return Span(candidate.text, candidate.start, candidate.end)
