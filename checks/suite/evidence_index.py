@@ -30,9 +30,8 @@ from .decimals import NO_JSON, is_number, json_head, raw_decode
 from .notations import count_keys, fragment_span
 from .types import Conversation, Evidence, Message, Receipt, rows_of
 
-# Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
-# Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
-# not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
+# The scanners are asked only where a value ends, so they read numbers the quick way. Both exist at run
+# time (in C, else in Python); typeshed does not declare them (JSONDecoder.__init__ sets scan_once).
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
@@ -40,16 +39,18 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+# A JSON member's name and its number: the name may say what the number counts.
+_MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
+_EMPTINESS = ("empty", "declared-absent")  # what a receipt says of a call that found nothing
 # Keys under which an absence envelope repeats what it was asked for.
 _ECHO_KEYS = frozenset("looked_for query requested request searched_for search lookup key input q".split())
 
 # How the suite's own correction starts when a runtime sends it back as a user message.
 CORRECTION_PREFIX = "Note from Receipts (evidence check):"
 
-# Which roles of source may back which claims. An answer's value may be backed by any source
-# before it; an argument typed into a call only by what the people and the results said
-# (another call's arguments are the model's own words, however successful the call).
-# Earlier answers back nothing: they are the model's words too.
+# Which roles of source may back which claims. An answer's value: any source before it; an argument typed
+# into a call: only what the people and the results said (another call's arguments are the model's own
+# words, however successful the call). Earlier answers back nothing: they are the model's words too.
 BACKS: dict[str, frozenset[str]] = {
     "answer": frozenset({"system", "user", "tool", "call"}),
     "argument": frozenset({"system", "user", "tool"}),
@@ -70,8 +71,8 @@ def join_path(path: str, key: str | int) -> str:
 
 
 def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list[tuple[str, Any]]:
-    """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``,
-    ``ids[0]``), in document order. Walked without recursion, so no nesting stops it."""
+    """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``, ``ids[0]``), in
+    document order; walked without recursion, so no nesting stops it."""
     out: list[tuple[str, Any]] = []
     stack: list[tuple[str, Any]] = [(path, value)]
     while stack:
@@ -86,16 +87,15 @@ def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list
 
 
 class _Node:
-    """One JSON container, read only as far as a lookup needs: an array's elements are skipped
-    by the C scanner, an object's container values entered when the offset sought lies past
-    their start; so a lookup near the start of a large result reads little, and nothing twice."""
+    """One JSON container, read only as far as a lookup needs (an array's elements skipped by the C
+    scanner): a lookup near the start of a large result reads little of it, and nothing twice."""
 
     __slots__ = ("kind", "members", "pos", "end")
 
     def __init__(self, text: str, start: int) -> None:
         self.kind = text[start]
-        # Each member read: where it starts, where its key ends, where its value starts and
-        # ends (None: a container not yet read to its end), and its key (an array's index).
+        # Each member read: where it starts, where its key ends, where its value starts and ends (None: a
+        # container not yet read to its end), and its key (an array's index).
         self.members: list[list[Any]] = []
         self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
@@ -143,10 +143,9 @@ def _row_at(
 
 
 def _row_starts(text: str, start: int, rows: list[Any]) -> list[int]:
-    """Where each row of the list at ``start`` starts, by how each starts (``{"host"``, the
-    first key of them all); empty where they do not all start so. A brace then a quote stands
-    only where an object starts (in a string the quote is escaped), so where the text writes
-    that start as often as the list has rows, the n-th is the n-th row's."""
+    """Where each row of the list at ``start`` starts, by how each starts (``{"host"``, the first key of
+    them all): a brace then a quote stands only where an object starts (in a string the quote is
+    escaped), so where the text writes it as often as the list has rows, the n-th is the n-th row's."""
     first = _space_end(text, start + 1)
     if not rows or text[first : first + 2] != '{"':
         return []
@@ -168,9 +167,7 @@ def _find(
     ``value`` is the container parsed, where known: a row of a long list is then found at once."""
     if isinstance(value, list) and text[start] == "[" and (row := _row_at(text, start, offset, value, nodes)):
         return _find(text, row[1], offset, nodes, join_path(path, row[0]), value[row[0]])
-    node = nodes.get(start)
-    if node is None:
-        node = nodes[start] = _Node(text, start)
+    node = nodes.get(start) or nodes.setdefault(start, _Node(text, start))
     while True:
         i = bisect_right(node.members, offset, key=itemgetter(0)) - 1
         if i >= 0:
@@ -181,8 +178,7 @@ def _find(
             if end is None:
                 found = _find(text, value_start, offset, nodes, here, _step(value, key))
                 child = nodes.get(value_start)  # None where a row was found at once (``_row_at``)
-                # The member ends where its value does, once that is read to its end (cut-off
-                # JSON: the text's end); a value read only up to ``offset`` ends later.
+                # The member ends where its value does once read to its end (cut off: the text's end).
                 child_end = (child.end if child else None) or (None if found is not None else len(text))
                 if child_end is not None:
                     node.members[i][3] = child_end
@@ -226,10 +222,9 @@ def _value_end(text: str, start: int) -> int:
         return len(text)  # cut off inside this value: whatever follows belongs to it
 
 
-# The readers of a source's values that only a few lookups need, by name: the kinds of
-# ``tokens.VALUE_READERS``, and the JSON members whose names say they hold an instant
-# (``values``) or a length of time (``durations``). Each key prefix names the readers
-# whose keys may start with it; a year (a number of at most four digits) is a date's.
+# The readers of values only a few lookups need: ``tokens.VALUE_READERS``, and JSON members named as an
+# instant (``values``) or a length of time (``durations``); by the key prefixes each may read. A year (a
+# number of at most four digits) is a date's.
 LAZY_READERS = (*tokens.VALUE_READERS, "instants", "lengths")
 _READERS_OF = {
     "date ": ("dates", "instants"),
@@ -246,16 +241,14 @@ def readers_of(key: str) -> tuple[str, ...]:
 
 
 def _numeral(key: str) -> bool:
-    """Whether a key may be a number a token spells or an amount's (``number_text``: digits,
-    a point, an exponent's ``E`` and sign), not as written."""
+    """Whether a key may be a number a token spells or an amount's (``number_text``), not as written."""
     return key[:1].isdigit() and all(c.isdigit() or c in ".E+-" for c in key)
 
 
 class Forms:
-    """A source's keys, asked as a set is: a key is looked for as a token, or a dressed token's
-    core, in the split text (``tokens.dressed_in``); a numeral also among the ``words`` (every
-    ``tokens.word_forms`` form and the amounts written), a value's key in its kind's
-    ``LAZY_READERS``. So a large result pays for no reader no answer needs."""
+    """A source's keys, asked as a set is: as a token or a dressed token's core (``tokens.dressed_in``), a
+    numeral also among the ``words`` (``tokens.word_forms``, the amounts written), a value's key by its
+    kind's reader (``LAZY_READERS``). So a large result pays for no reader no answer needs."""
 
     def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
         # Weakly: a cycle would leave a dropped index and its parses to the cyclic collector.
@@ -265,12 +258,11 @@ class Forms:
 
     @cached_property
     def tokens(self) -> set[str]:
-        """Every token, echoes too."""
-        return set(self.split.split())
+        return set(self.split.split())  # echoes too
 
     def has_token(self, key: str, dressed: bool = False) -> bool:
-        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo;
-        past 32 places that write it inside longer tokens, the set of tokens is split."""
+        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo; past 32
+        places that write it inside longer tokens, the set of tokens is split."""
         found = key not in self.echoes and tokens.dressed_in(self.split, key, not dressed, 32)
         if found is None:
             return key in self.tokens or (dressed and bool(tokens.dressed_in(self.split, key)))
@@ -328,8 +320,7 @@ class Source:
         return Forms(self, tokens.split_text(text), echoes)
 
     def value_keys(self, reader: str) -> set[str]:
-        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
-        what the forms read."""
+        """The keys of one reader (``LAZY_READERS``, ``words``), read on first need."""
         echoes = self.forms.echoes  # mostly none: the keys read are then kept uncopied
         return self.kept(
             reader, lambda: self._read_keys(reader) - echoes if echoes else self._read_keys(reader)
@@ -342,8 +333,7 @@ class Source:
             return set(tokens.VALUE_READERS[reader](text, forms))
         if reader != "words":
             return member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
-        # A JSON text's numbers grouped with commas are read from its strings alone: between
-        # them, "[1,250]" is two numbers, not one grouped with a comma.
+        # A JSON text's numbers grouped with commas are read from its strings alone: "[1,250]" is two.
         if not json_text:
             return forms | money.amount_keys(tokens.value_text(text), words=forms)
         more = money.amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
@@ -391,8 +381,7 @@ class Source:
         return low
 
     def span_of(self, form: str) -> tuple[int, int] | None:
-        """Where ``form`` stands in the text: a whole token, else a token's part; a notation's
-        key (``notations``) where the value it keys is written."""
+        """Where ``form`` stands: a whole token, else a token's part; a notation's key where its value is."""
         low = self.low
         if form.startswith("#"):
             return fragment_span(low, form)
@@ -417,8 +406,7 @@ class Source:
         return fallback or self._amount_span(form)
 
     def _amount_span(self, key: str) -> tuple[int, int] | None:
-        """Where an amount with ``key`` among its keys (``money``) is written: its digits, or
-        the whole JSON string that writes it where escapes stand between."""
+        """Where an amount keyed ``key`` (``money``) is written: its digits, or its JSON string if escaped."""
         if not _NUMERIC_KEY.fullmatch(key):
             return None
         if not self.looks_json:
@@ -435,10 +423,8 @@ class Source:
 
     def _value_span(self, key: str) -> tuple[int, int] | None:
         """Where the date or clock time that ``key`` (``values``) stands for is written."""
-        for found in self.kept("values", lambda: values.read_values(tokens.value_text(self.text))):
-            if key in found.keys():
-                return found.start, found.end
-        return None
+        written = self.kept("values", lambda: values.read_values(tokens.value_text(self.text)))
+        return next(((value.start, value.end) for value in written if key in value.keys()), None)
 
     def path_at(self, offset: int) -> str:
         if not self.looks_json:
@@ -446,8 +432,8 @@ class Source:
         return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}), self.parsed())
 
     def value_at(self, parts: list[str | int]) -> Any:
-        """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
-        row of a large result without the rest); ``None`` where the way is not known."""
+        """The JSON value at a path ``path_at`` has read the way to, decoded alone (a row of a large
+        result without the rest); ``None`` where the way is not known."""
         value = self.cache.get("json", NO_JSON)
         if value is not NO_JSON:
             return reduce(_step, parts, value)
@@ -484,23 +470,15 @@ def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
-# A JSON member's name and its number: the name may say what the number counts.
-_MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
-
-
 def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, by ``kinds``: a
-    length of time (``durations``: ``wait_minutes``), an instant (``values``: ``starts_at``), an
-    amount in a minor unit (``money``: ``price_cents``); read where a kind's quick scan allows."""
+    """The keys of the JSON numbers whose member names say what they count, by ``kinds``: a length of
+    time (``wait_minutes``), an instant (``starts_at``), an amount in a minor unit (``price_cents``)."""
     low = json_text.lower()
     kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
         return set()
     members = _MEMBER_NUMBER.findall(json_text)
     return {key for name, number in members for kind in kinds for key in kind.member_keys(name, number)}
-
-
-_EMPTINESS = ("empty", "declared-absent")  # what a receipt says of a call that found nothing
 
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
@@ -516,11 +494,6 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
     return (isinstance(value, dict) and is_absence(value)) or rows_of(value) == []
 
 
-def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
-    """Whether a call's result is a receipt for its arguments: it succeeded and found something."""
-    return (receipt is None or receipt.ok) and not found_nothing(result, receipt)
-
-
 def _string_forms(value: Any) -> set[str]:
     """The forms of every string and number a JSON value holds, at any depth."""
     out: set[str] = set()
@@ -530,8 +503,7 @@ def _string_forms(value: Any) -> set[str]:
 
 
 def _string_contents(text: str) -> list[tuple[int, int, str]]:
-    """The strings of a JSON text that ``money.needs_its_strings``: where each one's content
-    stands, and the content decoded (escapes read)."""
+    """The strings ``money.needs_its_strings`` of a JSON text: where each's content stands, decoded."""
     out: list[tuple[int, int, str]] = []
     for match in _STRING.finditer(text):
         raw = match.group()
@@ -549,9 +521,7 @@ def _string_contents(text: str) -> list[tuple[int, int, str]]:
 
 def _complete_prefix(text: str) -> int:
     """How much of a cut-off JSON text holds only complete leaves."""
-    last = 0
-    for match in _STRING.finditer(text):
-        last = match.end()
+    last = max((match.end() for match in _STRING.finditer(text)), default=0)
     rest = text.find('"', last)
     if rest != -1:
         return rest  # an unterminated string starts here
@@ -564,10 +534,9 @@ WALK = 8  # the newest results a lookup asks one by one (``Grounds._newer``)
 
 
 class Grounds:
-    """What the conversation said before a point, for one kind of claim (``BACKS``), grown in
-    conversation order and asked ``ground``: which source said a value before, if any. Results
-    and successful queries are kept by key with the newest carrying it (a grounded value's
-    provenance); people's words as keys alone, with their identifiers' digit runs and their
+    """What the conversation said before a point, for one kind of claim (``BACKS``), asked ``ground``:
+    which source said a value before. Results and successful queries are kept with the newest carrying
+    each key (the provenance); people's words as keys alone, with their identifiers' digit runs and
     compound tokens' pieces (who typed ``user:mia_li_3668`` supplied ``3668``). The suite's own
     corrections, quoted back as a user message, are nobody's words."""
 
@@ -609,9 +578,8 @@ class Grounds:
         return (self.sources[best], best_key) if best >= 0 else None
 
     def _newer(self, key: str, after: int) -> int:
-        """The position of the newest result or query past ``after`` whose keys (``Forms``)
-        hold ``key``, or -1: the ``WALK`` newest are asked, the rest by an index of each
-        reader's keys, so a long conversation reads each result once."""
+        """The position of the newest result or query past ``after`` holding ``key``, or -1: the ``WALK``
+        newest are asked, the rest by an index of each reader's keys (each result read once)."""
         for source in self.held[: -WALK - 1 : -1]:
             if source.position <= after:
                 return -1
@@ -622,10 +590,9 @@ class Grounds:
         return max(self._newest(reader).get(key, -1) for reader in ("words", *readers_of(key)))
 
     def _newest(self, reader: str) -> dict[str, int]:
-        """The keys of one reader (``tokens``: every token but echoes; ``words``; ``LAZY_READERS``)
-        -> the newest result or query carrying each, grown by the sources held since last asked.
-        Each result is read whole (linear in its size): a value in its last row grounds as in a
-        small one. A conversation of at most ``WALK`` results is asked one by one instead."""
+        """The keys of one reader (``tokens``: all but echoes; ``words``; ``LAZY_READERS``) -> the newest
+        result or query carrying each. Each result is read whole (linear in its size): a value in its
+        last row grounds as in a small one. At most ``WALK`` results are asked one by one instead."""
         newest, upto = self.values.get(reader, ({}, 0))
         for source in self.held[upto:]:
             forms = source.forms
@@ -662,7 +629,9 @@ def build_index(conversation: Conversation) -> ConversationIndex:
                 source.call_id = message.tool_call_id
             if call is not None:
                 source.tool, source.arguments = call.tool, call.parsed
-                if answered_with_something(source, turn.receipt_of(call)):  # the query: ``BACKS``
+                # A call that succeeded and found something: its arguments back claims too (``BACKS``).
+                receipt = turn.receipt_of(call)
+                if (receipt is None or receipt.ok) and not found_nothing(source, receipt):
                     query = Source(len(sources) + 1, turn.index, i, "call", call.arguments, call.call_id)
                     query.tool, query.arguments = call.tool, call.parsed
                     made.append(query)
