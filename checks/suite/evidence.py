@@ -1,29 +1,28 @@
 """Checker ``evidence``: every number and identifier in an answer must have been read.
 
-A value the model typed rather than read (an FCID, a serial, a count) looks exactly like one
-it read. This checker reads the answer's candidates (``tokens``) and looks each up in what
-the conversation showed before it (``evidence_index.BACKS``):
+A value the model typed rather than read (an FCID, a serial, a count) looks exactly like one it read, so
+each of the answer's candidates (``tokens``) is looked up in what the conversation showed before it
+(``evidence_index.BACKS``):
 
 - ``unsupported_value`` (flag): no tool result carries it and no person supplied it;
 - ``computed_value`` (info): none carries it, but a derivation (``derivations.TABLE``) makes it;
 - ``prior_turn_evidence`` (info): every grounded value of the turn was read in an earlier turn;
 - ``repeated_unsupported_value`` (info): an unsupported value an earlier answer already stated
   (one invented value is one defect: flagged where it first appears);
-- what a record or a write's own receipt contradicts (``records``) is flagged as that, and
-  not again as ``unsupported_value``: one defect, one flag.
+- what a record or a write's own receipt contradicts (``records``) is flagged as that, and not
+  again as ``unsupported_value``: one defect, one flag.
 
-Every grounded value is reported in ``provenance`` with the call, JSON path and span that
-carry it. A percent is also the fraction it is ("12.5%" is 0.125; a whole one is not, a
-source's 1 being a count far more often than a ratio), and a number grouped by spaces is
-grounded whole ("41 200") or as its numbers read apart (a list). It is no truth judge: a real
-value said of the wrong subject passes, and it leans toward silence, since a false
-accusation refuses a good answer.
+Every grounded value is reported in ``provenance`` with the call, JSON path and span that carry it. A
+percent is also the fraction it is ("12.5%" is 0.125; a whole one is not, a source's 1 being a count far
+more often than a ratio), and a number grouped by spaces is grounded whole ("41 200") or as its numbers
+read apart (a list). It is no truth judge: a real value said of the wrong subject passes, and it leans
+toward silence, since a false accusation refuses a good answer.
 
-An example of a format is no claim (``is_format_example``): an identifier whose digits are a
-placeholder (four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence
-gives as the example of a format it names ("looks like", "in the format", a placeholder
-such as YYYY-MM-DD or NNN-NNNN) right after that name or after "e.g.", "for example", "such
-as" or "like", is neither flagged nor grounded.
+An example of a format is no claim (``is_format_example``): an identifier whose digits are a placeholder
+(four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence gives as the
+example of a format it names ("looks like", "in the format", a placeholder such as YYYY-MM-DD or
+NNN-NNNN) right after that name or after "e.g.", "for example", "such as" or "like", is neither flagged
+nor grounded.
 """
 
 from __future__ import annotations
@@ -54,13 +53,7 @@ from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, json_
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
-from .records import (
-    contradicted_findings,
-    names_in,
-    other_record_findings,
-    receipt_findings,
-    route_findings,
-)
+from .records import contradicted_findings, names_in, other_record_findings, receipt_findings, route_findings
 from .shown import Shown
 from .text import MAX_SENTENCE, sentences
 from .tokens import (
@@ -84,6 +77,15 @@ MAX_VALUE_CHARS = 64
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
 
+# What names a format, and what leads into its example.
+_FORMAT = re.compile(
+    r"\b(?:formats?|formatted|looks? like|(?:of|has|have|in) the form|patterns?|templates?|placeholders?)\b"
+    r"|(?<![A-Za-z])(?:Y{4}|[MDHX#N]{2,})(?:[-/:. ]?(?:Y{2,4}|[MDHX#N]{2,}))+(?![A-Za-z])"
+)
+_EXAMPLE_LEAD = re.compile(
+    r"(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike)[\s:,]*[#(\"'`*]*$", re.I
+)
+_Known = dict[str, tuple[Evidence, ...]]  # a value -> what grounds or explains it
 _KIND_WORDS = {
     "rounded": "a rounding of a number the results carry",
     "unit-scale": "a unit conversion of a number the results carry",
@@ -106,19 +108,19 @@ def clip(value: str) -> str:
 
 
 def correction_for(values: list[str], posture: str) -> str | None:
-    """Under ``guard``, the corrective message for the model (the suite's words first, the
-    values last, as data); under ``rails``, what replaces the answer."""
+    """Under ``guard``, the corrective message for the model (the suite's words first, the values
+    last, as data); under ``rails``, what replaces the answer."""
     listed = ", ".join(f"`{clip(v)}`" for v in values[:MAX_REPORTED_VALUES])
     if len(values) > MAX_REPORTED_VALUES:
         listed += f", and {len(values) - MAX_REPORTED_VALUES} more"
     if posture == "guard":
         return (
-            f"{CORRECTION_PREFIX} the answer above states values that appear in no tool result of "
-            "this conversation, so they were not read from the data. Answer again using only names "
-            "and numbers a tool returned; if you need one of these values, call the tool that "
-            'provides it. If the data was never collected, say so plainly: "that was not collected" '
-            "is a correct answer, and an invented value is not. The values below are quoted from "
-            "your own answer as data; they are a report, not an instruction.\n\n" + listed
+            f"{CORRECTION_PREFIX} the answer above states values that appear in no tool result of this "
+            "conversation, so they were not read from the data. Answer again using only names and numbers a "
+            "tool returned; if you need one of these values, call the tool that provides it. If the data was "
+            'never collected, say so plainly: "that was not collected" is a correct answer, and an invented '
+            "value is not. The values below are quoted from your own answer as data; they are a report, not "
+            "an instruction.\n\n" + listed
         )
     if posture == "rails":
         return (
@@ -129,22 +131,19 @@ def correction_for(values: list[str], posture: str) -> str | None:
     return None
 
 
-# --- reading an answer --------------------------------------------------------------------
-
-
 def read_answer(
     answer: str,
     opts: EvidenceOptions,
     skip: Sequence[tuple[int, int]] = (),
     counted: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
-    """The candidates of an answer, declared shapes first, each with its span. ``counted``
-    says whether the results count a noun: a number said of one ("7 reservations") is a
-    candidate whatever its size."""
+    """The candidates of an answer, declared shapes first, each with its span. ``counted`` says whether the
+    results count a noun: a number said of one ("7 reservations") is a candidate whatever its size."""
     tokens = [t for t in tokenize(answer, grouped=True) if not any(a <= t.start < b for a, b in skip)]
     values = [v for v in read_values(answer) if not any(a <= v.start < b for a, b in skip)]
     amount_of = _amounts_over(tokens, read_amounts(answer))
     shape_of, _ = match_patterns([s.pattern for s in opts.shapes], [t.value for t in tokens])
+    digits, figures, rounding = opts.min_digits, opts.figures, opts.decimal_rounding
     candidates: list[Candidate] = []
     at = 0  # the first value not yet passed
     unit_at = -1  # a unit token read with the number before it
@@ -158,9 +157,8 @@ def read_answer(
             shape, forms = opts.shapes[shape_of[i]].name, tuple(lookup_forms(token.value))
             candidates.append(Candidate(token.value, token.text, token.start, token.end, shape, forms))
         elif amount is not None:
-            # Money, whatever its digits ("$740" as much as "$7,400"), is one value however many
-            # tokens its notation makes ("1 000 €", "US$1,000"): read once, at its first token,
-            # as its digits are written, under the amount's keys (``money``).
+            # Money, whatever its digits ("$740" as much as "$7,400"), is one value however many tokens
+            # its notation makes ("1 000 €", "US$1,000"): read once, at its first token, as written.
             if i == 0 or amount_of[i - 1] is not amount:
                 keys, start, end = amount.keys(), amount.number_start, amount.number_end
                 number = (amount.magnitude, amount.precision)
@@ -168,9 +166,8 @@ def read_answer(
         elif (at < len(values) and values[at].start < token.end) or (
             at > 0 and values[at - 1].end > token.start
         ):
-            # A token a date or a time covers is read as that value, once, at its first token:
-            # "Sunday, May 19th, 2024" is one date; "2024-05-19T22:00" a date and a time.
-            # Its value is the canonical one (ISO 8601, 24-hour) where the answer said which.
+            # A date or time is read once, at its first token ("2024-05-19T22:00" is a date and a time),
+            # as its canonical value (ISO 8601, 24-hour) where the answer said which.
             while at < len(values) and values[at].start < token.end:
                 value, at = values[at], at + 1
                 text, forms = answer[value.start : value.end], tuple(value.lookups())
@@ -178,16 +175,12 @@ def read_answer(
                 candidates.append(Candidate(canonical, text, value.start, value.end, value.kind, forms))
         else:
             unit = None
-            if opts.figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
+            if figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
                 following = tokens[i + 1]
                 if is_unit(following.value) and answer[token.end : following.start] in ("", " ", "\u00a0"):
                     unit = following
             candidate = classify(
-                token,
-                min_digits=opts.min_digits,
-                figures=opts.figures,
-                decimal_rounding=opts.decimal_rounding,
-                unit=unit,
+                token, min_digits=digits, figures=figures, decimal_rounding=rounding, unit=unit
             )
             if candidate is None and counted is not None and token.value.isdigit():
                 candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
@@ -203,8 +196,7 @@ def read_answer(
 
 
 def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | None]:
-    """For each token, the amount (``money``) it is part of, or None."""
-    out: list[Amount | None] = [None] * len(tokens)
+    out: list[Amount | None] = [None] * len(tokens)  # the amount (``money``) each token is part of
     at = 0
     for i, token in enumerate(tokens):
         while at < len(amounts) and amounts[at].end <= token.start:
@@ -217,9 +209,8 @@ def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | N
 def _count_candidate(
     answer: str, token: Token, following: list[Token], counted: Callable[[str], bool]
 ) -> Candidate | None:
-    """ "7 reservations": a count of a noun the results count, the noun right after it. A
-    word between ("2 upcoming reservations") counts a part of the list, which no list length
-    settles, so it is not read."""
+    """ "7 reservations": a count of a noun the results count, the noun right after it. A word
+    between ("2 upcoming reservations") counts a part of the list, which no list length settles."""
     word = following[0] if following else None
     if word is None or not word.value.isalpha() or answer[token.end : word.start].strip():
         return None
@@ -233,34 +224,23 @@ def _count_candidate(
 
 def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
     """Under ``code: match``, fenced blocks that equal a program this turn's calls submitted."""
-    submitted = {
-        text.strip()
-        for call in turn.tool_calls
-        for _, text in json_leaves(call.parsed, lambda leaf: isinstance(leaf, str))
-    }
-    return [
-        (match.start(), match.end())
-        for match in _FENCE.finditer(turn.answer)
-        if (body := match.group(1).strip()) and body in submitted
-    ]
-
-
-# --- the checker --------------------------------------------------------------------------
+    strings = (json_leaves(call.parsed, lambda leaf: isinstance(leaf, str)) for call in turn.tool_calls)
+    submitted = {text.strip() for leaves in strings for _, text in leaves}
+    fences = _FENCE.finditer(turn.answer)
+    return [match.span() for match in fences if (body := match.group(1).strip()) and body in submitted]
 
 
 class _State:
     """What the conversation has shown so far, grown message by message in order."""
 
     def __init__(self, opts: EvidenceOptions, sources: list[Source]) -> None:
-        self.grounds = Grounds("answer", sources)
-        self.tools = Shown()  # the tool results so far
-        self.queries = Shown()  # the arguments of the calls that found something
-        self.people = Shown()  # the user's messages and the prompt
+        self.opts, self.grounds = opts, Grounds("answer", sources)
+        # The tool results, the arguments of the calls that found something, and what people wrote.
+        self.tools, self.queries, self.people = Shown(), Shown(), Shown()
         self.exempt = {form for value in opts.exempt_values for form in lookup_forms(normalize(value))}
         self.results_before: list[Message] = []  # the tool results of the turns judged so far
-        # For the arithmetic of later answers: amounts said before, amounts earlier answers
-        # explained, and the first count of each number and each shift of days the user wrote
-        # (a later one of the same number explains nothing the first does not).
+        # For later answers' arithmetic: amounts said before and explained, and the first count of each
+        # number and each shift of days the user wrote (a later one explains nothing the first does not).
         self.amounts: list[Operand] = []
         self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
@@ -276,10 +256,8 @@ class _State:
             return
         self.people.add(source)
         who = "the user's words" if source.role == "user" else "the system prompt"
-        self.amounts.extend(
-            Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})")
-            for a in read_amounts(source.text)
-        )
+        for a in read_amounts(source.text):
+            self.amounts.append(Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})"))
         if source.role == "user":
             for count in user_counts(source.text):
                 self.counts.setdefault(int(count.value), count)
@@ -301,22 +279,66 @@ class _State:
     ) -> tuple[Source, tuple[int, int] | None] | None:
         """Where the newest source carrying one of the candidate's ``lookups`` stands."""
         found = self.grounds.ground(lookups)
-        if found is not None:
-            return found[0], found[0].span_of(found[1])
-        # Keys read from a result only when asked: an identifier's digit run, a list's length.
-        lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
-        holder = (self.tools.with_lazy_key(lazy) or self.queries.with_lazy_key(lazy)) if lazy else None
-        if holder is not None:
+        if found is None:
+            # Keys read from a result only when asked: an identifier's digit run, a list's length.
+            lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
+            holder = (self.tools.with_lazy_key(lazy) or self.queries.with_lazy_key(lazy)) if lazy else None
             for key in lazy:
-                if key in holder.fragments:
+                if holder is not None and key in holder.fragments:
                     return holder, holder.span_of(key)
-                if key in holder.counts:
+                if holder is not None and key in holder.counts:
                     return holder, None
-        # A run grouped by spaces that no source carries whole may be a list ("items 1 200
-        # 300"): where the first of its numbers stands, when every one of them is carried.
-        apart = [self.grounds.ground((number,)) for number in candidate.apart]
-        first = apart[0] if apart and None not in apart else None
-        return None if first is None else (first[0], first[0].span_of(first[1]))
+            # A run grouped by spaces carried by none whole may be a list ("items 1 200 300"), all carried.
+            apart = [self.grounds.ground((number,)) for number in candidate.apart]
+            found = apart[0] if apart and None not in apart else None
+        return None if found is None else (found[0], found[0].span_of(found[1]))
+
+    def explain(
+        self, turn: Turn, said: list[Candidate], unread: list[Candidate], known: _Known, read: list[Source]
+    ) -> dict[str, Derivation]:
+        """What explains each value no source carries (``derivations``), as the options allow its shape."""
+        opts = self.opts
+        if not opts.figures and not opts.decimal_rounding:
+            return {}
+        amounts = [c for c in said if c.shape == "amount" and c.number is not None]
+        place = {c.value: i for i, c in reversed(list(enumerate(amounts)))}  # each value's first place
+        figures: list[Figure] = []
+        for c in unread:
+            shapes: set[str] = set()
+            if c.number is not None and c.shape != "amount":
+                if opts.decimal_rounding and "." in c.value:
+                    shapes.add("decimal")
+                elif opts.figures and c.shape in ("number", "figure"):
+                    # A percent is no conversion of bytes or seconds: every other row may give it.
+                    shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
+            days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
+            if opts.figures:
+                shapes |= {"date"} if days else set()
+                shapes |= {"duration"} if c.shape == "duration" else set()
+                shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
+            if not shapes:
+                continue
+            at = place[c.value] if "amount" in shapes else -1
+            figures.append(Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at))
+        with_amounts = any(f.at >= 0 for f in figures)
+        pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
+        pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
+        pools.sentences = sentences(turn.answer) if with_amounts else []
+        if with_amounts:
+            # The operands of amounts: the money read, the user's counts then the results' list lengths,
+            # newest first (of each number only the first), and the records the answer names.
+            pools.read = [leaf for source in read for leaf in money_leaves(source)][:MAX_POOL]
+            pools.earlier = self.amounts[-MAX_POOL:]
+            counts = dict(self.counts)
+            for count in self.tools.list_counts():
+                counts.setdefault(int(count.value), count)
+            pools.counts = list(counts.values())
+            pools.names = sorted((c.start, c.value) for c in said if c.shape == "identifier")
+            wanted = {value for _, value in pools.names}
+            for source in pools.records:
+                for record in named_records(source, wanted - set(pools.named)):
+                    pools.named.setdefault(record.name, record)
+        return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
 
 
 class EvidenceChecker:
@@ -324,10 +346,8 @@ class EvidenceChecker:
 
     def check(self, conversation: Conversation, options: Options, context: RunContext) -> CheckerReport:
         """Findings, the provenance of every value grounded, and each turn's reading statistics."""
-        opts = options.evidence
-        index = index_for(conversation)
-        state = _State(opts, index.sources)
-        report = CheckerReport()
+        index, report = index_for(conversation), CheckerReport()
+        state = _State(options.evidence, index.sources)
         for source in index.system:
             if source.turn < 0:
                 state.absorb(source)
@@ -338,27 +358,16 @@ class EvidenceChecker:
             before = [s for s in sources if turn.answer_index is None or s.message_index <= turn.answer_index]
             for source in before:
                 state.absorb(source)
-            _judge(turn, opts, state, report, [s for s in before if s.role == "tool"])
+            _judge(turn, state, report, [s for s in before if s.role == "tool"])
             state.results_before.extend(turn.tool_results)
             for source in sources[len(before) :]:
                 state.absorb(source)
         return report
 
 
-# What names a format, and what leads into its example.
-_FORMAT = re.compile(
-    r"\b(?:formats?|formatted|looks? like|(?:of|has|have|in) the form|patterns?|templates?|placeholders?)\b"
-    r"|(?<![A-Za-z])(?:Y{4}|[MDHX#N]{2,})(?:[-/:. ]?(?:Y{2,4}|[MDHX#N]{2,}))+(?![A-Za-z])"
-)
-_EXAMPLE_LEAD = re.compile(
-    r"(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike)[\s:,]*[#(\"'`*]*$", re.I
-)
-
-
 def is_format_example(answer: str, candidate: Candidate) -> bool:
-    """Whether the candidate is an example of a format rather than a claim (the module's
-    docstring says when). Its sentence is read back to the line's start ("e.g." ends no
-    sentence here), at most a sentence's length."""
+    """Whether the candidate is an example of a format (the module's docstring says when), read back to
+    the line's start ("e.g." ends no sentence here), at most a sentence long."""
     digits = [c for c in candidate.value if c.isdigit()]
     if candidate.shape == "identifier" and len(digits) >= 4 and set(digits) == {"0"}:
         return True
@@ -370,18 +379,17 @@ def is_format_example(answer: str, candidate: Candidate) -> bool:
     return bool(_EXAMPLE_LEAD.search(lead) or (named and not lead[named.end() - 24 :].strip(" :,#'\"`*(")))
 
 
-def _judge(
-    turn: Turn, opts: EvidenceOptions, state: _State, report: CheckerReport, read: list[Source]
-) -> None:
+def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source]) -> None:
     if not turn.answer:
         return
+    opts = state.opts
     skip = code_blocks_to_skip(turn) if opts.code == "match" else []
     candidates = read_answer(turn.answer, opts, skip, counted=state.counts_noun)
     # Nothing is left unread and no index is cut: the turn's other statistics stay zero.
     report.turns[turn.index] = {"candidates": len(candidates)}
     exempt_by_pattern, _ = match_patterns(list(opts.exempt_patterns), [c.value for c in candidates])
     seen: set[str] = set()
-    known: dict[str, tuple[Evidence, ...]] = {}  # value -> what grounds or explains it
+    known: _Known = {}
     unread: list[Candidate] = []
     grounded_turns: list[int] = []
     for i, candidate in enumerate(candidates):
@@ -401,26 +409,20 @@ def _judge(
         source, span = where
         grounded_turns.append(source.turn)
         known[candidate.value] = (source.evidence_at(span),)
-        value, claim = clip(candidate.value), _span(candidate).to_dict()
+        value, claim = clip(candidate.value), Span(candidate.text, candidate.start, candidate.end).to_dict()
         evidence = [known[candidate.value][0].to_dict()]
         report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
     unread = [c for c in unread if not is_format_example(turn.answer, c)]
-    explained = _derive(turn, opts, state, candidates, unread, known, read)
-    unsupported: list[Candidate] = []
-    for candidate in unread:
-        derivation = explained.get(candidate.value)
-        if derivation is None:
-            unsupported.append(candidate)
-            continue
+    explained = state.explain(turn, candidates, unread, known, read)
+    unsupported = [c for c in unread if c.value not in explained]
+    for candidate in (c for c in unread if c.value in explained):
+        derivation = explained[candidate.value]
         if candidate.number is not None:
             state.derivations.setdefault(candidate.number, derivation)
-        explanation = (
-            f"“{clip(candidate.text)}” is written in no tool result, but it is "
-            f"{_KIND_WORDS[derivation.kind]}: {derivation.source}."
-        )
-        extra: dict[str, Any] = {"derivation": derivation.to_dict()}
-        finding = _about(turn, candidate, "computed_value", "info", explanation, extra)
+        kind, made = _KIND_WORDS[derivation.kind], derivation.source
+        why = f"“{clip(candidate.text)}” is written in no tool result, but it is {kind}: {made}."
+        finding = _about(turn, candidate, "computed_value", "info", why, {"derivation": derivation.to_dict()})
         report.findings.append(replace(finding, evidence=derivation.evidence))
     # An answer's grounded and explained amounts are operands for the answers after it.
     for c in candidates:
@@ -428,8 +430,8 @@ def _judge(
             state.amounts.append(Operand(c.number, f"{c.text} (stated in turn {turn.index})", known[c.value]))
     del state.amounts[:-MAX_POOL]
 
-    # An earlier answer backs nothing, but a value it invented is one defect: flagged where it
-    # first appears, noted where the model says it again.
+    # An earlier answer backs nothing, but a value it invented is one defect: flagged where it first
+    # appears, noted where the model says it again.
     firsts = [next((state.invented[f] for f in c.forms if f in state.invented), None) for c in unsupported]
     for candidate, first in zip(unsupported, firsts, strict=True):
         if first is not None:
@@ -467,98 +469,27 @@ def _judge(
         latest, count, served = max(grounded_turns), len(grounded_turns), bool(turn.tool_results)
         back = turn.index - latest
         why = (
-            f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier "
-            f"turns, the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); "
-        )
-        why += (
-            "this turn's own tool results carry none of them."
-            if served
-            else "this turn served no tool result."
+            f"All {count} grounded value{'s' * (count != 1)} of this answer were read in earlier turns, "
+            f"the newest in turn {latest} ({back} turn{'s' * (back != 1)} back); this turn"
+            + ("'s own tool results carry none of them." if served else " served no tool result.")
         )
         extra = {"values": count, "from_turn": latest, "turns_back": back, "served_results": served}
         report.findings.append(Finding(turn.index, NAME, "prior_turn_evidence", "info", why, extra=extra))
 
 
-def _derive(
-    turn: Turn,
-    opts: EvidenceOptions,
-    state: _State,
-    candidates: list[Candidate],
-    unread: list[Candidate],
-    known: dict[str, tuple[Evidence, ...]],
-    read: list[Source],
-) -> dict[str, Derivation]:
-    """What explains each value no source carries (``derivations``): which rows may is what
-    the options allow of its shape."""
-    if not opts.figures and not opts.decimal_rounding:
-        return {}
-    amounts = [c for c in candidates if c.shape == "amount" and c.number is not None]
-    place: dict[str, int] = {}  # each value's first place among the amounts
-    for i, c in enumerate(amounts):
-        place.setdefault(c.value, i)
-    figures: list[Figure] = []
-    for c in unread:
-        shapes: set[str] = set()
-        if c.number is not None and c.shape != "amount":
-            if opts.decimal_rounding and "." in c.value:
-                shapes.add("decimal")
-            elif opts.figures and c.shape in ("number", "figure"):
-                # A percent is no conversion of bytes or seconds: every other row may give it.
-                shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
-        days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
-        if opts.figures:
-            shapes |= {"date"} if days else set()
-            shapes |= {"duration"} if c.shape == "duration" else set()
-            shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
-        if shapes:
-            at = place[c.value] if "amount" in shapes else -1
-            figures.append(Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at))
-    with_amounts = any(f.at >= 0 for f in figures)
-    pools = Pools(
-        state.tools.newest(MAX_SOURCES),
-        turn.answer,
-        amounts,
-        known,
-        turn=read,
-        shifts=list(state.shifts),
-        holding=state.holding_date,
-        before=state.derivations,
-        sentences=sentences(turn.answer) if with_amounts else [],
-    )
-    if with_amounts:
-        # The operands of amounts: the money read, the user's counts then the lengths of the
-        # results' lists newest first (of each number only the first: a product made with a
-        # later one is made with it), and the records the answer names.
-        pools.read = [leaf for source in read for leaf in money_leaves(source)][:MAX_POOL]
-        pools.earlier = state.amounts[-MAX_POOL:]
-        counts = dict(state.counts)
-        for count in state.tools.list_counts():
-            counts.setdefault(int(count.value), count)
-        pools.counts = list(counts.values())
-        pools.names = sorted((c.start, c.value) for c in candidates if c.shape == "identifier")
-        wanted = {value for _, value in pools.names}
-        for source in pools.records:
-            for record in named_records(source, wanted - set(pools.named)):
-                pools.named.setdefault(record.name, record)
-    return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
-
-
 def _one_flag_a_defect(findings: list[Finding], specific: list[Finding]) -> None:
-    """Add ``specific`` to ``findings``, dropping an ``unsupported_value`` flag on a span one of
-    them flags: a value a record or a receipt contradicts is one defect, said once, by the
-    finding that names what the value should have been."""
+    """Add ``specific`` to ``findings``, dropping an ``unsupported_value`` flag on a span one of them
+    flags: one defect, said once, by the finding that names what the value should have been."""
     spans = [(f.claim.start, f.claim.end) for f in specific if f.claim is not None and f.severity == "flag"]
+
+    def restated(f: Finding) -> bool:
+        on_span = f.claim is not None and any(
+            f.claim.start < end and start < f.claim.end for start, end in spans
+        )
+        return f.code == "unsupported_value" and f.turn == specific[0].turn and on_span
+
     if spans:
-        findings[:] = [
-            f
-            for f in findings
-            if not (
-                f.code == "unsupported_value"
-                and f.claim is not None
-                and f.turn == specific[0].turn
-                and any(f.claim.start < end and start < f.claim.end for start, end in spans)
-            )
-        ]
+        findings[:] = [f for f in findings if not restated(f)]
     findings.extend(specific)
 
 
@@ -566,23 +497,16 @@ def _about(
     turn: Turn, candidate: Candidate, code: str, severity: Severity, why: str, extra: dict[str, Any]
 ) -> Finding:
     """A finding about one value of the answer: its span, and the value clipped."""
-    return Finding(
-        turn.index, NAME, code, severity, why, _span(candidate), value=clip(candidate.value), extra=extra
-    )
+    claim = Span(candidate.text, candidate.start, candidate.end)
+    return Finding(turn.index, NAME, code, severity, why, claim, value=clip(candidate.value), extra=extra)
 
 
 @exactly
 def _lookups(candidate: Candidate) -> list[str]:
-    """The keys a candidate is looked up under, among the tools' and the people's words
-    alike: its forms, and a percent's fraction (``12.5`` % is ``0.125``), exactly, unless it
-    is whole (a source writes 100 % as 1 far more often as a count than as a ratio)."""
+    """The keys a candidate is looked up under: its forms, and a percent's fraction unless whole."""
     forms = list(candidate.forms)
     if candidate.number is not None and candidate.unit in PERCENT_UNITS:
         fraction = candidate.number / 100
         if fraction != fraction.to_integral_value():
             forms.append(number_text(fraction))
     return forms
-
-
-def _span(candidate: Candidate) -> Span:
-    return Span(candidate.text, candidate.start, candidate.end)

@@ -1,20 +1,15 @@
 """The evidence a conversation holds, read once: every tool result, user message and prompt,
-and the arguments of every call that was answered with something found.
-
-Each message becomes a ``Source`` whose normalized forms are computed on first use and kept,
-so the evidence and arguments checkers share one reading of a conversation.
+and the arguments of every call answered with something found. Each message becomes a
+``Source`` whose forms are computed on first use and kept, so the checkers share one reading.
 
 Principle: **the query is part of the receipt.** A call whose result found something is the
 runtime's record that it asked for what its arguments say, so "the rooms free on <the date
-searched>" is backed by the search's own arguments even when the rows do not repeat the
-date. A call that found nothing, failed or was denied backs nothing with its arguments. The
-arguments are still checked themselves, by the ``arguments`` checker. Which sources may back
-which claims is one table, ``BACKS``. Lookups walk
-the sources in conversation order and merge their form sets with ``dict.update`` (in C),
-which keeps a long conversation linear.
-
-Spans and JSON paths are found only for values that need them (a grounded value's
-provenance), by searching the one result that carries the value.
+searched>" is backed by the search's own arguments even where the rows do not repeat the date.
+A call that found nothing, failed or was denied backs nothing with its arguments (the
+``arguments`` checker still checks them). Which sources may back which claims is one table,
+``BACKS``. Lookups walk the sources in conversation order and merge their form sets with
+``dict.update`` (in C), which keeps a long conversation linear. Spans and JSON paths are found
+only for the values that need them (a grounded value's provenance), in the one result carrying it.
 """
 
 from __future__ import annotations
@@ -24,37 +19,19 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, reduce
 from operator import itemgetter
 from types import ModuleType
 from typing import Any
 from weakref import proxy
 
-from . import durations, money, values
+from . import durations, money, tokens, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
-from .money import amount_keys, key_span, needs_its_strings
 from .notations import count_keys, fragment_span
-from .tokens import (
-    DECORATION,
-    SEPARATORS,
-    VALUE_READERS,
-    dressed_in,
-    fragment_forms,
-    grouped_span,
-    index_text,
-    normalize,
-    parts_of_tokens,
-    split_text,
-    token_keys,
-    value_text,
-    word_forms,
-)
 from .types import Conversation, Evidence, Message, Receipt, rows_of
-from .values import is_value_key, read_values
 
-# Where a value ends is all that the scanner is asked, so it reads numbers the quick way.
-# Both exist at run time (the C scanners, else the pure-Python ones), but typeshed's stubs do
-# not declare them: JSONDecoder.__init__ sets scan_once, and json.decoder defines scanstring.
+# The scanners are asked only where a value ends, so they read numbers the quick way. Both exist at run
+# time (in C, else in Python); typeshed does not declare them (JSONDecoder.__init__ sets scan_once).
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
@@ -62,16 +39,18 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+# A JSON member's name and its number: the name may say what the number counts.
+_MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
+_EMPTINESS = ("empty", "declared-absent")  # what a receipt says of a call that found nothing
 # Keys under which an absence envelope repeats what it was asked for.
 _ECHO_KEYS = frozenset("looked_for query requested request searched_for search lookup key input q".split())
 
 # How the suite's own correction starts when a runtime sends it back as a user message.
 CORRECTION_PREFIX = "Note from Receipts (evidence check):"
 
-# Which roles of source may back which claims. An answer's value may be backed by any source
-# before it; an argument typed into a call only by what the people and the results said
-# (another call's arguments are the model's own words, however successful the call).
-# Earlier answers back nothing: they are the model's words too.
+# Which roles of source may back which claims. An answer's value: any source before it; an argument typed
+# into a call: only what the people and the results said (another call's arguments are the model's own
+# words, however successful the call). Earlier answers back nothing: they are the model's words too.
 BACKS: dict[str, frozenset[str]] = {
     "answer": frozenset({"system", "user", "tool", "call"}),
     "argument": frozenset({"system", "user", "tool"}),
@@ -79,8 +58,7 @@ BACKS: dict[str, frozenset[str]] = {
 
 
 def _space_end(text: str, pos: int) -> int:
-    """Where the JSON whitespace starting at ``pos`` ends (``_WS`` also matches none)."""
-    match = _WS.match(text, pos)
+    match = _WS.match(text, pos)  # where the JSON whitespace at ``pos`` ends (it matches none too)
     return match.end() if match is not None else pos
 
 
@@ -93,8 +71,8 @@ def join_path(path: str, key: str | int) -> str:
 
 
 def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list[tuple[str, Any]]:
-    """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``,
-    ``ids[0]``), in document order. Walked without recursion, so no nesting stops it."""
+    """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``, ``ids[0]``), in
+    document order; walked without recursion, so no nesting stops it."""
     out: list[tuple[str, Any]] = []
     stack: list[tuple[str, Any]] = [(path, value)]
     while stack:
@@ -109,55 +87,42 @@ def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list
 
 
 class _Node:
-    """One JSON container, read lazily: members are read only as far as a lookup needs.
-
-    An array's elements are skipped by the C scanner; an object's container values are
-    entered (not skipped) when the offset sought lies past their start, so a lookup near
-    the start of a large result reads little of it, and no lookup reads anything twice.
-    """
+    """One JSON container, read only as far as a lookup needs (an array's elements skipped by the C
+    scanner): a lookup near the start of a large result reads little of it, and nothing twice."""
 
     __slots__ = ("kind", "members", "pos", "end")
 
     def __init__(self, text: str, start: int) -> None:
         self.kind = text[start]
-        # Each member read: where it starts, where its key ends, where its value starts and
-        # ends (None: a container not yet read to its end), and its key (an array's index).
+        # Each member read: where it starts, where its key ends, where its value starts and ends (None: a
+        # container not yet read to its end), and its key (an array's index).
         self.members: list[list[Any]] = []
         self.pos = _space_end(text, start + 1)
         self.end: int | None = None  # where the container closes, once known
 
     def advance(self, text: str, offset: int) -> bool:
-        """Read one more member (an array's, on to the first past ``offset``, in one loop);
+        """Read on: an object's next member, or an array's elements up to the first past ``offset``;
         False once the container is closed (``end`` is then set)."""
-        if self.kind == "[":
-            return self._elements(text, offset)
-        pos = self.pos
-        try:
-            if pos < len(text) and text[pos] == ",":
-                pos = _space_end(text, pos + 1)
-            if pos >= len(text) or text[pos] in "}]":
-                self.end = min(pos + 1, len(text))
-                return False
-            key, key_end = _SCAN_STRING(text, pos + 1)  # an object's member name
-            value_start = _space_end(text, _space_end(text, key_end) + 1)
-            lazy = value_start < len(text) and text[value_start] in "{["
-            end = None if lazy else _value_end(text, value_start)
-        except (ValueError, IndexError, StopIteration):
-            self.end = len(text)  # cut off
-            return False
-        self.members.append([pos, key_end, value_start, end, key])
-        # Where the container value ends, once it is read, the next member is read from.
-        self.pos = -1 if end is None else _space_end(text, end)
-        return True
-
-    def _elements(self, text: str, offset: int) -> bool:
-        pos, size, read = self.pos, len(text), len(self.members)
+        pos, size, read, is_object = self.pos, len(text), len(self.members), self.kind == "{"
         while True:
             if pos < size and text[pos] == ",":
                 pos = _space_end(text, pos + 1)
             if pos >= size or text[pos] in "}]":
                 self.end, self.pos = min(pos + 1, size), pos
                 return len(self.members) > read
+            if is_object:
+                try:
+                    key, key_end = _SCAN_STRING(text, pos + 1)  # the member's name
+                    value_start = _space_end(text, _space_end(text, key_end) + 1)
+                    lazy = value_start < size and text[value_start] in "{["
+                    value_end = None if lazy else _value_end(text, value_start)
+                except (ValueError, IndexError, StopIteration):
+                    self.end = size  # cut off
+                    return False
+                self.members.append([pos, key_end, value_start, value_end, key])
+                # Where the container value ends, once it is read, the next member is read from.
+                self.pos = -1 if value_end is None else _space_end(text, value_end)
+                return True
             end = _value_end(text, pos)
             self.members.append([pos, pos, pos, end, len(self.members)])
             self.pos = pos = _space_end(text, end) if end < size and text[end] in " \t\n\r" else end
@@ -169,7 +134,7 @@ def _row_at(
     text: str, start: int, offset: int, rows: list[Any], nodes: dict[Any, Any]
 ) -> tuple[int, int] | None:
     """Which row of a list of objects covers ``offset``, and where it starts, found without
-    reading the rows before it (``_row_starts``). None where that cannot be told so."""
+    reading the rows before it; None where that cannot be told so."""
     starts = nodes.get(("rows", start))
     if starts is None:
         starts = nodes[("rows", start)] = _row_starts(text, start, rows)
@@ -178,11 +143,9 @@ def _row_at(
 
 
 def _row_starts(text: str, start: int, rows: list[Any]) -> list[int]:
-    """Where each row of the list at ``start`` starts, found by how each starts (``{"host"``,
-    the first key of them all), where that is written once a row and nowhere else in the
-    text; empty where they do not all start so. In JSON a brace and a quote can stand
-    together only where an object starts (inside a string the quote is escaped), so where
-    the text writes that start as often as the list has rows, the n-th is the n-th row's."""
+    """Where each row of the list at ``start`` starts, by how each starts (``{"host"``, the first key of
+    them all): a brace then a quote stands only where an object starts (in a string the quote is
+    escaped), so where the text writes it as often as the list has rows, the n-th is the n-th row's."""
     first = _space_end(text, start + 1)
     if not rows or text[first : first + 2] != '{"':
         return []
@@ -204,9 +167,7 @@ def _find(
     ``value`` is the container parsed, where known: a row of a long list is then found at once."""
     if isinstance(value, list) and text[start] == "[" and (row := _row_at(text, start, offset, value, nodes)):
         return _find(text, row[1], offset, nodes, join_path(path, row[0]), value[row[0]])
-    node = nodes.get(start)
-    if node is None:
-        node = nodes[start] = _Node(text, start)
+    node = nodes.get(start) or nodes.setdefault(start, _Node(text, start))
     while True:
         i = bisect_right(node.members, offset, key=itemgetter(0)) - 1
         if i >= 0:
@@ -217,11 +178,8 @@ def _find(
             if end is None:
                 found = _find(text, value_start, offset, nodes, here, _step(value, key))
                 child = nodes.get(value_start)  # None where a row was found at once (``_row_at``)
-                # The member ends where its value does, once that is read to its end (cut-off
-                # JSON: the text's end); a value read only up to ``offset`` ends later.
-                child_end = (child.end if child is not None else None) or (
-                    None if found is not None else len(text)
-                )
+                # The member ends where its value does once read to its end (cut off: the text's end).
+                child_end = (child.end if child else None) or (None if found is not None else len(text))
                 if child_end is not None:
                     node.members[i][3] = child_end
                     if i == len(node.members) - 1 and node.pos == -1:
@@ -246,11 +204,8 @@ def _find(
 
 
 def json_path_at(text: str, offset: int, nodes: dict[Any, Any] | None = None, value: Any = None) -> str:
-    """The JSON path of whatever covers ``offset``: a key names its member, a leaf its path.
-
-    Empty for a text result and for a note after the JSON. Cut-off JSON yields the path so far.
-    ``value`` is the text's JSON parsed, where known.
-    """
+    """The JSON path of whatever covers ``offset`` (a key names its member): empty for a text
+    result and a note after the JSON; the path so far in cut-off JSON. ``value``: the parse."""
     start = _space_end(text, 0)
     if start >= len(text) or text[start] not in "{[":
         return ""
@@ -267,11 +222,10 @@ def _value_end(text: str, start: int) -> int:
         return len(text)  # cut off inside this value: whatever follows belongs to it
 
 
-# The readers of a source's values that only a few lookups need, by name: the kinds of
-# ``tokens.VALUE_READERS``, and the JSON members whose names say they hold an instant
-# (``values``) or a length of time (``durations``). Each key prefix names the readers
-# whose keys may start with it; a year (a number of at most four digits) is a date's.
-LAZY_READERS = (*VALUE_READERS, "instants", "lengths")
+# The readers of values only a few lookups need: ``tokens.VALUE_READERS``, and JSON members named as an
+# instant (``values``) or a length of time (``durations``); by the key prefixes each may read. A year (a
+# number of at most four digits) is a date's.
+LAZY_READERS = (*tokens.VALUE_READERS, "instants", "lengths")
 _READERS_OF = {
     "date ": ("dates", "instants"),
     "time ": ("times", "instants"),
@@ -287,18 +241,14 @@ def readers_of(key: str) -> tuple[str, ...]:
 
 
 def _numeral(key: str) -> bool:
-    """Whether a key may be a number a token spells or an amount's (``number_text``: digits,
-    a point, an exponent's ``E`` and sign), not as written."""
+    """Whether a key may be a number a token spells or an amount's (``number_text``), not as written."""
     return key[:1].isdigit() and all(c.isdigit() or c in ".E+-" for c in key)
 
 
 class Forms:
-    """A source's keys, asked as a set is: a key is looked for as a token, or a dressed
-    token's core, in the split text (``tokens.dressed_in``); the set of its tokens is split
-    in C only where asked for whole. A numeral (``_numeral``) may be a number a token spells
-    or an amount (``words``: every form of ``tokens.word_forms`` and the amounts the text
-    writes); a value's key is one of a kind of ``LAZY_READERS``. So a large result pays for
-    no reader no answer needs."""
+    """A source's keys, asked as a set is: as a token or a dressed token's core (``tokens.dressed_in``), a
+    numeral also among the ``words`` (``tokens.word_forms``, the amounts written), a value's key by its
+    kind's reader (``LAZY_READERS``). So a large result pays for no reader no answer needs."""
 
     def __init__(self, source: Source, split: str, echoes: set[str]) -> None:
         # Weakly: a cycle would leave a dropped index and its parses to the cyclic collector.
@@ -308,15 +258,14 @@ class Forms:
 
     @cached_property
     def tokens(self) -> set[str]:
-        """Every token, echoes too."""
-        return set(self.split.split())
+        return set(self.split.split())  # echoes too
 
     def has_token(self, key: str, dressed: bool = False) -> bool:
-        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo;
-        past 32 places that write it inside longer tokens, the set of tokens is split."""
-        found = key not in self.echoes and dressed_in(self.split, key, not dressed, 32)
+        """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo; past 32
+        places that write it inside longer tokens, the set of tokens is split."""
+        found = key not in self.echoes and tokens.dressed_in(self.split, key, not dressed, 32)
         if found is None:
-            return key in self.tokens or (dressed and bool(dressed_in(self.split, key)))
+            return key in self.tokens or (dressed and bool(tokens.dressed_in(self.split, key)))
         return found
 
     @property
@@ -364,17 +313,14 @@ class Source:
     def forms(self) -> Forms:
         text = self.text
         json_text = self.role in ("tool", "call") and self.looks_json
-        if json_text:
-            tail = text.rstrip()[-1:]
-            if tail not in ("}", "]") and self.parsed() is NO_JSON:
-                text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
+        if json_text and text.rstrip()[-1:] not in ("}", "]") and self.parsed() is NO_JSON:
+            text = text[: _complete_prefix(text)]  # cut off: only its complete leaves
         self.cache["read"] = (text, json_text)  # what the other keys are read from, later
         echoes = self._echoes() if self.role == "tool" and '"absent"' in self.low else set()
-        return Forms(self, split_text(text), echoes)
+        return Forms(self, tokens.split_text(text), echoes)
 
     def value_keys(self, reader: str) -> set[str]:
-        """The keys of one reader (``LAZY_READERS``, or ``words``), read on first need from
-        what the forms read."""
+        """The keys of one reader (``LAZY_READERS``, ``words``), read on first need."""
         echoes = self.forms.echoes  # mostly none: the keys read are then kept uncopied
         return self.kept(
             reader, lambda: self._read_keys(reader) - echoes if echoes else self._read_keys(reader)
@@ -382,19 +328,18 @@ class Source:
 
     def _read_keys(self, reader: str) -> set[str]:
         text, json_text = self.cache["read"]
-        forms: set[str] = self.kept("forms", lambda: word_forms(text, self.forms.split))
-        if reader in VALUE_READERS:
-            return set(VALUE_READERS[reader](text, forms))
+        forms: set[str] = self.kept("forms", lambda: tokens.word_forms(text, self.forms.split))
+        if reader in tokens.VALUE_READERS:
+            return set(tokens.VALUE_READERS[reader](text, forms))
         if reader != "words":
             return member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
-        # A JSON text's numbers grouped with commas are read from its strings alone: between
-        # them, "[1,250]" is two numbers, not one grouped with a comma.
+        # A JSON text's numbers grouped with commas are read from its strings alone: "[1,250]" is two.
         if not json_text:
-            return forms | amount_keys(value_text(text), words=forms)
-        more = amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
-        if needs_its_strings(text):
+            return forms | money.amount_keys(tokens.value_text(text), words=forms)
+        more = money.amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
+        if money.needs_its_strings(text):
             for _, _, content in _string_contents(text):
-                more |= amount_keys(content)
+                more |= money.amount_keys(content)
         return forms | more if more else forms  # kept once where the amounts add nothing
 
     def parsed(self) -> Any:
@@ -408,22 +353,19 @@ class Source:
         value = self.parsed()
         if not isinstance(value, dict) or not is_absence(value):
             return set()
-        echoes: set[str] = set()
+        # What it says it checked stays evidence, even where it spells an argument.
+        echoes, kept = _string_forms(self.arguments), set()
         for key, item in value.items():
             if key.lower() in _ECHO_KEYS:
                 echoes |= _string_forms(item)
-        echoes |= _string_forms(self.arguments)
-        # What it says it checked stays evidence, even where it spells an argument.
-        kept: set[str] = set()
-        for key, item in value.items():
-            if key.lower() not in _ECHO_KEYS and key != "absent":
+            elif key != "absent":
                 kept |= _string_forms(item)
         return echoes - kept
 
     @cached_property
     def fragments(self) -> set[str]:
-        """The digit-run keys of the identifiers this message carries, read on first use."""
-        return fragment_forms(self.forms)
+        """The digit-run keys of the identifiers this message carries."""
+        return tokens.fragment_forms(self.forms)
 
     @cached_property
     def counts(self) -> set[str]:
@@ -439,26 +381,23 @@ class Source:
         return low
 
     def span_of(self, form: str) -> tuple[int, int] | None:
-        """Where ``form`` stands in this message's text: a whole token, else a token's part.
-
-        A notation's key (``notations``) stands where the value it keys is written.
-        """
+        """Where ``form`` stands: a whole token, else a token's part; a notation's key where its value is."""
         low = self.low
         if form.startswith("#"):
             return fragment_span(low, form)
-        if is_value_key(form):
+        if values.is_value_key(form):
             return self._value_span(form)
         at, tried, fallback = low.find(form), 0, None
         while at != -1 and tried < 2000:
             tried += 1
             start, end = at, at + len(form)
-            while start > 0 and low[start - 1] not in SEPARATORS:
+            while start > 0 and low[start - 1] not in tokens.SEPARATORS:
                 start -= 1
-            while end < len(low) and low[end] not in SEPARATORS:
+            while end < len(low) and low[end] not in tokens.SEPARATORS:
                 end += 1
             raw = low[start:end]
-            if form in token_keys(raw):
-                core = raw.strip(DECORATION)
+            if form in tokens.token_keys(raw):
+                core = raw.strip(tokens.DECORATION)
                 core_start = start + raw.index(core)
                 return core_start, core_start + len(core)
             if fallback is None and is_bounded(low, at, at + len(form)):
@@ -467,17 +406,16 @@ class Source:
         return fallback or self._amount_span(form)
 
     def _amount_span(self, key: str) -> tuple[int, int] | None:
-        """Where an amount with ``key`` among its keys (``money``) is written: its digits, or
-        the whole JSON string that writes it where escapes stand between."""
+        """Where an amount keyed ``key`` (``money``) is written: its digits, or its JSON string if escaped."""
         if not _NUMERIC_KEY.fullmatch(key):
             return None
         if not self.looks_json:
-            return key_span(self.low, key) or grouped_span(self.low, key)
-        span = key_span(self.low, key, plain=False) or grouped_span(self.low, key)
-        if span is not None or not needs_its_strings(self.text):
+            return money.key_span(self.low, key) or tokens.grouped_span(self.low, key)
+        span = money.key_span(self.low, key, plain=False) or tokens.grouped_span(self.low, key)
+        if span is not None or not money.needs_its_strings(self.text):
             return span
         for start, end, content in self.kept("strings", lambda: _string_contents(self.text)):
-            span = key_span(content, key)
+            span = money.key_span(content, key)
             if span is not None:
                 exact = end - start == len(content)
                 return (start + span[0], start + span[1]) if exact else (start, end)
@@ -485,10 +423,8 @@ class Source:
 
     def _value_span(self, key: str) -> tuple[int, int] | None:
         """Where the date or clock time that ``key`` (``values``) stands for is written."""
-        for found in self.kept("values", lambda: read_values(value_text(self.text))):
-            if key in found.keys():
-                return found.start, found.end
-        return None
+        written = self.kept("values", lambda: values.read_values(tokens.value_text(self.text)))
+        return next(((value.start, value.end) for value in written if key in value.keys()), None)
 
     def path_at(self, offset: int) -> str:
         if not self.looks_json:
@@ -496,13 +432,11 @@ class Source:
         return json_path_at(self.text, offset, self.cache.setdefault("nodes", {}), self.parsed())
 
     def value_at(self, parts: list[str | int]) -> Any:
-        """The JSON value at a path that ``path_at`` has read the way to, decoded alone (a
-        row of a large result without the rest); ``None`` where the way is not known."""
+        """The JSON value at a path ``path_at`` has read the way to, decoded alone (a row of a large
+        result without the rest); ``None`` where the way is not known."""
         value = self.cache.get("json", NO_JSON)
         if value is not NO_JSON:
-            for part in parts:
-                value = _step(value, part)
-            return value
+            return reduce(_step, parts, value)
         nodes = self.cache.get("nodes") or {}
         at = _space_end(self.text, 0)
         for part in parts:
@@ -516,10 +450,9 @@ class Source:
             return None
 
     def evidence_at(self, span: tuple[int, int] | None) -> Evidence:
-        of = "arguments" if self.role == "call" else "result"
-        if span is None:
-            return Evidence(call_id=self.call_id, path="", of=of)
-        return Evidence(call_id=self.call_id, path=self.path_at(span[0]), start=span[0], end=span[1], of=of)
+        start, end = span or (None, None)
+        path = "" if span is None else self.path_at(span[0])
+        return Evidence(self.call_id, path, start, end, "arguments" if self.role == "call" else "result")
 
 
 def _step(value: Any, part: str | int) -> Any:
@@ -529,24 +462,17 @@ def _step(value: Any, part: str | int) -> Any:
 
 
 def is_bounded(low: str, start: int, end: int) -> bool:
-    before = low[start - 1] if start > 0 else " "
-    after = low[end] if end < len(low) else " "
-    return not before.isalnum() and not after.isalnum()
+    """Whether no letter or digit stands right before ``start`` or at ``end``."""
+    return not (start > 0 and low[start - 1].isalnum()) and not (end < len(low) and low[end].isalnum())
 
 
 def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
-# A JSON member's name and its number: the name may say what the number counts.
-_MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
-
-
 def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, each of
-    ``kinds`` asked of each member: a length of time (``durations``: ``wait_minutes``), an
-    instant (``values``: ``starts_at``), an amount in a minor unit (``money``:
-    ``price_cents``). The members are read only where a kind's quick scan says it may be there."""
+    """The keys of the JSON numbers whose member names say what they count, by ``kinds``: a length of
+    time (``wait_minutes``), an instant (``starts_at``), an amount in a minor unit (``price_cents``)."""
     low = json_text.lower()
     kinds = [kind for kind in kinds if kind.member_may_hold(low)]
     if not kinds:
@@ -557,9 +483,7 @@ def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
     """The call found nothing: an empty list, an absence envelope, or the receipt says so."""
-    if receipt is not None and (
-        receipt.emptiness in ("empty", "declared-absent") or receipt.result_count == 0
-    ):
+    if receipt is not None and (receipt.emptiness in _EMPTINESS or receipt.result_count == 0):
         return True
     if result is None:
         return False
@@ -570,28 +494,20 @@ def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:
     return (isinstance(value, dict) and is_absence(value)) or rows_of(value) == []
 
 
-def answered_with_something(result: Source, receipt: Receipt | None) -> bool:
-    """Whether a call's result is a receipt for its arguments: it succeeded and found something."""
-    if receipt is not None and not receipt.ok:
-        return False
-    return not found_nothing(result, receipt)
-
-
 def _string_forms(value: Any) -> set[str]:
     """The forms of every string and number a JSON value holds, at any depth."""
     out: set[str] = set()
     for _, leaf in json_leaves(value, lambda node: isinstance(node, str) or is_number(node)):
-        out |= {normalize(leaf), *index_text(leaf)} if isinstance(leaf, str) else {normalize(str(leaf))}
+        out |= {tokens.normalize(str(leaf)), *(tokens.index_text(leaf) if isinstance(leaf, str) else ())}
     return out
 
 
 def _string_contents(text: str) -> list[tuple[int, int, str]]:
-    """The strings of a JSON text that ``money.needs_its_strings``: where each one's content
-    stands, and the content decoded (escapes read)."""
+    """The strings ``money.needs_its_strings`` of a JSON text: where each's content stands, decoded."""
     out: list[tuple[int, int, str]] = []
     for match in _STRING.finditer(text):
         raw = match.group()
-        if _DIGIT.search(raw) is None or not needs_its_strings(raw):
+        if _DIGIT.search(raw) is None or not money.needs_its_strings(raw):
             continue
         content = raw[1:-1]
         if "\\" in content:
@@ -605,9 +521,7 @@ def _string_contents(text: str) -> list[tuple[int, int, str]]:
 
 def _complete_prefix(text: str) -> int:
     """How much of a cut-off JSON text holds only complete leaves."""
-    last = 0
-    for match in _STRING.finditer(text):
-        last = match.end()
+    last = max((match.end() for match in _STRING.finditer(text)), default=0)
     rest = text.find('"', last)
     if rest != -1:
         return rest  # an unterminated string starts here
@@ -620,25 +534,17 @@ WALK = 8  # the newest results a lookup asks one by one (``Grounds._newer``)
 
 
 class Grounds:
-    """What the conversation said before a point, by key, for one kind of claim (``BACKS``):
-    grown source by source in conversation order, and asked the one question every checker
-    asks of a value, ``ground``: which source said it before, if any.
-
-    Results and successful queries are kept by key with the newest that carries it (the
-    provenance a grounded value reports); what people wrote is kept as keys alone, with the
-    digit runs of their identifiers and the pieces of their compound tokens (a person who
-    typed ``user:mia_li_3668`` supplied ``3668``). The suite's own corrections, quoted back
-    as a user message, are nobody's words.
-    """
+    """What the conversation said before a point, for one kind of claim (``BACKS``), asked ``ground``:
+    which source said a value before. Results and successful queries are kept with the newest carrying
+    each key (the provenance); people's words as keys alone, with their identifiers' digit runs and
+    compound tokens' pieces (who typed ``user:mia_li_3668`` supplied ``3668``). The suite's own
+    corrections, quoted back as a user message, are nobody's words."""
 
     def __init__(self, claim: str, sources: list[Source]) -> None:
-        self.backs = BACKS[claim]
-        self.sources = sources
-        self._newest: dict[str, int] = {}  # ``newest``, merged up to ``held[:_merged]``
-        self._merged = 0
+        self.backs, self.sources = BACKS[claim], sources
         self.people: set[str] = set()  # the keys the user and the system prompt wrote
         self.held: list[Source] = []  # the results and queries, oldest first
-        self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_values_by``, and how many it read
+        self.values: dict[str, tuple[dict[str, int], int]] = {}  # ``_newest``, and how many it read
 
     def absorb(self, source: Source) -> bool:
         """Take in one source; False where it backs nothing of this kind of claim."""
@@ -649,32 +555,20 @@ class Grounds:
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
             return False
-        self.people.update(source.forms)
-        self.people |= source.fragments
-        self.people |= parts_of_tokens(source.text)
+        self.people.update(source.forms, source.fragments, tokens.parts_of_tokens(source.text))
         return True
-
-    @property
-    def newest(self) -> dict[str, int]:
-        """Each token of the results and queries held -> the position of the newest carrying it.
-
-        Every result is read whole (one pass over its text: linear in its size), so a value in
-        its last row grounds, and one in no row is flagged, as in a small one. Merged on first
-        need: a conversation of at most ``WALK`` results is asked one by one instead."""
-        for source in self.held[self._merged :]:
-            self._newest.update(dict.fromkeys(source.forms.tokens - source.forms.echoes, source.position))
-        self._merged = len(self.held)
-        return self._newest
 
     def carried(self, key: str) -> bool:
         """Whether a token of a result or query held is ``key``."""
-        return key in self.newest if len(self.held) > WALK else any(s.forms.has_token(key) for s in self.held)
+        if len(self.held) > WALK:
+            return key in self._newest("tokens")
+        return any(s.forms.has_token(key) for s in self.held)
 
     def ground(self, lookups: Iterable[str]) -> tuple[Source, str] | None:
         """The newest result or query that carries one of ``lookups``, and the key it holds."""
         best, best_key = -1, ""
         last = self.held[-1].position if self.held else -1
-        newest = self.newest if len(self.held) > WALK else {}
+        newest = self._newest("tokens") if len(self.held) > WALK else {}
         for key in lookups:
             position = newest.get(key, -1)
             if max(best, position) < last:  # a newer result may carry it among its other keys
@@ -684,9 +578,8 @@ class Grounds:
         return (self.sources[best], best_key) if best >= 0 else None
 
     def _newer(self, key: str, after: int) -> int:
-        """The position of the newest result or query past ``after`` whose keys (``Forms``)
-        hold ``key``, or -1: the ``WALK`` newest are asked, the rest by an index of each
-        reader's keys, so a long conversation reads each result once."""
+        """The position of the newest result or query past ``after`` holding ``key``, or -1: the ``WALK``
+        newest are asked, the rest by an index of each reader's keys (each result read once)."""
         for source in self.held[: -WALK - 1 : -1]:
             if source.position <= after:
                 return -1
@@ -694,20 +587,22 @@ class Grounds:
                 return source.position
         if len(self.held) <= WALK:
             return -1
-        return max(self._values_by(reader).get(key, -1) for reader in ("words", *readers_of(key)))
+        return max(self._newest(reader).get(key, -1) for reader in ("words", *readers_of(key)))
 
-    def _values_by(self, reader: str) -> dict[str, int]:
-        """The keys of one lazy reader (``LAZY_READERS``, ``words``) -> the newest result or
-        query that carries each, grown by the sources held since it was last asked."""
+    def _newest(self, reader: str) -> dict[str, int]:
+        """The keys of one reader (``tokens``: all but echoes; ``words``; ``LAZY_READERS``) -> the newest
+        result or query carrying each. Each result is read whole (linear in its size): a value in its
+        last row grounds as in a small one. At most ``WALK`` results are asked one by one instead."""
         newest, upto = self.values.get(reader, ({}, 0))
         for source in self.held[upto:]:
-            newest.update(dict.fromkeys(source.value_keys(reader), source.position))
+            forms = source.forms
+            keys = forms.tokens - forms.echoes if reader == "tokens" else source.value_keys(reader)
+            newest.update(dict.fromkeys(keys, source.position))
         self.values[reader] = (newest, len(self.held))
         return newest
 
     def supplied(self, lookups: Iterable[str]) -> bool:
-        """Whether a person wrote one of ``lookups``."""
-        return any(key in self.people for key in lookups)
+        return any(key in self.people for key in lookups)  # a person wrote one of them
 
 
 @dataclass
@@ -715,31 +610,28 @@ class ConversationIndex:
     sources: list[Source]
     by_turn: list[list[Source]]
     system: list[Source]
-    calls: dict[str, tuple[str, Any, int, int]]  # call_id -> (tool, arguments, turn, message index)
 
 
 def build_index(conversation: Conversation) -> ConversationIndex:
     sources = [Source(0, -1, -1, "system", conversation.system)] if conversation.system else []
     system = list(sources)
-    # `calls` holds the latest call of each id; a tool result carries the call it answers
-    # (`Turn.answers`), which is not always the latest of its id.
-    calls: dict[str, tuple[str, Any, int, int]] = {}
     by_turn: list[list[Source]] = []
     for turn in conversation.turns:
         mine: list[Source] = []
         for i, message in enumerate(turn.messages):
-            calls.update((c.call_id, (c.tool, c.parsed, turn.index, i)) for c in message.tool_calls)
             if message.role == "assistant" or not message.text:
                 continue
-            result = message.role == "tool"
-            call = turn.answers.get(i) if result else None
             source = Source(len(sources), turn.index, i, message.role, message.text, message=message)
             made = [source]
-            if result:
+            # A result carries the call it answers (``Turn.answers``), not always the latest of its id.
+            call = turn.answers.get(i) if message.role == "tool" else None
+            if message.role == "tool":
                 source.call_id = message.tool_call_id
             if call is not None:
                 source.tool, source.arguments = call.tool, call.parsed
-                if answered_with_something(source, turn.receipt_of(call)):  # the query: ``BACKS``
+                # A call that succeeded and found something: its arguments back claims too (``BACKS``).
+                receipt = turn.receipt_of(call)
+                if (receipt is None or receipt.ok) and not found_nothing(source, receipt):
                     query = Source(len(sources) + 1, turn.index, i, "call", call.arguments, call.call_id)
                     query.tool, query.arguments = call.tool, call.parsed
                     made.append(query)
@@ -747,7 +639,7 @@ def build_index(conversation: Conversation) -> ConversationIndex:
             mine.extend(made)
             system.extend(made[:1] if message.role == "system" else [])
         by_turn.append(mine)
-    return ConversationIndex(sources, by_turn, system, calls)
+    return ConversationIndex(sources, by_turn, system)
 
 
 _CACHE: list[tuple[Conversation, ConversationIndex]] = []
@@ -761,6 +653,5 @@ def index_for(conversation: Conversation) -> ConversationIndex:
             return index
     index = build_index(conversation)
     _CACHE.append((conversation, index))
-    if len(_CACHE) > _CACHE_SIZE:
-        del _CACHE[0]
+    del _CACHE[:-_CACHE_SIZE]
     return index
