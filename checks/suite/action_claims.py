@@ -1,25 +1,22 @@
 """Checker ``action_claims``: an answer that reports a completed action nothing performed.
 
-A model with no tool to call still narrates the action it was asked for ("I've saved your
-favourite tea as sencha"), and the narration reads exactly like a real report. So a report of
-a completed change (a first-person perfect or past, "successfully added", "has been
-cancelled", "is now cancelled", a list item or a count that opens with the act, "Done!")
-needs a call of its turn, or for "has been" of an earlier one, that could have made it: with
-none it is ``unverified_action``; where every such call failed or was denied,
-``failed_action_claimed``.
+A model with no tool to call still narrates the action it was asked for ("I've saved your favourite tea
+as sencha"), and the narration reads exactly like a real report. So a report of a completed change (a
+first-person perfect or past, "successfully added", "has been cancelled", "is now cancelled", a list item
+or a count that opens with the act, "Done!") needs a call of its turn, or for "has been" of an earlier
+one, that could have made it: with none it is ``unverified_action``; where every such call failed or was
+denied, ``failed_action_claimed``.
 
-A call could have made it (``_could``) unless it only read: its verb must be able to do the
-claim's, and it must act on what the claim names, as its name, its arguments' names or the
-parts of the record its result returns say (what the claim names counts only where the
-conversation's tools deal in that kind of thing: "your favourite tea" is content, not a
-kind). What the claim names may also be a thing that record holds ("the credit has been
-added" after a write whose record lists a credit): the write made it, as a write on a record
-covers the parts the record holds. A claim not told in the first person ("the ticket is
-closed") whose word a result read so far holds as a record's text reports what that record
-says: no action is claimed.
+A call could have made it (``_could``) unless it only read: its verb must be able to do the claim's, and
+it must act on what the claim names, as its name, its arguments' names or the parts of the record its
+result returns say (what the claim names counts only where the conversation's tools deal in that kind of
+thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
+holds ("the credit has been added"): a write on a record covers the parts the record holds. A claim not
+told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
+text reports what that record says: no action is claimed.
 
-Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore
-notices. Refusals, offers, plans, hypotheticals and questions never count.
+Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
+Refusals, offers, plans, hypotheticals and questions never count.
 """
 
 from __future__ import annotations
@@ -270,10 +267,9 @@ _CLAIM_VERBS = {
 }
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 
-# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the
-# words of its arguments' names, and the parts of the record its result returns (a word of
-# a member's name, the member's text in lower case). Many calls share a shape, so a "has
-# been" claim is weighed against each shape of the earlier turns once.
+# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the words of its
+# arguments' names, and the parts of the record its result returns (a word of a member's name, the
+# member's text in lower case). Calls share shapes, so a "has been" claim weighs each earlier one once.
 _Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]]]
 
 
@@ -362,14 +358,15 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
         plural = "call" if len(failed) == 1 else "calls"
         why = f"The answer reports the action as done, but the {plural} able to do it failed: {calls}."
         note = (
-            f"the tool {plural} in this turn that could have done this did not succeed ({calls}), so nothing "
-            f"was actually {actions}. The answer reports an outcome that did not happen."
+            f"Note from Receipts: the tool {plural} in this turn that could have done this did not "
+            f"succeed ({calls}), so nothing was actually {actions}. The answer reports an outcome that did "
+            "not happen."
         )
     elif not tools:
         why = f"No tool ran during this turn, so nothing was {actions}."
         note = (
-            f"no tool ran during this turn, so nothing was actually {actions}. The answer describes an "
-            "action that did not take place, and nothing was changed."
+            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. The "
+            "answer describes an action that did not take place, and nothing was changed."
         )
     else:
         why = (
@@ -377,17 +374,15 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
             f"ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names."
         )
         note = (
-            f"no call in this turn could have {actions} what the answer names{what}, so it was not actually "
-            "done. The answer describes an action that did not take place."
+            f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, so "
+            "it was not actually done. The answer describes an action that did not take place."
         )
     code = "failed_action_claimed" if failed else "unverified_action"
     # The claim a finding stands on: the first that names its action, else the first.
     claim = next((c.span for c in claims if c.verb), claims[0].span)
     evidence = tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed)
     extra = {"phrases": [c.span.to_dict() for c in claims]}
-    return Finding(
-        turn.index, NAME, code, "flag", why, claim, evidence, f"Note from Receipts: {note}", extra=extra
-    )
+    return Finding(turn.index, NAME, code, "flag", why, claim, evidence, note, extra=extra)
 
 
 def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
