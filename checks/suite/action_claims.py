@@ -202,8 +202,7 @@ def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[st
 
 
 def _subject(lead: str) -> str:
-    """The head of the subject a passive claim follows: "Your flight" of "Your flight from New
-    York (JFK) to Seattle (SEA) has been booked"."""
+    """The head of a passive claim's subject: "Your flight" of "Your flight from Rome (FCO) is booked"."""
     lead = _BRACKETED.sub(" ", lead)
     lead = re.split(r"[,;:\u2014\u2013]|\s-\s", lead)[-1]
     cut = _SUBJECT_END.search(lead)
@@ -216,8 +215,7 @@ def _content_words(chunk: str) -> set[str]:
 
 
 def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
-    """Every claim-shaped phrase, earliest first; at one position the longest, so it stands
-    for the claim."""
+    """Every claim-shaped phrase, earliest first; at one position the longest, which stands for the claim."""
     found: list[tuple[int, int, str | None]] = []
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
@@ -292,12 +290,8 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     parts: set[tuple[str, str]] = set()
     if result is not None and not result.is_error and verb_of(call.tool) not in READ_VERBS:
         given = {text.lower() for _, text in _texts(call.parsed)}  # the record's id: no change shown
-        parts = {
-            (singular(word), low)
-            for key, text in _texts(result.value)
-            if (low := text.lower()) not in given
-            for word in name_tokens(key)
-        }
+        texts = [(key, text.lower()) for key, text in _texts(result.value)]
+        parts = {(singular(word), low) for key, low in texts if low not in given for word in name_tokens(key)}
     effect = receipt.effect if receipt is not None else None
     return call.tool, effect, _argument_words(call), frozenset(parts)
 
@@ -348,8 +342,7 @@ def _outcome(receipt: Receipt) -> str:
 
 
 def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
-    """``failed_action_claimed`` where the calls able to do it all ``failed``, else
-    ``unverified_action``: no tool ran in the turn, or none of ``tools`` could have done it."""
+    """``failed_action_claimed`` where the calls able to do it all failed, else ``unverified_action``."""
     actions = _actions(claims)
     named = sorted({word for claim in claims for word in claim.objects})
     what = f" ({', '.join(named)})" if named else ""
@@ -386,8 +379,7 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
 
 
 def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
-    """The kinds of thing the conversation's tools deal in: the words (first three letters)
-    of their names, their arguments' names and their results' keys."""
+    """What the tools deal in: the words (first three letters) of their names, argument names, result keys."""
     words: set[str] = set()
     for turn in turns:
         for call in turn.tool_calls:
@@ -409,9 +401,8 @@ def check_turn(
     kinds: set[str],
     states: set[str],
 ) -> list[Finding]:
-    """The turn's action claims against the calls that could have made them: ``calls`` are
-    the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and
-    ``states`` the texts the results read so far hold (``_spelled``)."""
+    """The turn's claims against the calls that could have made them: ``calls`` the turn's, ``earlier`` the
+    shapes of earlier turns' calls that did not fail, ``states`` the texts results read so far hold."""
     if not calls:
         # Receipts with no calls in the transcript are judged by their outcomes alone: where
         # the runtime marked some call a write, the writes and the unmarked calls.
@@ -479,12 +470,9 @@ class ActionClaims:
 
 
 def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: int = 0) -> str:
-    """What the model can do this turn, to place beside its tool list.
-
-    An empty tool list left unsaid reads to a model as "tools were not mentioned", and it
-    fills the gap with capabilities it does not have; so "none" is said in so many words.
-    Recalled memories are counted, never quoted, so no stored text leaks into a prompt.
-    """
+    """What the model can do this turn, to place beside its tool list. An empty tool list left unsaid reads
+    to a model as "tools were not mentioned", and it fills the gap with capabilities it does not have, so
+    "none" is said in so many words. Recalled memories are counted, never quoted: no stored text leaks."""
     lines = ["Before you answer, know what you can do in this turn:"]
     if tools_offered is None:
         lines += [

@@ -157,8 +157,7 @@ def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
 
 
 class _History:
-    """What the turns showed of tools, read in one pass so no turn walks back through those
-    before it; and the claims read of each turn, for the next checker that asks."""
+    """The tools the turns showed, read in one pass so no turn walks back; each turn's claims once read."""
 
     def __init__(self, conversation: Conversation) -> None:
         self.tools: dict[str, tuple[int, re.Pattern[str]]] = {}  # tool -> the first turn naming it
@@ -479,8 +478,7 @@ class _ListRead:
 
 
 def _list_reads(turn: Turn) -> list[_ListRead]:
-    """The turn's successful reads whose result is a list (a receipt with a result count),
-    but those a call that may change data follows or shares a batch with."""
+    """The turn's successful reads of a list (a result count) that no call that may write follows or joins."""
     calls = [turn.call_of(r) for r in turn.receipts]
     # Where each call stands: its asking message (a batch shares one), else its receipt's order.
     known = all(c is not None for c in calls)
@@ -585,9 +583,8 @@ def _stated_elsewhere(count: int, turn: Turn) -> bool:
 
 
 def _fitting_rows(read: _ListRead, qualifiers: set[str]) -> int:
-    """How many listed rows are surely of the kind a sentence counts ("open tickets"): every row where each
-    qualifier is one every row satisfies, else the rows whose short values hold the others ("status":
-    "open"); none where the rows cannot be read."""
+    """How many listed rows are surely of the kind counted ("open tickets"): all where each qualifier is one
+    every row satisfies, else those whose short values hold the rest; none where rows cannot be read."""
     recorded = read.receipt.result_count or 0
     rest = {q for q in qualifiers if q not in read.accounted}
     if not rest:
@@ -704,14 +701,12 @@ def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
     if call is None:
         return set()
     arguments = call.arguments if call.parsed is None else call.parsed
-    return {
-        singular(word) for word in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float))
-    }
+    words = re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float))
+    return {singular(word) for word in words}
 
 
 def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
-    """The claims to judge: the runtime's when it sent them, else those read from the answer
-    (once per turn of the conversation held, whichever checker asks first)."""
+    """The runtime's claims when it sent them, else those read from the answer, once whoever asks."""
     if turn.claims is not None:
         return list(turn.claims)
     ours = turn.index < len(conversation.turns) and conversation.turns[turn.index] is turn
@@ -722,8 +717,7 @@ def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 
 
 def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
-    """The absences the turn states, which every checker weighing "not found" reads through
-    here, so one sentence is one absence whichever checker judges it."""
+    """The turn's absences: every checker weighing "not found" reads them here, so a sentence is one."""
     return [claim for claim in turn_claims(conversation, turn) if claim.kind == "absence"]
 
 
