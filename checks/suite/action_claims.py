@@ -457,11 +457,9 @@ class ActionClaims:
                 # Read once, and only when a claim may be weighed against calls.
                 if kinds is None and calls:
                     kinds = known_kinds(conversation.turns)
-                for done in conversation.turns[read : position + 1]:
-                    states.update(
-                        _spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value)
-                    )
-                    read = position + 1
+                results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
+                states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
+                read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             pending.extend(
                 (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failed(r))

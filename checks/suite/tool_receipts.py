@@ -173,9 +173,7 @@ class _History:
                 self.first_active = position
             for receipt in receipts:
                 for key in (_bound_by(receipt.call_id, receipt.tool), _bound_by(None, receipt.tool)):
-                    turns = self.places.setdefault(key, [])
-                    if turns[-1:] != [position]:
-                        turns.append(position)
+                    self.places.setdefault(key, []).append(position)  # a turn repeated: ``bind`` picks alike
 
 
 # The last conversation's history: the checkers of one run ask for it turn after turn. The
@@ -421,8 +419,7 @@ _NEUTRAL = frozenset(
     searched lookup query response show shows contain contains hold holds check checked review
     reviewed pull pulled up after based according what""".split()
 )
-# Words that may follow the counted noun without changing what is counted ("3 flights
-# available", "4 orders in total").
+# Words after the counted noun that leave what is counted as it is ("3 flights available").
 _POSTNOMINAL = frozenset(
     "available left remaining today currently now total overall altogether pending outstanding "
     "open active listed found shown recorded here there".split()
