@@ -84,26 +84,23 @@ _HEADLINE = re.compile(
     rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b",
     re.I | re.M,
 )
-_CLAIM_PATTERNS = (
-    _HEADLINE,
-    *(
-        re.compile(pattern, re.I)
-        for pattern in (
-            rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b",
-            # "I ran into a problem" reports no action.
-            rf"\bI(?:\s+(?:just|also|successfully|then|went\s+ahead\s+and))*\s+(?P<verb>{_alternatives(_PAST_VERBS)})\b"
-            r"(?!\s+(?:into|out\s+of|across|short)\b)",
-            rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b",
-            rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
-            # "Your reservation is now cancelled": a state only a change could have brought about.
-            r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b",
-            # "1 checked bag added": a count of things, then what was done to them, closing its clause.
-            rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
-            rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b(?=\s*(?:[.,;:!)(\n]|$))",
-            # "Done!" as an exclamation of completion; "well done!" praises the user instead.
-            r"(?<![\w'])(?<!well )done!",
-        )
-    ),
+_CLAIM_PATTERNS = (_HEADLINE,) + tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b",
+        # "I ran into a problem" reports no action.
+        rf"\bI(?:\s+(?:just|also|successfully|then|went\s+ahead\s+and))*\s+(?P<verb>{_alternatives(_PAST_VERBS)})\b"
+        r"(?!\s+(?:into|out\s+of|across|short)\b)",
+        rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b",
+        rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
+        # "Your reservation is now cancelled": a state only a change could have brought about.
+        r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b",
+        # "1 checked bag added": a count of things, then what was done to them, closing its clause.
+        rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
+        rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b(?=\s*(?:[.,;:!)(\n]|$))",
+        # "Done!" as an exclamation of completion; "well done!" praises the user instead.
+        r"(?<![\w'])(?<!well )done!",
+    )
 )
 
 # Every claim holds one of these words: an ASCII answer whose lower case holds none is read no

@@ -614,14 +614,9 @@ def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Rece
 
 
 def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
-    named = None
-    for receipt in where.receipts:
-        if claim.call_id is None or receipt.call_id == claim.call_id:
-            if same_tool(receipt.tool, claim.tool):
-                return receipt
-            if claim.call_id is not None:
-                named = named or receipt
-    return named
+    fits = [r for r in where.receipts if claim.call_id is None or r.call_id == claim.call_id]
+    same = next((r for r in fits if same_tool(r.tool, claim.tool)), None)
+    return same or (fits[0] if fits and claim.call_id is not None else None)
 
 
 def _results(n: int) -> str:
