@@ -494,15 +494,11 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
     named = [_key(t) for t in name_tokens(receipt.tool) if t not in _NAME_NOISE and not t[-1].isdigit()]
     # The name's last word is what it lists: list_account_tickets lists tickets, not accounts.
     subject = set(named[-1:])
-    complete = not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
-    if isinstance(result, dict):
-        # The name of the one list field names what it lists.
-        subject.update(
-            _key(t) for k, v in result.items() if isinstance(v, list) and v is rows for t in name_tokens(k)
-        )
-        complete = complete and not any(
-            set(name_tokens(k)) & _PAGING for k, v in result.items() if not isinstance(v, list)
-        )
+    fields = list(result.items()) if isinstance(result, dict) else []
+    # The name of the one list field names what it lists.
+    subject.update(_key(t) for k, v in fields if isinstance(v, list) and v is rows for t in name_tokens(k))
+    paged = any(set(name_tokens(k)) & _PAGING for k, v in fields if not isinstance(v, list))
+    complete = not paged and not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
     row_words = None
     if rows is not None and all(isinstance(row, dict) for row in rows):
         # Short values only: a status or a kind ("open"), never free text that mentions it.
