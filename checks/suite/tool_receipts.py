@@ -306,13 +306,11 @@ class _Reading:
         tool = next(iter(tools)) if tools else self.sole
         if tool is None or (kind == "count" and not noun and not named):
             return None  # "found 3." with no noun and no tool named is too loose to hold
-        claim = self.made(
-            kind, tool, clause_start(self.text, sentence, match.start()), match.end(), None, count
-        )
-        # It holds where it is about the tool's output: its noun is a generic word, a word of the tool's
-        # name or arguments, or any word after a verb reporting the whole output of a named tool ("no
-        # errors were found" over a log read is about the lines, left to the checkers that read values).
-        # Unbound, only a named tool is fabricated.
+        start = clause_start(self.text, sentence, match.start())
+        claim = self.made(kind, tool, start, match.end(), None, count)
+        # It holds where it is about the tool's output: a generic noun, a word of the tool's name or
+        # arguments, or any word after a verb reporting a named tool's whole output ("no errors were found"
+        # over a log read is about the lines, left to value checkers). Unbound, it holds if a tool is named.
         bound = bind(claim, self.conversation, self.turn)
         if bound is None or not noun or (named and _WHOLE_OUTPUT.match(match.group("verb") or "")):
             return claim, bound is not None or named
@@ -367,14 +365,13 @@ class _Reading:
         if found is None or count is None or singular(words[found[0]]) in _UNITS:
             return item
         at, read = found
-        text = self.text
-        end_match = _CLAUSE_END.search(text, match.end(), sentence.end)
+        end_match = _CLAUSE_END.search(self.text, match.end(), sentence.end)
         end = end_match.start() if end_match else sentence.end
         # All before the count in its sentence ("for March, you have…" too), and the rest of its clause.
-        prefix = _words(text[sentence.start : match.start()])
-        tail = _words(text[match.end() : end])[:8]
+        prefix = _words(self.text[sentence.start : match.start()])
+        tail = _words(self.text[match.end() : end])[:8]
         said = prefix + words + tail
-        clause = text[sentence.start : end].lower()
+        clause = self.text[sentence.start : end].lower()
         clause_words = {_key(w) for w in said}
         recorded = read.receipt.result_count or 0
 
@@ -402,7 +399,7 @@ class _Reading:
             if item is not None and not settles(in_phrase) and same_tool(item[0].tool, read.receipt.tool):
                 return None  # "3 open tickets" of the only tool's list: a part of it
             return item
-        start, number = clause_start(text, sentence, match.start()), count if kind == "count" else None
+        start, number = clause_start(self.text, sentence, match.start()), count if kind == "count" else None
         return self.made(kind, read.receipt.tool, start, match.end(), read.receipt.call_id, number), True
 
 
