@@ -200,8 +200,7 @@ def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[st
 
 def _subject(lead: str) -> str:
     """The head of a passive claim's subject: "Your flight" of "Your flight from Rome (FCO) is booked"."""
-    lead = _BRACKETED.sub(" ", lead)
-    lead = re.split(r"[,;:\u2014\u2013]|\s-\s", lead)[-1]
+    lead = re.split(r"[,;:\u2014\u2013]|\s-\s", _BRACKETED.sub(" ", lead))[-1]
     cut = _SUBJECT_END.search(lead)
     return lead[: cut.start()] if cut else lead
 

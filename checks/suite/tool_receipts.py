@@ -328,8 +328,7 @@ class _Reading:
             if not _LOOKUP_VERBS.match(match.group("verb")) or self.sole is None:
                 return None
             tool, end = self.sole, match.end()
-        # A tool the conversation never names ("the calendar tool") may be a loose name for one
-        # that ran: it is judged only when nothing ran yet.
+        # A tool never named ("the calendar tool") may loosely name one that ran: judged only if none ran yet.
         holds = tool in self.tools or self.first_active is None or self.first_active > self.turn.index
         return self.made("invoked", tool, match.start(), end, None, None), holds
 
