@@ -1,25 +1,22 @@
 """Checker ``action_claims``: an answer that reports a completed action nothing performed.
 
-A model with no tool to call still narrates the action it was asked for ("I've saved your
-favourite tea as sencha"), and the narration reads exactly like a real report. So a report of
-a completed change (a first-person perfect or past, "successfully added", "has been
-cancelled", "is now cancelled", a list item or a count that opens with the act, "Done!")
-needs a call of its turn, or for "has been" of an earlier one, that could have made it: with
-none it is ``unverified_action``; where every such call failed or was denied,
-``failed_action_claimed``.
+A model with no tool to call still narrates the action it was asked for ("I've saved your favourite tea
+as sencha"), and the narration reads exactly like a real report. So a report of a completed change (a
+first-person perfect or past, "successfully added", "has been cancelled", "is now cancelled", a list item
+or a count that opens with the act, "Done!") needs a call of its turn, or for "has been" of an earlier
+one, that could have made it: with none it is ``unverified_action``; where every such call failed or was
+denied, ``failed_action_claimed``.
 
-A call could have made it (``_could``) unless it only read: its verb must be able to do the
-claim's, and it must act on what the claim names, as its name, its arguments' names or the
-parts of the record its result returns say (what the claim names counts only where the
-conversation's tools deal in that kind of thing: "your favourite tea" is content, not a
-kind). What the claim names may also be a thing that record holds ("the credit has been
-added" after a write whose record lists a credit): the write made it, as a write on a record
-covers the parts the record holds. A claim not told in the first person ("the ticket is
-closed") whose word a result read so far holds as a record's text reports what that record
-says: no action is claimed.
+A call could have made it (``_could``) unless it only read: its verb must be able to do the claim's, and
+it must act on what the claim names, as its name, its arguments' names or the parts of the record its
+result returns say (what the claim names counts only where the conversation's tools deal in that kind of
+thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
+holds ("the credit has been added"): a write on a record covers the parts the record holds. A claim not
+told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
+text reports what that record says: no action is claimed.
 
-Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore
-notices. Refusals, offers, plans, hypotheticals and questions never count.
+Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
+Refusals, offers, plans, hypotheticals and questions never count.
 """
 
 from __future__ import annotations
@@ -87,26 +84,23 @@ _HEADLINE = re.compile(
     rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b",
     re.I | re.M,
 )
-_CLAIM_PATTERNS = (
-    _HEADLINE,
-    *(
-        re.compile(pattern, re.I)
-        for pattern in (
-            rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b",
-            # "I ran into a problem" reports no action.
-            rf"\bI(?:\s+(?:just|also|successfully|then|went\s+ahead\s+and))*\s+(?P<verb>{_alternatives(_PAST_VERBS)})\b"
-            r"(?!\s+(?:into|out\s+of|across|short)\b)",
-            rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b",
-            rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
-            # "Your reservation is now cancelled": a state only a change could have brought about.
-            r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b",
-            # "1 checked bag added": a count of things, then what was done to them, closing its clause.
-            rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
-            rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b(?=\s*(?:[.,;:!)(\n]|$))",
-            # "Done!" as an exclamation of completion; "well done!" praises the user instead.
-            r"(?<![\w'])(?<!well )done!",
-        )
-    ),
+_CLAIM_PATTERNS = (_HEADLINE,) + tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        rf"\bI(?:{APOSTROPHE}ve|\s+have){_ADVERBS}\s+(?P<verb>{_alternatives(_PERFECT_VERBS)})\b",
+        # "I ran into a problem" reports no action.
+        rf"\bI(?:\s+(?:just|also|successfully|then|went\s+ahead\s+and))*\s+(?P<verb>{_alternatives(_PAST_VERBS)})\b"
+        r"(?!\s+(?:into|out\s+of|across|short)\b)",
+        rf"\bsuccessfully\s+(?P<verb>{_alternatives(_SUCCESS_VERBS)})\b",
+        rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:successfully\s+)?(?P<verb>{_alternatives(_PASSIVE_VERBS)})\b",
+        # "Your reservation is now cancelled": a state only a change could have brought about.
+        r"\b(?:is|are)\s+(?:now\s+)?(?:successfully\s+)?(?P<verb>cancell?ed|booked)\b",
+        # "1 checked bag added": a count of things, then what was done to them, closing its clause.
+        rf"(?<![\w-])(?:\d+|{_COUNT_WORDS})\s+(?:{_NOUNISH}\s+){{0,2}}?{_NOUNISH}\s+"
+        rf"(?P<verb>{_alternatives(_HEADLINE_VERBS)})\b(?=\s*(?:[.,;:!)(\n]|$))",
+        # "Done!" as an exclamation of completion; "well done!" praises the user instead.
+        r"(?<![\w'])(?<!well )done!",
+    )
 )
 
 # Every claim holds one of these words: an ASCII answer whose lower case holds none is read no
@@ -205,10 +199,8 @@ def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[st
 
 
 def _subject(lead: str) -> str:
-    """The head of the subject a passive claim follows: "Your flight" of "Your flight from New
-    York (JFK) to Seattle (SEA) has been booked"."""
-    lead = _BRACKETED.sub(" ", lead)
-    lead = re.split(r"[,;:\u2014\u2013]|\s-\s", lead)[-1]
+    """The head of a passive claim's subject: "Your flight" of "Your flight from Rome (FCO) is booked"."""
+    lead = re.split(r"[,;:\u2014\u2013]|\s-\s", _BRACKETED.sub(" ", lead))[-1]
     cut = _SUBJECT_END.search(lead)
     return lead[: cut.start()] if cut else lead
 
@@ -219,8 +211,7 @@ def _content_words(chunk: str) -> set[str]:
 
 
 def _raw_matches(text: str) -> list[tuple[int, int, str | None]]:
-    """Every claim-shaped phrase, earliest first; at one position the longest, so it stands
-    for the claim."""
+    """Every claim-shaped phrase, earliest first; at one position the longest, which stands for the claim."""
     found: list[tuple[int, int, str | None]] = []
     for pattern in _CLAIM_PATTERNS:
         for match in pattern.finditer(text):
@@ -270,10 +261,9 @@ _CLAIM_VERBS = {
 }
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 
-# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the
-# words of its arguments' names, and the parts of the record its result returns (a word of
-# a member's name, the member's text in lower case). Many calls share a shape, so a "has
-# been" claim is weighed against each shape of the earlier turns once.
+# A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the words of its
+# arguments' names, and the parts of the record its result returns (a word of a member's name, the
+# member's text in lower case). Calls share shapes, so a "has been" claim weighs each earlier one once.
 _Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]]]
 
 
@@ -296,12 +286,8 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     parts: set[tuple[str, str]] = set()
     if result is not None and not result.is_error and verb_of(call.tool) not in READ_VERBS:
         given = {text.lower() for _, text in _texts(call.parsed)}  # the record's id: no change shown
-        parts = {
-            (singular(word), low)
-            for key, text in _texts(result.value)
-            if (low := text.lower()) not in given
-            for word in name_tokens(key)
-        }
+        texts = [(key, text.lower()) for key, text in _texts(result.value)]
+        parts = {(singular(word), low) for key, low in texts if low not in given for word in name_tokens(key)}
     effect = receipt.effect if receipt is not None else None
     return call.tool, effect, _argument_words(call), frozenset(parts)
 
@@ -352,8 +338,7 @@ def _outcome(receipt: Receipt) -> str:
 
 
 def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
-    """``failed_action_claimed`` where the calls able to do it all ``failed``, else
-    ``unverified_action``: no tool ran in the turn, or none of ``tools`` could have done it."""
+    """``failed_action_claimed`` where the calls able to do it all failed, else ``unverified_action``."""
     actions = _actions(claims)
     named = sorted({word for claim in claims for word in claim.objects})
     what = f" ({', '.join(named)})" if named else ""
@@ -362,14 +347,15 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
         plural = "call" if len(failed) == 1 else "calls"
         why = f"The answer reports the action as done, but the {plural} able to do it failed: {calls}."
         note = (
-            f"the tool {plural} in this turn that could have done this did not succeed ({calls}), so nothing "
-            f"was actually {actions}. The answer reports an outcome that did not happen."
+            f"Note from Receipts: the tool {plural} in this turn that could have done this did not "
+            f"succeed ({calls}), so nothing was actually {actions}. The answer reports an outcome that did "
+            "not happen."
         )
     elif not tools:
         why = f"No tool ran during this turn, so nothing was {actions}."
         note = (
-            f"no tool ran during this turn, so nothing was actually {actions}. The answer describes an "
-            "action that did not take place, and nothing was changed."
+            f"Note from Receipts: no tool ran during this turn, so nothing was actually {actions}. The "
+            "answer describes an action that did not take place, and nothing was changed."
         )
     else:
         why = (
@@ -377,22 +363,19 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
             f"ran {', '.join(dict.fromkeys(tools))}, and none of these is a change of what the answer names."
         )
         note = (
-            f"no call in this turn could have {actions} what the answer names{what}, so it was not actually "
-            "done. The answer describes an action that did not take place."
+            f"Note from Receipts: no call in this turn could have {actions} what the answer names{what}, so "
+            "it was not actually done. The answer describes an action that did not take place."
         )
     code = "failed_action_claimed" if failed else "unverified_action"
     # The claim a finding stands on: the first that names its action, else the first.
     claim = next((c.span for c in claims if c.verb), claims[0].span)
     evidence = tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed)
     extra = {"phrases": [c.span.to_dict() for c in claims]}
-    return Finding(
-        turn.index, NAME, code, "flag", why, claim, evidence, f"Note from Receipts: {note}", extra=extra
-    )
+    return Finding(turn.index, NAME, code, "flag", why, claim, evidence, note, extra=extra)
 
 
 def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
-    """The kinds of thing the conversation's tools deal in: the words (first three letters)
-    of their names, their arguments' names and their results' keys."""
+    """What the tools deal in: the words (first three letters) of their names, argument names, result keys."""
     words: set[str] = set()
     for turn in turns:
         for call in turn.tool_calls:
@@ -414,9 +397,8 @@ def check_turn(
     kinds: set[str],
     states: set[str],
 ) -> list[Finding]:
-    """The turn's action claims against the calls that could have made them: ``calls`` are
-    the turn's, ``earlier`` the shapes of the earlier turns' calls that did not fail, and
-    ``states`` the texts the results read so far hold (``_spelled``)."""
+    """The turn's claims against the calls that could have made them: ``calls`` the turn's, ``earlier`` the
+    shapes of earlier turns' calls that did not fail, ``states`` the texts results read so far hold."""
     if not calls:
         # Receipts with no calls in the transcript are judged by their outcomes alone: where
         # the runtime marked some call a write, the writes and the unmarked calls.
@@ -471,11 +453,9 @@ class ActionClaims:
                 # Read once, and only when a claim may be weighed against calls.
                 if kinds is None and calls:
                     kinds = known_kinds(conversation.turns)
-                for done in conversation.turns[read : position + 1]:
-                    states.update(
-                        _spelled(text.lower()) for r in done.tool_results for _, text in _texts(r.value)
-                    )
-                    read = position + 1
+                results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
+                states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
+                read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             pending.extend(
                 (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failed(r))
@@ -484,12 +464,9 @@ class ActionClaims:
 
 
 def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: int = 0) -> str:
-    """What the model can do this turn, to place beside its tool list.
-
-    An empty tool list left unsaid reads to a model as "tools were not mentioned", and it
-    fills the gap with capabilities it does not have; so "none" is said in so many words.
-    Recalled memories are counted, never quoted, so no stored text leaks into a prompt.
-    """
+    """What the model can do this turn, to place beside its tool list. An empty tool list left unsaid reads
+    to a model as "tools were not mentioned", and it fills the gap with capabilities it does not have, so
+    "none" is said in so many words. Recalled memories are counted, never quoted: no stored text leaks."""
     lines = ["Before you answer, know what you can do in this turn:"]
     if tools_offered is None:
         lines += [

@@ -1,26 +1,24 @@
 """Checker ``tool_receipts``: what the answer says about its tools, against the receipts.
 
-The runtime, not the model, ran the tools, so its receipts are the ground truth: an
-*invoked* claim ("I used the search tool") with no receipt of that tool or call is
-``fabricated_tool_reference``; a *count* ("the search returned 12 results") other than the
-receipt's ``result_count`` is ``count_misstatement``; an *absence* ("no logins were found")
-over a receipt that records results is ``false_absence``. Where the receipts may have been
-trimmed (``receipts_complete: false``), a claim with none is ``ungroundable`` (info).
+The runtime, not the model, ran the tools, so its receipts are the ground truth: an *invoked* claim ("I
+used the search tool") with no receipt of that tool or call is ``fabricated_tool_reference``; a *count*
+("the search returned 12 results") other than the receipt's ``result_count`` is ``count_misstatement``;
+an *absence* ("no logins were found") over a receipt that records results is ``false_absence``. Where the
+receipts may have been trimmed (``receipts_complete: false``), a claim with none is ``ungroundable``.
 
-Claims are the runtime's structured ``claims``, else read from the answer (never from an
-offer, a plan, a question or a hypothetical): of the tool the sentence names or the turn's
-only tool, or, for a count or an absence, of the one *list read* of the turn (successful,
-counted, no call that may change data after it or in its batch) whose subject the counted
-noun names: the tool name's last noun, the result's list field or the rows' id field.
+Claims are the runtime's structured ``claims``, else read from the answer (never from an offer, a plan, a
+question or a hypothetical): of the tool the sentence names or the turn's only tool, or, for a count or an
+absence, of the one *list read* of the turn (successful, counted, no call that may change data after it
+or in its batch) whose subject the counted noun names: the tool name's last noun, the result's list field
+or the rows' id field.
 
-A claim by subject is judged only where the receipts settle it, the sentence's other words
-("open", "this week") weighed against what every row is: *fewer* than listed only when more
-rows are surely of the kind counted; *more* only when the list is all the sentence counts
-(every filter of the call said, no sign of another page); an absence when some row is surely
-of the kind. A number the user wrote or a result states as a count is never wrong, and a
-sentence that leads with words the read does not account for ("John has…"), names an
-identifier it does not hold, or counts a part ("2 of them") is not judged: silence beats a
-wrong flag.
+A claim by subject is judged only where the receipts settle it, the sentence's other words ("open", "this
+week") weighed against what every row is: *fewer* than listed only when more rows are surely of the kind
+counted; *more* only when the list is all the sentence counts (every filter of the call said, no sign of
+another page); an absence when some row is surely of the kind. A number the user wrote or a result states
+as a count is never wrong, and a sentence that leads with words the read does not account for ("John
+has…"), names an identifier it does not hold, or counts a part ("2 of them") is not judged: silence beats
+a wrong flag.
 """
 
 from __future__ import annotations
@@ -159,8 +157,7 @@ def _bound_by(call_id: str | None, tool: str) -> tuple[str, Any]:
 
 
 class _History:
-    """What the turns showed of tools, read in one pass so no turn walks back through those
-    before it; and the claims read of each turn, for the next checker that asks."""
+    """The tools the turns showed, read in one pass so no turn walks back; each turn's claims once read."""
 
     def __init__(self, conversation: Conversation) -> None:
         self.tools: dict[str, tuple[int, re.Pattern[str]]] = {}  # tool -> the first turn naming it
@@ -176,15 +173,7 @@ class _History:
                 self.first_active = position
             for receipt in receipts:
                 for key in (_bound_by(receipt.call_id, receipt.tool), _bound_by(None, receipt.tool)):
-                    turns = self.places.setdefault(key, [])
-                    if turns[-1:] != [position]:
-                        turns.append(position)
-
-    def latest_before(self, claim: ToolClaim, index: int) -> int | None:
-        """The latest turn before ``index`` with a receipt of the claim's call, else of its tool."""
-        turns = self.places.get(_bound_by(claim.call_id, claim.tool), [])
-        at = bisect_left(turns, index)
-        return turns[at - 1] if at else None
+                    self.places.setdefault(key, []).append(position)  # a turn repeated: ``bind`` picks alike
 
 
 # The last conversation's history: the checkers of one run ask for it turn after turn. The
@@ -224,9 +213,9 @@ def read_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
             item = reading.by_subject(kind, match, sentence, item)
         if item is not None:
             found.append(item)
-    # One count or absence per stretch of text ("returned 0 results" is not also a count); an
-    # invoked claim may share its words with one ("I searched and found 3 tickets"). In answer
-    # order a claim overlaps one kept before it exactly when it starts before their furthest end.
+    # One count or absence per stretch of text ("returned 0 results" is not also a count); an invoked claim
+    # may share its words with one ("I searched and found 3 tickets"). In answer order a claim overlaps one
+    # kept before it exactly when it starts before their furthest end.
     kept: list[ToolClaim] = []
     reach = -1
     for claim, holds in sorted(found, key=lambda item: item[0].start or 0):
@@ -283,9 +272,7 @@ class _Reading:
         offered = self.turn.tools_offered or ()
         return offered[0] if not ran and len(offered) == 1 else None
 
-    def made(
-        self, kind: str, tool: str, start: int, end: int, call: str | None = None, n: int | None = None
-    ) -> ToolClaim:
+    def made(self, kind: str, tool: str, start: int, end: int, call: str | None, n: int | None) -> ToolClaim:
         """The claim of ``text[start:end]``, its words as the answer writes them."""
         return ToolClaim(kind, tool, call, n, self.turn.answer[start:end], start, end)
 
@@ -312,30 +299,23 @@ class _Reading:
             return None
         tools = {tool for _, _, tool in mentions}
         if len(tools) > 1:  # several tools named: the last one named before the claim, if any
-            before = [tool for start, _, tool in mentions if start < match.start()]
-            if not before:
+            tools = set([tool for start, _, tool in mentions if start < match.start()][-1:])
+            if not tools:
                 return None
-            tools = {before[-1]}
         named = bool(tools)
         tool = next(iter(tools)) if tools else self.sole
         if tool is None or (kind == "count" and not noun and not named):
             return None  # "found 3." with no noun and no tool named is too loose to hold
-        claim = self.made(kind, tool, clause_start(self.text, sentence, match.start()), match.end(), n=count)
-        whole_output = bool(_WHOLE_OUTPUT.match(match.group("verb") or ""))
-        return claim, self.holds(claim, noun or None, named, whole_output)
-
-    def holds(self, claim: ToolClaim, noun: str | None, named: bool, whole_output: bool) -> bool:
-        """Whether a count or an absence is about a tool's output: its noun is a generic word,
-        a word of the tool's name or arguments, or any word after a verb reporting the whole
-        output of a named tool ("no errors were found" over a log read is about the lines,
-        left to the checkers that read values). Unbound, only a named tool is fabricated."""
+        start = clause_start(self.text, sentence, match.start())
+        claim = self.made(kind, tool, start, match.end(), None, count)
+        # It holds where it is about the tool's output: a generic noun, a word of the tool's name or
+        # arguments, or any word after a verb reporting a named tool's whole output ("no errors were found"
+        # over a log read is about the lines, left to value checkers). Unbound, it holds if a tool is named.
         bound = bind(claim, self.conversation, self.turn)
-        if bound is None:
-            return named
-        if noun is None or (named and whole_output):
-            return True
+        if bound is None or not noun or (named and _WHOLE_OUTPUT.match(match.group("verb") or "")):
+            return claim, bound is not None or named
         known = {singular(t) for t in name_tokens(claim.tool)} | _argument_words(*bound) | _GENERIC_NOUNS
-        return singular(noun) in known | {"empty"}
+        return claim, singular(noun) in known | {"empty"}
 
     def invoked(self, match: re.Match[str], sentence: Sentence) -> _Read | None:
         """ "I ran the deploy tool": the tool must follow the verb closely, in its clause."""
@@ -348,10 +328,9 @@ class _Reading:
             if not _LOOKUP_VERBS.match(match.group("verb")) or self.sole is None:
                 return None
             tool, end = self.sole, match.end()
-        # A tool the conversation never names ("the calendar tool") may be a loose name for one
-        # that ran: it is judged only when nothing ran yet.
+        # A tool never named ("the calendar tool") may loosely name one that ran: judged only if none ran yet.
         holds = tool in self.tools or self.first_active is None or self.first_active > self.turn.index
-        return self.made("invoked", tool, match.start(), end), holds
+        return self.made("invoked", tool, match.start(), end, None, None), holds
 
     def named_after(self, start: int, end: int) -> tuple[str | None, int]:
         """The tool named right after a verb, and where its mention ends."""
@@ -374,29 +353,24 @@ class _Reading:
     def by_subject(
         self, kind: str, match: re.Match[str], sentence: Sentence, item: _Read | None
     ) -> _Read | None:
-        """The count or absence bound to the one list read the sentence is about, where the
-        receipts can settle it; else ``item``, the claim read of the sentence's tool, or None
-        where that claim counts a part of the list it names."""
+        """The count or absence bound to the one list read the sentence is about, where the receipts
+        can settle it; else ``item`` (the claim of the sentence's tool), or None where it counts a part."""
         phrase = match.groupdict().get("noun")
         if not phrase or not self.reads or _is_subset(match):
             return item
         words = [w for w in _words(phrase) if w != "matching"]
         found = _head(words, self.reads)
-        if found is None:
+        count = parse_number(match.group("num")) if kind == "count" else 0
+        if found is None or count is None or singular(words[found[0]]) in _UNITS:
             return item
         at, read = found
-        count = parse_number(match.group("num")) if kind == "count" else 0
-        if singular(words[at]) in _UNITS or count is None:
-            return item
-        text = self.text
-        end_match = _CLAUSE_END.search(text, match.end(), sentence.end)
+        end_match = _CLAUSE_END.search(self.text, match.end(), sentence.end)
         end = end_match.start() if end_match else sentence.end
-        # Everything before the count in its sentence ("for March, you have…" too), and the
-        # rest of its clause after it.
-        prefix = _words(text[sentence.start : match.start()])
-        tail = _words(text[match.end() : end])[:8]
+        # All before the count in its sentence ("for March, you have…" too), and the rest of its clause.
+        prefix = _words(self.text[sentence.start : match.start()])
+        tail = _words(self.text[match.end() : end])[:8]
         said = prefix + words + tail
-        clause = text[sentence.start : end].lower()
+        clause = self.text[sentence.start : end].lower()
         clause_words = {_key(w) for w in said}
         recorded = read.receipt.result_count or 0
 
@@ -413,9 +387,9 @@ class _Reading:
             return read.complete and all(_said(spec, clause, clause_words) for spec in read.filters)
 
         in_phrase = {_key(w) for w in words[:at]}
-        # A sentence that names a record the read does not hold ("account 9912 has…"), or that
-        # leads with words the read does not account for ("John has…", "this week you have…"),
-        # may count another list or a part of this one.
+        # A sentence that names a record the read does not hold ("account 9912 has…"), or that leads with
+        # words the read does not account for ("John has…", "this week you have…"), may count another list
+        # or a part of this one.
         if (
             any(re.search(r"\d", w) and w not in read.tokens for w in said)
             or any(_key(w) not in read.accounted for w in prefix)
@@ -424,7 +398,7 @@ class _Reading:
             if item is not None and not settles(in_phrase) and same_tool(item[0].tool, read.receipt.tool):
                 return None  # "3 open tickets" of the only tool's list: a part of it
             return item
-        start, number = clause_start(text, sentence, match.start()), count if kind == "count" else None
+        start, number = clause_start(self.text, sentence, match.start()), count if kind == "count" else None
         return self.made(kind, read.receipt.tool, start, match.end(), read.receipt.call_id, number), True
 
 
@@ -441,8 +415,7 @@ _NEUTRAL = frozenset(
     searched lookup query response show shows contain contains hold holds check checked review
     reviewed pull pulled up after based according what""".split()
 )
-# Words that may follow the counted noun without changing what is counted ("3 flights
-# available", "4 orders in total").
+# Words after the counted noun that leave what is counted as it is ("3 flights available").
 _POSTNOMINAL = frozenset(
     "available left remaining today currently now total overall altogether pending outstanding "
     "open active listed found shown recorded here there".split()
@@ -498,8 +471,7 @@ class _ListRead:
 
 
 def _list_reads(turn: Turn) -> list[_ListRead]:
-    """The turn's successful reads whose result is a list (a receipt with a result count),
-    but those a call that may change data follows or shares a batch with."""
+    """The turn's successful reads of a list (a result count) that no call that may write follows or joins."""
     calls = [turn.call_of(r) for r in turn.receipts]
     # Where each call stands: its asking message (a batch shares one), else its receipt's order.
     known = all(c is not None for c in calls)
@@ -514,28 +486,21 @@ def _list_reads(turn: Turn) -> list[_ListRead]:
 
 
 def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None) -> _ListRead:
-    result = message.value if message is not None else None
-    rows = message.rows if message is not None else None
+    result, rows = (message.value, message.rows) if message is not None else (None, None)
     named = [_key(t) for t in name_tokens(receipt.tool) if t not in _NAME_NOISE and not t[-1].isdigit()]
     # The name's last word is what it lists: list_account_tickets lists tickets, not accounts.
     subject = set(named[-1:])
-    complete = not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
-    if isinstance(result, dict):
-        # The name of the one list field names what it lists.
-        subject.update(
-            _key(t) for k, v in result.items() if isinstance(v, list) and v is rows for t in name_tokens(k)
-        )
-        complete = complete and not any(
-            set(name_tokens(k)) & _PAGING for k, v in result.items() if not isinstance(v, list)
-        )
+    fields = list(result.items()) if isinstance(result, dict) else []
+    # The name of the one list field names what it lists.
+    subject.update(_key(t) for k, v in fields if isinstance(v, list) and v is rows for t in name_tokens(k))
+    paged = any(set(name_tokens(k)) & _PAGING for k, v in fields if not isinstance(v, list))
+    complete = not paged and not (isinstance(receipt.scope, dict) and receipt.scope.get("complete") is False)
     row_words = None
     if rows is not None and all(isinstance(row, dict) for row in rows):
         # Short values only: a status or a kind ("open"), never free text that mentions it.
+        values = [[_words(v) for v in row.values() if isinstance(v, str)] for row in rows]
         row_words = tuple(
-            frozenset(
-                _key(w) for v in row.values() if isinstance(v, str) and len(_words(v)) <= 2 for w in _words(v)
-            )
-            for row in rows
+            frozenset(_key(w) for words in row if len(words) <= 2 for w in words) for row in values
         )
     if rows and isinstance(rows[0], dict) and rows[0]:
         first = name_tokens(next(iter(rows[0])))
@@ -579,10 +544,9 @@ def _said(spec: tuple[str, Any], clause: str, words: set[str]) -> bool:
 
 
 def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | None:
-    """The counted noun's place in the noun phrase and the one list it names, if one does:
-    the phrase's last word, or an earlier one followed only by words that leave the count
-    unchanged ("flights available"). Where it names several lists, a word before it may
-    pick one ("direct flights" of a direct and a one-stop search)."""
+    """The counted noun's place in the noun phrase and the one list it names, if one does: the phrase's
+    last word, or an earlier one followed only by words that leave the count unchanged ("flights
+    available"). Of several lists, a word before it may pick one ("direct flights")."""
     for at in range(len(words) - 1, -1, -1):
         fits = [r for r in reads if _names(words[at], r.subject)]
         if fits:
@@ -596,9 +560,8 @@ def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | N
 
 def _stated_elsewhere(count: int, turn: Turn) -> bool:
     """The number is one the user wrote, or a count a result of the turn states ("total": 7)."""
-    for message in turn.messages:
-        if message.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", message.text):
-            return True
+    if any(m.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", m.text) for m in turn.messages):
+        return True
     return any(
         type(item) is int
         and item == count
@@ -609,9 +572,8 @@ def _stated_elsewhere(count: int, turn: Turn) -> bool:
 
 
 def _fitting_rows(read: _ListRead, qualifiers: set[str]) -> int:
-    """How many listed rows are surely of the kind a sentence counts ("open tickets"): every
-    row where each qualifier is a word every row satisfies, else the rows whose short values
-    hold the other qualifiers ("status": "open"); none where the rows cannot be read."""
+    """How many listed rows are surely of the kind counted ("open tickets"): all where each qualifier is one
+    every row satisfies, else those whose short values hold the rest; none where rows cannot be read."""
     recorded = read.receipt.result_count or 0
     rest = {q for q in qualifiers if q not in read.accounted}
     if not rest:
@@ -627,29 +589,26 @@ def same_tool(a: str, b: str) -> bool:
 
 
 def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Receipt, Turn] | None:
-    """The receipt a claim is about, and its turn: the named call's, else the first of the
-    tool, in this turn or else the latest earlier turn that has one ("I searched earlier").
-    Where the named id was reused (CONTRACT.md §6), the call of the claim's tool is meant."""
+    """The receipt a claim is about, and its turn: the named call's, else the first of the tool, in this
+    turn or else the latest earlier turn that has one ("I searched earlier"). Where the named id was
+    reused (CONTRACT.md §6), the call of the claim's tool is meant."""
     found = _bound_in(claim, turn)
     if found is not None:
         return found, turn
-    earlier = _history(conversation).latest_before(claim, turn.index)
-    if earlier is None:
+    # The latest earlier turn with a receipt of the claim's call, else of its tool.
+    turns = _history(conversation).places.get(_bound_by(claim.call_id, claim.tool), [])
+    at = bisect_left(turns, turn.index)
+    if not at:
         return None
-    where = conversation.turns[earlier]
+    where = conversation.turns[turns[at - 1]]
     found = _bound_in(claim, where)
     return (found, where) if found is not None else None
 
 
 def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
-    named = None
-    for receipt in where.receipts:
-        if claim.call_id is None or receipt.call_id == claim.call_id:
-            if same_tool(receipt.tool, claim.tool):
-                return receipt
-            if claim.call_id is not None:
-                named = named or receipt
-    return named
+    fits = [r for r in where.receipts if claim.call_id is None or r.call_id == claim.call_id]
+    same = next((r for r in fits if same_tool(r.tool, claim.tool)), None)
+    return same or (fits[0] if fits and claim.call_id is not None else None)
 
 
 def _results(n: int) -> str:
@@ -683,9 +642,7 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
     extra: dict[str, Any] = {"tool": tool, "claim_kind": claim.kind, "call_id": call_id}
     if bound is None:
         # No receipt: the transcript may still show the call, or the receipts may be trimmed.
-        if any(
-            c.call_id == call_id if call_id is not None else same_tool(c.tool, tool) for c in turn.tool_calls
-        ):
+        if any(same_tool(c.tool, tool) if call_id is None else c.call_id == call_id for c in turn.tool_calls):
             return None
         code = "fabricated_tool_reference"
         why = f"The answer refers to {tool} call {call_id}, but no such call was recorded."
@@ -718,9 +675,8 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
         message = where.result_of(receipt) if receipt.call_id is not None else None
         evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
     severity: Severity = "info" if code == "ungroundable" else "flag"
-    return Finding(
-        turn.index, NAME, code, severity, why, claim_span(claim, turn.answer), evidence, fix, extra=extra
-    )
+    span = claim_span(claim, turn.answer)
+    return Finding(turn.index, NAME, code, severity, why, span, evidence, fix, extra=extra)
 
 
 def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
@@ -729,14 +685,12 @@ def _argument_words(receipt: Receipt, where: Turn) -> set[str]:
     if call is None:
         return set()
     arguments = call.arguments if call.parsed is None else call.parsed
-    return {
-        singular(token) for token in re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float))
-    }
+    words = re.findall(r"[A-Za-z][A-Za-z-]+", json.dumps(arguments, default=float))
+    return {singular(word) for word in words}
 
 
 def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
-    """The claims to judge: the runtime's when it sent them, else those read from the answer
-    (once per turn of the conversation held, whichever checker asks first)."""
+    """The runtime's claims when it sent them, else those read from the answer, once whoever asks."""
     if turn.claims is not None:
         return list(turn.claims)
     ours = turn.index < len(conversation.turns) and conversation.turns[turn.index] is turn
@@ -747,8 +701,7 @@ def turn_claims(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
 
 
 def prose_absences(conversation: Conversation, turn: Turn) -> list[ToolClaim]:
-    """The absences the turn states, which every checker weighing "not found" reads through
-    here, so one sentence is one absence whichever checker judges it."""
+    """The turn's absences: every checker weighing "not found" reads them here, so a sentence is one."""
     return [claim for claim in turn_claims(conversation, turn) if claim.kind == "absence"]
 
 
@@ -759,8 +712,7 @@ class ToolReceipts:
         findings: list[Finding] = []
         for turn in conversation.turns:
             deadline.check()
-            # One defect, one finding: "I searched … the search found nothing" about one missing
-            # call is a single fabricated reference.
+            # One defect, one finding: "I searched … the search found nothing" about one missing call.
             found: dict[tuple[str, str, str | None], Finding] = {}
             for claim in turn_claims(conversation, turn):
                 finding = judge(claim, conversation, turn)
