@@ -9,6 +9,8 @@ checker's finding, which says what is wrong more exactly; it is not flagged twic
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Any
 
 from . import deadline
@@ -93,18 +95,26 @@ def _selected(only: set[str] | None, skip: set[str] | None) -> set[str]:
 
 
 def _one_flag_per_defect(findings: list[Finding]) -> list[Finding]:
-    """The findings without an unsupported value that lies within another checker's flag."""
-    flagged = [
-        (f.turn, f.checker, f.claim.start, f.claim.end) for f in findings if f.severity == "flag" and f.claim
-    ]
+    """The findings without an unsupported value that lies within another checker's flag.
+
+    Each turn's covering flags are sorted by where they start, with the furthest end reached
+    so far: whether one covers a value is one binary search, however many flags a turn has."""
+    unsupported = [f for f in findings if f.code == UNSUPPORTED and f.claim]
+    reporters = {f.checker for f in unsupported}
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for f in findings:
+        if f.severity == "flag" and f.claim and f.checker not in reporters:
+            spans.setdefault(f.turn, []).append((f.claim.start, f.claim.end))
+    covers: dict[int, tuple[list[int], list[int]]] = {}
+    for turn, found in spans.items():
+        found.sort()
+        covers[turn] = ([start for start, _ in found], list(accumulate((end for _, end in found), max)))
 
     def repeated(f: Finding) -> bool:
-        if f.code != UNSUPPORTED or f.claim is None:
+        if f.code != UNSUPPORTED or f.claim is None or f.turn not in covers:
             return False
-        at = f.claim
-        return any(
-            turn == f.turn and checker != f.checker and start <= at.start and at.end <= end
-            for turn, checker, start, end in flagged
-        )
+        starts, reach = covers[f.turn]
+        last = bisect_right(starts, f.claim.start) - 1
+        return last >= 0 and reach[last] >= f.claim.end
 
     return [f for f in findings if not repeated(f)]
