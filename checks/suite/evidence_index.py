@@ -222,23 +222,18 @@ def _value_end(text: str, start: int) -> int:
         return len(text)  # cut off inside this value: whatever follows belongs to it
 
 
-# A JSON number whose member's name says what it counts is read in JSON alone: a quick test that a lower-case
-# JSON text may name such a member at all, then the keys of each member (its name, its number).
+# The readers of values only a few lookups need, by the name a source keeps their keys under: of what a text
+# writes, read from it and its words' forms (``tokens``); in JSON alone, of a number whose member's name says
+# what it counts, a quick test that a lower-case JSON text may name one at all and the keys of a member.
 type MemberReader = tuple[Callable[[str], object], Callable[[str, str], list[str]]]
-# The readers of values only a few lookups need, by the name a source keeps their keys under: the kinds of
-# value a text writes, read from it and its words' forms (``tokens``), and the JSON members named as an
-# instant (``starts_at``), a length of time (``wait_minutes``) or an amount in a minor unit (``price_cents``,
-# read with the ``words``, of which its keys are a part).
 LAZY_READERS: dict[str, Callable[[str, AbstractSet[str]], list[str]] | MemberReader] = {
     "dates": tokens.date_forms,
     "times": tokens.time_forms,
     "durations": tokens.duration_forms,
-    "instants": (values.LONG_NUMBER.search, values.instant_member_keys),
-    "lengths": (durations.KEYED_UNIT.search, durations.duration_member_keys),
-    "minor amounts": (
-        lambda low: any(f'{word}"' in low for word in money.MINOR_WORDS),
-        money.minor_member_keys,
-    ),
+    "instants": (values.LONG_NUMBER.search, values.instant_member_keys),  # starts_at
+    "lengths": (durations.KEYED_UNIT.search, durations.duration_member_keys),  # wait_minutes
+    # price_cents: an amount, among the ``words`` too
+    "minor amounts": (lambda low: any(f'{w}"' in low for w in money.MINOR_WORDS), money.minor_member_keys),
 }
 # The lazy readers by the key prefixes each may read. A year (a number of at most four digits) is a date's.
 _READERS_OF = {
