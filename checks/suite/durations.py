@@ -50,7 +50,7 @@ _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({_ANY_UNIT})$", re.I)
-_KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*-?\d')  # on lower-case JSON
+KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*-?\d')  # a member named for a unit, in lower-case JSON
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])
@@ -176,12 +176,7 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
     return {key for value in read_durations(text, True, readers) for key in value.keys()}
 
 
-def member_may_hold(low_json: str) -> bool:
-    """Whether a lower-case JSON text may name a member for a unit at all."""
-    return _KEYED_UNIT.search(low_json) is not None
-
-
-def member_keys(name: str, number: str) -> list[str]:
+def duration_member_keys(name: str, number: str) -> list[str]:
     """The duration key of a JSON number whose member's name ends in a unit, or none."""
     match = _KEY_WORDS.search(name)
     return [] if match is None else [duration_key(Decimal(number) * UNITS[match.group(1).lower()])]

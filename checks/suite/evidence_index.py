@@ -18,10 +18,10 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property, reduce
 from operator import itemgetter
-from types import ModuleType
 from typing import Any
 from weakref import proxy
 
@@ -222,10 +222,20 @@ def _value_end(text: str, start: int) -> int:
         return len(text)  # cut off inside this value: whatever follows belongs to it
 
 
-# The readers of values only a few lookups need: ``tokens.VALUE_READERS``, and JSON members named as an
-# instant (``values``) or a length of time (``durations``); by the key prefixes each may read. A year (a
-# number of at most four digits) is a date's.
-LAZY_READERS = (*tokens.VALUE_READERS, "instants", "lengths")
+# The readers of values only a few lookups need, by the name a source keeps their keys under: of what a text
+# writes, read from it and its words' forms (``tokens``); in JSON alone, of a number whose member's name says
+# what it counts, a quick test that a lower-case JSON text may name one at all and the keys of a member.
+type MemberReader = tuple[Callable[[str], object], Callable[[str, str], list[str]]]
+LAZY_READERS: dict[str, Callable[[str, AbstractSet[str]], list[str]] | MemberReader] = {
+    "dates": tokens.date_forms,
+    "times": tokens.time_forms,
+    "durations": tokens.duration_forms,
+    "instants": (values.LONG_NUMBER.search, values.instant_member_keys),  # starts_at
+    "lengths": (durations.KEYED_UNIT.search, durations.duration_member_keys),  # wait_minutes
+    # price_cents: an amount, among the ``words`` too
+    "minor amounts": (lambda low: any(f'{w}"' in low for w in money.MINOR_WORDS), money.minor_member_keys),
+}
+# The lazy readers by the key prefixes each may read. A year (a number of at most four digits) is a date's.
 _READERS_OF = {
     "date ": ("dates", "instants"),
     "time ": ("times", "instants"),
@@ -329,14 +339,15 @@ class Source:
     def _read_keys(self, reader: str) -> set[str]:
         text, json_text = self.cache["read"]
         forms: set[str] = self.kept("forms", lambda: tokens.word_forms(text, self.forms.split))
-        if reader in tokens.VALUE_READERS:
-            return set(tokens.VALUE_READERS[reader](text, forms))
-        if reader != "words":
-            return member_keys(text, (durations if reader == "lengths" else values,)) if json_text else set()
+        read = LAZY_READERS.get(reader)
+        if isinstance(read, tuple):
+            return _member_keys(text, read) if json_text else set()
+        if read is not None:
+            return set(read(text, forms))
         # A JSON text's numbers grouped with commas are read from its strings alone: "[1,250]" is two.
         if not json_text:
             return forms | money.amount_keys(tokens.value_text(text), words=forms)
-        more = money.amount_keys(text, plain=False, words=forms) | member_keys(text, (money,))
+        more = money.amount_keys(text, plain=False, words=forms) | self.value_keys("minor amounts")
         if money.needs_its_strings(text):
             for _, _, content in _string_contents(text):
                 more |= money.amount_keys(content)
@@ -470,15 +481,12 @@ def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
-def member_keys(json_text: str, kinds: Iterable[ModuleType]) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, by ``kinds``: a length of
-    time (``wait_minutes``), an instant (``starts_at``), an amount in a minor unit (``price_cents``)."""
-    low = json_text.lower()
-    kinds = [kind for kind in kinds if kind.member_may_hold(low)]
-    if not kinds:
+def _member_keys(json_text: str, reader: MemberReader) -> set[str]:
+    """The keys of the JSON numbers whose member names say what they count, by one ``MemberReader``."""
+    may_hold, keys = reader
+    if not may_hold(json_text.lower()):
         return set()
-    members = _MEMBER_NUMBER.findall(json_text)
-    return {key for name, number in members for kind in kinds for key in kind.member_keys(name, number)}
+    return {key for name, number in _MEMBER_NUMBER.findall(json_text) for key in keys(name, number)}
 
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:

@@ -311,12 +311,7 @@ def labelled_amounts(text: str) -> set[Decimal]:
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
 
 
-def member_may_hold(low_json: str) -> bool:
-    """Whether a lower-case JSON text may name a member for a minor unit at all."""
-    return any(f'{word}"' in low_json for word in MINOR_WORDS)
-
-
-def member_keys(name: str, number: str) -> list[str]:
+def minor_member_keys(name: str, number: str) -> list[str]:
     """The amount key of a JSON number counting a minor unit (``"priceCents": 1299`` is 12.99)."""
     per = next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
     value = read_number(number) if per is not None else None

@@ -259,7 +259,7 @@ def _precision(text: str) -> int:
 def index_text(text: str) -> set[str]:
     """The normalized forms a text carries: its words and the keys of its values and amounts."""
     forms = word_forms(text)
-    forms.update([key for read in VALUE_READERS.values() for key in read(text, forms)])
+    forms.update([*date_forms(text, forms), *time_forms(text, forms), *duration_forms(text, forms)])
     # The text as written: a code glued to its number is read only in capitals ("USD5").
     forms.update(amount_keys(value_text(text), words=forms))
     return forms
@@ -350,8 +350,6 @@ def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     return list(duration_keys(value_text(text), found)) if found else []
 
 
-# Each reader of a kind of value, by the name a source keeps its keys under.
-VALUE_READERS = {"dates": date_forms, "times": time_forms, "durations": duration_forms}
 _IDENTIFIER_RUN = re.compile(r"^[^\n]*\d{4}[^\n]*$", re.M)
 
 

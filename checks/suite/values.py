@@ -378,15 +378,10 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
 
 # A JSON member named for an instant: ``created_at``, ``startTime``, ``timestamp``, ``due_date``, ``ts``.
 _INSTANT_NAME = re.compile(r"(?:^|[_\-]|(?<=[a-z])(?=[A-Z]))(?:at|time|timestamp|date|ts|epoch)$", re.I)
-_LONG_NUMBER = re.compile(r":\s*\d{9}")  # seconds since 1970 have ten digits
+LONG_NUMBER = re.compile(r":\s*\d{9}")  # long enough to be an instant: seconds since 1970 have ten digits
 
 
-def member_may_hold(low_json: str) -> bool:
-    """Whether a JSON text holds a number long enough to be an instant at all."""
-    return _LONG_NUMBER.search(low_json) is not None
-
-
-def member_keys(name: str, number: str) -> list[str]:
+def instant_member_keys(name: str, number: str) -> list[str]:
     """The UTC date and time keys of seconds (or ms) since 1970 under a name for an instant, or none."""
     if not (number.isdigit() and len(number) in (9, 10, 12, 13)) or _INSTANT_NAME.search(name) is None:
         return []
