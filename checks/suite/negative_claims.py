@@ -159,7 +159,7 @@ def _rows_outside(other: Call, cited: Call) -> bool:
 
 def _kin(others: Iterable[Call], cited: list[Call], test: Callable[[Call, Call], bool]) -> list[Call]:
     """The calls of ``others`` that ``test`` relates to a cited read of the same tool."""
-    return [x for x in others if any(same_tool(x.tool, c.tool) and test(x, c) for c in cited)]
+    return [x for x in others if any(same_tool(x.receipt.tool, c.receipt.tool) and test(x, c) for c in cited)]
 
 
 def _unique(calls: list[Call | None]) -> list[Call]:
@@ -222,12 +222,13 @@ def judge_reads(kind: str, about: Any, cited: list[Call], ctx: _Context) -> Verd
         return Verdict("record_incomplete", cited)
     if any(not c.receipt.trusted for c in cited):
         return Verdict("outside_trusted_context", cited)
-    declared = (ctx.record.has_read(c.tool, turn) if citable is None else c.tool in citable for c in cited)
+    tools = [c.receipt.tool for c in cited]
+    declared = (ctx.record.has_read(tool, turn) if citable is None else tool in citable for tool in tools)
     if not all(declared):
         return Verdict("cited_call_undeclared", cited)
-    if any(not (c.is_read and c.receipt.dispatched and c.receipt.ok) for c in cited):
+    if any(not (c.receipt.effect == "read" and c.receipt.dispatched and c.receipt.ok) for c in cited):
         return Verdict("call_not_read", cited)
-    reads_now = [x for x in ctx.record.in_turn(turn) if x.is_read and x.receipt.dispatched]
+    reads_now = [x for x in ctx.record.in_turn(turn) if x.receipt.effect == "read" and x.receipt.dispatched]
     for c in cited:
         if c.turn < turn and not _kin(reads_now, [c], _same_filters):
             return Verdict("stale_turn", cited, stale=c)
@@ -285,7 +286,7 @@ def statement(cited: list[Call]) -> str:
         terms = ", ".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in (c.filters or {}).items())
         what = "declared that nothing matched" if c.declared_absent else "returned nothing"
         where, whole = f" for {terms}" if terms else "", " over a complete search" if c.complete else ""
-        parts.append(f"{c.tool} ({c.handle}) {what}{where}{whole}")
+        parts.append(f"{c.receipt.tool} ({c.handle}) {what}{where}{whole}")
     return "Recorded: " + "; ".join(parts) + "."
 
 
@@ -298,7 +299,7 @@ def _explain(verdict: Verdict, subject: str) -> str:
         return f"{subject} and the record cannot settle it: {_MISSING[verdict.missing]}."
     if verdict.stale is not None:
         return f"{subject} rests on {verdict.stale.handle}, read on turn {verdict.stale.turn} and not again."
-    others = ", ".join(f"{x.tool} ({x.handle})" for x in verdict.writes or verdict.contrary)
+    others = ", ".join(f"{x.receipt.tool} ({x.handle})" for x in verdict.writes or verdict.contrary)
     if verdict.writes:
         return (
             f"{subject} rests on {cited}, but {others} may have changed the data after or beside that read."
@@ -370,7 +371,7 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
         about = item.about()
         named = about is not None and re.search(rf"(?<![\w-]){re.escape(about)}(?![\w-])", context, re.I)
         reads = item.reads(ctx)
-        linked = any(same_tool(c.tool, claim.tool) for c in reads) or (not reads and about is None)
+        linked = any(same_tool(c.receipt.tool, claim.tool) for c in reads) or (not reads and about is None)
         if named or linked:
             # Subject named and read linked, then subject named, then read linked.
             ranked.append((0 if named and linked else 1 if named else 2, order, item))
@@ -402,7 +403,7 @@ def _judge_prose(claim: ToolClaim, span: Span | None, ctx: _Context) -> Finding:
     extra |= {"restsOn": None, "tool": claim.tool}
     bound = tool_receipts.bind(claim, ctx.conversation, ctx.turn)
     call = ctx.record.of_receipt(bound[0]) if bound is not None else None
-    if call is not None and not call.receipt.derived and call.is_read:
+    if call is not None and not call.receipt.derived and call.receipt.effect == "read":
         verdict = judge_reads("none", None, [call], ctx)
         return _finding(ctx.turn, verdict, span, "The stated absence", extra)
     missing = "receipt" if call is None else "runtime_receipt" if call.receipt.derived else "read_effect"

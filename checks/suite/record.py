@@ -29,14 +29,6 @@ class Call:
         return self.receipt.handle
 
     @property
-    def tool(self) -> str:
-        return self.receipt.tool
-
-    @property
-    def is_read(self) -> bool:
-        return self.receipt.effect == "read"
-
-    @property
     def filters(self) -> dict[str, Any] | None:
         """What the search was filtered on; None when the runtime recorded no scope."""
         scope = self.receipt.scope
@@ -88,8 +80,8 @@ class Record:
             self._in_turn.setdefault(call.turn, []).append(call)
             self._by_handle.setdefault(call.handle, []).append(call)
             self._of_receipt.setdefault(id(call.receipt), call)
-            if call.is_read:
-                self._first_read.setdefault(call.tool, call.turn)
+            if call.receipt.effect == "read":
+                self._first_read.setdefault(call.receipt.tool, call.turn)
             elif call.receipt.dispatched:
                 self._changes.append(call)
 

@@ -242,7 +242,7 @@ def test_given_receipts_of_a_reused_id_pair_in_order_with_its_calls() -> None:
     ]
     placed = Record.of(conversation).calls
     assert [
-        (c.tool, c.message_index, c.result is not None and "HAT170" in c.result.text) for c in placed
+        (c.receipt.tool, c.message_index, c.result is not None and "HAT170" in c.result.text) for c in placed
     ] == [
         ("get_reservation_details", 1, False),
         ("update_reservation_flights", 3, True),
