@@ -467,30 +467,20 @@ def test_a_number_a_tool_returned_is_stored_as_its_text() -> None:
     assert [f for f in run_suite(doc)["findings"] if f["severity"] == "flag"] == []
 
 
+def _legacy_step(bin_name: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One call of the legacy functions API and its result, which carries no call id."""
+    arguments = json.dumps({"bin": bin_name}, separators=(",", ":"))
+    call = {
+        "role": "assistant",
+        "content": None,
+        "function_call": {"name": "count_bin", "arguments": arguments},
+    }
+    answer = {"role": "function", "name": "count_bin", "content": json.dumps(result, separators=(",", ":"))}
+    return [call, answer]
+
+
 def test_legacy_function_calls_and_lost_result_ids_are_paired_by_name_and_order_and_say_so() -> None:
-    legacy = _variant(
-        {
-            "role": "assistant",
-            "content": None,
-            "function_call": {"name": "count_bin", "arguments": '{"bin":"A1"}'},
-        },
-        {
-            "role": "function",
-            "name": "count_bin",
-            "content": json.dumps(BIN_RESULTS[0], separators=(",", ":")),
-        },
-        {
-            "role": "assistant",
-            "content": None,
-            "function_call": {"name": "count_bin", "arguments": '{"bin":"B2"}'},
-        },
-        {
-            "role": "function",
-            "name": "count_bin",
-            "content": json.dumps(BIN_RESULTS[1], separators=(",", ":")),
-        },
-        ANSWER,
-    )
+    legacy = _variant(*_legacy_step("A1", BIN_RESULTS[0]), *_legacy_step("B2", BIN_RESULTS[1]), ANSWER)
     lost_ids = _variant(
         {
             "role": "assistant",
