@@ -509,6 +509,17 @@ def test_legacy_function_calls_and_lost_result_ids_are_paired_by_name_and_order_
         assert doc["metadata"] == {"pairing": "by name and order"}  # an inference, not a record
 
 
+@pytest.mark.parametrize("calls", ["lookup", [1], [["k1"]]])
+def test_calls_that_are_no_list_of_objects_are_left_for_validation_to_name(calls: Any) -> None:
+    """The pairing reads only calls it can read: anything else is refused naming its path, not a crash."""
+    payload = _variant(
+        {"role": "assistant", "content": None, "tool_calls": calls}, {"role": "tool", "content": "4"}
+    )
+    for fmt in ("openai", AUTO):
+        paths = [e["path"] for e in validate(to_native(payload, fmt))]
+        assert any(path.startswith("$.messages[1].tool_calls") for path in paths), paths
+
+
 def test_read_as_native_the_same_variants_are_refused_naming_the_part() -> None:
     payload = _variant(
         {

@@ -49,15 +49,25 @@ def adapt(payload: Any) -> Any:
 
 def _paired(native: dict[str, Any], messages: list[Any]) -> list[Any]:
     """The messages with every result paired to a call of its turn; the metadata says when a
-    pairing was inferred rather than written. A transcript validation will refuse (a message
-    that is no object) or metadata that is no object is left for validation to name."""
+    pairing was inferred rather than written. A transcript validation will refuse (``_pairable``)
+    or metadata that is no object is left for validation to name."""
     metadata = native.get("metadata", {})
-    if not all(isinstance(m, dict) for m in messages) or not isinstance(metadata, dict):
+    if not _pairable(messages) or not isinstance(metadata, dict):
         return messages
     paired, inferred = call_pairing.pair_results(messages)
     if inferred:
         native["metadata"] = metadata | {call_pairing.METADATA_KEY: call_pairing.BY_NAME_AND_ORDER}
     return paired
+
+
+def _pairable(messages: list[Any]) -> bool:
+    """Whether the pairing can read the transcript: objects, each call list a list of objects."""
+    return all(
+        isinstance(m, dict)
+        and (not m.get("tool_calls") or isinstance(m["tool_calls"], list))
+        and all(isinstance(call, dict) for call in m.get("tool_calls") or ())
+        for m in messages
+    )
 
 
 def tools_offered(tools: Any) -> list[Any] | None:
@@ -113,20 +123,11 @@ def _is_text(content: Any) -> bool:
 
 def is_variant(messages: list[Any]) -> bool:
     """Whether a transcript is written in a Chat Completions variant only this reader reads:
-    a flat or legacy call, a legacy result, a tool result that is no text, or a result whose
-    id names no earlier call."""
-    ids: set[Any] = set()
-    for raw in messages:
-        if _is_variant_message(raw):
-            return True
-        if not isinstance(raw, dict):
-            continue
-        calls = raw.get("tool_calls")
-        if isinstance(calls, list):
-            ids.update(call.get("id") for call in calls if isinstance(call, dict))
-        if raw.get("role") == "tool" and raw.get("tool_call_id") not in ids:
-            return True
-    return False
+    a flat or legacy call, a legacy result, a tool result that is no text, or results that
+    pair with their calls only by name and order (``call_pairing``: an id lost or never written)."""
+    if any(_is_variant_message(m) for m in messages):
+        return True
+    return _pairable(messages) and call_pairing.pair_results(messages)[1]
 
 
 def _is_variant_message(raw: Any) -> bool:
