@@ -78,9 +78,13 @@ def run_suite(
         # stable: at one place the registry's order (then each checker's) holds.
         findings.sort(key=lambda f: (f.turn, 0, f.claim.start) if f.claim else (f.turn, 1, 0))
         findings = _one_flag_per_defect(findings)
-        out: dict[str, Any] = {"external_id": conversation.external_id, "suite_version": SUITE_VERSION}
-        out |= {"findings": [f.to_dict() for f in findings], "provenance": provenance}
-        out["turns"] = list(turns.values())
+        out = {
+            "external_id": conversation.external_id,
+            "suite_version": SUITE_VERSION,
+            "findings": [f.to_dict() for f in findings],
+            "provenance": provenance,
+            "turns": list(turns.values()),
+        }
         return out if judge is None else out | {"judge": judge}
 
 

@@ -429,7 +429,11 @@ def from_canonical(doc: dict[str, Any]) -> Conversation:
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
     turns = tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"]))
     return Conversation(
-        doc["external_id"], turns, doc["agent"]["model"], doc["system"], doc["receipts_complete"]
+        external_id=doc["external_id"],
+        turns=turns,
+        agent_model=doc["agent"]["model"],
+        system=doc["system"],
+        receipts_complete=doc["receipts_complete"],
     )
 
 
@@ -446,7 +450,15 @@ def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Tur
     claims = None if given_claims is None else tuple(_claim(c) for c in given_claims)
     negative_claims = tuple(turn.get("negative_claims") or ())
     return Turn(
-        index, messages, tools_offered, parameters, receipts, claims, negative_claims, answer, answer_index
+        index=index,
+        messages=messages,
+        tools_offered=tools_offered,
+        tool_parameters=parameters,
+        receipts=receipts,
+        claims=claims,
+        negative_claims=negative_claims,
+        answer=answer,
+        answer_index=answer_index,
     )
 
 
@@ -460,7 +472,15 @@ def _build_message(index: int, message: dict[str, Any]) -> Message:
     tool_calls = tuple(
         ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"], index) for c in calls
     )
-    return Message(role, content_text(content), content, tool_calls, tool_call_id, is_error)
+    text = content_text(content)
+    return Message(
+        role=role,
+        text=text,
+        content=content,
+        tool_calls=tool_calls,
+        tool_call_id=tool_call_id,
+        is_error=is_error,
+    )
 
 
 # --- receipts -----------------------------------------------------------------------------

@@ -198,14 +198,19 @@ def _amount(match: re.Match[str], plain: bool, bare: bool = False, scaled: bool 
     minor = MINOR_WORDS.get(after.strip().lower()) if after else None
     if minor is not None:
         readings = tuple(dict.fromkeys([r / minor for r in readings] + list(readings)))
-    kind = "number" if before is None and after is None else "money"
-    value = -readings[0] if match.group("minus") or match.group("minus2") else readings[0]
     per = match.group("slash") or match.group("per") or match.group("each")
-    number_end = match.end("scale" if scale is not None else "number")
-    precision = -int(digits[0].as_tuple().exponent) - power  # digits and a point: never above 0
-    currency, unit = _currency(before) or _currency(after), per.lower() if per else None
-    span = (match.start(), match.end(), match.start("number"), number_end)
-    return Amount(kind, value, readings, currency, unit, *span, precision)
+    return Amount(
+        kind="number" if before is None and after is None else "money",
+        value=-readings[0] if match.group("minus") or match.group("minus2") else readings[0],
+        readings=readings,
+        currency=_currency(before) or _currency(after),
+        per=per.lower() if per else None,
+        start=match.start(),
+        end=match.end(),
+        number_start=match.start("number"),
+        number_end=match.end("scale" if scale is not None else "number"),
+        precision=-int(digits[0].as_tuple().exponent) - power,  # digits and a point: never above 0
+    )
 
 
 def read_amounts(
