@@ -467,19 +467,16 @@ def _claim(c: dict[str, Any]) -> ToolClaim:
 
 
 def _build_message(index: int, message: dict[str, Any]) -> Message:
-    role, content, tool_call_id = message["role"], message.get("content"), message.get("tool_call_id")
-    calls, is_error = message.get("tool_calls") or (), bool(message.get("is_error"))
-    tool_calls = tuple(
-        ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"], index) for c in calls
-    )
-    text = content_text(content)
+    calls = message.get("tool_calls") or ()
     return Message(
-        role=role,
-        text=text,
-        content=content,
-        tool_calls=tool_calls,
-        tool_call_id=tool_call_id,
-        is_error=is_error,
+        role=message["role"],
+        text=content_text(message.get("content")),
+        content=message.get("content"),
+        tool_calls=tuple(
+            ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"], index) for c in calls
+        ),
+        tool_call_id=message.get("tool_call_id"),
+        is_error=bool(message.get("is_error")),
     )
 
 
