@@ -304,6 +304,7 @@ CACHES = {
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT = "grounding_site.broker:Transport"  # kombu's, a worker-killing fault mended
     # Late acknowledgement means a task waits in Redis until finished; the visibility
     # timeout must outlast the longest check or it is handed out twice.
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
