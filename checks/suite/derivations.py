@@ -345,7 +345,8 @@ class _Table:
                 keyed.append((k, members))
         for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
-        self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and _unit(a) == _unit(b)]
+        units = {c: _unit(c) for c in self.columns}
+        self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and units[a] == units[b]]
         self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
         self.summed: dict[int, dict[str, Decimal]] = {}
         self.made: dict[int, list[_Aggregate]] = {}
