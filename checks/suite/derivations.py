@@ -327,8 +327,7 @@ class _Table:
         if any("." in k for k in self.columns + texts):
             if any(dict in map(type, row.values()) for row in rows[32:]):
                 rows = [_flat(row) for row in rows]
-        # Integers and Decimals as read, summed from the integer 0 (integers add as integers, many
-        # times faster than each to a Decimal) and then to ZERO: in EXACT, a Decimal, exact.
+        # Integers and Decimals as read; summed from 0, integers add as integers (far faster); exact.
         self.values: dict[str, list[Any]] = {
             c: [v if type(v := row.get(c)) in _NUMBER else 0 for row in rows] for c in self.columns
         }
