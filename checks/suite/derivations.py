@@ -327,7 +327,7 @@ class _Table:
         if any("." in k for k in self.columns + texts):
             if any(dict in map(type, row.values()) for row in rows[32:]):
                 rows = [_flat(row) for row in rows]
-        # Integers and Decimals as read: a sum of them in EXACT is a Decimal, exact.
+        # Integers and Decimals as read; summed from 0, integers add as integers (far faster); exact.
         self.values: dict[str, list[Any]] = {
             c: [v if type(v := row.get(c)) in _NUMBER else 0 for row in rows] for c in self.columns
         }
@@ -344,7 +344,8 @@ class _Table:
                 keyed.append((k, members))
         for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
-        self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and _unit(a) == _unit(b)]
+        units = {c: _unit(c) for c in self.columns}
+        self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and units[a] == units[b]]
         self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
         self.summed: dict[int, dict[str, Decimal]] = {}
         self.made: dict[int, list[_Aggregate]] = {}
@@ -354,7 +355,7 @@ class _Table:
         if group not in self.summed:
             idx = self.groups[group][1]
             self.summed[group] = {
-                c: sum(cells if idx is None else map(cells.__getitem__, idx), ZERO)
+                c: ZERO + sum(cells if idx is None else map(cells.__getitem__, idx))
                 for c, cells in self.values.items()
             }
         return self.summed[group]
