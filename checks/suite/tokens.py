@@ -40,8 +40,6 @@ from .values import HALF_DAY_MARKS, MONTH_NAMES, date_keys, time_keys
 SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab\u00bb\u2014\u2013\\"
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
 _DIGITS = frozenset("0123456789")
-# How a numeric token with another spelling ends: a decimal's zero, a glued unit's letter.
-_SPELLED_ENDS = frozenset("0abcdefghijklmnopqrstuvwxyz%")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
 DECORATION = ".:-_/#~$+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
@@ -81,6 +79,13 @@ _GROUP_SPLIT = re.compile(_GROUP_SPACE)
 # The last group of such a run, as a source's forms hold it: whether a source may write one.
 _LAST_GROUP = re.compile(r"(?m)(?:^|[\u2009\u202f])\d{3}(?:\.\d+)?$")
 _ESCAPED_GROUP_SPACE = re.compile(r"\\u(00a0|2009|202f)", re.I)  # in JSON
+# A token (one a line) that may have another form: dressed, or a number ending as a decimal's zero, a
+# glued unit's letter or a point's group ("41.200"); an undressed date or time ("2026-11-03t13:26") has none.
+_DRESSED = f"[{re.escape(DECORATION)}]"
+_SPELLED = re.compile(
+    rf"\n({_DRESSED}[^\n]*+|[0-9][^\n:-]*+(?:(?<=[0a-z%])|(?<=\.[^\n]{{3}}))(?=\n)|[^\n]*+(?<={_DRESSED}))"
+)
+_POINT_GROUP = re.compile(r"\n[0-9][^\n]*+(?<=\.[^\n]{3})")  # a number, a point before its last three
 # A digit, a space, a digit: what every such number holds (in ASCII: "0 0", digits as 0).
 _DIGIT_SPACE_DIGIT = re.compile(rf"{_GROUP_SPACE}(?<=\d.)\d")
 _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
@@ -276,25 +281,16 @@ def split_text(text: str) -> str:
 def word_forms(text: str, split: str | None = None) -> set[str]:
     """The forms (``token_keys``) of a text's tokens (``split``: its ``split_text``) and spaced numbers."""
     forms = set((split_text(text) if split is None else split).split())
-    # Python visits only tokens with another form: dressed, a decimal that may end in zeros, a glued unit.
-    spelled = [
-        t
-        for t in forms
-        if (t[0] in _DIGITS and (t[-1] in _SPELLED_ENDS or t[-4:-3] == "."))
-        or t[-1] in _DECORATION_SET
-        or t[0] in _DECORATION_SET
-    ]
-    for token in spelled:
-        # An undressed number with a colon or a hyphen inside (a date, a time) is its one key.
-        if not (token[0] in _DIGITS and token[-1] not in _DECORATION_SET and (":" in token or "-" in token)):
-            forms.update(token_keys(token))
-    forms.discard("")
+    # The distinct tokens one a line, where patterns pick in C the few with another form.
+    lines = "\n" + "\n".join(forms) + "\n"
+    keys = [key for token in _SPELLED.findall(lines) for key in token_keys(token)]
+    forms.update(keys)
     # Numbers grouped by spaces, looked for where a form may end one or an escape hide a space.
-    if ("\\" in text and "\\u" in text) or _LAST_GROUP.search("\n".join(forms)):
+    if ("\\" in text and "\\u" in text) or _LAST_GROUP.search(lines) or _LAST_GROUP.search("\n".join(keys)):
         unescaped = _ESCAPED_GROUP_SPACE.sub(lambda m: chr(int(m.group(1), 16)), text)
         forms.update(value for _, _, value in spaced_numbers(unescaped))
     # A decimal comma after a point's group ("10.482,75") is a separator above: read whole.
-    if "," in text and any(t[0] in _DIGITS and t[-4:-3] == "." for t in spelled):
+    if "," in text and _POINT_GROUP.search(lines):
         forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
     return forms
 
