@@ -12,7 +12,11 @@ arbitrary subsets.
   answer's own amounts, earlier answers' known amounts, the user's and the prompt's words,
   the money this turn's results carry, the records the answer names.
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
-  remains only where said to remain, a figure for N people only as a product by N.
+  remains only where said to remain, a figure for N people only as a product by N. An amount
+  written to the cent is the exception for a run's sum and a difference: amounts that agree to
+  the cent by chance are rare, whole numbers that do are not, so their words are not asked.
+- **The rows a call's own arguments name** (the items a write was asked to act on) are a
+  group of their list, summed as a whole list is: what the write moved is their total.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -274,12 +278,13 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
     out: list[_Table] = []
+    named = {text for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))}
     stack = [("", source.parsed(), 0)]
     while stack and len(out) < 64:
         path, value, depth = stack.pop()
         rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)] if isinstance(value, list) else []
         if rows:
-            out.append(_Table(path, rows))
+            out.append(_Table(path, rows, named))
         elif isinstance(value, (dict, list)) and depth < 16:
             items = value.items() if isinstance(value, dict) else enumerate(value[:MAX_ROWS])
             stack.extend(
@@ -294,6 +299,10 @@ def _unit(key: str) -> str | None:
     parts = re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", key)
     tail = parts[-1].lower() if len(parts) > 1 else ""
     return tail if tail in _UNIT_WORDS else None
+
+
+def _names(row: dict[str, Any], named: set[str]) -> bool:
+    return any(isinstance(v, str) and v in named for v in row.values())
 
 
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
@@ -312,7 +321,7 @@ class _Table:
     shares a text value, each column's sum, the same-unit ratio of two (a fraction, a
     percentage and its complement) and their difference. A group's are made on first need."""
 
-    def __init__(self, path: str, rows: list[dict[str, Any]]) -> None:
+    def __init__(self, path: str, rows: list[dict[str, Any]], named: set[str]) -> None:
         if any(dict in map(type, row.values()) for row in rows[:32]):
             rows = [_flat(row) for row in rows]
         self.path, self.columns, texts = path, list[str](), list[str]()
@@ -344,6 +353,10 @@ class _Table:
                 keyed.append((k, members))
         for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
+        # The rows the call's own arguments name (the items a write was asked to act on).
+        chosen = [i for i, row in enumerate(rows) if named and _names(row, named)]
+        if self.columns and 2 <= len(chosen) < len(rows):
+            self.groups.append((_CHOSEN, chosen))
         units = {c: _unit(c) for c in self.columns}
         self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and units[a] == units[b]]
         self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
@@ -444,7 +457,10 @@ def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-def _column(kind: str, whole: bool = False) -> _Find:
+_CHOSEN = "named by the call"
+
+
+def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
     """The row over lists' rows of one ``kind``; ``whole`` takes every row of a list only,
     never a group of them (a record's total is the sum of all its parts)."""
 
@@ -455,6 +471,8 @@ def _column(kind: str, whole: bool = False) -> _Find:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
                 # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
                 if found != kind or not low <= magnitude <= high or whole and "[]." not in how:
+                    continue
+                if chosen and _CHOSEN not in how:
                     continue
                 if not off or abs(magnitude - number) + off <= tol:
                     columns = [Evidence(call_id=source.call_id, path=part) for part in _COLUMN.findall(how)]
@@ -853,10 +871,13 @@ TABLE = (
     Row("sum", "the figures the answer computed", "2-8", "amount", _CENT, _computed, _TOTAL_WORDS),
     Row("sum", "the amounts labelled as the total is", "2-8", "amount", _CENT, _like_labelled, _TOTAL_WORDS),
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
+    Row("sum", "the answer's amounts", "2-8", "cents", _CENT, _listed),
+    Row("difference", "amounts stated; one result's", "2", "cents", _CENT, _difference),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", True)),
+    Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", chosen=True)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)

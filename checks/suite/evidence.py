@@ -315,7 +315,8 @@ class _State:
             if opts.figures:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
-                shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
+                if c.shape == "amount" and c.number is not None:
+                    shapes |= {"amount", "cents"} if (c.precision or 0) >= 2 else {"amount"}
             if not shapes:
                 continue
             at = place[c.value] if "amount" in shapes else -1

@@ -269,3 +269,124 @@ def test_a_total_of_the_figures_the_answer_computed_skips_their_operands(
     not the amounts they were computed from; a total that is not their sum is flagged."""
     assert computed(run(answer, record))[right]["kind"] == "sum"
     assert flagged(run(answer.replace(right, wrong), record)) == [wrong]
+
+
+# --- figures written to the cent: their arithmetic holds whatever words surround them ----------
+
+# Each result holds a row the answer leaves out: no sum of a whole list gives the figure.
+BOX_OFFICE = {
+    "seats": [
+        {"seat": "B-12", "price": 48.25},
+        {"seat": "B-13", "price": 48.25},
+        {"seat": "C-1", "price": 31},
+    ]
+}
+STOCKROOM = {
+    "bins": [
+        {"part": "hex bolt", "cost": 3.15},
+        {"part": "washer", "cost": 1.05},
+        {"part": "nut", "cost": 0.6},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "result", "figure"),
+    [
+        ("- Seat B-12: $48.25\n- Seat B-13: $48.25\n- Amount charged: $96.50", BOX_OFFICE, "96.50"),
+        ("- Hex bolt: $3.15\n- Washer: $1.05\n- Reorder cost: $4.20", STOCKROOM, "4.20"),
+    ],
+)
+def test_a_figure_to_the_cent_after_the_amounts_it_adds_up_is_their_sum(
+    answer: str, result: dict[str, Any], figure: str
+) -> None:
+    """No "total" in its label: a run of amounts that agrees to the cent is no coincidence."""
+    found = run(answer, result)
+    assert flagged(found) == []
+    assert computed(found)[figure]["kind"] == "sum"
+
+
+def test_a_whole_figure_after_amounts_still_needs_a_total_word() -> None:
+    """Whole numbers add up by chance often: without "total" the run does not explain them."""
+    bins = {
+        "bins": [{"part": "hex bolt", "cost": 3}, {"part": "washer", "cost": 1}, {"part": "nut", "cost": 7}]
+    }
+    assert flagged(run("- Hex bolt: $3\n- Washer: $1\n- Reorder cost: $4", bins)) == ["4"]
+
+
+def _acted_on(tool: str, args: dict[str, Any], result: dict[str, Any], answer: str) -> dict[str, Any]:
+    turn = build_turn(answer, calls=[{"tool": tool, "args": args, "result": result}])
+    return run_suite(build_conversation(turn))
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "result", "right", "wrong"),
+    [
+        (
+            "release_seats",
+            {"seat_ids": ["S-1", "S-3"]},
+            {
+                "seats": [
+                    {"id": "S-1", "fare": 40.5},
+                    {"id": "S-2", "fare": 35.25},
+                    {"id": "S-3", "fare": 22.75},
+                ]
+            },
+            "63.25",
+            "75.75",
+        ),
+        (
+            "return_parts",
+            {"order": "PO-7", "part_ids": ["P-2", "P-3"]},
+            {"parts": [{"id": "P-1", "cost": 12.4}, {"id": "P-2", "cost": 7.1}, {"id": "P-3", "cost": 3.35}]},
+            "10.45",
+            "19.50",
+        ),
+    ],
+)
+def test_an_amount_over_the_rows_a_call_names_is_their_sum(
+    tool: str, args: dict[str, Any], result: dict[str, Any], right: str, wrong: str
+) -> None:
+    """The rows a write was asked to act on (its arguments name them) sum to what it moved;
+    two rows it did not name together are no such group."""
+    found = _acted_on(tool, args, result, f"Done: ${right} will be credited to your account.")
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "column-sum"
+    assert flagged(_acted_on(tool, args, result, f"Done: ${wrong} will be credited to your account.")) == [
+        wrong
+    ]
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "figure"),
+    [
+        (
+            {"plans": {"basic": {"price": 29.99}, "premium": {"price": 44.49}}},
+            "Premium costs $14.50 more.",
+            None,
+        ),
+        (
+            {"plans": {"basic": {"price": 29.99}, "premium": {"price": 44.49}}},
+            "The upgrade is $14.50 a month.",
+            "14.50",
+        ),
+        (
+            {"pallet": {"cost": 118.4}, "crate": {"cost": 96.15}},
+            "Switching to a crate costs $22.25 per load.",
+            "22.25",
+        ),
+    ],
+)
+def test_a_difference_to_the_cent_needs_no_word_of_remainder(
+    result: dict[str, Any], answer: str, figure: str | None
+) -> None:
+    """Two amounts read whose difference is the figure to the cent explain it, said or not."""
+    found = run(answer, result)
+    assert flagged(found) == []
+    assert computed(found)[figure or "14.50"]["kind"] == "difference"
+
+
+def test_a_whole_difference_still_needs_a_word_of_remainder() -> None:
+    plans = {"plans": {"basic": {"price": 30}, "premium": {"price": 45}}}
+    assert flagged(run("The upgrade is $15 a month.", plans)) == ["15"]
+    assert flagged(run("Premium costs $15 more.", plans)) == []
