@@ -15,7 +15,7 @@ arbitrary subsets.
   remains only where said to remain, a figure for N people only as a product by N. An amount
   written to the cent is the exception for a run's sum and a difference: amounts that agree to
   the cent by chance are rare, whole numbers that do are not, so their words are not asked.
-- **The rows a call's own arguments name** (the items a write was asked to act on) are a
+- **The rows a call's list arguments name** (the items a write was asked to act on) are a
   group of their list, summed as a whole list is: what the write moved is their total.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
@@ -278,7 +278,9 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
     out: list[_Table] = []
-    named = {text for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))}
+    # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
+    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
+    named = {text for path, text in leaves if path.endswith("]")}
     stack = [("", source.parsed(), 0)]
     while stack and len(out) < 64:
         path, value, depth = stack.pop()
