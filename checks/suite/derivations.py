@@ -851,7 +851,9 @@ class Row:
     shapes: str  # the figures it may explain (``Figure.shapes``)
     tolerance: Decimal | None  # how near it must come; None: half a unit of the figure's last digit
     find: _Find
-    guard: re.Pattern[str] | None = None  # words that must surround a figure for no number of people
+    # Words that must surround the figure, unless it is written to the cent; a guarded row never
+    # explains a figure said to be for N people.
+    guard: re.Pattern[str] | None = None
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
@@ -873,8 +875,6 @@ TABLE = (
     Row("sum", "the figures the answer computed", "2-8", "amount", _CENT, _computed, _TOTAL_WORDS),
     Row("sum", "the amounts labelled as the total is", "2-8", "amount", _CENT, _like_labelled, _TOTAL_WORDS),
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
-    Row("sum", "the answer's amounts", "2-8", "cents", _CENT, _listed),
-    Row("difference", "amounts stated; one result's", "2", "cents", _CENT, _difference),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
@@ -888,7 +888,7 @@ _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 def _first(f: Figure, p: Pools) -> Derivation | None:
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
         if not f.shapes.isdisjoint(shapes) and (
-            row.guard is None or f.people is None and row.guard.search(f.said)
+            row.guard is None or f.people is None and ("cents" in f.shapes or row.guard.search(f.said))
         ):
             tol = Decimal(5).scaleb(-f.precision - 1) if row.tolerance is None else row.tolerance
             if (found := row.find(f, p, tol)) is not None:
