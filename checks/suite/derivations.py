@@ -13,8 +13,8 @@ arbitrary subsets.
   the money this turn's results carry, the records the answer names.
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
-  written to the cent is the exception for a run's sum and a difference: amounts that agree to
-  the cent by chance are rare, whole numbers that do are not, so their words are not asked.
+  written to the cent is the exception: a sum or difference that gives it to the cent needs no
+  word, since amounts agree to the cent by chance rarely and whole numbers often.
 - **The rows a call's list arguments name** (the items a write was asked to act on) are a
   group of their list, summed as a whole list is: what the write moved is their total.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
