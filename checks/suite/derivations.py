@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
-from itertools import takewhile
+from itertools import islice, takewhile
 from operator import itemgetter
 from typing import Any
 
@@ -49,7 +49,7 @@ from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
 from .tokens import Candidate, value_text
-from .types import Evidence
+from .types import MAX_DEPTH, MAX_ITEMS, Evidence
 from .values import read_dates, read_times
 
 MAX_ROWS = 500
@@ -485,47 +485,44 @@ def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
 
 
 # --- the answer's amounts and the conversation's ---------------------------------------------
+def _nodes(value: Any) -> Iterator[tuple[str, Any]]:
+    """Every node of a JSON value with its path, in document order, as deep and as far into an
+    array as ``types.containers`` reads."""
+    stack = [("", value, 1)]
+    while stack:
+        path, node, depth = stack.pop()
+        yield path, node
+        if depth <= MAX_DEPTH and isinstance(node, (dict, list)):
+            items = list(node.items()) if isinstance(node, dict) else list(enumerate(node[:MAX_ITEMS]))
+            stack.extend((join_path(path, key), item, depth + 1) for key, item in reversed(items))
+
+
+def _at(source: Source, path: str) -> tuple[Evidence, ...]:
+    return (Evidence(call_id=source.call_id, path=path),)
+
+
 @kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
-    out: list[Operand] = []
-
-    def walk(node: Any, path: str, money: bool, depth: int) -> None:
-        if len(out) >= MAX_POOL or depth > 12:
-            return
-        if isinstance(node, dict):
-            for key, item in node.items():
-                walk(item, join_path(path, str(key)), money or bool(_MONEY_KEY.search(str(key))), depth + 1)
-        elif isinstance(node, list):
-            for i, item in enumerate(node[:200]):
-                walk(item, join_path(path, i), money, depth + 1)
-        elif money and is_number(node):
-            out.append(Operand(Decimal(node), path, (Evidence(call_id=source.call_id, path=path),)))
-
-    walk(source.parsed(), "", False, 0)
-    return out
+    found = ((p, node) for p, node in _nodes(source.parsed()) if is_number(node) and _MONEY_KEY.search(p))
+    return [Operand(Decimal(node), path, _at(source, path)) for path, node in islice(found, MAX_POOL)]
 
 
 @kept
 def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
-    out: list[Operand] = []
-
-    def walk(node: Any, path: str, depth: int) -> None:
-        if depth > 8 or len(out) >= 16:
-            return
-        if isinstance(node, dict):
-            for key, item in node.items():
-                walk(item, join_path(path, str(key)), depth + 1)
-        elif isinstance(node, list):
-            if 2 <= len(node) <= MAX_COUNT and all(isinstance(row, dict) for row in node):
-                rows = f"the {len(node)} rows of {path or 'the result'}"
-                out.append(Operand(Decimal(len(node)), rows, (Evidence(call_id=source.call_id, path=path),)))
-            for i, item in enumerate(node[:50]):
-                walk(item, join_path(path, i), depth + 1)
-
-    walk(source.parsed(), "", 0)
-    return out
+    found = (
+        (path, len(node))
+        for path, node in _nodes(source.parsed())
+        if isinstance(node, list)
+        and 2 <= len(node) <= MAX_COUNT
+        and all(isinstance(row, dict) for row in node)
+    )
+    rows = "the {} rows of {}"
+    return [
+        Operand(Decimal(n), rows.format(n, path or "the result"), _at(source, path))
+        for path, n in islice(found, 16)
+    ]
 
 
 def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
@@ -539,26 +536,17 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
             if isinstance(item, dict) and depth < 3:
                 found.update(amounts(item, here, rel, depth + 1))
             elif is_number(item) and _MONEY_KEY.search(rel):
-                found[rel] = Operand(Decimal(item), here, (Evidence(call_id=source.call_id, path=here),))
+                found[rel] = Operand(Decimal(item), here, _at(source, here))
         return found
 
-    def walk(node: Any, path: str, depth: int) -> None:
-        if depth > 12 or len(out) >= 256:
-            return
+    for path, node in _nodes(source.parsed()) if names else ():
         if isinstance(node, dict):
             name = next((v for v in node.values() if isinstance(v, str) and v.lower() in names), None)
             if name is not None and (found := amounts(node, path, "", 0)):
-                named = {k: replace(o, label=f"{k} of {name}") for k, o in found.items()}
-                out.append(NamedRecord(name.lower(), named))
-            for key, item in node.items():
-                if isinstance(item, (dict, list)):
-                    walk(item, join_path(path, str(key)), depth + 1)
-        elif isinstance(node, list):
-            for i, item in enumerate(node[:500]):
-                walk(item, join_path(path, i), depth + 1)
-
-    if names:
-        walk(source.parsed(), "", 0)
+                labelled = {k: replace(o, label=f"{k} of {name}") for k, o in found.items()}
+                out.append(NamedRecord(name.lower(), labelled))
+                if len(out) >= 256:
+                    break
     return out
 
 
