@@ -274,27 +274,39 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
     return [(value, at) for value, at in found if value is not None]
 
 
+def _nodes(value: Any, into: Callable[[Any], bool] | None = None) -> Iterator[tuple[str, Any]]:
+    """Every node of a JSON value with its path, in document order, as deep and as far into an
+    array as ``types.containers`` reads; ``into`` says which containers are read inside."""
+    stack = [("", value, 1)]
+    while stack:
+        path, node, depth = stack.pop()
+        yield path, node
+        if depth <= MAX_DEPTH and isinstance(node, (dict, list)) and (into is None or into(node)):
+            items = list(node.items()) if isinstance(node, dict) else list(enumerate(node[:MAX_ITEMS]))
+            stack.extend((join_path(path, key), item, depth + 1) for key, item in reversed(items))
+
+
+def _at(source: Source, path: str) -> tuple[Evidence, ...]:
+    return (Evidence(call_id=source.call_id, path=path),)
+
+
 @kept
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
-    out: list[_Table] = []
-    # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
+    # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
-    stack = [("", source.parsed(), 0)]
-    while stack and len(out) < 64:
-        path, value, depth = stack.pop()
-        rows = [row for row in value[:MAX_ROWS] if isinstance(row, dict)] if isinstance(value, list) else []
-        if rows:
+    out: list[_Table] = []
+    for path, node in _nodes(source.parsed(), into=lambda node: not _rows(node)):
+        if rows := _rows(node):
             out.append(_Table(path, rows, named))
-        elif isinstance(value, (dict, list)) and depth < 16:
-            items = value.items() if isinstance(value, dict) else enumerate(value[:MAX_ROWS])
-            stack.extend(
-                (join_path(path, key if isinstance(key, int) else str(key)), item, depth + 1)
-                for key, item in reversed(list(items))
-                if isinstance(item, (dict, list))
-            )
+            if len(out) >= 64:
+                break
     return out
+
+
+def _rows(node: Any) -> list[dict[str, Any]]:
+    return [row for row in node[:MAX_ROWS] if isinstance(row, dict)] if isinstance(node, list) else []
 
 
 def _unit(key: str) -> str | None:
@@ -485,22 +497,6 @@ def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
 
 
 # --- the answer's amounts and the conversation's ---------------------------------------------
-def _nodes(value: Any) -> Iterator[tuple[str, Any]]:
-    """Every node of a JSON value with its path, in document order, as deep and as far into an
-    array as ``types.containers`` reads."""
-    stack = [("", value, 1)]
-    while stack:
-        path, node, depth = stack.pop()
-        yield path, node
-        if depth <= MAX_DEPTH and isinstance(node, (dict, list)):
-            items = list(node.items()) if isinstance(node, dict) else list(enumerate(node[:MAX_ITEMS]))
-            stack.extend((join_path(path, key), item, depth + 1) for key, item in reversed(items))
-
-
-def _at(source: Source, path: str) -> tuple[Evidence, ...]:
-    return (Evidence(call_id=source.call_id, path=path),)
-
-
 @kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
