@@ -271,20 +271,20 @@ def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:
             continue  # read with the span before
         floor = spans[-1][1] if spans else 0
         start, end = max(floor, place - _REACH), min(len(text), place + _REACH)
-        while start > floor and (
-            text[start - 1] in _WORD_OR_NUMBER
-            or (text[start - 1] == " " and text[start - 2 : start - 1].isdigit())
-        ):
+        while start > floor and _joins(text, start - 1, -1):
             start -= 1
-        while end < len(text) and (
-            text[end] in _WORD_OR_NUMBER or (text[end] == " " and text[end + 1 : end + 2].isdigit())
-        ):
+        while end < len(text) and _joins(text, end, 1):
             end += 1
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((start, end))
     return spans
+
+
+def _joins(text: str, at: int, step: int) -> bool:
+    """Whether the character at ``at`` is of a word or number: a space too before a digit one ``step`` on."""
+    return text[at] in _WORD_OR_NUMBER or (text[at] == " " and text[at + step : at + step + 1].isdigit())
 
 
 def read_amount(text: str) -> Amount | None:
