@@ -13,8 +13,8 @@ arbitrary subsets.
   the money this turn's results carry, the records the answer names.
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
-  written to the cent is the exception: a sum or difference that gives it to the cent needs no
-  word, since amounts agree to the cent by chance rarely and whole numbers often.
+  with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
+  no word, since amounts agree to the cent by chance rarely and round ones often.
 - **The rows a call's list arguments name** (the items a write was asked to act on) are a
   group of their list, summed as a whole list is: what the write moved is their total.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
@@ -835,7 +835,7 @@ class Row:
     shapes: str  # the figures it may explain (``Figure.shapes``)
     tolerance: Decimal | None  # how near it must come; None: half a unit of the figure's last digit
     find: _Find
-    # Words that must surround the figure, unless it is written to the cent; a guarded row never
+    # Words that must surround the figure, unless it has cents (not .00); a guarded row never
     # explains a figure said to be for N people.
     guard: re.Pattern[str] | None = None
 

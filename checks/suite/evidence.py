@@ -316,7 +316,8 @@ class _State:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
                 if c.shape == "amount" and c.number is not None:
-                    shapes |= {"amount", "cents"} if (c.precision or 0) >= 2 else {"amount"}
+                    # Cents that are not zero: a round amount agrees by chance as a whole number does.
+                    shapes |= {"amount", "cents"} if c.number != c.number.to_integral_value() else {"amount"}
             if not shapes:
                 continue
             at = place[c.value] if "amount" in shapes else -1

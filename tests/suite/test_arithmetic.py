@@ -312,6 +312,8 @@ def test_a_whole_figure_after_amounts_still_needs_a_total_word() -> None:
         "bins": [{"part": "hex bolt", "cost": 3}, {"part": "washer", "cost": 1}, {"part": "nut", "cost": 7}]
     }
     assert flagged(run("- Hex bolt: $3\n- Washer: $1\n- Reorder cost: $4", bins)) == ["4"]
+    # Written with cents, a round amount is as likely a coincidence.
+    assert flagged(run("- Hex bolt: $3.00\n- Washer: $1.00\n- Reorder cost: $4.00", bins)) == ["4.00"]
 
 
 def _acted_on(tool: str, args: dict[str, Any], result: dict[str, Any], answer: str) -> dict[str, Any]:
