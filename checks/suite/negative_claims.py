@@ -124,9 +124,7 @@ def _norm(value: Any) -> str:
         value = float(value)
     if isinstance(value, str):
         return value.strip().casefold()
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)):  # a flag too: "true", as JSON spells it
         return str(value).casefold()
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=float).casefold()
 
