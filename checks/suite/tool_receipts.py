@@ -387,9 +387,8 @@ class _Reading:
             return read.complete and all(_said(spec, clause, clause_words) for spec in read.filters)
 
         in_phrase = {_key(w) for w in words[:at]}
-        # A sentence that names a record the read does not hold ("account 9912 has…"), or that leads with
-        # words the read does not account for ("John has…", "this week you have…"), may count another list
-        # or a part of this one.
+        # A sentence naming a record the read does not hold ("account 9912 has…"), or leading with words it
+        # does not account for ("John has…", "this week you have…"), may count another list or a part of it.
         if (
             any(re.search(r"\d", w) and w not in read.tokens for w in said)
             or any(_key(w) not in read.accounted for w in prefix)
