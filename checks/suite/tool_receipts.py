@@ -559,9 +559,8 @@ def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | N
 
 def _stated_elsewhere(count: int, turn: Turn) -> bool:
     """The number is one the user wrote, or a count a result of the turn states ("total": 7)."""
-    if any(m.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", m.text) for m in turn.messages):
-        return True
-    return any(
+    written = rf"(?<![\d.,]){count}(?![\d.,]\d)"  # the number alone, not a part of a longer one
+    return any(m.role == "user" and re.search(written, m.text) for m in turn.messages) or any(
         type(item) is int
         and item == count
         and (set(name_tokens(key)) & _COUNT_KEYS or key.lower().startswith(("number_of", "n_")))
