@@ -67,8 +67,7 @@ def enum_values(schema: Any, path: str) -> set[str] | None:
 
 
 class _Seen:
-    """What the conversation showed before one point, asked of indexes (``shown``) so that a
-    late call costs no more than an early one."""
+    """What was shown before a point, indexed (``shown``) so a late call costs no more than an early one."""
 
     def __init__(self, sources: list[Source]) -> None:
         self.grounds = Grounds("argument", sources)  # who said which value before (``BACKS``)

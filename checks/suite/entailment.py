@@ -28,8 +28,7 @@ from .options import Options
 from .types import CheckerReport, Conversation, Evidence, Finding, RunContext, Turn
 
 NAME = "entailment"
-# Characters shown to the judge of: a turn's tool results, its answer, the user's message, and each
-# answer of a contradiction pair.
+# Characters the judge is shown of a turn's tool results, its answer, the user's message, a pair's answers.
 EVIDENCE_CLIP, ANSWER_CLIP, USER_CLIP, PAIR_CLIP = 6000, 4000, 2000, 3000
 
 

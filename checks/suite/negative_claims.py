@@ -79,8 +79,7 @@ REFUSALS = {
 }
 NARROWER = "The requested complete-list claim is not established; only this absence is."
 
-# Where the record was consulted: the claim holds, or it does not; any other code means the
-# check could not be made.
+# Where the record was consulted, the claim holds or it does not; any other code: the check was not made.
 _DISPOSITION = {ESTABLISHED: "checked-pass"} | dict.fromkeys(
     "contradicted_by_rows wider_search_has_rows other_read_has_rows search_incomplete about_mismatch".split(),
     "checked-fail",
@@ -124,9 +123,7 @@ def _norm(value: Any) -> str:
         value = float(value)
     if isinstance(value, str):
         return value.strip().casefold()
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)):  # a flag too: "true", as JSON spells it
         return str(value).casefold()
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=float).casefold()
 

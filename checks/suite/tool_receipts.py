@@ -387,9 +387,8 @@ class _Reading:
             return read.complete and all(_said(spec, clause, clause_words) for spec in read.filters)
 
         in_phrase = {_key(w) for w in words[:at]}
-        # A sentence that names a record the read does not hold ("account 9912 has…"), or that leads with
-        # words the read does not account for ("John has…", "this week you have…"), may count another list
-        # or a part of this one.
+        # A sentence naming a record the read does not hold ("account 9912 has…"), or leading with words it
+        # does not account for ("John has…", "this week you have…"), may count another list or a part of it.
         if (
             any(re.search(r"\d", w) and w not in read.tokens for w in said)
             or any(_key(w) not in read.accounted for w in prefix)
@@ -560,9 +559,8 @@ def _head(words: list[str], reads: list[_ListRead]) -> tuple[int, _ListRead] | N
 
 def _stated_elsewhere(count: int, turn: Turn) -> bool:
     """The number is one the user wrote, or a count a result of the turn states ("total": 7)."""
-    if any(m.role == "user" and re.search(rf"(?<![\d.,]){count}(?![\d.,]\d)", m.text) for m in turn.messages):
-        return True
-    return any(
+    written = rf"(?<![\d.,]){count}(?![\d.,]\d)"  # the number alone, not a part of a longer one
+    return any(m.role == "user" and re.search(written, m.text) for m in turn.messages) or any(
         type(item) is int
         and item == count
         and (set(name_tokens(key)) & _COUNT_KEYS or key.lower().startswith(("number_of", "n_")))
