@@ -870,9 +870,11 @@ _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 
 def _first(f: Figure, p: Pools) -> Derivation | None:
+    # Cents that are not zero (the module's docstring): a round amount agrees by chance as a whole one does.
+    cents = "amount" in f.shapes and f.number is not None and f.number != f.number.to_integral_value()
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
         if not f.shapes.isdisjoint(shapes) and (
-            row.guard is None or f.people is None and ("cents" in f.shapes or row.guard.search(f.said))
+            row.guard is None or f.people is None and (cents or row.guard.search(f.said))
         ):
             tol = Decimal(5).scaleb(-f.precision - 1) if row.tolerance is None else row.tolerance
             if (found := row.find(f, p, tol)) is not None:

@@ -315,9 +315,7 @@ class _State:
             if opts.figures:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
-                if c.shape == "amount" and c.number is not None:
-                    # Cents that are not zero: a round amount agrees by chance as a whole number does.
-                    shapes |= {"amount", "cents"} if c.number != c.number.to_integral_value() else {"amount"}
+                shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
             if not shapes:
                 continue
             at = place[c.value] if "amount" in shapes else -1
