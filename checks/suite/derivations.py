@@ -297,16 +297,17 @@ def _tables(source: Source) -> list[_Table]:
     # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
     out: list[_Table] = []
-    for path, node in _nodes(source.parsed(), into=lambda node: not _rows(node)):
-        if rows := _rows(node):
-            out.append(_Table(path, rows, named))
+    for path, node in _nodes(source.parsed(), into=lambda node: not _is_table(node)):
+        if _is_table(node):
+            out.append(_Table(path, [row for row in node[:MAX_ROWS] if isinstance(row, dict)], named))
             if len(out) >= 64:
                 break
     return out
 
 
-def _rows(node: Any) -> list[dict[str, Any]]:
-    return [row for row in node[:MAX_ROWS] if isinstance(row, dict)] if isinstance(node, list) else []
+def _is_table(node: Any) -> bool:
+    """A list holding rows (objects): answered at its first row, however long the list."""
+    return isinstance(node, list) and any(isinstance(row, dict) for row in node[:MAX_ROWS])
 
 
 def _unit(key: str) -> str | None:
@@ -444,8 +445,7 @@ def _quotient(a: Decimal, b: Decimal) -> tuple[Decimal, Decimal]:
 def _leaf(kind: str, how: str, source: Source, offset: int | None) -> Derivation:
     """A derivation from the number of ``source`` at ``offset``, named by its path."""
     path = source.path_at(offset) if offset is not None else ""
-    evidence = (Evidence(call_id=source.call_id, path=path),)
-    return Derivation(kind, how.format(path or f"{source.call_id} text"), evidence)
+    return Derivation(kind, how.format(path or f"{source.call_id} text"), _at(source, path))
 
 
 def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
