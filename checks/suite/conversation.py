@@ -40,7 +40,6 @@ def _count(what: str) -> tuple[Callable[[Any], bool], str]:
 
 
 def _name(problem: str) -> tuple[Callable[[Any], bool], str]:
-    """A name: a string, not empty."""
     return (lambda value: isinstance(value, str) and value != ""), problem
 
 
@@ -61,7 +60,6 @@ _CONVERSATION: _Fields = {
     ),
     "agent": (_kind(dict), 'must be an object like {"name": "…", "model": "…"}'),
 }
-_AGENT: _Fields = {"name": _STRING, "model": _STRING}
 _MESSAGE: _Fields = {
     "role": _one_of(*ROLES),
     "content": (_kind(str, list), 'must be a string, null, or a list of {"type": "text", "text": …} parts'),
@@ -148,7 +146,7 @@ def validate(data: Any) -> list[dict[str, str]]:
         problems.add("$.external_id", f"must be at most {MAX_EXTERNAL_ID} characters")
     problems.fields(data, "$", _CONVERSATION)
     if isinstance(data.get("agent"), dict):
-        problems.fields(data["agent"], "$.agent", _AGENT)
+        problems.fields(data["agent"], "$.agent", {"name": _STRING, "model": _STRING})
     if "turns" in data and "messages" in data:
         problems.add("$", "give either `turns` or a flat `messages` list, not both")
     elif "turns" in data:
@@ -429,11 +427,7 @@ def from_canonical(doc: dict[str, Any]) -> Conversation:
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
     turns = tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"]))
     return Conversation(
-        external_id=doc["external_id"],
-        turns=turns,
-        agent_model=doc["agent"]["model"],
-        system=doc["system"],
-        receipts_complete=doc["receipts_complete"],
+        doc["external_id"], turns, doc["agent"]["model"], doc["system"], doc["receipts_complete"]
     )
 
 
@@ -441,23 +435,18 @@ def _build_turn(index: int, turn: dict[str, Any], handles: Iterator[int]) -> Tur
     messages = tuple(_build_message(i, m) for i, m in enumerate(turn["messages"]))
     answers = [i for i, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
     answer_index = answers[-1] if answers else None
-    answer = messages[answer_index].text if answer_index is not None else ""
     tools, given_claims = turn.get("tools_offered"), turn.get("claims")
     tools_offered = None if tools is None else tuple(t["name"] if isinstance(t, dict) else t for t in tools)
     described = [t for t in tools or () if isinstance(t, dict) and isinstance(t.get("parameters"), dict)]
-    parameters = {t["name"]: t["parameters"] for t in described}
-    receipts = _receipts(messages, turn.get("receipts"), handles)
-    claims = None if given_claims is None else tuple(_claim(c) for c in given_claims)
-    negative_claims = tuple(turn.get("negative_claims") or ())
     return Turn(
         index=index,
         messages=messages,
         tools_offered=tools_offered,
-        tool_parameters=parameters,
-        receipts=receipts,
-        claims=claims,
-        negative_claims=negative_claims,
-        answer=answer,
+        tool_parameters={t["name"]: t["parameters"] for t in described},
+        receipts=_receipts(messages, turn.get("receipts"), handles),
+        claims=None if given_claims is None else tuple(_claim(c) for c in given_claims),
+        negative_claims=tuple(turn.get("negative_claims") or ()),
+        answer=messages[answer_index].text if answer_index is not None else "",
         answer_index=answer_index,
     )
 
@@ -486,7 +475,6 @@ _ERROR_TEXT = re.compile(
     r"\s*(?:error\b\s*:|an error occurred\b|exception\s*:|traceback \(most recent call last\))", re.I
 )
 _FAILED_STATUS = frozenset(["error", "failed", "failure", "fail", "denied", "rejected", "refused"])
-MAX_ERROR_TEXT = 2000
 
 
 def is_error_shaped(text: str, value: Any) -> bool:
@@ -498,7 +486,7 @@ def is_error_shaped(text: str, value: Any) -> bool:
         status = value.get("status")
         failed = isinstance(status, str) and status.strip().lower() in _FAILED_STATUS
         return value.get("error") not in (None, False, "", [], {}) or failed
-    return value is None and len(text) <= MAX_ERROR_TEXT and bool(_ERROR_TEXT.match(text))
+    return value is None and len(text) <= 2000 and bool(_ERROR_TEXT.match(text))
 
 
 def _receipts(
