@@ -8,23 +8,10 @@ its k-th receipt."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-
-# What pairing reads of a call and a message. The types module builds its turns with this
-# one, so naming its classes here would make the two import each other.
-class CallLike(Protocol):
-    @property
-    def call_id(self) -> str: ...
-
-
-class MessageLike[C: CallLike](Protocol):
-    @property
-    def role(self) -> str: ...
-    @property
-    def tool_calls(self) -> Sequence[C]: ...
-    @property
-    def tool_call_id(self) -> str | None: ...
+if TYPE_CHECKING:  # types imports this module, so its names serve type hints only
+    from .types import Message, ToolCall
 
 
 class Waiting[T]:
@@ -46,10 +33,10 @@ class Waiting[T]:
         return stack.pop() if stack else None
 
 
-def answered_calls[C: CallLike](messages: Sequence[MessageLike[C]]) -> dict[int, C]:
+def answered_calls(messages: Sequence[Message]) -> dict[int, ToolCall]:
     """For one turn's messages: the index of each tool message that answers a call -> that call."""
-    waiting: Waiting[C] = Waiting()
-    out: dict[int, C] = {}
+    waiting: Waiting[ToolCall] = Waiting()
+    out: dict[int, ToolCall] = {}
     for i, message in enumerate(messages):
         for call in message.tool_calls:
             waiting.call(call.call_id, call)

@@ -52,10 +52,9 @@ class Call:
         return (count is not None and count > 0) or self.receipt.emptiness == "non-empty"
 
     @property
-    def rows(self) -> tuple[Any, ...] | None:
+    def rows(self) -> list[Any] | None:
         """The rows the call read, where its result is a list (top level or the one list field)."""
-        rows = self.result.rows if self.result is not None else None
-        return tuple(rows) if rows is not None else None
+        return self.result.rows if self.result is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as data (the receipt's fields but ``ok``), for a reviewer's page or a test."""

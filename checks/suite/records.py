@@ -32,11 +32,10 @@ from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
 from .tool_names import surely_writes
-from .types import Evidence, Finding, Span, Turn
+from .types import MAX_ITEMS, Evidence, Finding, Span, Turn
 from .values import is_value_key
 
 MAX_SOURCES = 8  # the newest results carrying a name that are read for it
-MAX_SIBLINGS = 500
 _ATTRIBUTES = ("date", "time", "amount", "number", "figure")  # what a record has; an identifier names it
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")  # says when, not what: never a name
 _PATH_PART = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\")\]")
@@ -147,7 +146,7 @@ def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
         # Only a result that decodes has siblings: ``value_at`` would decode a part of one cut off.
         holder = source.value_at(list(parent)) if source.parsed() is not NO_JSON else None
         holder = holder if isinstance(holder, (dict, list)) else []
-        rows = list(holder.items() if isinstance(holder, dict) else enumerate(holder))[:MAX_SIBLINGS]
+        rows = list(holder.items() if isinstance(holder, dict) else enumerate(holder))[:MAX_ITEMS]
         cache[parent] = [Record(source, (*parent, key), item) for key, item in rows if isinstance(item, dict)]
     return cache[parent]
 
@@ -394,12 +393,8 @@ def route_findings(
             continue
         said = (match.group("a").lower(), match.group("b").lower())
         held = {(r.value[a].lower(), r.value[b].lower()) for r, (a, b) in routes}
-        places = {
-            str(row.value.get(k, "")).lower()
-            for record, (a, b) in routes
-            for row in (record, *record.siblings)
-            for k in (a, b)
-        }
+        rows = [(row, keys) for record, keys in routes for row in (record, *record.siblings)]
+        places = {str(row.value.get(k, "")).lower() for row, keys in rows for k in keys}
         if said in held or not set(said) <= places:
             continue
         record, (start_key, end_key) = routes[0]
