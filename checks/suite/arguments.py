@@ -37,13 +37,11 @@ from .types import CheckerReport, Conversation, Finding, RunContext, ToolCall, T
 from .write_numbers import Supply, unsupplied
 
 NAME = "arguments"
-MIN_ARMED_LENGTH = 4
 # Written arithmetic: numbers joined by operators, nothing else ("(16-14)+(20-17)", "100 * 1.5").
 _EXPRESSION = re.compile(r"[\s(]*\d[\d.,]*(?:[\s()]*[-+*/×÷^%][\s(]*\d[\d.,]*)+[\s)]*")
 # What tells arithmetic from a date, a range or a code ("2026-11-29", "10/12", "555-0100"):
 # an operator no such value uses, a bracket, or a minus or slash set apart by spaces.
 _ARITHMETIC = re.compile(r"[+*×÷^%()]|\s[-/]\s")
-_OPERAND = re.compile(r"\d+(?:[.,]\d+)*")
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?"
 )
@@ -183,7 +181,7 @@ def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, 
     """Each number of an expression an answer's check would read (``tokens.classify``) that nobody said
     before; a fraction is also its percent ("0.15" for "15%")."""
     out = []
-    for match in _OPERAND.finditer(raw):
+    for match in re.finditer(r"\d+(?:[.,]\d+)*", raw):
         token = tokenize(match.group())[0]
         candidate = classify(token, min_digits=min_digits, figures=True, decimal_rounding=True)
         if candidate is None or candidate.number is None:
@@ -210,7 +208,7 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
     if not text or "\n" in text or len(text.split()) >= 3:
         return None  # composed: prose someone wrote, not a value someone looked up
     if armed:
-        return normalize(text) if len(text) >= MIN_ARMED_LENGTH else None
+        return normalize(text) if len(text) >= 4 else None
     tokens = tokenize(text)
     # A date or time is often computed from "yesterday", not looked up.
     if len(tokens) != 1 or _DATE_OR_TIME.fullmatch(tokens[0].value):

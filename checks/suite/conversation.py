@@ -44,7 +44,6 @@ def _name(problem: str) -> tuple[Callable[[Any], bool], str]:
 
 
 ROLES = ("system", "user", "assistant", "tool")
-CLAIM_KINDS = ("invoked", "count", "absence")
 MAX_EXTERNAL_ID = 255
 _STARTED_AT = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?")
 _STRING = (_kind(str), "must be a string")
@@ -86,7 +85,7 @@ _RECEIPT: _Fields = {
 }
 _SCOPE: _Fields = {"filters": (_kind(dict), "must be an object of argument: value"), "complete": _FLAG}
 _CLAIM: _Fields = {
-    "kind": _one_of(*CLAIM_KINDS),
+    "kind": _one_of("invoked", "count", "absence"),
     "tool": _name("is required: the tool the claim is about"),
     "call_id": _STRING,
     "text": _STRING,
@@ -336,8 +335,7 @@ def json_depth(value: Any, stop: int) -> int:
     depth = deepest = 0
     for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", body)):
         depth += 1 if bracket in "[{" else -1
-        if depth > deepest:
-            deepest = depth
+        deepest = max(deepest, depth)
         if deepest > stop or depth <= 0:
             break  # deep enough, or the end of the value (what follows it is not read)
     return deepest

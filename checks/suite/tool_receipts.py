@@ -513,8 +513,7 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
             complete = False
         elif isinstance(value, str):
             argument_words.update(_key(w) for w in _words(value))
-            date = _ISO_DATE.match(value.strip())
-            if date:
+            if date := _ISO_DATE.match(value.strip()):
                 month, day, spoken = int(date.group(2)), str(int(date.group(3))), None
                 if 1 <= month <= 12:  # every row is of that day: "on May 20"
                     argument_words.update({_MONTHS[month - 1], day})
@@ -593,7 +592,6 @@ def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Rece
     found = _bound_in(claim, turn)
     if found is not None:
         return found, turn
-    # The latest earlier turn with a receipt of the claim's call, else of its tool.
     turns = _history(conversation).places.get(_bound_by(claim.call_id, claim.tool), [])
     at = bisect_left(turns, turn.index)
     if not at:
