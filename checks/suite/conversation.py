@@ -320,7 +320,6 @@ def _text_of(message: dict[str, Any], role: str) -> str | None:
 # never gives back what it took (a cut-off string read again from each of its quotes would
 # make one text cost its length squared).
 _JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def json_depth(value: Any, stop: int) -> int:
@@ -333,7 +332,7 @@ def json_depth(value: Any, stop: int) -> int:
     if body[:1] not in ("[", "{"):
         return 0
     depth = deepest = 0
-    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", body)):
+    for bracket in re.sub(r"[^\[\]{}]+", "", _JSON_STRING.sub("", body)):
         depth += 1 if bracket in "[{" else -1
         deepest = max(deepest, depth)
         if deepest > stop or depth <= 0:

@@ -39,8 +39,7 @@ class Call:
 
     @property
     def complete(self) -> bool:
-        scope = self.receipt.scope
-        return isinstance(scope, dict) and scope.get("complete") is True
+        return isinstance(self.receipt.scope, dict) and self.receipt.scope.get("complete") is True
 
     @property
     def declared_absent(self) -> bool:

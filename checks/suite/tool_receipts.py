@@ -261,7 +261,21 @@ class _Reading:
 
     @cached_property
     def reads(self) -> list[_ListRead]:
-        return _list_reads(self.turn)
+        """The turn's successful list reads (a result count) that no call that may write follows or joins."""
+        turn = self.turn
+        calls = [turn.call_of(r) for r in turn.receipts]
+        # Where each call stands: its asking message (a batch shares one), else its receipt's order.
+        known = all(c is not None for c in calls)
+        places = [c.message_index if known and c is not None else i for i, c in enumerate(calls)]
+        writes = [
+            p for p, r in zip(places, turn.receipts, strict=True) if r.dispatched and may_write(r.tool, r)
+        ]
+        return [
+            _list_read(receipt, call, turn.result_of(receipt))
+            for place, receipt, call in zip(places, turn.receipts, calls, strict=True)
+            if receipt.result_count is not None and receipt.ok and receipt.dispatched
+            if not may_write(receipt.tool, receipt) and not any(w >= place for w in writes)
+        ]
 
     @cached_property
     def sole(self) -> str | None:
@@ -428,15 +442,12 @@ _PAGING = frozenset(
 # Result fields whose number is a count of something ("total": 7, "ticket_count": 7).
 _COUNT_KEYS = frozenset("total count num size length hits matches".split())
 _MONTHS = "january february march april may june july august september october november december".split()
-_ID_VALUE = re.compile(r"[^\s]*(?:\d|_|@)[^\s]*")
-_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 # A day as a sentence says it: "May 20th", "20 of May".
 _SPOKEN_DATE = r"\b{name}\s+{day}(?:st|nd|rd|th)?\b|\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{name}\b"
 _CLAUSE_END = re.compile(
     r"(?<!\d)[,.]|[,.](?!\d)|[;:!?()\n\u2014\u2013]|\s(?:and|but|so|because|while|whereas|although|though)\s",
     re.I,
 )
-_TEXT_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 
 
 def _key(word: str) -> str:
@@ -445,7 +456,7 @@ def _key(word: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _TEXT_WORD.findall(text.lower())
+    return re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", text.lower())
 
 
 def _names(word: str, subject: frozenset[str]) -> bool:
@@ -467,21 +478,6 @@ class _ListRead:
     filters: tuple[tuple[str, Any], ...]  # what the call narrowed the list on
     complete: bool  # nothing says the list is one page of a longer one
     tokens: str  # the call's arguments and result, lower case, for finding identifiers
-
-
-def _list_reads(turn: Turn) -> list[_ListRead]:
-    """The turn's successful reads of a list (a result count) that no call that may write follows or joins."""
-    calls = [turn.call_of(r) for r in turn.receipts]
-    # Where each call stands: its asking message (a batch shares one), else its receipt's order.
-    known = all(c is not None for c in calls)
-    places = [c.message_index if known and c is not None else i for i, c in enumerate(calls)]
-    writes = [p for p, r in zip(places, turn.receipts, strict=True) if r.dispatched and may_write(r.tool, r)]
-    return [
-        _list_read(receipt, call, turn.result_of(receipt))
-        for place, receipt, call in zip(places, turn.receipts, calls, strict=True)
-        if receipt.result_count is not None and receipt.ok and receipt.dispatched
-        if not may_write(receipt.tool, receipt) and not any(w >= place for w in writes)
-    ]
 
 
 def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None) -> _ListRead:
@@ -513,13 +509,13 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
             complete = False
         elif isinstance(value, str):
             argument_words.update(_key(w) for w in _words(value))
-            if date := _ISO_DATE.match(value.strip()):
+            if date := re.match(r"(\d{4})-(\d{2})-(\d{2})", value.strip()):
                 month, day, spoken = int(date.group(2)), str(int(date.group(3))), None
                 if 1 <= month <= 12:  # every row is of that day: "on May 20"
                     argument_words.update({_MONTHS[month - 1], day})
                     spoken = _SPOKEN_DATE.format(name=_MONTHS[month - 1], day=day)
                 filters.append(("date", (date.group(), spoken)))
-            elif value.strip() and not _ID_VALUE.fullmatch(value.strip()):
+            elif value.strip() and not re.fullmatch(r"[^\s]*(?:\d|_|@)[^\s]*", value.strip()):
                 filters.append(("words", frozenset(_key(w) for w in _words(value))))
         elif value is not None:
             filters.append(("opaque", None))  # a number or a flag the sentence cannot be held to
