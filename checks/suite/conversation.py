@@ -293,8 +293,7 @@ def tool_json_deeper_than(data: Any, max_depth: int) -> list[tuple[str, int]]:
             arguments = function.get("arguments") if isinstance(function, dict) else None
             if (depth := json_depth(arguments, max_depth)) > max_depth:
                 found.append((f"{path}.tool_calls[{j}].function.arguments", depth))
-        result = _text_of(message, "tool")
-        if result is not None and (depth := json_depth(result, max_depth)) > max_depth:
+        if (depth := json_depth(_text_of(message, "tool"), max_depth)) > max_depth:
             found.append((f"{path}.content", depth))
     return found
 
