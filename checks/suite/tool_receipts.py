@@ -585,16 +585,13 @@ def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Rece
     """The receipt a claim is about, and its turn: the named call's, else the first of the tool, in this
     turn or else the latest earlier turn that has one ("I searched earlier"). Where the named id was
     reused (CONTRACT.md §6), the call of the claim's tool is meant."""
-    found = _bound_in(claim, turn)
-    if found is not None:
-        return found, turn
     turns = _history(conversation).places.get(_bound_by(claim.call_id, claim.tool), [])
     at = bisect_left(turns, turn.index)
-    if not at:
-        return None
-    where = conversation.turns[turns[at - 1]]
-    found = _bound_in(claim, where)
-    return (found, where) if found is not None else None
+    latest = [conversation.turns[turns[at - 1]]] if at else []  # the latest earlier turn that has one
+    for where in (turn, *latest):
+        if (found := _bound_in(claim, where)) is not None:
+            return found, where
+    return None
 
 
 def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
