@@ -12,10 +12,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-POSTURES = ("assist", "guard", "rails")
-CODE_MODES = ("check", "match")
-UNESTABLISHED = ("fallback", "state-searched")
-
 
 class OptionsError(ValueError):
     """Options that cannot be used; the message names the option and the accepted values."""
@@ -81,13 +77,14 @@ _BOOL: Rule = (lambda v: isinstance(v, bool), "true or false")
 _COUNT: Rule = (lambda v: type(v) is int and v >= 1, "a whole number of at least 1")  # `true` counts nothing
 
 
-def _one_of(choices: tuple[str, ...]) -> Rule:
+def _one_of(*choices: str) -> Rule:
     return (lambda v: v in choices, f"one of {', '.join(choices)}")
 
 
-_EVIDENCE = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL, "code": _one_of(CODE_MODES)}
-_EVIDENCE |= {"prior_turn": _BOOL, "posture": _one_of(POSTURES)}
-_NEGATIVE_CLAIMS = {"unestablished": _one_of(UNESTABLISHED)}
+_EVIDENCE = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL}
+_EVIDENCE |= {"code": _one_of("check", "match"), "prior_turn": _BOOL}
+_EVIDENCE |= {"posture": _one_of("assist", "guard", "rails")}
+_NEGATIVE_CLAIMS = {"unestablished": _one_of("fallback", "state-searched")}
 _URL_START = re.compile(r"https?://[^\s/]+")
 _URL = "an http:// or https:// URL of an OpenAI-compatible API"
 _SECONDS = "a number of seconds above 0 and at most 600"
