@@ -103,8 +103,9 @@ class Judge:
         self._opener = outbound.opener(config.allow)
 
     def ask(self, question: str) -> Reply:
-        body = {"model": self.config.model, "messages": [{"role": "user", "content": question}]}
-        body |= {"temperature": 0, "max_tokens": MAX_REPLY_TOKENS, "stream": False}
+        message = {"role": "user", "content": question}
+        body = {"model": self.config.model, "messages": [message], "temperature": 0}
+        body |= {"max_tokens": MAX_REPLY_TOKENS, "stream": False}
         key = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
         headers = {"Content-Type": "application/json", "Accept": "application/json", **key}
         data = json.dumps(body).encode("utf-8")
