@@ -104,9 +104,7 @@ def _no_unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], prefix: str 
 
 
 def _section(raw: dict[str, Any], name: str, *allowed: str) -> dict[str, Any]:
-    value = raw.get(name, {})
-    if value is None:
-        return {}
+    value = {} if raw.get(name) is None else raw[name]
     if not isinstance(value, dict):
         raise OptionsError(name, f"must be an object with any of the keys {', '.join(allowed)}")
     _no_unknown_keys(value, allowed, prefix=f"{name}.")
