@@ -113,12 +113,10 @@ def _section(raw: dict[str, Any], name: str, *allowed: str) -> dict[str, Any]:
 
 def _checked(section: dict[str, Any], name: str, default: Any, rules: dict[str, Rule]) -> dict[str, Any]:
     """Each key of ``rules``, as given or its default, refused unless its rule holds."""
-    out = {}
+    out = {key: section.get(key, getattr(default, key)) for key in rules}
     for key, (ok, wanted) in rules.items():
-        value = section.get(key, getattr(default, key))
-        if not ok(value):
-            raise OptionsError(f"{name}.{key}", f"must be {wanted}, not {value!r}")
-        out[key] = value
+        if not ok(out[key]):
+            raise OptionsError(f"{name}.{key}", f"must be {wanted}, not {out[key]!r}")
     return out
 
 
