@@ -103,8 +103,7 @@ def _one_flag_per_defect(findings: list[Finding]) -> list[Finding]:
 
     Each turn's covering flags are sorted by where they start, with the furthest end reached
     so far: whether one covers a value is one binary search, however many flags a turn has."""
-    unsupported = [f for f in findings if f.code == UNSUPPORTED and f.claim]
-    reporters = {f.checker for f in unsupported}
+    reporters = {f.checker for f in findings if f.code == UNSUPPORTED and f.claim}
     spans: dict[int, list[tuple[int, int]]] = {}
     for f in findings:
         if f.severity == "flag" and f.claim and f.checker not in reporters:

@@ -192,17 +192,10 @@ def claim_objects(text: str, sentence: Sentence, start: int, end: int) -> set[st
         return _content_words(text[start:end]) - {singular(w) for w in _HEADLINE_VERBS}
     before = text[clause_start(text, sentence, start) : start]
     if _PASSIVE_START.match(text, start) or _PASSIVE_END.search(before):
-        return _content_words(_subject(text[sentence.start : start]))
-    after = text[end : end + 80]
-    cut = _OBJECT_END.search(after)
-    return _content_words(after[: cut.start()] if cut else after) or _content_words(before)
-
-
-def _subject(lead: str) -> str:
-    """The head of a passive claim's subject: "Your flight" of "Your flight from Rome (FCO) is booked"."""
-    lead = re.split(r"[,;:\u2014\u2013]|\s-\s", _BRACKETED.sub(" ", lead))[-1]
-    cut = _SUBJECT_END.search(lead)
-    return lead[: cut.start()] if cut else lead
+        # The head of the subject: "Your flight" of "Your flight from Rome (FCO) is booked".
+        lead = re.split(r"[,;:\u2014\u2013]|\s-\s", _BRACKETED.sub(" ", text[sentence.start : start]))[-1]
+        return _content_words(_SUBJECT_END.split(lead, maxsplit=1)[0])
+    return _content_words(_OBJECT_END.split(text[end : end + 80], maxsplit=1)[0]) or _content_words(before)
 
 
 def _content_words(chunk: str) -> set[str]:
@@ -324,13 +317,6 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     return any(word[:3] in names for word in claim.objects)
 
 
-def _actions(claims: list[ActionClaim]) -> str:
-    verbs = list(dict.fromkeys(claim.verb for claim in claims if claim.verb))
-    if not verbs:
-        return "saved, sent or changed"
-    return verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
-
-
 def _outcome(receipt: Receipt) -> str:
     if not receipt.dispatched:
         return "was never dispatched"
@@ -339,7 +325,8 @@ def _outcome(receipt: Receipt) -> str:
 
 def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
     """``failed_action_claimed`` where the calls able to do it all failed, else ``unverified_action``."""
-    actions = _actions(claims)
+    verbs = list(dict.fromkeys(claim.verb for claim in claims if claim.verb)) or ["saved", "sent", "changed"]
+    actions = verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
     named = sorted({word for claim in claims for word in claim.objects})
     what = f" ({', '.join(named)})" if named else ""
     if failed:

@@ -17,7 +17,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from . import outbound
 from .options import EntailmentOptions
@@ -164,13 +163,10 @@ def _reply(raw: bytes, asked_model: str) -> Reply:
     if not isinstance(content, str):
         raise JudgeUnavailable("the judge's response content was not text")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    prompt, completion, total = (_count(usage.get(f"{k}_tokens")) for k in ("prompt", "completion", "total"))
+    counts = (usage.get(f"{k}_tokens") for k in ("prompt", "completion", "total"))
+    prompt, completion, total = (n if type(n) is int and n >= 0 else 0 for n in counts)
     model = data.get("model") if isinstance(data.get("model"), str) and data.get("model") else asked_model
     return Reply(content, model, prompt, completion, total or prompt + completion)
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 _THINKING = re.compile(r"<think>.*?</think>", re.S | re.I)

@@ -361,8 +361,7 @@ def _restated(claim: ToolClaim, span: Span, typed: list[_Typed], ctx: _Context) 
     if (here := sentence_at(parts, span.start)) is None:
         context = answer[span.start : span.end]
     else:
-        before = [p for p in parts if p.end <= here.start]
-        context = answer[(before[-1].start if before else here.start) : here.end]
+        context = answer[parts[max(parts.index(here) - 1, 0)].start : here.end]  # with the sentence before
     ranked: list[tuple[int, int, _Typed]] = []
     for order, item in enumerate(typed):
         about = item.about()

@@ -12,10 +12,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-POSTURES = ("assist", "guard", "rails")
-CODE_MODES = ("check", "match")
-UNESTABLISHED = ("fallback", "state-searched")
-
 
 class OptionsError(ValueError):
     """Options that cannot be used; the message names the option and the accepted values."""
@@ -81,13 +77,14 @@ _BOOL: Rule = (lambda v: isinstance(v, bool), "true or false")
 _COUNT: Rule = (lambda v: type(v) is int and v >= 1, "a whole number of at least 1")  # `true` counts nothing
 
 
-def _one_of(choices: tuple[str, ...]) -> Rule:
+def _one_of(*choices: str) -> Rule:
     return (lambda v: v in choices, f"one of {', '.join(choices)}")
 
 
-_EVIDENCE = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL, "code": _one_of(CODE_MODES)}
-_EVIDENCE |= {"prior_turn": _BOOL, "posture": _one_of(POSTURES)}
-_NEGATIVE_CLAIMS = {"unestablished": _one_of(UNESTABLISHED)}
+_EVIDENCE = {"min_digits": _COUNT, "figures": _BOOL, "decimal_rounding": _BOOL}
+_EVIDENCE |= {"code": _one_of("check", "match"), "prior_turn": _BOOL}
+_EVIDENCE |= {"posture": _one_of("assist", "guard", "rails")}
+_NEGATIVE_CLAIMS = {"unestablished": _one_of("fallback", "state-searched")}
 _URL_START = re.compile(r"https?://[^\s/]+")
 _URL = "an http:// or https:// URL of an OpenAI-compatible API"
 _SECONDS = "a number of seconds above 0 and at most 600"
@@ -107,9 +104,7 @@ def _no_unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], prefix: str 
 
 
 def _section(raw: dict[str, Any], name: str, *allowed: str) -> dict[str, Any]:
-    value = raw.get(name, {})
-    if value is None:
-        return {}
+    value = {} if raw.get(name) is None else raw[name]
     if not isinstance(value, dict):
         raise OptionsError(name, f"must be an object with any of the keys {', '.join(allowed)}")
     _no_unknown_keys(value, allowed, prefix=f"{name}.")
@@ -118,12 +113,10 @@ def _section(raw: dict[str, Any], name: str, *allowed: str) -> dict[str, Any]:
 
 def _checked(section: dict[str, Any], name: str, default: Any, rules: dict[str, Rule]) -> dict[str, Any]:
     """Each key of ``rules``, as given or its default, refused unless its rule holds."""
-    out = {}
+    out = {key: section.get(key, getattr(default, key)) for key in rules}
     for key, (ok, wanted) in rules.items():
-        value = section.get(key, getattr(default, key))
-        if not ok(value):
-            raise OptionsError(f"{name}.{key}", f"must be {wanted}, not {value!r}")
-        out[key] = value
+        if not ok(out[key]):
+            raise OptionsError(f"{name}.{key}", f"must be {wanted}, not {out[key]!r}")
     return out
 
 

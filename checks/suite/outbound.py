@@ -5,12 +5,11 @@ its private network, a cloud's metadata service. So before each connection the h
 every address it resolves to is checked, and the connection is made to an address that was checked,
 never to the name again (DNS rebinding gains nothing); the name is kept for the Host header and for TLS.
 
-Refused unless the operator allows them (an ``Allow`` of networks and host names): every address that is
-not public, the cloud metadata services, and IPv6 forms that carry such an IPv4 address
-(``::ffff:127.0.0.1``, 6to4, NAT64). Numeric spellings (``127.1``, ``0x7f000001``) go through the
-resolver that would connect, so they are checked as the address they are. No redirect is followed (a 3xx
-is the answer), and a checked request uses no proxy, which would resolve the name itself. Standard
-library only.
+Refused unless the operator allows them (an ``Allow`` of networks and host names): every address that is not
+public, the cloud metadata services, and IPv6 forms that carry such an IPv4 address (``::ffff:127.0.0.1``,
+6to4, NAT64). Numeric spellings (``127.1``, ``0x7f000001``) go through the resolver that would connect, so
+they are checked as the address they are. No redirect is followed (a 3xx is the answer), and a checked request
+uses no proxy, which would resolve the name itself. Standard library only.
 """
 
 from __future__ import annotations
