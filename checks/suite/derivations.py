@@ -62,7 +62,6 @@ MAX_RUN = 8
 MAX_POOL = 96
 MAX_COUNT = 9
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
-_NUMBER = frozenset({int, Decimal})  # the types of ``is_number``
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
 
@@ -112,7 +111,6 @@ _SHIFT = re.compile(
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
     re.I,
 )
-_WORD = re.compile(r"[a-z]+")
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
 
@@ -296,13 +294,8 @@ def _tables(source: Source) -> list[_Table]:
     leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
     # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
-    out: list[_Table] = []
-    for path, node in _nodes(source.parsed(), into=lambda node: not _is_table(node)):
-        if _is_table(node):
-            out.append(_Table(path, [row for row in node[:MAX_ROWS] if isinstance(row, dict)], named))
-            if len(out) >= 64:
-                break
-    return out
+    nodes = _nodes(source.parsed(), into=lambda node: not _is_table(node))
+    return list(islice((_Table(path, node, named) for path, node in nodes if _is_table(node)), 64))
 
 
 def _is_table(node: Any) -> bool:
@@ -336,7 +329,8 @@ class _Table:
     shares a text value, each column's sum, the same-unit ratio of two (a fraction, a
     percentage and its complement) and their difference. A group's are made on first need."""
 
-    def __init__(self, path: str, rows: list[dict[str, Any]], named: set[str]) -> None:
+    def __init__(self, path: str, items: list[Any], named: set[str]) -> None:
+        rows = [row for row in items[:MAX_ROWS] if isinstance(row, dict)]
         if any(dict in map(type, row.values()) for row in rows[:32]):
             rows = [_flat(row) for row in rows]
         self.path, self.columns, texts = path, list[str](), list[str]()
@@ -353,7 +347,7 @@ class _Table:
                 rows = [_flat(row) for row in rows]
         # Integers and Decimals as read; summed from 0, integers add as integers (far faster); exact.
         self.values: dict[str, list[Any]] = {
-            c: [v if type(v := row.get(c)) in _NUMBER else 0 for row in rows] for c in self.columns
+            c: [v if is_number(v := row.get(c)) else 0 for row in rows] for c in self.columns
         }
         self.groups: list[tuple[str, list[int] | None]] = [("", None)] if self.columns else []
         keyed: list[tuple[str, dict[str, list[int]]]] = []
@@ -474,9 +468,10 @@ def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 _CHOSEN = "named by the call"
 
 
-def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
-    """The row over lists' rows of one ``kind``; ``whole`` takes every row of a list only,
-    never a group of them (a record's total is the sum of all its parts)."""
+def _column(kind: str, within: str = "") -> _Find:
+    """The row over lists' rows of one ``kind``, of aggregates whose name holds ``within``: "[]."
+    takes every row of a list only, never a group of them (a record's total is the sum of all its
+    parts); ``_CHOSEN``, the rows a call names."""
 
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         number = f.number or ZERO
@@ -484,9 +479,7 @@ def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
         for source in p.records:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
                 # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
-                if found != kind or not low <= magnitude <= high or whole and "[]." not in how:
-                    continue
-                if chosen and _CHOSEN not in how:
+                if found != kind or not low <= magnitude <= high or within not in how:
                     continue
                 if not off or abs(magnitude - number) + off <= tol:
                     columns = [Evidence(call_id=source.call_id, path=part) for part in _COLUMN.findall(how)]
@@ -514,9 +507,8 @@ def list_counts(source: Source) -> list[Operand]:
         and 2 <= len(node) <= MAX_COUNT
         and all(isinstance(row, dict) for row in node)
     )
-    rows = "the {} rows of {}"
     return [
-        Operand(Decimal(n), rows.format(n, path or "the result"), _at(source, path))
+        Operand(Decimal(n), f"the {n} rows of {path or 'the result'}", _at(source, path))
         for path, n in islice(found, 16)
     ]
 
@@ -562,7 +554,7 @@ def _label(answer: str, start: int) -> str:
 
 
 def _label_words(answer: str, start: int) -> list[str]:
-    return _WORD.findall(_label(answer, start).lower())
+    return re.findall(r"[a-z]+", _label(answer, start).lower())
 
 
 def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
@@ -782,10 +774,9 @@ def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
-    named = {day for day, _, _ in dates_in(source.text)}
-    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
-        named.update(day for day, _, _ in dates_in(text))
-    days = sorted(named)
+    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
+    texts = [source.text, *(text for _, text in leaves)]
+    days = sorted({day for text in texts for day, _, _ in dates_in(text)})
     return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
@@ -862,8 +853,8 @@ TABLE = (
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
-    Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", True)),
-    Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", chosen=True)),
+    Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
+    Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
