@@ -89,9 +89,8 @@ _MONEY_KEY = re.compile(
 )
 _TOTAL_WORDS = re.compile(r"(?i)\b(?:total(?:s|l?ing|led)?|sum|combined|altogether|overall|in all|grand)\b")
 _REMAINDER_WORDS = re.compile(
-    r"\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
-    r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b",
-    re.I,
+    r"(?i)\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
+    r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b"
 )
 _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
 _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's path in an aggregate's name
@@ -107,9 +106,8 @@ _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
 _COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
 _SHIFT = re.compile(
-    rf"\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
-    r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
-    re.I,
+    rf"(?i)\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
+    r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b"
 )
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
