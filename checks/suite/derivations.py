@@ -626,10 +626,8 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
     """The sum of the last two, three, ... up to MAX_RUN amounts of ``run`` that gives the figure."""
-    target = f.near[f.index].value
-    return next(
-        (d for k in range(2, min(len(run), MAX_RUN) + 1) if (d := _summed(run[-k:], target, tol))), None
-    )
+    tails = (run[-k:] for k in range(2, min(len(run), MAX_RUN) + 1))
+    return next((d for tail in tails if (d := _summed(tail, f.near[f.index].value, tol))), None)
 
 
 def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -704,16 +702,15 @@ def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """An amount of the pools (or a sum over the records the answer names) times a count the
     user or the data gave, which the sentence says: N where it says the figure is for N people."""
     figure, sentence = f.near[f.index], f.sentence.text if f.sentence else ""
-    counts = [c for c in p.counts if f.people is None or int(c.value) == f.people]
-    said = {int(c.value) for c in counts if _says(sentence, int(c.value))}
-    if not said:
+    counts = [c for c in p.counts if f.people in (None, int(c.value)) and _says(sentence, int(c.value))]
+    if not counts:
         return None
     values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
     for run in _named_sums(f, p):
         label, evidence = " + ".join(o.label for o in run), tuple(e for o in run for e in o.evidence)
         values.append(Operand(sum((o.value for o in run), ZERO), f"({label})", evidence))
     for count in counts:
-        for value in values[: 3 * MAX_POOL] if int(count.value) in said else ():
+        for value in values[: 3 * MAX_POOL]:
             if abs(value.value * count.value - figure.value) <= tol:
                 return _made("product", f"{value.label} × {count.label}", [value, count])
     return None
