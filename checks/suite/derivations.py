@@ -674,13 +674,12 @@ def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     stated, index = f.near, f.index
     back = range(index - 1, max(-1, index - 1 - MAX_RUN), -1)
     at = next((t for t in back if stated[t].known and stated[t].total), index)  # index: none
-    total, between = stated[at], stated[at + 1 : index]
-    if not between or not all(s.known for s in between):
+    run = stated[at:index]  # the total, then every amount it is less
+    if len(run) < 2 or not all(s.known for s in run):
         return None
-    if abs(total.value - sum((s.value for s in between), ZERO) - stated[index].value) > tol:
+    if abs(run[0].value - sum((s.value for s in run[1:]), ZERO) - stated[index].value) > tol:
         return None
-    less = " − ".join(s.text for s in between)
-    return _made("total-less", f"{total.text} − {less}", [total.operand(), *(s.operand() for s in between)])
+    return _made("total-less", " − ".join(s.text for s in run), [s.operand() for s in run])
 
 
 def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
