@@ -736,9 +736,7 @@ def stated_shifts(text: str) -> list[int]:
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
     """Each full date ``text`` writes, in any notation (``values``), with its span."""
-    for found in read_dates(text):
-        for day in found.dates():
-            yield day, found.start, found.end
+    return ((day, found.start, found.end) for found in read_dates(text) for day in found.dates())
 
 
 def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str) -> Derivation:
