@@ -796,14 +796,13 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             mark = f"+{time.day_offset}" if time.day_offset else ""
             label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
             clocks.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
-            if source is not None:
-                places[label] = (source.evidence_at((time.start, time.end)),)
+            places[label] = (source.evidence_at((time.start, time.end)),) if source is not None else ()
             if len(clocks) >= MAX_POOL:
                 break
     found = elapsed(value, clocks)
     if found is None:
         return None
-    operands = [Operand(ZERO, label, places.get(label, ())) for label in found]
+    operands = [Operand(ZERO, label, places[label]) for label in found]
     return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
 
 
