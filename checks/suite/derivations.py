@@ -62,7 +62,6 @@ MAX_RUN = 8
 MAX_POOL = 96
 MAX_COUNT = 9
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
-_NUMBER = frozenset({int, Decimal})  # the types of ``is_number``
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
 
@@ -90,9 +89,8 @@ _MONEY_KEY = re.compile(
 )
 _TOTAL_WORDS = re.compile(r"(?i)\b(?:total(?:s|l?ing|led)?|sum|combined|altogether|overall|in all|grand)\b")
 _REMAINDER_WORDS = re.compile(
-    r"\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
-    r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b",
-    re.I,
+    r"(?i)\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
+    r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b"
 )
 _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
 _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's path in an aggregate's name
@@ -108,11 +106,9 @@ _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
 _COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
 _SHIFT = re.compile(
-    rf"\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
-    r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b",
-    re.I,
+    rf"(?i)\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
+    r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b"
 )
-_WORD = re.compile(r"[a-z]+")
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
 
@@ -296,13 +292,8 @@ def _tables(source: Source) -> list[_Table]:
     leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
     # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
-    out: list[_Table] = []
-    for path, node in _nodes(source.parsed(), into=lambda node: not _is_table(node)):
-        if _is_table(node):
-            out.append(_Table(path, [row for row in node[:MAX_ROWS] if isinstance(row, dict)], named))
-            if len(out) >= 64:
-                break
-    return out
+    nodes = _nodes(source.parsed(), into=lambda node: not _is_table(node))
+    return list(islice((_Table(path, node, named) for path, node in nodes if _is_table(node)), 64))
 
 
 def _is_table(node: Any) -> bool:
@@ -336,7 +327,8 @@ class _Table:
     shares a text value, each column's sum, the same-unit ratio of two (a fraction, a
     percentage and its complement) and their difference. A group's are made on first need."""
 
-    def __init__(self, path: str, rows: list[dict[str, Any]], named: set[str]) -> None:
+    def __init__(self, path: str, items: list[Any], named: set[str]) -> None:
+        rows = [row for row in items[:MAX_ROWS] if isinstance(row, dict)]
         if any(dict in map(type, row.values()) for row in rows[:32]):
             rows = [_flat(row) for row in rows]
         self.path, self.columns, texts = path, list[str](), list[str]()
@@ -353,7 +345,7 @@ class _Table:
                 rows = [_flat(row) for row in rows]
         # Integers and Decimals as read; summed from 0, integers add as integers (far faster); exact.
         self.values: dict[str, list[Any]] = {
-            c: [v if type(v := row.get(c)) in _NUMBER else 0 for row in rows] for c in self.columns
+            c: [v if is_number(v := row.get(c)) else 0 for row in rows] for c in self.columns
         }
         self.groups: list[tuple[str, list[int] | None]] = [("", None)] if self.columns else []
         keyed: list[tuple[str, dict[str, list[int]]]] = []
@@ -474,9 +466,10 @@ def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 _CHOSEN = "named by the call"
 
 
-def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
-    """The row over lists' rows of one ``kind``; ``whole`` takes every row of a list only,
-    never a group of them (a record's total is the sum of all its parts)."""
+def _column(kind: str, within: str = "") -> _Find:
+    """The row over lists' rows of one ``kind``, of aggregates whose name holds ``within``: "[]."
+    takes every row of a list only, never a group of them (a record's total is the sum of all its
+    parts); ``_CHOSEN``, the rows a call names."""
 
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         number = f.number or ZERO
@@ -484,9 +477,7 @@ def _column(kind: str, whole: bool = False, chosen: bool = False) -> _Find:
         for source in p.records:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
                 # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
-                if found != kind or not low <= magnitude <= high or whole and "[]." not in how:
-                    continue
-                if chosen and _CHOSEN not in how:
+                if found != kind or not low <= magnitude <= high or within not in how:
                     continue
                 if not off or abs(magnitude - number) + off <= tol:
                     columns = [Evidence(call_id=source.call_id, path=part) for part in _COLUMN.findall(how)]
@@ -514,9 +505,8 @@ def list_counts(source: Source) -> list[Operand]:
         and 2 <= len(node) <= MAX_COUNT
         and all(isinstance(row, dict) for row in node)
     )
-    rows = "the {} rows of {}"
     return [
-        Operand(Decimal(n), rows.format(n, path or "the result"), _at(source, path))
+        Operand(Decimal(n), f"the {n} rows of {path or 'the result'}", _at(source, path))
         for path, n in islice(found, 16)
     ]
 
@@ -562,7 +552,7 @@ def _label(answer: str, start: int) -> str:
 
 
 def _label_words(answer: str, start: int) -> list[str]:
-    return _WORD.findall(_label(answer, start).lower())
+    return re.findall(r"[a-z]+", _label(answer, start).lower())
 
 
 def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
@@ -636,10 +626,8 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
     """The sum of the last two, three, ... up to MAX_RUN amounts of ``run`` that gives the figure."""
-    target = f.near[f.index].value
-    return next(
-        (d for k in range(2, min(len(run), MAX_RUN) + 1) if (d := _summed(run[-k:], target, tol))), None
-    )
+    tails = (run[-k:] for k in range(2, min(len(run), MAX_RUN) + 1))
+    return next((d for tail in tails if (d := _summed(tail, f.near[f.index].value, tol))), None)
 
 
 def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -686,13 +674,12 @@ def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     stated, index = f.near, f.index
     back = range(index - 1, max(-1, index - 1 - MAX_RUN), -1)
     at = next((t for t in back if stated[t].known and stated[t].total), index)  # index: none
-    total, between = stated[at], stated[at + 1 : index]
-    if not between or not all(s.known for s in between):
+    run = stated[at:index]  # the total, then every amount it is less
+    if len(run) < 2 or not all(s.known for s in run):
         return None
-    if abs(total.value - sum((s.value for s in between), ZERO) - stated[index].value) > tol:
+    if abs(run[0].value - sum((s.value for s in run[1:]), ZERO) - stated[index].value) > tol:
         return None
-    less = " − ".join(s.text for s in between)
-    return _made("total-less", f"{total.text} − {less}", [total.operand(), *(s.operand() for s in between)])
+    return _made("total-less", " − ".join(s.text for s in run), [s.operand() for s in run])
 
 
 def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -714,16 +701,15 @@ def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """An amount of the pools (or a sum over the records the answer names) times a count the
     user or the data gave, which the sentence says: N where it says the figure is for N people."""
     figure, sentence = f.near[f.index], f.sentence.text if f.sentence else ""
-    counts = [c for c in p.counts if f.people is None or int(c.value) == f.people]
-    said = {int(c.value) for c in counts if _says(sentence, int(c.value))}
-    if not said:
+    counts = [c for c in p.counts if f.people in (None, int(c.value)) and _says(sentence, int(c.value))]
+    if not counts:
         return None
     values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
     for run in _named_sums(f, p):
         label, evidence = " + ".join(o.label for o in run), tuple(e for o in run for e in o.evidence)
         values.append(Operand(sum((o.value for o in run), ZERO), f"({label})", evidence))
     for count in counts:
-        for value in values[: 3 * MAX_POOL] if int(count.value) in said else ():
+        for value in values[: 3 * MAX_POOL]:
             if abs(value.value * count.value - figure.value) <= tol:
                 return _made("product", f"{value.label} × {count.label}", [value, count])
     return None
@@ -750,9 +736,7 @@ def stated_shifts(text: str) -> list[int]:
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
     """Each full date ``text`` writes, in any notation (``values``), with its span."""
-    for found in read_dates(text):
-        for day in found.dates():
-            yield day, found.start, found.end
+    return ((day, found.start, found.end) for found in read_dates(text) for day in found.dates())
 
 
 def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str) -> Derivation:
@@ -782,10 +766,9 @@ def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
-    named = {day for day, _, _ in dates_in(source.text)}
-    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
-        named.update(day for day, _, _ in dates_in(text))
-    days = sorted(named)
+    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
+    texts = [source.text, *(text for _, text in leaves)]
+    days = sorted({day for text in texts for day, _, _ in dates_in(text)})
     return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
@@ -813,14 +796,13 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             mark = f"+{time.day_offset}" if time.day_offset else ""
             label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
             clocks.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
-            if source is not None:
-                places[label] = (source.evidence_at((time.start, time.end)),)
+            places[label] = (source.evidence_at((time.start, time.end)),) if source is not None else ()
             if len(clocks) >= MAX_POOL:
                 break
     found = elapsed(value, clocks)
     if found is None:
         return None
-    operands = [Operand(ZERO, label, places.get(label, ())) for label in found]
+    operands = [Operand(ZERO, label, places[label]) for label in found]
     return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
 
 
@@ -862,8 +844,8 @@ TABLE = (
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
-    Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", True)),
-    Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", chosen=True)),
+    Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
+    Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
