@@ -3,9 +3,10 @@
 A figure an answer writes, or a number a write is given, that no source carries may still be
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for. ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
-order tried; a figure is explained by the first row that gives it: no chains, no averages, no
-arbitrary subsets.
+days the user asked for, the days between two dates one record holds, a share of an amount at
+the percentage the sentence writes, a duration rounded to a coarser unit. ``TABLE`` lists
+every derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the
+first row that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -44,7 +45,7 @@ from operator import itemgetter
 from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
-from .durations import elapsed, read_durations
+from .durations import KEY_PREFIX, elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
@@ -104,6 +105,7 @@ _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
+_PERCENT_TEXT = re.compile(r"(\d{1,3}(?:\.\d+)?) ?%")  # a percentage as an answer writes it
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
 _COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
@@ -729,6 +731,22 @@ def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+def _share(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A percentage the figure's sentence writes, taken of an amount stated or read (a tax, a
+    fee, a discount), or that amount with the share added or taken off."""
+    figure = f.near[f.index]
+    rates = [(m.group(), Decimal(m.group(1)) / 100) for m in _PERCENT_TEXT.finditer(f.said)]
+    if not rates:
+        return None
+    values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
+    for written, rate in rates:
+        for value in values[: 3 * MAX_POOL]:
+            for factor, how in ((rate, "{} × {}"), (1 + rate, "{} + {}"), (1 - rate, "{} − {}")):
+                if abs(value.value * factor - figure.value) <= tol:
+                    return _made("share", how.format(value.label, written), [value])
+    return None
+
+
 def _says(sentence: str, number: int) -> bool:
     words = [w for w, n in NUMBER_WORDS.items() if n == number and " " not in w]
     return bool(re.search(rf"\b(?:{number}|{'|'.join(words)})\b", sentence, re.I))
@@ -800,6 +818,48 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+@kept
+def _dates_held(source: Source) -> list[tuple[date, int, int]]:
+    """Each date a result writes, with its span, and those its call's arguments name (no span)."""
+    held = list(islice(dates_in(source.text), MAX_POOL))
+    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
+        held.extend((day, -1, -1) for day, _, _ in dates_in(text))
+    return held[: 2 * MAX_POOL]
+
+
+def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A whole number of days between two dates one record holds (a stay, a rental, a notice)."""
+    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    if value is None or value.seconds % 86400:
+        return None
+    for source in p.records:
+        held = _dates_held(source)
+        for first, start, end in held:
+            for later, *_ in held:
+                if (later - first).days * 86400 == value.seconds:
+                    evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
+                    how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
+                    return Derivation("date-span", how, evidence)
+    return None
+
+
+def _coarser(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A duration one record holds, written in a coarser unit and rounded to it ("17 days" for
+    412 hours): within half a unit of the figure's last written digit."""
+    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    if value is None:
+        return None
+    for source in p.records:
+        for reader in ("durations", "lengths"):
+            for key in source.value_keys(reader):
+                held = Decimal(key.removeprefix(KEY_PREFIX)) if key.startswith(KEY_PREFIX) else ZERO
+                if held and abs(held - value.seconds) <= value.step / 2:
+                    return Derivation(
+                        "rounded", f"{held.normalize():f} seconds ({source.call_id})", _at(source, "")
+                    )
+    return None
+
+
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A duration between two clock times the answer or this turn's results write (``durations.elapsed``)."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
@@ -844,6 +904,8 @@ _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may expla
 _DIGIT = None  # a row's tolerance: half a unit of the figure's last digit
 TABLE = (
     Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _CENT, _elapsed),
+    Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
+    Row("rounded", "one record: a duration", "1", "duration", _CENT, _coarser),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
@@ -861,6 +923,7 @@ TABLE = (
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
+    Row("share", "amounts; a percentage the sentence writes", "2", "amount", _CENT, _share),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", True)),
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", chosen=True)),

@@ -96,9 +96,11 @@ _KIND_WORDS = {
     "sum": "the sum of the amounts the answer lists",
     "difference": "the difference of two amounts the conversation holds",
     "product": "an amount times a count the user or the data gave",
+    "share": "a percentage the answer writes, taken of an amount the conversation holds",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
     "day-mark": "the date of a time a result writes with a next-day mark",
+    "date-span": "the days between two dates one result or its call holds",
     "elapsed": "the time between two clock times the answer or this turn's results write",
 }
 
