@@ -115,6 +115,7 @@ _SHIFT = re.compile(
     re.I,
 )
 _WORD = re.compile(r"[a-z]+")
+_KEY_WORDS = re.compile(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])")  # between a key's words: "seats_sold", "seatsSold"
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
 
@@ -302,8 +303,10 @@ def _tables(source: Source) -> list[_Table]:
     for path, node in _nodes(source.parsed(), into=lambda node: not _is_table(node)):
         if _is_table(node):
             out.append(_Table(path, [row for row in node[:MAX_ROWS] if isinstance(row, dict)], named))
-            if len(out) >= 64:
-                break
+        elif isinstance(node, dict) and sum(map(is_number, node.values())) >= 2:
+            out.append(_Table(path, [node], set(), record=True))  # its fields' ratios and differences
+        if len(out) >= 64:
+            break
     return out
 
 
@@ -312,10 +315,12 @@ def _is_table(node: Any) -> bool:
     return isinstance(node, list) and any(isinstance(row, dict) for row in node[:MAX_ROWS])
 
 
-def _unit(key: str) -> str | None:
-    parts = re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", key)
+def _unit(key: str, record: bool = False) -> str | None:
+    """The unit a key's last word names ("_gb"); of a record's field, else its first word ("seats")."""
+    parts = _KEY_WORDS.split(key)
     tail = parts[-1].lower() if len(parts) > 1 else ""
-    return tail if tail in _UNIT_WORDS else None
+    head = parts[0].lower() if len(parts) > 1 and record else None
+    return tail if tail in _UNIT_WORDS else head
 
 
 def _names(row: dict[str, Any], named: set[str]) -> bool:
@@ -336,12 +341,13 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
 class _Table:
     """A list's rows, read for their aggregates: over all the rows, and over each group that
     shares a text value, each column's sum, the same-unit ratio of two (a fraction, a
-    percentage and its complement) and their difference. A group's are made on first need."""
+    percentage and its complement) and their difference. A group's are made on first need. A
+    record's own numeric fields are a table of one row: its fields' ratios and differences."""
 
-    def __init__(self, path: str, rows: list[dict[str, Any]], named: set[str]) -> None:
+    def __init__(self, path: str, rows: list[dict[str, Any]], named: set[str], record: bool = False) -> None:
         if any(dict in map(type, row.values()) for row in rows[:32]):
             rows = [_flat(row) for row in rows]
-        self.path, self.columns, texts = path, list[str](), list[str]()
+        self.path, self.record, self.columns, texts = path, record, list[str](), list[str]()
         for row in rows[:32]:
             for k, v in row.items():
                 if is_number(v):
@@ -374,7 +380,9 @@ class _Table:
         chosen = [i for i, row in enumerate(rows) if named and _names(row, named)]
         if self.columns and 2 <= len(chosen) < len(rows):
             self.groups.append((_CHOSEN, chosen))
-        units = {c: _unit(c) for c in self.columns}
+        # A record's two fields pair only where their names say they count one thing: a unit
+        # ("free_gb", "total_gb") or a noun ("seats_sold", "seats_total") they share.
+        units = {c: _unit(c, record) for c in self.columns}
         self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and units[a] == units[b]]
         self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
         self.summed: dict[int, dict[str, Decimal]] = {}
@@ -405,8 +413,12 @@ class _Table:
         if group in self.made:
             return self.made[group]
         label, sums = self.groups[group][0], self.sums(group)
-        name = {c: f"{self.path}[{label}].{c}" for c in sums}
-        out = [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
+        name = {c: join_path(self.path, c) if self.record else f"{self.path}[{label}].{c}" for c in sums}
+        out = (
+            []
+            if self.record
+            else [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
+        )
         for a, b in self.pairs:
             if sums[b]:
                 ratio, off = _quotient(sums[a], sums[b])

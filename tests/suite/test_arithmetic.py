@@ -498,3 +498,20 @@ def test_a_prompts_qualified_unit_grounds_the_plain_one(prompt: str, right: str,
 
     assert flagged(answer(right)) == []
     assert flagged(answer(wrong)) == [wrong]
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"disk_free_gb": 3.2, "disk_total_gb": 256}, "Only about {} of the disk is free.", "1%", "5%"),
+        ({"event": {"seats_sold": 450, "seats_total": 600}}, "The show is {} sold.", "75%", "80%"),
+    ],
+)
+def test_the_ratio_of_two_same_unit_fields_of_one_record_is_computed(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A record's two fields in one unit make a percentage as a list's two columns do."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert [d["kind"] for d in computed(found).values()] == ["column-ratio"]
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
