@@ -3,10 +3,11 @@
 A figure an answer writes, or a number a write is given, that no source carries may still be
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for, the days between two dates one record holds, a share of an amount at
-the percentage the sentence writes, a duration rounded to a coarser unit. ``TABLE`` lists
-every derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the
-first row that gives it: no chains, no averages, no arbitrary subsets.
+days the user asked for (or to the day of the week they named), the days between two dates
+one record holds, a share of an amount at the percentage the sentence writes, a duration
+rounded to a coarser unit. ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
+order tried; a figure is explained by the first row that gives it: no chains, no averages, no
+arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -210,6 +211,7 @@ class Pools:
     named: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
     names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
     shifts: list[int] = field(default_factory=list)  # days the user asked to move a date by
+    weekdays: set[int] = field(default_factory=set)  # days of the week the user named (Monday 0)
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
@@ -778,6 +780,16 @@ def stated_shifts(text: str) -> list[int]:
     return [n for n in out if n and abs(n) <= 366]
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(rf"\b({'|'.join(_WEEKDAYS)})\b", re.I)
+
+
+def named_weekdays(text: str) -> list[int]:
+    """The days of the week a person names ("on Wednesday"), Monday 0: each the next such day
+    after a date the conversation holds, or the one after it ("next Wednesday")."""
+    return [_WEEKDAYS.index(match.group(1).lower()) for match in _WEEKDAY.finditer(text)]
+
+
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
     """Each full date ``text`` writes, in any notation (``values``), with its span."""
     for found in read_dates(text):
@@ -793,9 +805,11 @@ def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for."""
+    """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for,
+    or to a day of the week the user named."""
     for target in f.days:
-        for shift in dict.fromkeys(p.shifts):
+        to_weekday = range(1, 15) if target.weekday() in p.weekdays else ()
+        for shift in dict.fromkeys([*p.shifts, *to_weekday]):
             wanted = target - timedelta(days=shift)
             source = p.holding(wanted)
             for found, start, end in dates_in(source.text) if source is not None else ():

@@ -6,7 +6,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
 
 - **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
-- **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
+- **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30; so is
+  "1 h 30 min", the hour's letter spaced from its number.
 - **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``).
 - **A source may qualify a unit** with a word or two ("5 business days"): read as the plain
   unit, since a source read more widely can only ground more.
@@ -48,9 +49,10 @@ _BEFORE_QUALIFIED = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-](?:[a-z
 _HALF_AFTER = " and a half"
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number
 _CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")  # a source's 01:30:00
-_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)  # 1h, 1h30m
+# 1h, 1h30m, and in a sum with minutes spaced: 1 h 56 min
+_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?(?:h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?| h \d{1,2} ?min)\b", re.I)
 _GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a source's 45m
-_GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
+_GLUED_PART = re.compile(r"(\d+(?:\.\d+)?) ?([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({_ANY_UNIT})$", re.I)

@@ -153,6 +153,34 @@ def test_a_date_moved_by_the_days_the_user_asked_for_is_a_date_shift() -> None:
     assert flagged(run("Your new date is 2024-05-30.", RESERVATION, user=user)) == ["2024-05-30"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "tool", "answer", "right", "wrong"),
+    [
+        ("Today is Monday, 2025-09-08.", "find_slots", "Nothing is free on {}.", "2025-09-10", "2025-09-12"),
+        (
+            "The date is 2031-01-02 (a Thursday).",
+            "count_stock",
+            "The next delivery is {}.",
+            "January 6",
+            "January 7",
+        ),
+    ],
+)
+def test_a_day_of_the_week_the_user_names_is_the_next_such_date(
+    prompt: str, tool: str, answer: str, right: str, wrong: str
+) -> None:
+    """ "Wednesday" after a Monday the prompt dates is two days on, with or without the year
+    written; a date that is no Wednesday (nor the user's day) is flagged."""
+    user = "What about Wednesday?" if tool == "find_slots" else "Is anything due Monday?"
+
+    def judged(date: str) -> dict[str, Any]:
+        turn = build_turn(answer.format(date), calls=[{"tool": tool, "result": {"rows": []}}], user=user)
+        return run_suite(build_conversation(turn) | {"system": prompt})
+
+    assert computed(judged(right))[right]["kind"] == "date-shift"
+    assert flagged(judged(wrong)) == [wrong]
+
+
 # --- what a later answer restates -------------------------------------------------------
 
 
