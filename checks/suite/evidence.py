@@ -43,9 +43,11 @@ from .derivations import (
     Figure,
     Operand,
     Pools,
+    dates_in,
     derive,
     money_leaves,
     named_records,
+    named_weekdays,
     stated_shifts,
     user_counts,
 )
@@ -74,6 +76,7 @@ NAME = "evidence"
 MAX_REPORTED_VALUES = 12
 MAX_VALUE_CHARS = 64
 
+_MONTH_DAY = "date md "  # a date's key without its year: "date md 09-10"
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
 
@@ -96,9 +99,11 @@ _KIND_WORDS = {
     "sum": "the sum of the amounts the answer lists",
     "difference": "the difference of two amounts the conversation holds",
     "product": "an amount times a count the user or the data gave",
+    "share": "a percentage the answer writes, taken of an amount the conversation holds",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
     "day-mark": "the date of a time a result writes with a next-day mark",
+    "date-span": "the days between two dates one result or its call holds",
     "elapsed": "the time between two clock times the answer or this turn's results write",
 }
 
@@ -245,6 +250,7 @@ class _State:
         self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
         self.shifts: dict[int, None] = {}
+        self.weekdays: set[int] = set()
         self.invented: dict[str, int] = {}  # a key nothing backed -> the turn whose answer first said it
 
     def absorb(self, source: Source) -> None:
@@ -262,6 +268,7 @@ class _State:
             for count in user_counts(source.text):
                 self.counts.setdefault(int(count.value), count)
             self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
+            self.weekdays.update(named_weekdays(source.text))
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""
@@ -273,6 +280,22 @@ class _State:
         """The newest tool result that writes a date, else the first person who wrote it."""
         found = self.tools.holding_date(wanted, newest=True)
         return found if found is not None else self.people.holding_date(wanted, newest=False)
+
+    def in_years_held(self, forms: tuple[str, ...]) -> tuple[date, ...]:
+        """A month and day the answer writes without a year ("September 10"), in each year of the
+        dates the results and the people wrote: the dates it may be."""
+        month_days = [form.removeprefix(_MONTH_DAY) for form in forms if form.startswith(_MONTH_DAY)]
+        if not month_days:
+            return ()
+        years = {
+            day.year
+            for shown in (self.tools, self.people)
+            for s in shown.sources
+            for day, _, _ in dates_in(s.text)
+        }
+        return tuple(
+            day for year in sorted(years) for md in month_days if (day := day_of_key(f"date {year}-{md}"))
+        )
 
     def locate(
         self, candidate: Candidate, lookups: list[str]
@@ -312,6 +335,8 @@ class _State:
                     # A percent is no conversion of bytes or seconds: every other row may give it.
                     shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
             days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
+            if opts.figures and not days and c.shape == "date":
+                days = self.in_years_held(c.forms)
             if opts.figures:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
@@ -319,10 +344,12 @@ class _State:
             if not shapes:
                 continue
             at = place[c.value] if "amount" in shapes else -1
-            figures.append(Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at))
+            figure = Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at, c.start)
+            figures.append(figure)
         with_amounts = any(f.at >= 0 for f in figures)
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
+        pools.weekdays = self.weekdays
         pools.sentences = sentences(turn.answer) if with_amounts else []
         if with_amounts:
             # The operands of amounts: the money read, the user's counts then the results' list lengths,

@@ -153,6 +153,34 @@ def test_a_date_moved_by_the_days_the_user_asked_for_is_a_date_shift() -> None:
     assert flagged(run("Your new date is 2024-05-30.", RESERVATION, user=user)) == ["2024-05-30"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "tool", "answer", "right", "wrong"),
+    [
+        ("Today is Monday, 2025-09-08.", "find_slots", "Nothing is free on {}.", "2025-09-10", "2025-09-12"),
+        (
+            "The date is 2031-01-02 (a Thursday).",
+            "count_stock",
+            "The next delivery is {}.",
+            "January 6",
+            "January 7",
+        ),
+    ],
+)
+def test_a_day_of_the_week_the_user_names_is_the_next_such_date(
+    prompt: str, tool: str, answer: str, right: str, wrong: str
+) -> None:
+    """ "Wednesday" after a Monday the prompt dates is two days on, with or without the year
+    written; a date that is no Wednesday (nor the user's day) is flagged."""
+    user = "What about Wednesday?" if tool == "find_slots" else "Is anything due Monday?"
+
+    def judged(date: str) -> dict[str, Any]:
+        turn = build_turn(answer.format(date), calls=[{"tool": tool, "result": {"rows": []}}], user=user)
+        return run_suite(build_conversation(turn) | {"system": prompt})
+
+    assert computed(judged(right))[right]["kind"] == "date-shift"
+    assert flagged(judged(wrong)) == [wrong]
+
+
 # --- what a later answer restates -------------------------------------------------------
 
 
@@ -392,3 +420,129 @@ def test_a_whole_difference_still_needs_a_word_of_remainder() -> None:
     plans = {"plans": {"basic": {"price": 30}, "premium": {"price": 45}}}
     assert flagged(run("The upgrade is $15 a month.", plans)) == ["15"]
     assert flagged(run("Premium costs $15 more.", plans)) == []
+
+
+# --- shares, spans of dates, coarser units ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        (
+            {"tickets": [{"seat": "A1", "price": 40.0}, {"seat": "A2", "price": 40.0}], "fee_pct": 7.5},
+            "Two seats come to $80.00, plus a 7.5% booking fee of {}.",
+            "$6.00",
+            "$6.50",
+        ),
+        (
+            {"order": {"lines": [{"sku": "W-1", "cost": 120.0}], "discount_pct": 15}},
+            "The washers cost $120.00; with the 15% trade discount you pay {}.",
+            "$102.00",
+            "$104.00",
+        ),
+    ],
+)
+def test_a_percentage_the_sentence_writes_of_an_amount_is_a_share(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A fee or a discount the answer works out from the percentage it writes beside it."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert computed(found)[right.lstrip("$")]["kind"] == "share"
+    assert flagged(run(answer.format(wrong), result)) == [wrong.lstrip("$")]
+
+
+def test_a_share_needs_its_percentage_in_the_sentence() -> None:
+    """Without the percentage written, an amount that is some share of another is unexplained."""
+    result = {"order": {"lines": [{"sku": "W-1", "cost": 120.0}], "discount_pct": 15}}
+    assert flagged(run("The washers cost $120.00; with the trade discount you pay $102.00.", result)) == [
+        "102.00"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "right", "wrong"),
+    [
+        (
+            {"tool": "lend_tool", "result": {"tool": "drill", "out": "2025-03-03", "due": "2025-03-10"}},
+            "7",
+            "9",
+        ),
+        (
+            {
+                "tool": "hold_room",
+                "args": {"check_in": "2025-06-01", "check_out": "2025-06-04"},
+                "result": {"room": "12B"},
+            },
+            "3",
+            "4",
+        ),
+    ],
+)
+def test_the_days_between_two_dates_a_record_holds_are_a_date_span(
+    call: dict[str, Any], right: str, wrong: str
+) -> None:
+    """A loan or a stay as long as the dates of its result, or of its call, say it is."""
+
+    def answer(days: str) -> dict[str, Any]:
+        return run_suite(build_conversation(build_turn(f"That is {days} days in all.", calls=[call])))
+
+    found = answer(right)
+    assert flagged(found) == []
+    assert computed(found)[f"{right} days"]["kind"] == "date-span"
+    assert flagged(answer(wrong)) == [f"{wrong} days"]
+
+
+@pytest.mark.parametrize(
+    ("result", "right", "wrong"),
+    [
+        ({"uptime_hours": 412}, "over 17 days", "19 days"),
+        ({"lead_time_minutes": 125}, "about 2 hours", "3 hours"),
+    ],
+)
+def test_a_duration_rounded_to_a_coarser_unit_is_explained(
+    result: dict[str, Any], right: str, wrong: str
+) -> None:
+    """412 hours is "over 17 days" to the day; 19 days is no rounding of it, and "17 days" said
+    as exact is not what the record holds."""
+    found = run(f"It has been {right}.", result)
+    assert flagged(found) == []
+    assert [d["kind"] for d in computed(found).values()] == ["rounded"]
+    assert flagged(run(f"It has been {wrong}.", result)) == [wrong]
+    exact = " ".join(right.split()[-2:])
+    assert flagged(run(f"It has been {exact}.", result)) == [exact]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "right", "wrong"),
+    [
+        ("Members may borrow a tool for 14 calendar days.", "14 days", "21 days"),
+        ("Refunds reach the card within 5 business days.", "5 days", "8 days"),
+    ],
+)
+def test_a_prompts_qualified_unit_grounds_the_plain_one(prompt: str, right: str, wrong: str) -> None:
+    """ "14 calendar days" in a source is 14 days: a word between a number and its unit is read."""
+
+    def answer(days: str) -> dict[str, Any]:
+        conversation = build_conversation(build_turn(f"You have {days} for that."))
+        return run_suite(conversation | {"system": prompt})
+
+    assert flagged(answer(right)) == []
+    assert flagged(answer(wrong)) == [wrong]
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"disk_free_gb": 3.2, "disk_total_gb": 256}, "Only about {} of the disk is free.", "1%", "5%"),
+        ({"event": {"seats_sold": 450, "seats_total": 600}}, "The show is {} sold.", "75%", "80%"),
+    ],
+)
+def test_the_ratio_of_two_same_unit_fields_of_one_record_is_computed(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A record's two fields in one unit make a percentage as a list's two columns do."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert [d["kind"] for d in computed(found).values()] == ["column-ratio"]
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
