@@ -814,14 +814,21 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 @kept
+def _dates_held(source: Source) -> list[tuple[date, int, int]]:
+    """Each date a result writes, with its span, and those its call's arguments name (no span)."""
+    held = list(dates_in(source.text))
+    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
+        held.extend((day, -1, -1) for day, _, _ in dates_in(text))
+    return held
+
+
+@kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     """Each date a result or its call names moved by a next-day mark (``"00:00:00+1"``), with its span."""
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
-    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
-    texts = [source.text, *(text for _, text in leaves)]
-    days = sorted({day for text in texts for day, _, _ in dates_in(text)})
+    days = sorted({day for day, _, _ in _dates_held(source)})
     return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
@@ -836,28 +843,21 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-@kept
-def _dates_held(source: Source) -> list[tuple[date, int, int]]:
-    """Each date a result writes, with its span, and those its call's arguments name (no span)."""
-    held = list(islice(dates_in(source.text), MAX_POOL))
-    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
-        held.extend((day, -1, -1) for day, _, _ in dates_in(text))
-    return held[: 2 * MAX_POOL]
-
-
 def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A whole number of days between two dates one record holds (a stay, a rental, a notice)."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
-    if value is None or value.seconds % 86400:
+    days = int(value.seconds) // 86400 if value is not None and not value.seconds % 86400 else 0
+    if not 0 < days <= (date.max - date.min).days:
         return None
     for source in p.records:
         held = _dates_held(source)
+        ends = {day for day, _, _ in held}
         for first, start, end in held:
-            for later, *_ in held:
-                if (later - first).days * 86400 == value.seconds:
-                    evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
-                    how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
-                    return Derivation("date-span", how, evidence)
+            later = first + timedelta(days=days) if date.max - first >= timedelta(days=days) else None
+            if later in ends:
+                evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
+                how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
+                return Derivation("date-span", how, evidence)
     return None
 
 

@@ -8,10 +8,23 @@ its k-th receipt."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # types imports this module, so its names serve type hints only
-    from .types import Message, ToolCall
+
+# What pairing reads of a call and a message. The types module builds its turns with this
+# one, so naming its classes here would make the two import each other.
+class CallLike(Protocol):
+    @property
+    def call_id(self) -> str: ...
+
+
+class MessageLike[C: CallLike](Protocol):
+    @property
+    def role(self) -> str: ...
+    @property
+    def tool_calls(self) -> Sequence[C]: ...
+    @property
+    def tool_call_id(self) -> str | None: ...
 
 
 class Waiting[T]:
@@ -33,10 +46,10 @@ class Waiting[T]:
         return stack.pop() if stack else None
 
 
-def answered_calls(messages: Sequence[Message]) -> dict[int, ToolCall]:
+def answered_calls[C: CallLike](messages: Sequence[MessageLike[C]]) -> dict[int, C]:
     """For one turn's messages: the index of each tool message that answers a call -> that call."""
-    waiting: Waiting[ToolCall] = Waiting()
-    out: dict[int, ToolCall] = {}
+    waiting: Waiting[C] = Waiting()
+    out: dict[int, C] = {}
     for i, message in enumerate(messages):
         for call in message.tool_calls:
             waiting.call(call.call_id, call)
