@@ -104,7 +104,7 @@ _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
 _NEARLY = re.compile(
-    r"(?i)\b(?:about|around|roughly|approximately|nearly|almost|over|under|some|close to)\s+$|~\s*$"
+    r"(?i)\b(about|around|roughly|approximately|nearly|almost|over|under|some|close to)\s+$|~\s*$"
 )
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 _PERCENT_TEXT = re.compile(r"(\d{1,3}(?:\.\d+)?) ?%")  # a percentage as an answer writes it
@@ -862,19 +862,27 @@ def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _coarser(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A duration one record holds, said to be near ("over 17 days" for 412 hours) and rounded
-    to the unit written: within half a unit of the figure's last written digit."""
+    """A duration one record holds, said to be near and rounded to the unit written: "over 17
+    days" for 412 hours (more, by less than a unit), "about 2 hours" for 125 minutes (within half
+    a unit and a tenth of the figure), "under", "nearly" and "almost" for less."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
-    if value is None or not _NEARLY.search(p.answer, max(0, f.start - _NEAR), max(0, f.start)):
+    said = _NEARLY.search(p.answer, max(0, f.start - _NEAR), max(0, f.start)) if value else None
+    if value is None or said is None:
         return None
+    near, word = min(value.step / 2, value.seconds / 10), (said.group(1) or "about").lower()
+    low, high = {
+        "over": (value.seconds, value.seconds + value.step),
+        "under": (value.seconds - value.step, value.seconds),
+        "nearly": (value.seconds - near, value.seconds),
+        "almost": (value.seconds - near, value.seconds),
+    }.get(word, (value.seconds - near, value.seconds + near))
     for source in p.records:
         for reader in ("durations", "lengths"):
             for key in source.value_keys(reader):
                 held = Decimal(key.removeprefix(KEY_PREFIX)) if key.startswith(KEY_PREFIX) else ZERO
-                if held and abs(held - value.seconds) <= value.step / 2:
-                    return Derivation(
-                        "rounded", f"{held.normalize():f} seconds ({source.call_id})", _at(source, "")
-                    )
+                if held and low <= held <= high and held != value.seconds:
+                    how = f"{held.normalize():f} seconds ({source.call_id}), {word} {f.text}"
+                    return Derivation("rounded", how, _at(source, ""))
     return None
 
 

@@ -44,8 +44,12 @@ _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$"
 _COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
 _BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
-# In a source, a word or two may qualify the unit ("3 business days", "1.5 vacation days").
-_BEFORE_QUALIFIED = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-](?:[a-z]{{3,}}[ -]){{1,2}}$")
+# In a source, a word or two that are no number may qualify the unit ("3 business days"); the
+# number is no range's end ("2-3 business days").
+_QUALIFIER = rf"(?!(?:{_COUNT_WORDS})\b)[a-z]{{3,}}[ -]"
+_BEFORE_QUALIFIED = re.compile(
+    rf"(?:^|(?<=[^\w.:]))(?<!\d[-\u2013])({_NUMBER})[ \u00a0-](?:{_QUALIFIER}){{1,2}}$", re.I
+)
 _HALF_AFTER = " and a half"
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number
 _CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")  # a source's 01:30:00
@@ -101,9 +105,9 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
         return Decimal(int(m.group(1)) * 3600 + int(m.group(2)) * 60), 60, offset + m.start(), end
     if (m := _BEFORE_HALF.search(before)) is not None:
         return Decimal(seconds) / 2, seconds // 2, offset + m.start(), end
-    if lenient and (m := _BEFORE_QUALIFIED.search(before)) is not None:
-        return Decimal(m.group(1)) * seconds, seconds, offset + m.start(), end
     if (m := _BEFORE_WORDS.search(before)) is None:
+        if lenient and (m := _BEFORE_QUALIFIED.search(before)) is not None:
+            return Decimal(m.group(1)) * seconds, seconds, offset + m.start(), end
         return None
     word, half_after = m.group(1).lower(), text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
     halved = bool(m.group(2) or half_after)

@@ -45,6 +45,7 @@ from .derivations import (
     Pools,
     dates_in,
     derive,
+    kept,
     money_leaves,
     named_records,
     named_weekdays,
@@ -76,6 +77,7 @@ NAME = "evidence"
 MAX_REPORTED_VALUES = 12
 MAX_VALUE_CHARS = 64
 
+MAX_YEARS = 8  # the years a date written without one is tried in
 _MONTH_DAY = "date md "  # a date's key without its year: "date md 09-10"
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBERISH = re.compile(r"\d+(?:\.\d+)?")
@@ -106,6 +108,11 @@ _KIND_WORDS = {
     "date-span": "the days between two dates one result or its call holds",
     "elapsed": "the time between two clock times the answer or this turn's results write",
 }
+
+
+@kept
+def _years_held(source: Source) -> set[int]:
+    return {day.year for day, _, _ in dates_in(source.text)}
 
 
 def clip(value: str) -> str:
@@ -287,14 +294,12 @@ class _State:
         month_days = [form.removeprefix(_MONTH_DAY) for form in forms if form.startswith(_MONTH_DAY)]
         if not month_days:
             return ()
-        years = {
-            day.year
-            for shown in (self.tools, self.people)
-            for s in shown.sources
-            for day, _, _ in dates_in(s.text)
-        }
+        sources = [s for shown in (self.tools, self.people) for s in shown.sources]
+        years = set[int]().union(*map(_years_held, sources))
+        # Past MAX_YEARS distinct years, one more adds a chance date, not a likely one: the newest are tried.
+        tried = sorted(years)[-MAX_YEARS:]
         return tuple(
-            day for year in sorted(years) for md in month_days if (day := day_of_key(f"date {year}-{md}"))
+            day for year in tried for md in month_days if (day := day_of_key(f"date {year:04d}-{md}"))
         )
 
     def locate(

@@ -514,6 +514,18 @@ def test_a_duration_rounded_to_a_coarser_unit_is_explained(
 
 
 @pytest.mark.parametrize(
+    ("result", "answer"),
+    [
+        ({"uptime_hours": 401}, "over 17 days"),  # 16.7 days is not over 17
+        ({"uptime_hours": 412}, "under 17 days"),
+        ({"wait_days": 10.8}, "about 2 weeks"),  # within half a week, not within a tenth
+    ],
+)
+def test_a_coarser_duration_must_lie_where_its_word_says(result: dict[str, Any], answer: str) -> None:
+    assert flagged(run(f"It has been {answer}.", result)) == [" ".join(answer.split()[-2:])]
+
+
+@pytest.mark.parametrize(
     ("prompt", "right", "wrong"),
     [
         ("Members may borrow a tool for 14 calendar days.", "14 days", "21 days"),
