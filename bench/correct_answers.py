@@ -1,0 +1,71 @@
+"""How often the suite flags answers that are right, on desks no shared corpus covers.
+
+Each set is a JSONL file of conversations in the native format, written by hand for this
+measure: every answer is correct against its tool results, the system prompt and the
+user's words (each figure recomputed when the set was written), so every flag on them is a
+false one. The desks are of domains no shared corpus has (claims, payroll, clinics,
+permits, ...), and the answers are written as strong models write them: tables, totals,
+shares, dates in words resolved against the prompt's date, durations, unit conversions.
+
+Two sets, split as the real corpora are: ``development`` is read while working;
+``validation`` was written afterwards, without sight of the rules, and is only counted. A
+rule that clears development and not validation fits the set, not the class.
+
+    .venv/bin/python bench/correct_answers.py        # both sets
+    .venv/bin/python bench/correct_answers.py -v     # and each development flag
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from checks.suite import run_suite  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+SETS = ("development", "validation")
+
+
+def measure(path: Path, verbose: bool) -> str:
+    conversations = turns = flagged_turns = 0
+    codes: Counter[str] = Counter()
+    lines: list[str] = []
+    for line in path.open(encoding="utf-8"):
+        if not line.strip():
+            continue
+        conversation = json.loads(line)
+        conversations += 1
+        turns += len(conversation["turns"])
+        flags = [f for f in run_suite(conversation)["findings"] if f["severity"] == "flag"]
+        flagged_turns += len({f["turn"] for f in flags})
+        codes.update(f["code"] for f in flags)
+        for f in flags if verbose else ():
+            claim = f["claim"]["text"] if f.get("claim") else ""
+            lines.append(f"    {conversation['external_id']} turn {f['turn']}: {f['code']} {claim!r}")
+    by_code = ", ".join(f"{code} {n}" for code, n in codes.most_common()) or "none"
+    head = (
+        f"  {path.stem.removeprefix('correct_answers_'):12} {sum(codes.values())} flags, all false, on "
+        f"{flagged_turns} of {turns} turns ({conversations} conversations); by code: {by_code}"
+    )
+    return "\n".join([head, *lines])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="list the development set's flags")
+    args = parser.parse_args(argv)
+    print("correct answers on other desks:")
+    for name in SETS:
+        path = DATA / f"correct_answers_{name}.jsonl"
+        if path.exists():
+            print(measure(path, args.verbose and name == "development"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
