@@ -49,7 +49,7 @@ from .decimals import EXACT, ZERO, exactly, is_number, read_number
 from .durations import KEY_PREFIX, elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
-from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at
+from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
 from .tokens import Candidate, value_text
 from .types import MAX_DEPTH, MAX_ITEMS, Evidence
 from .values import read_dates, read_times
@@ -107,6 +107,10 @@ _NEARLY = re.compile(
     r"(?i)\b(about|around|roughly|approximately|nearly|almost|over|under|some|close to)\s+$|~\s*$"
 )
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
+# A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
+# an identifier ("2025-06-10", "9:30", "RC-48213").
+_OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:/\-]|[.,]\d)")
+MAX_LOCAL = 12  # the operands one sentence may give
 _PERCENT_TEXT = re.compile(r"(\d{1,3}(?:\.\d+)?) ?%")  # a percentage as an answer writes it
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
@@ -756,6 +760,46 @@ def _share(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decimal, str]]:
+    """What one operation on ``a`` and ``b`` gives; only a sum or a difference for a small whole
+    count, which a product or a quotient of two small numbers gives by chance."""
+    yield a + b, "{a} + {b}"
+    yield abs(a - b), "{a} − {b}"
+    if whole:
+        return
+    yield a * b, "{a} × {b}"
+    yield a * b / 100, "{b}% of {a}"
+    yield a * (100 + b) / 100, "{a} + {b}%"
+    yield a * (100 - b) / 100, "{a} − {b}%"
+    if b:
+        yield _QUOTIENT.divide(a, b), "{a} ÷ {b}"
+        yield _QUOTIENT.divide(100 * (a - b), b), "100 × ({a} − {b}) ÷ {b}"
+        yield _QUOTIENT.divide(100 * a, b), "100 × {a} ÷ {b}"
+
+
+def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """One operation on two numbers the figure's own sentence (or table row) writes: "80 h at
+    $28.50 is $2,280.00", "$3,840 over 26 paychecks, about $147.69 each", "up 75% from 4,200 to
+    7,350". The operands are the sentence's, each checked in its own right."""
+    if f.number is None or f.start < 0:
+        return None
+    if not p.sentences:
+        p.sentences = sentences(p.answer)
+    sentence = sentence_at(p.sentences, f.start)
+    if sentence is None:
+        return None
+    end = f.start - sentence.start + len(f.text)
+    spans = (m for m in _OPERAND.finditer(sentence.text) if not f.start - sentence.start <= m.start() < end)
+    operands = [(Decimal(m.group().replace(",", "")), m.group()) for m in islice(spans, MAX_LOCAL)]
+    whole = "percent" not in f.shapes and f.number == f.number.to_integral_value() and abs(f.number) < 100
+    for i, (a, a_text) in enumerate(operands):
+        for b, b_text in operands[:i] + operands[i + 1 :]:
+            for value, how in _local_results(a, b, whole):
+                if abs(value - f.number) <= tol:
+                    return Derivation("sentence-arithmetic", how.format(a=a_text, b=b_text), ())
+    return None
+
+
 def _says(sentence: str, number: int) -> bool:
     words = [w for w, n in NUMBER_WORDS.items() if n == number and " " not in w]
     return bool(re.search(rf"\b(?:{number}|{'|'.join(words)})\b", sentence, re.I))
@@ -923,6 +967,7 @@ class Row:
     # Words that must surround the figure, unless it has cents (not .00); a guarded row never
     # explains a figure said to be for N people.
     guard: re.Pattern[str] | None = None
+    last: bool = False  # tried only once the rounds are done: a more telling row explains first
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
@@ -953,16 +998,28 @@ TABLE = (
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
+    Row(
+        "sentence-arithmetic",
+        "the numbers its sentence writes",
+        "2",
+        _ANY + " amount",
+        _DIGIT,
+        _local,
+        last=True,
+    ),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 
-def _first(f: Figure, p: Pools) -> Derivation | None:
+def _first(f: Figure, p: Pools, last: bool = False) -> Derivation | None:
+    """The figure's first derivation in ``TABLE`` order; rows marked ``last`` only when ``last``."""
     # Cents that are not zero (the module's docstring): a round amount agrees by chance as a whole one does.
     cents = "amount" in f.shapes and f.number is not None and f.number != f.number.to_integral_value()
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
-        if not f.shapes.isdisjoint(shapes) and (
-            row.guard is None or f.people is None and (cents or row.guard.search(f.said))
+        if (
+            row.last == last
+            and not f.shapes.isdisjoint(shapes)
+            and (row.guard is None or f.people is None and (cents or row.guard.search(f.said)))
         ):
             tol = Decimal(5).scaleb(-f.precision - 1) if row.tolerance is None else row.tolerance
             if (found := row.find(f, p, tol)) is not None:
@@ -989,20 +1046,24 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
         f.said = _label(answer, amounts[f.at].start) + " " + said
         people = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
         f.people = people if people is not None and people >= 2 else None
-    pending = list(range(len(figures)))
-    for _ in range(3):
-        pools.stated = [_stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)]
-        progress = False
-        for i in pending:
-            f = figures[i]
-            if f.at >= 0:
-                low = max(0, f.at - MAX_POOL)
-                f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
-            found = out[i] = _first(f, pools)
-            if found is not None and f.at >= 0:
-                known[f.key], progress = found.evidence, True
-                computed.add(f.key)
-        pending = [i for i in pending if out[i] is None and figures[i].at >= 0]
-        if not progress or not pending:
-            break
+    # The rows marked ``last`` join only once the others have explained all they can.
+    for last in (False, True):
+        pending = [i for i, found in enumerate(out) if found is None]
+        for _ in range(3):
+            pools.stated = [
+                _stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)
+            ]
+            progress = False
+            for i in pending:
+                f = figures[i]
+                if f.at >= 0:
+                    low = max(0, f.at - MAX_POOL)
+                    f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
+                found = out[i] = _first(f, pools, last)
+                if found is not None and f.at >= 0:
+                    known[f.key], progress = found.evidence, True
+                    computed.add(f.key)
+            pending = [i for i in pending if out[i] is None and figures[i].at >= 0]
+            if not progress or not pending:
+                break
     return out

@@ -105,6 +105,7 @@ _KIND_WORDS = {
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
     "day-mark": "the date of a time a result writes with a next-day mark",
+    "sentence-arithmetic": "one operation on two numbers its own sentence writes",
     "date-span": "the days between two dates one result or its call holds",
     "elapsed": "the time between two clock times the answer or this turn's results write",
 }

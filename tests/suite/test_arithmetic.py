@@ -558,3 +558,34 @@ def test_the_ratio_of_two_same_unit_fields_of_one_record_is_computed(
     assert flagged(found) == []
     assert [d["kind"] for d in computed(found).values()] == ["column-ratio"]
     assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+# --- one operation on the numbers a sentence writes ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"hours": 80, "rate": 28.5}, "Regular time: 80 h at $28.50 comes to ${}.", "2,280.00", "2,380.00"),
+        ({"salary_due": 3840}, "The $3,840 spread over 26 paychecks is about ${} each.", "147.69", "152.69"),
+        ({"bills": [{"kl": 4200}, {"kl": 7350}]}, "Use rose from 4,200 to 7,350 kl, up {}%.", "75", "65"),
+    ],
+)
+def test_one_operation_on_two_numbers_the_sentence_writes_explains_a_figure(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A product, a quotient or a change worked out from numbers the same sentence writes; a
+    figure no one operation on them gives stays flagged."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    kinds = {d["kind"] for d in computed(found).values()}
+    assert "sentence-arithmetic" in kinds
+    assert flagged(run(answer.format(wrong), result)) == [wrong + "%" if "%" in answer else wrong]
+
+
+def test_a_small_whole_figure_is_no_product_of_the_sentences_numbers() -> None:
+    """ "3 crates of 2 kinds, 6 in all" would be a product by chance: a whole figure under 100
+    is only a sum or a difference of the sentence's numbers."""
+    stock = {"crates": [{"kind": "pears"}, {"kind": "plums"}, {"kind": "figs"}]}
+    assert flagged(run("We hold 3 crates across 2 kinds, so 6 crates in all.", stock)) == ["6 crates"]
+    assert flagged(run("We hold 3 crates and 2 pallets, so 5 loads in all.", stock)) == []
