@@ -48,17 +48,12 @@ _SAID = re.compile(
 )
 # The name of a unit written as a symbol or abbreviation. Never "m", "g" or "in": as often
 # minutes, millions, grams or a word; never "min", as often minimum.
-_UNIT_NAMES = {"%": "percent", "pct": "percent", "mm": "millimeter", "cm": "centimeter", "km": "kilometer"}
-_UNIT_NAMES |= {
-    "mi": "mile",
-    "ft": "foot",
-    "kg": "kilogram",
-    "kgs": "kilogram",
-    "lb": "pound",
-    "lbs": "pound",
-}
-_UNIT_NAMES |= {"oz": "ounce", "ml": "milliliter", "kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte"}
-_UNIT_NAMES |= {"tb": "terabyte", "hr": "hour", "hrs": "hour", "feet": "foot"}  # and one plural no "s" makes
+_UNIT_NAMES = dict(
+    pair.split("=")
+    for pair in "%=percent pct=percent mm=millimeter cm=centimeter km=kilometer mi=mile ft=foot feet=foot"
+    " kg=kilogram kgs=kilogram lb=pound lbs=pound oz=ounce ml=milliliter kb=kilobyte mb=megabyte"
+    " gb=gigabyte tb=terabyte hr=hour hrs=hour".split()
+) | {"per cent": "percent"}  # "feet": the one plural that no "s" makes
 _FIGURE = r"\d+(?:\.\d+)?"
 # The user and others listed with them, for whom or with whom something is done: "for me and
 # my friend Sam", "My wife, my son and I". Each other is "my" or "our" before a noun, with

@@ -236,6 +236,8 @@ def test_a_list_of_dimensions_gives_each_figure_the_unit_after_the_last() -> Non
     ]
     shelf = {"rack": "R-2", "depth_ft": 2, "width_ft": 3}
     assert unsupported(later("Shelf space on R-2 of 2 x 3 feet.", [("reserve_shelf", shelf)])) == []
+    cent = later("Banner PR-4, 5 per cent off.", [("create_print_job", {"job": "PR-4", "width_cm": 5})])
+    assert unsupported(cent) == [("width_cm", "5")]  # "per cent" is percent, not a centimeter
     crates = {"rack": "R-2", "depth_ft": 3}
     assert unsupported(later("Stack 3 x 2 crates on R-2.", [("reserve_shelf", crates)])) == [
         ("depth_ft", "3")
