@@ -178,3 +178,92 @@ def test_a_verb_of_a_change_anywhere_in_the_name_makes_it_a_write() -> None:
     for tool in ("stock_level_update", "ticket_assign", "exchange_items"):
         result = conversation("Please handle TEA-01.", [(tool, {"sku": "TEA-01", "count": 6}, {"ok": True})])
         assert unsupported(result) == [("count", "6")], tool
+
+
+@pytest.mark.parametrize(
+    ("said", "call", "wrong"),
+    [
+        (
+            "Raise the tip on standing order SO-12 from 15% to 18%.",
+            ("update_tip", {"order": "SO-12", "percent": 18}),
+            ("percent", 20),
+        ),
+        (
+            "Grow the quota of mailbox MB-7 from 50 GB to 75GB.",
+            ("set_quota", {"mailbox": "MB-7", "size_gb": 75}),
+            ("size_gb", 80),
+        ),
+        (
+            "Parcel PX-3 is 2.5 kg.",
+            ("create_label", {"parcel": "PX-3", "weight_kg": 2.5}),
+            ("weight_kg", 5),
+        ),
+    ],
+)
+def test_a_unit_written_as_a_symbol_or_abbreviation_is_its_name(said, call, wrong) -> None:
+    """ "18%" says 18 percent and ``size_gb`` counts gigabytes: the user gave the number of what
+    the key measures. Another number of the same key is still nobody's."""
+    tool, args = call
+    assert unsupported(conversation(said, [(tool, args, {"ok": True})])) == []
+    key, value = wrong
+    invented = conversation(said, [(tool, {**args, key: value}, {"ok": True})])
+    assert unsupported(invented) == [(key, str(value))]
+
+
+def later(first: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+    """``first`` said in an earlier turn, then "Go ahead." and the calls."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Go ahead."},
+    ]
+    for i, (tool, args) in enumerate(calls, start=1):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": '{"ok": true}'})
+    messages.append({"role": "assistant", "content": "Done as asked."})
+    return run_suite({"external_id": "t-2", "messages": messages}, only={"arguments"})
+
+
+def test_a_list_of_dimensions_gives_each_figure_the_unit_after_the_last() -> None:
+    """ "90 x 200 cm" is 90 cm and 200 cm, said a turn before the call; a side nobody gave is
+    flagged, and "3 x 2 crates" (no unit) measures nothing."""
+    banner = {"job": "PR-4", "width_cm": 90, "height_cm": 200}
+    assert unsupported(later("Banner PR-4 of 90 x 200 cm, please.", [("create_print_job", banner)])) == []
+    taller = {**banner, "height_cm": 210}
+    assert unsupported(later("Banner PR-4 of 90 x 200 cm, please.", [("create_print_job", taller)])) == [
+        ("height_cm", "210")
+    ]
+    shelf = {"rack": "R-2", "depth_ft": 2, "width_ft": 3}
+    assert unsupported(later("Shelf space on R-2 of 2 x 3 feet.", [("reserve_shelf", shelf)])) == []
+    cent = later("Banner PR-4, 5 per cent off.", [("create_print_job", {"job": "PR-4", "width_cm": 5})])
+    assert unsupported(cent) == [("width_cm", "5")]  # "per cent" is percent, not a centimeter
+    crates = {"rack": "R-2", "depth_ft": 3}
+    assert unsupported(later("Stack 3 x 2 crates on R-2.", [("reserve_shelf", crates)])) == [
+        ("depth_ft", "3")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "key", "size"),
+    [
+        ("Seats at the 8 pm show SH-3 for me and my sister Ines, please.", "book_tickets", "seats", 2),
+        ("My two kids and I would like table TB-9 tonight.", "reserve_table", "party_size", 3),
+        ("Book course CO-5 for my wife, my son and me.", "book_course", "learners", 3),
+    ],
+)
+def test_the_user_and_the_people_listed_with_them_are_one_count(said, tool, key, size) -> None:
+    """ "me and my sister" is two people, "my two kids and I" three: the one count of the
+    message, for whatever the key names. One more or one fewer is nobody's."""
+    target = {"book_tickets": "SH-3", "reserve_table": "TB-9", "book_course": "CO-5"}[tool]
+    assert unsupported(conversation(said, [(tool, {"target": target, key: size}, {"ok": True})])) == []
+    for wrong in (size - 1, size + 1):
+        result = conversation(said, [(tool, {"target": target, key: wrong}, {"ok": True})])
+        assert unsupported(result) == [(key, str(wrong))], wrong
+
+
+def test_a_possession_joined_to_i_is_no_list_of_people() -> None:
+    """ "my order and I want" is no party: no "for", "with" or sentence start before it."""
+    call = ("refund_order", {"order": "OR-1", "items": 2}, {"ok": True})
+    result = conversation("Cancel my order OR-1 and I want a refund.", [call])
+    assert unsupported(result) == [("items", "2")]
