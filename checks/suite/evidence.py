@@ -189,7 +189,9 @@ def read_answer(
                 run = number_run(candidate.value) if candidate.shape == "number" else None
                 extra = tuple(run.keys()) if run is not None else ()
                 text = answer[candidate.start : candidate.end]
-                candidates.append(replace(candidate, text=text, forms=candidate.forms + extra))
+                if extra or text != candidate.text:  # mostly neither: the candidate stands as made
+                    candidate = replace(candidate, text=text, forms=candidate.forms + extra)
+                candidates.append(candidate)
                 if unit is not None and candidate.end == unit.end:
                     unit_at = i + 1
     return candidates

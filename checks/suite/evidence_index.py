@@ -350,7 +350,12 @@ class Source:
         forms: set[str] = self.kept("forms", lambda: tokens.word_forms(text, self.forms.split))
         read = LAZY_READERS.get(reader)
         if isinstance(read, tuple):
-            return _member_keys(text, read) if json_text else set()
+            if not json_text:
+                return set()
+            # An ASCII text read whole lowers to ``low`` char for char: lowered once for every reader.
+            return _member_keys(
+                text, self.low if text is self.text and text.isascii() else text.lower(), read
+            )
         if read is not None:
             return set(read(text, forms))
         # A JSON text's numbers grouped with commas are read from its strings alone: "[1,250]" is two.
@@ -406,7 +411,7 @@ class Source:
             low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
         return low
 
-    def _first_in_low(self, form: str) -> int:
+    def first_in_low(self, form: str) -> int:
         """Where ``form`` first stands in ``low``. Where the forms read the whole text, lowered char for char
         (none lowers to two) and without escapes, their split text is ``low`` with each separator a space,
         so a form without a space first stands where a lookup has found it there (``Forms.first_at``)."""
@@ -417,6 +422,11 @@ class Source:
                 return at
         return self.low.find(form)
 
+    def quotes(self, value: str) -> bool:
+        """Whether ``low`` holds ``"value"``, looked for from where ``value`` first stands."""
+        at = self.first_in_low(value)
+        return at != -1 and self.low.find(f'"{value}"', max(at - 1, 0)) != -1
+
     def span_of(self, form: str) -> tuple[int, int] | None:
         """Where ``form`` stands: a whole token, else a token's part; a notation's key where its value is."""
         low = self.low
@@ -424,7 +434,7 @@ class Source:
             return fragment_span(low, form)
         if values.is_value_key(form):
             return self._value_span(form)
-        at, tried, fallback = self._first_in_low(form), 0, None
+        at, tried, fallback = self.first_in_low(form), 0, None
         while at != -1 and tried < 2000:
             tried += 1
             start, end = at, at + len(form)
@@ -507,10 +517,11 @@ def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
-def _member_keys(json_text: str, reader: MemberReader) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, by one ``MemberReader``."""
+def _member_keys(json_text: str, low: str, reader: MemberReader) -> set[str]:
+    """The keys of the JSON numbers whose member names say what they count, by one ``MemberReader``
+    (``low``: the text in lower case)."""
     may_hold, keys = reader
-    if not may_hold(json_text.lower()):
+    if not may_hold(low):
         return set()
     return {key for name, number in _MEMBER_NUMBER.findall(json_text) for key in keys(name, number)}
 
