@@ -31,11 +31,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any
 
 from . import deadline
-from .decimals import exactly, number_text, read_number
+from .decimals import EXACT, number_text, read_number
 from .derivations import (
     MAX_POOL,
     MAX_SOURCES,
@@ -202,7 +202,9 @@ def read_answer(
                 run = number_run(candidate.value) if candidate.shape == "number" else None
                 extra = tuple(run.keys()) if run is not None else ()
                 text = answer[candidate.start : candidate.end]
-                candidates.append(replace(candidate, text=text, forms=candidate.forms + extra))
+                if extra or text != candidate.text:  # mostly neither: the candidate stands as made
+                    candidate = replace(candidate, text=text, forms=candidate.forms + extra)
+                candidates.append(candidate)
                 if unit is not None and candidate.end == unit.end:
                     unit_at = i + 1
     return candidates
@@ -534,12 +536,12 @@ def _about(
     return Finding(turn.index, NAME, code, severity, why, claim, value=clip(candidate.value), extra=extra)
 
 
-@exactly
 def _lookups(candidate: Candidate) -> list[str]:
     """The keys a candidate is looked up under: its forms, and a percent's fraction unless whole."""
     forms = list(candidate.forms)
     if candidate.number is not None and candidate.unit in PERCENT_UNITS:
-        fraction = candidate.number / 100
-        if fraction != fraction.to_integral_value():
-            forms.append(number_text(fraction))
+        with localcontext(EXACT):  # only a percent computes: the other candidates enter no context
+            fraction = candidate.number / 100
+            if fraction != fraction.to_integral_value():
+                forms.append(number_text(fraction))
     return forms

@@ -265,6 +265,7 @@ class Forms:
         self.source: Source = proxy(source)
         self.split = split
         self.echoes = echoes  # what an absence envelope repeats: no key of its result
+        self.first_at: dict[str, int] = {}  # a key looked for -> where it first stands in ``split``
 
     @cached_property
     def tokens(self) -> set[str]:
@@ -273,9 +274,14 @@ class Forms:
     def has_token(self, key: str, dressed: bool = False) -> bool:
         """Whether ``key`` is a token (``dressed``: or a dressed token's core), not an echo; past 32
         places that write it inside longer tokens, the set of tokens is split."""
-        found = key not in self.echoes and tokens.dressed_in(self.split, key, not dressed, 32)
+        if key in self.echoes:
+            return False
+        first = self.first_at.get(key)
+        if first is None:
+            first = self.first_at[key] = self.split.find(key)
+        found = tokens.dressed_in(self.split, key, not dressed, 32, first)
         if found is None:
-            return key in self.tokens or (dressed and bool(tokens.dressed_in(self.split, key)))
+            return key in self.tokens or (dressed and bool(tokens.dressed_in(self.split, key, first=first)))
         return found
 
     @property
@@ -285,7 +291,10 @@ class Forms:
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str) or key in self.echoes:
             return False
-        if self.has_token(key, dressed=True) or (_numeral(key) and key in self.words):
+        # The words, once read, hold every token and dressed token's core: a key not among them needs no scan.
+        words = self.source.cache.get("words")
+        written = words is None or key in words
+        if written and (self.has_token(key, dressed=True) or (_numeral(key) and key in self.words)):
             return True
         return any(key in self.source.value_keys(name) for name in readers_of(key))
 
@@ -341,7 +350,12 @@ class Source:
         forms: set[str] = self.kept("forms", lambda: tokens.word_forms(text, self.forms.split))
         read = LAZY_READERS.get(reader)
         if isinstance(read, tuple):
-            return _member_keys(text, read) if json_text else set()
+            if not json_text:
+                return set()
+            # An ASCII text read whole lowers to ``low`` char for char: lowered once for every reader.
+            return _member_keys(
+                text, self.low if text is self.text and text.isascii() else text.lower(), read
+            )
         if read is not None:
             return set(read(text, forms))
         # A JSON text's numbers grouped with commas are read from its strings alone: "[1,250]" is two.
@@ -374,6 +388,12 @@ class Source:
         return echoes - kept
 
     @cached_property
+    def person_keys(self) -> set[str]:
+        """What a person's message supplies: its forms, its identifiers' digit runs and its compound
+        tokens' pieces (``Grounds.absorb``), read once for every kind of claim."""
+        return set(self.forms).union(self.fragments, tokens.parts_of_tokens(self.text))
+
+    @cached_property
     def fragments(self) -> set[str]:
         """The digit-run keys of the identifiers this message carries."""
         return tokens.fragment_forms(self.forms)
@@ -391,6 +411,22 @@ class Source:
             low = "".join(c.lower() if len(c.lower()) == 1 else c for c in self.text)
         return low
 
+    def first_in_low(self, form: str) -> int:
+        """Where ``form`` first stands in ``low``. Where the forms read the whole text, lowered char for char
+        (none lowers to two) and without escapes, their split text is ``low`` with each separator a space,
+        so a form without a space first stands where a lookup has found it there (``Forms.first_at``)."""
+        read = self.cache.get("read")
+        if read is not None and read[0] is self.text and " " not in form and "\\" not in self.low:
+            at = self.forms.first_at.get(form, -1)
+            if at != -1 and len(self.forms.split) == len(self.low):
+                return at
+        return self.low.find(form)
+
+    def quotes(self, value: str) -> bool:
+        """Whether ``low`` holds ``"value"``, looked for from where ``value`` first stands."""
+        at = self.first_in_low(value)
+        return at != -1 and self.low.find(f'"{value}"', max(at - 1, 0)) != -1
+
     def span_of(self, form: str) -> tuple[int, int] | None:
         """Where ``form`` stands: a whole token, else a token's part; a notation's key where its value is."""
         low = self.low
@@ -398,7 +434,7 @@ class Source:
             return fragment_span(low, form)
         if values.is_value_key(form):
             return self._value_span(form)
-        at, tried, fallback = low.find(form), 0, None
+        at, tried, fallback = self.first_in_low(form), 0, None
         while at != -1 and tried < 2000:
             tried += 1
             start, end = at, at + len(form)
@@ -481,10 +517,11 @@ def is_absence(value: dict[str, Any]) -> bool:
     return value.get("absent") is True or value.get("found") is False or value.get("exists") is False
 
 
-def _member_keys(json_text: str, reader: MemberReader) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, by one ``MemberReader``."""
+def _member_keys(json_text: str, low: str, reader: MemberReader) -> set[str]:
+    """The keys of the JSON numbers whose member names say what they count, by one ``MemberReader``
+    (``low``: the text in lower case)."""
     may_hold, keys = reader
-    if not may_hold(json_text.lower()):
+    if not may_hold(low):
         return set()
     return {key for name, number in _MEMBER_NUMBER.findall(json_text) for key in keys(name, number)}
 
@@ -563,7 +600,7 @@ class Grounds:
             return True
         if source.text.lstrip().startswith(CORRECTION_PREFIX):
             return False
-        self.people.update(source.forms, source.fragments, tokens.parts_of_tokens(source.text))
+        self.people |= source.person_keys
         return True
 
     def carried(self, key: str) -> bool:

@@ -95,8 +95,7 @@ class Shown(Grown):
         where an answer's values mostly stand."""
         indexable = '"' not in value and len(value) <= MAX_QUOTED
         if not (indexable and self.indexed("quoted", self.sources, self._read_quoted)):
-            needle = f'"{value}"'
-            return any(needle in source.low for source in reversed(self.sources) if source.looks_json)
+            return any(source.quotes(value) for source in reversed(self.sources) if source.looks_json)
         return value in self._quoted
 
     def _read_forms(self, ordinal: int, source: Source) -> None:

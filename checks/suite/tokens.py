@@ -372,14 +372,17 @@ def token_keys(token: str) -> set[str]:
     return {core}
 
 
-def dressed_in(split: str, key: str, whole: bool = False, most: int = -1) -> bool | None:
+def dressed_in(
+    split: str, key: str, whole: bool = False, most: int = -1, first: int | None = None
+) -> bool | None:
     """Whether ``key`` is a token of a ``split_text`` or (unless ``whole``, and undressed itself) the core
     of one dressed with ``DECORATION``, as ``token_keys`` files it. None past ``most`` places that write
-    it otherwise: a set of the tokens answers a key written inside that many others sooner."""
+    it otherwise: a set of the tokens answers a key written inside that many others sooner. ``first``:
+    where ``key`` first stands in ``split``, where the caller has looked already."""
     if key.split() != [key]:
         return False
     dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
-    at = split.find(key)
+    at = split.find(key) if first is None else first
     while at != -1 and most != 0:
         start, end = at, at + len(key)
         while dressed and start > 0 and split[start - 1] in _DECORATION_SET:
