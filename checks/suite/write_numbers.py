@@ -12,8 +12,7 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   message that says only one: "two suitcases" gives the count of bags, with no synonym table;
   a unit written as a symbol or abbreviation, in the message or the key, is the unit's name
   ("6%" is 6 percent, ``size_gb`` counts gigabytes), and a list of dimensions gives each of
-  its numbers the unit written after the last ("60 x 40 cm" is 60 cm and 40 cm); the user
-  and the people listed with them are one count ("me and my wife" 2, "my two kids and I" 3);
+  its numbers the unit written after the last ("60 x 40 cm" is 60 cm and 40 cm);
 - **an earlier result holds it under the same key**;
 - **a documented derivation gives it**: that value plus or minus a count the user said of the
   noun; money an answer or the user stated, a result holds under a money key or names in its
@@ -55,19 +54,6 @@ _UNIT_NAMES = dict(
     " gb=gigabyte tb=terabyte hr=hour hrs=hour".split()
 ) | {"per cent": "percent"}  # "feet": the one plural that no "s" makes
 _FIGURE = r"\d+(?:\.\d+)?"
-# The user and others listed with them, for whom or with whom something is done: "for me and
-# my friend Sam", "My wife, my son and I". Each other is "my" or "our" before a noun, with
-# its count ("my two kids"), else one of a singular noun ("my order and I want" is no list:
-# no "for", "with" or sentence start before it).
-_OTHER = rf"(?:my|our)\s+(?:({COUNT_WORD}|\d+)\s+)?([a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?"
-_OTHER_IN_LIST = re.sub(r"\((?!\?)", "(?:", _OTHER)  # the same, capturing nothing
-_OTHERS = rf"{_OTHER_IN_LIST}(?:\s*,\s*{_OTHER_IN_LIST}){{0,4}}"
-_SELF = r"(?:I|me|myself)"
-_PARTY = re.compile(
-    rf"(?:^|(?<=[.!?])\s+|\b(?:for|with)\s+)"
-    rf"(?:{_SELF}(?:\s*,\s*{_OTHERS})?,?\s+and\s+{_OTHER_IN_LIST}|{_OTHERS},?\s+and\s+{_SELF})\b",
-    re.I,
-)
 # A unit right after a figure, spaced or glued: "6%", "12 kg".
 _ABBREVIATED = re.compile(rf"(?<=\d)\s?(%|(?:{alternation(_UNIT_NAMES)})\b)", re.I)
 # Dimensions with one unit after the last: "60 x 40 x 40 cm".
@@ -86,20 +72,6 @@ def key_stems(key: str) -> set[str]:
     """The first three letters of each word that names what a key counts (a unit by its name)."""
     words = (_UNIT_NAMES.get(word, word) for word in name_tokens(key))
     return {singular(word)[:3] for word in words if word not in _GENERIC_WORDS and len(word) >= 3}
-
-
-def party_sizes(text: str) -> list[tuple[int, int, Decimal]]:
-    """Each list of the user and others (``_PARTY``): where it stands and how many people it counts."""
-    out = []
-    for party in _PARTY.finditer(text):
-        size: Decimal | None = Decimal(1)  # the user
-        for other in re.finditer(_OTHER, party.group(), re.I):
-            said, noun = other.group(1), other.group(2)
-            count = _number(said) if said else (Decimal(1) if singular(noun) == noun.lower() else None)
-            size = None if count is None or size is None else size + count  # "my kids": how many?
-        if size is not None:
-            out.append((party.start(), party.end(), size))
-    return out
 
 
 def units_named(text: str) -> str:
@@ -181,10 +153,8 @@ class Supply:
             if not source.looks_json:  # what it names ("total price is 305") or writes as money ("$250")
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
-            named = units_named(text)
-            parties = party_sizes(named)
-            counted = {size for _, _, size in parties}  # "my two kids and I" is 3, not also 2
-            for match in _SAID.finditer(named):
+            counted: set[Decimal] = set()
+            for match in _SAID.finditer(units_named(text)):
                 said, words = match.group(1), match.group(2).lower().split()
                 if (number := _number(said)) is None:
                     continue
@@ -192,8 +162,7 @@ class Supply:
                 # A count of things: in figures or words ("a" aside), of a plural noun that
                 # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
                 noun = words[0]
-                in_party = any(start <= match.start() < end for start, end, _ in parties)
-                if noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES and not in_party:
+                if noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES:
                     if said.lower() not in ("a", "an"):
                         counted.add(number)
             if len(counted) == 1:

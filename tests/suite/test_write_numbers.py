@@ -242,28 +242,3 @@ def test_a_list_of_dimensions_gives_each_figure_the_unit_after_the_last() -> Non
     assert unsupported(later("Stack 3 x 2 crates on R-2.", [("reserve_shelf", crates)])) == [
         ("depth_ft", "3")
     ]
-
-
-@pytest.mark.parametrize(
-    ("said", "tool", "key", "size"),
-    [
-        ("Seats at the 8 pm show SH-3 for me and my sister Ines, please.", "book_tickets", "seats", 2),
-        ("My two kids and I would like table TB-9 tonight.", "reserve_table", "party_size", 3),
-        ("Book course CO-5 for my wife, my son and me.", "book_course", "learners", 3),
-    ],
-)
-def test_the_user_and_the_people_listed_with_them_are_one_count(said, tool, key, size) -> None:
-    """ "me and my sister" is two people, "my two kids and I" three: the one count of the
-    message, for whatever the key names. One more or one fewer is nobody's."""
-    target = {"book_tickets": "SH-3", "reserve_table": "TB-9", "book_course": "CO-5"}[tool]
-    assert unsupported(conversation(said, [(tool, {"target": target, key: size}, {"ok": True})])) == []
-    for wrong in (size - 1, size + 1):
-        result = conversation(said, [(tool, {"target": target, key: wrong}, {"ok": True})])
-        assert unsupported(result) == [(key, str(wrong))], wrong
-
-
-def test_a_possession_joined_to_i_is_no_list_of_people() -> None:
-    """ "my order and I want" is no party: no "for", "with" or sentence start before it."""
-    call = ("refund_order", {"order": "OR-1", "items": 2}, {"ok": True})
-    result = conversation("Cancel my order OR-1 and I want a refund.", [call])
-    assert unsupported(result) == [("items", "2")]
