@@ -10,9 +10,6 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   total aside; a key of generic words only takes any noun), or as a short reply to a question
   that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
   message that says only one: "two suitcases" gives the count of bags, with no synonym table;
-  a unit written as a symbol or abbreviation, in the message or the key, is the unit's name
-  ("6%" is 6 percent, ``size_gb`` counts gigabytes), and a list of dimensions gives each of
-  its numbers the unit written after the last ("60 x 40 cm" is 60 cm and 40 cm);
 - **an earlier result holds it under the same key**;
 - **a documented derivation gives it**: that value plus or minus a count the user said of the
   noun; money an answer or the user stated, a result holds under a money key or names in its
@@ -29,35 +26,19 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .decimals import MAX_DIGITS, ZERO, exactly, is_number
+from .decimals import ZERO, exactly, is_number
 from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .evidence_index import Source, json_leaves
 from .money import labelled_amounts, money_values
-from .text import COUNT_WORD, alternation, name_tokens, parse_number, singular
+from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
 
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
-_SAID = re.compile(
-    rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)",
-    re.I,
-)
-# The name of a unit written as a symbol or abbreviation. Never "m", "g" or "in": as often
-# minutes, millions, grams or a word; never "min", as often minimum.
-_UNIT_NAMES = dict(
-    pair.split("=")
-    for pair in "%=percent pct=percent mm=millimeter cm=centimeter km=kilometer mi=mile ft=foot feet=foot"
-    " kg=kilogram kgs=kilogram lb=pound lbs=pound oz=ounce ml=milliliter kb=kilobyte mb=megabyte"
-    " gb=gigabyte tb=terabyte hr=hour hrs=hour".split()
-) | {"per cent": "percent"}  # "feet": the one plural that no "s" makes
-_FIGURE = r"\d+(?:\.\d+)?"
-# A unit right after a figure, spaced or glued: "6%", "12 kg".
-_ABBREVIATED = re.compile(rf"(?<=\d)\s?(%|(?:{alternation(_UNIT_NAMES)})\b)", re.I)
-# Dimensions with one unit after the last: "60 x 40 x 40 cm".
-_DIMENSIONS = re.compile(rf"(?<![\w.,]){_FIGURE}(?:\s*[x×]\s*{_FIGURE})+\s?([a-z]+\b|%)", re.I)
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 MAX_LEAVES = 2000
 MAX_REPLY_WORDS = 6
@@ -69,24 +50,8 @@ def last_key(path: str) -> str:
 
 
 def key_stems(key: str) -> set[str]:
-    """The first three letters of each word that names what a key counts (a unit by its name)."""
-    words = (_UNIT_NAMES.get(word, word) for word in name_tokens(key))
-    return {singular(word)[:3] for word in words if word not in _GENERIC_WORDS and len(word) >= 3}
-
-
-def units_named(text: str) -> str:
-    """The text with each unit of a figure written by its name, a list of dimensions giving
-    each of its figures the unit: "60 x 40 cm, 12kg" is "60 centimeter x 40 centimeter, 12 kilogram"."""
-
-    def each_figure(match: re.Match[str]) -> str:
-        unit = match.group(1)
-        if unit.lower() not in _UNIT_NAMES and not is_unit(unit):
-            return match.group()  # "3 x 2 boxes": no unit, so no measure of each
-        figures = match.group()[: match.start(1) - match.start()]
-        return re.sub(_FIGURE, lambda figure: f"{figure.group()} {unit}", figures).rstrip()
-
-    spelled = _DIMENSIONS.sub(each_figure, text)
-    return _ABBREVIATED.sub(lambda match: " " + _UNIT_NAMES[match.group(1).lower()], spelled)
+    """The first three letters of each word that names what a key counts."""
+    return {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
 
 
 def is_money_key(key: str) -> bool:
@@ -112,10 +77,7 @@ def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
 
 
 def _number(word: str) -> Decimal | None:
-    """A number in figures (a decimal too) or words (``text.parse_number``); "a bag" and "a single
-    bag" are one."""
-    if "." in word and len(word) <= MAX_DIGITS and re.fullmatch(_FIGURE, word):
-        return Decimal(word)
+    """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
     value = 1 if word.lower() in ("a", "an", "single") else parse_number(word)
     return None if value is None else Decimal(value)
 
@@ -154,7 +116,7 @@ class Supply:
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
             counted: set[Decimal] = set()
-            for match in _SAID.finditer(units_named(text)):
+            for match in _SAID.finditer(text):
                 said, words = match.group(1), match.group(2).lower().split()
                 if (number := _number(said)) is None:
                     continue
