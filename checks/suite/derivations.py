@@ -3,11 +3,10 @@
 A figure an answer writes, or a number a write is given, that no source carries may still be
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for (or to the day of the week they named), the days between two dates
-one record holds, a share of an amount at the percentage the sentence writes, a duration
-rounded to a coarser unit. ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
-order tried; a figure is explained by the first row that gives it: no chains, no averages, no
-arbitrary subsets.
+days the user asked for (or to the day of the week they named), and, once no other row does,
+one operation on two numbers the figure's own sentence writes. ``TABLE`` lists every
+derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first
+row that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -46,7 +45,7 @@ from operator import itemgetter
 from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
-from .durations import KEY_PREFIX, elapsed, read_durations
+from .durations import elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
@@ -103,15 +102,11 @@ _EXPRESSION = rf"{AMOUNT_TEXT}(?:{_OPERATOR}{AMOUNT_TEXT})+"
 _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$")
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
-_NEARLY = re.compile(
-    r"(?i)\b(about|around|roughly|approximately|nearly|almost|over|under|some|close to)\s+$|~\s*$"
-)
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213").
 _OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:/\-]|[.,]\d)")
 MAX_LOCAL = 12  # the operands one sentence may give
-_PERCENT_TEXT = re.compile(r"(\d{1,3}(?:\.\d+)?) ?%")  # a percentage as an answer writes it
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
 _COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
@@ -119,7 +114,6 @@ _SHIFT = re.compile(
     rf"(?i)\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b"
 )
-_KEY_WORDS = re.compile(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])")  # between a key's words: "seats_sold", "seatsSold"
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
 
@@ -215,7 +209,7 @@ class Pools:
     named: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
     names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
     shifts: list[int] = field(default_factory=list)  # days the user asked to move a date by
-    weekdays: set[int] = field(default_factory=set)  # days of the week the user named (Monday 0)
+    weekdays: dict[int, int] = field(default_factory=dict)  # a day of the week named -> days it may lie ahead
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
@@ -305,15 +299,8 @@ def _tables(source: Source) -> list[_Table]:
     leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
     # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
-    out: list[_Table] = []
-    for path, node in _nodes(source.parsed(), into=lambda node: not _is_table(node)):
-        if _is_table(node):
-            out.append(_Table(path, node, named))
-        elif isinstance(node, dict) and sum(map(is_number, node.values())) >= 2:
-            out.append(_Table(path, [node], set(), record=True))  # its fields' ratios and differences
-        if len(out) >= 64:
-            break
-    return out
+    nodes = _nodes(source.parsed(), into=lambda node: not _is_table(node))
+    return list(islice((_Table(path, node, named) for path, node in nodes if _is_table(node)), 64))
 
 
 def _is_table(node: Any) -> bool:
@@ -321,12 +308,10 @@ def _is_table(node: Any) -> bool:
     return isinstance(node, list) and any(isinstance(row, dict) for row in node[:MAX_ROWS])
 
 
-def _unit(key: str, record: bool = False) -> str | None:
-    """The unit a key's last word names ("_gb"); of a record's field, else its first word ("seats")."""
-    parts = _KEY_WORDS.split(key)
+def _unit(key: str) -> str | None:
+    parts = re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", key)
     tail = parts[-1].lower() if len(parts) > 1 else ""
-    head = parts[0].lower() if len(parts) > 1 and record else None
-    return tail if tail in _UNIT_WORDS else head
+    return tail if tail in _UNIT_WORDS else None
 
 
 def _names(row: dict[str, Any], named: set[str]) -> bool:
@@ -347,14 +332,13 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
 class _Table:
     """A list's rows, read for their aggregates: over all the rows, and over each group that
     shares a text value, each column's sum, the same-unit ratio of two (a fraction, a
-    percentage and its complement) and their difference. A group's are made on first need. A
-    record's own numeric fields are a table of one row: its fields' ratios and differences."""
+    percentage and its complement) and their difference. A group's are made on first need."""
 
-    def __init__(self, path: str, items: list[Any], named: set[str], record: bool = False) -> None:
+    def __init__(self, path: str, items: list[Any], named: set[str]) -> None:
         rows = [row for row in items[:MAX_ROWS] if isinstance(row, dict)]
         if any(dict in map(type, row.values()) for row in rows[:32]):
             rows = [_flat(row) for row in rows]
-        self.path, self.record, self.columns, texts = path, record, list[str](), list[str]()
+        self.path, self.columns, texts = path, list[str](), list[str]()
         for row in rows[:32]:
             for k, v in row.items():
                 if is_number(v):
@@ -387,9 +371,7 @@ class _Table:
         chosen = [i for i, row in enumerate(rows) if named and _names(row, named)]
         if self.columns and 2 <= len(chosen) < len(rows):
             self.groups.append((_CHOSEN, chosen))
-        # A record's two fields pair only where their names say they count one thing: a unit
-        # ("free_gb", "total_gb") or a noun ("seats_sold", "seats_total") they share.
-        units = {c: _unit(c, record) for c in self.columns}
+        units = {c: _unit(c) for c in self.columns}
         self.pairs = [(a, b) for a in self.columns for b in self.columns if a != b and units[a] == units[b]]
         self.most = len(self.groups) * (len(self.columns) + 4 * len(self.pairs))  # entries at most
         self.summed: dict[int, dict[str, Decimal]] = {}
@@ -420,12 +402,8 @@ class _Table:
         if group in self.made:
             return self.made[group]
         label, sums = self.groups[group][0], self.sums(group)
-        name = {c: join_path(self.path, c) if self.record else f"{self.path}[{label}].{c}" for c in sums}
-        out = (
-            []
-            if self.record
-            else [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
-        )
+        name = {c: f"{self.path}[{label}].{c}" for c in sums}
+        out = [(abs(total), ZERO, "column-sum", f"Σ {name[c]}") for c, total in sums.items()]
         for a, b in self.pairs:
             if sums[b]:
                 ratio, off = _quotient(sums[a], sums[b])
@@ -744,22 +722,6 @@ def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-def _share(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A percentage the figure's sentence writes, taken of an amount stated or read (a tax, a
-    fee, a discount), or that amount with the share added or taken off."""
-    figure = f.near[f.index]
-    rates = [(m.group(), Decimal(m.group(1)) / 100) for m in _PERCENT_TEXT.finditer(f.said)]
-    if not rates:
-        return None
-    values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
-    for written, rate in rates:
-        for value in values[: 3 * MAX_POOL]:
-            for factor, how in ((rate, "{} × {}"), (1 + rate, "{} + {}"), (1 - rate, "{} − {}")):
-                if abs(value.value * factor - figure.value) <= tol:
-                    return _made("share", how.format(value.label, written), [value])
-    return None
-
-
 def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decimal, str]]:
     """What one operation on ``a`` and ``b`` gives; only a sum or a difference for a small whole
     count, which a product or a quotient of two small numbers gives by chance."""
@@ -820,13 +782,17 @@ def stated_shifts(text: str) -> list[int]:
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = re.compile(rf"\b({'|'.join(_WEEKDAYS)})\b", re.I)
+_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
 
 
-def named_weekdays(text: str) -> list[int]:
-    """The days of the week a person names ("on Wednesday"), Monday 0: each the next such day
-    after a date the conversation holds, or the one after it ("next Wednesday")."""
-    return [_WEEKDAYS.index(match.group(1).lower()) for match in _WEEKDAY.finditer(text)]
+def named_weekdays(text: str) -> list[tuple[int, int]]:
+    """The days of the week a person names (Monday 0), each with the most days it may lie after
+    a date the conversation holds: the next such day ("on Wednesday", within 7), or the one
+    after it too ("next Wednesday", within 14)."""
+    return [
+        (_WEEKDAYS.index(match.group(2).lower()), 14 if match.group(1) else 7)
+        for match in _WEEKDAY.finditer(text)
+    ]
 
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
@@ -845,8 +811,10 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for,
     or to a day of the week the user named."""
     for target in f.days:
-        to_weekday = range(1, 15) if target.weekday() in p.weekdays else ()
+        to_weekday = range(1, p.weekdays.get(target.weekday(), 0) + 1)
         for shift in dict.fromkeys([*p.shifts, *to_weekday]):
+            if not timedelta(days=shift) <= target - date.min <= date.max - date.min + timedelta(days=shift):
+                continue  # before the calendar's first day or after its last
             wanted = target - timedelta(days=shift)
             source = p.holding(wanted)
             for found, start, end in dates_in(source.text) if source is not None else ():
@@ -858,21 +826,14 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 @kept
-def _dates_held(source: Source) -> list[tuple[date, int, int]]:
-    """Each date a result writes, with its span, and those its call's arguments name (no span)."""
-    held = list(dates_in(source.text))
-    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
-        held.extend((day, -1, -1) for day, _, _ in dates_in(text))
-    return held
-
-
-@kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     """Each date a result or its call names moved by a next-day mark (``"00:00:00+1"``), with its span."""
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
-    days = sorted({day for day, _, _ in _dates_held(source)})
+    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
+    texts = [source.text, *(text for _, text in leaves)]
+    days = sorted({day for text in texts for day, _, _ in dates_in(text)})
     return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
@@ -884,49 +845,6 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                 if day == target:
                     marked = source.text[start:end]
                     return _from("day-mark", f"the day of {marked}", source, (start, end), marked)
-    return None
-
-
-def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A whole number of days between two dates one record holds (a stay, a rental, a notice)."""
-    value = next((v for v in read_durations(f.text) if v.start == 0), None)
-    days = int(value.seconds) // 86400 if value is not None and not value.seconds % 86400 else 0
-    if not 0 < days <= (date.max - date.min).days:
-        return None
-    for source in p.records:
-        held = _dates_held(source)
-        ends = {day for day, _, _ in held}
-        for first, start, end in held:
-            later = first + timedelta(days=days) if date.max - first >= timedelta(days=days) else None
-            if later in ends:
-                evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
-                how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
-                return Derivation("date-span", how, evidence)
-    return None
-
-
-def _coarser(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A duration one record holds, said to be near and rounded to the unit written: "over 17
-    days" for 412 hours (more, by less than a unit), "about 2 hours" for 125 minutes (within half
-    a unit and a tenth of the figure), "under", "nearly" and "almost" for less."""
-    value = next((v for v in read_durations(f.text) if v.start == 0), None)
-    said = _NEARLY.search(p.answer, max(0, f.start - _NEAR), max(0, f.start)) if value else None
-    if value is None or said is None:
-        return None
-    near, word = min(value.step / 2, value.seconds / 10), (said.group(1) or "about").lower()
-    low, high = {
-        "over": (value.seconds, value.seconds + value.step),
-        "under": (value.seconds - value.step, value.seconds),
-        "nearly": (value.seconds - near, value.seconds),
-        "almost": (value.seconds - near, value.seconds),
-    }.get(word, (value.seconds - near, value.seconds + near))
-    for source in p.records:
-        for reader in ("durations", "lengths"):
-            for key in source.value_keys(reader):
-                held = Decimal(key.removeprefix(KEY_PREFIX)) if key.startswith(KEY_PREFIX) else ZERO
-                if held and low <= held <= high and held != value.seconds:
-                    how = f"{held.normalize():f} seconds ({source.call_id}), {word} {f.text}"
-                    return Derivation("rounded", how, _at(source, ""))
     return None
 
 
@@ -967,15 +885,13 @@ class Row:
     # Words that must surround the figure, unless it has cents (not .00); a guarded row never
     # explains a figure said to be for N people.
     guard: re.Pattern[str] | None = None
-    last: bool = False  # tried only once the rounds are done: a more telling row explains first
+    last: bool = False  # tried only once the others are done: a more telling row explains first
 
 
 _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may explain
 _DIGIT = None  # a row's tolerance: half a unit of the figure's last digit
 TABLE = (
     Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _CENT, _elapsed),
-    Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
-    Row("rounded", "one record: a duration", "1", "duration", _CENT, _coarser),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
@@ -993,7 +909,6 @@ TABLE = (
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
-    Row("share", "amounts; a percentage the sentence writes", "2", "amount", _CENT, _share),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),

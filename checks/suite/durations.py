@@ -6,11 +6,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
 
 - **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
-- **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30; so is
-  "1 h 30 min", the hour's letter spaced from its number.
+- **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
 - **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``).
-- **A source may qualify a unit** with a word or two ("5 business days"): read as the plain
-  unit, since a source read more widely can only ground more.
 - **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
 """
 
@@ -44,19 +41,12 @@ _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$"
 _COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
 _BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
-# In a source, a word or two that are no number may qualify the unit ("3 business days"); the
-# number is no range's end ("2-3 business days").
-_QUALIFIER = rf"(?!(?:{_COUNT_WORDS})\b)[a-z]{{3,}}[ -]"
-_BEFORE_QUALIFIED = re.compile(
-    rf"(?:^|(?<=[^\w.:]))(?<!\d[-\u2013])({_NUMBER})[ \u00a0-](?:{_QUALIFIER}){{1,2}}$", re.I
-)
 _HALF_AFTER = " and a half"
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number
 _CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")  # a source's 01:30:00
-# 1h, 1h30m, and in a sum with minutes spaced: 1 h 56 min
-_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?(?:h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?| h \d{1,2} ?min)\b", re.I)
+_GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)  # 1h, 1h30m
 _GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a source's 45m
-_GLUED_PART = re.compile(r"(\d+(?:\.\d+)?) ?([hms])", re.I)
+_GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({_ANY_UNIT})$", re.I)
@@ -106,8 +96,6 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
     if (m := _BEFORE_HALF.search(before)) is not None:
         return Decimal(seconds) / 2, seconds // 2, offset + m.start(), end
     if (m := _BEFORE_WORDS.search(before)) is None:
-        if lenient and (m := _BEFORE_QUALIFIED.search(before)) is not None:
-            return Decimal(m.group(1)) * seconds, seconds, offset + m.start(), end
         return None
     word, half_after = m.group(1).lower(), text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
     halved = bool(m.group(2) or half_after)

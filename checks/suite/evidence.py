@@ -101,12 +101,10 @@ _KIND_WORDS = {
     "sum": "the sum of the amounts the answer lists",
     "difference": "the difference of two amounts the conversation holds",
     "product": "an amount times a count the user or the data gave",
-    "share": "a percentage the answer writes, taken of an amount the conversation holds",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
     "day-mark": "the date of a time a result writes with a next-day mark",
     "sentence-arithmetic": "one operation on two numbers its own sentence writes",
-    "date-span": "the days between two dates one result or its call holds",
     "elapsed": "the time between two clock times the answer or this turn's results write",
 }
 
@@ -260,7 +258,7 @@ class _State:
         self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
         self.shifts: dict[int, None] = {}
-        self.weekdays: set[int] = set()
+        self.weekdays: dict[int, int] = {}
         self.invented: dict[str, int] = {}  # a key nothing backed -> the turn whose answer first said it
 
     def absorb(self, source: Source) -> None:
@@ -278,7 +276,8 @@ class _State:
             for count in user_counts(source.text):
                 self.counts.setdefault(int(count.value), count)
             self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
-            self.weekdays.update(named_weekdays(source.text))
+            for weekday, reach in named_weekdays(source.text):
+                self.weekdays[weekday] = max(reach, self.weekdays.get(weekday, 0))
 
     def counts_noun(self, plural: str) -> bool:
         """Whether a result holds a list under a key naming ``plural`` (``passengers``)."""

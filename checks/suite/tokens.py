@@ -338,7 +338,7 @@ def duration_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     lettered = [t for t in numeric if t[-1].isalpha()]
     readers = {
         "words": not forms.isdisjoint(DURATION_WORDS) or any(t.endswith(_DURATION_ENDINGS) for t in lettered),
-        "glued": "h" in forms or any(t[-1] in "hms" for t in lettered),  # "1h", "1 h 56 min"
+        "glued": any(t[-1] in "hms" for t in lettered),
         "clock": any(len(t) <= 9 and t.count(":") == 2 for t in numeric if ":" in t),
         "iso": "PT" in text,
     }

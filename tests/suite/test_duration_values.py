@@ -112,27 +112,6 @@ def test_parts_are_one_sum_only_when_each_is_below_the_unit_before_it() -> None:
     assert found == [(Decimal(183840), 60), (Decimal(259200), 86400), (Decimal(86400), 3600)]
 
 
-def test_an_hours_letter_spaced_from_its_number_is_one_sum_with_minutes() -> None:
-    """ "1 h 56 min" is 6,960 seconds, not a stray 56 minutes; "5 h" alone is no duration."""
-    found = [v.seconds for v in read_durations("1 h 56 min by rail; 2 h 5 min by road; 5 h")]
-    assert found == [Decimal(6960), Decimal(7500)]
-
-
-def test_a_sources_qualified_unit_takes_no_number_word_nor_a_ranges_end() -> None:
-    """ "5 business days" is 5 days; in "Gate 4 opens two hours" the hours are two, and "2-3
-    business days" is a range, no one value."""
-    read = {t: [v.seconds for v in read_durations(t, True)] for t in ("5 business days", "2-3 business days")}
-    assert read == {"5 business days": [Decimal(432000)], "2-3 business days": []}
-    assert [v.seconds for v in read_durations("Gate 4 opens two hours", True)] == [Decimal(7200)]
-
-
-def test_a_sources_spaced_hours_and_minutes_ground_the_same_sum() -> None:
-    report = run_suite(
-        one_turn("How long?", "It takes {}.", "tool text", "1 h 56 min", "1 h 56 min", noun="ride")
-    )
-    assert unsupported(report) == []
-
-
 def test_minutes_glued_alone_ground_but_are_not_checked_in_an_answer() -> None:
     """ "45m" may be a length: a source's grounds "45 minutes", an answer's is not flagged."""
     assert [v.seconds for v in read_durations("took 45m")] == []
