@@ -12,7 +12,8 @@ A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19
   unsaid year" (``lookups()``), so two years written must agree. Seconds are not compared.
 - **A member's name may say what its number is**: seconds (or ms) since 1970 under a
   member named for an instant (``starts_at``) are a date and a time in UTC.
-- **A range is its two ends**; a weekday, an ordinal suffix, a zone and a next-day mark
+- **A range is its two ends**, but a number after its dash that a unit of time follows is a
+  length ("June 8 — 2 days later"); a weekday, an ordinal suffix, a zone and a next-day mark
   ("+1", kept as ``day_offset``) are no part of a value.
 
 Not read: a two-digit year after dots ("1.2.24" is more often a version), a date glued to
@@ -30,7 +31,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from .durations import KEY_PREFIX as DURATION_KEY
-from .durations import DurationValue, duration_key, read_durations
+from .durations import UNITS, DurationValue, duration_key, read_durations
 from .text import alternation
 
 _MONTHS = "january february march april may june july august september october november december"
@@ -152,7 +153,11 @@ _GAP = r"[ \u00a0]+"
 _DASHES = " \u00a0-\u2013\u2014"  # between a range's two ends: "3-5", "3 – 5"
 _RANGE_DASH = "[-\u2013\u2014]"
 _DATE_END = rf"(?![\w]|[-/.:]{_DIGIT})"  # no other token glued to it
-_LAST_DAY = rf"[ \u00a0]?{_RANGE_DASH}[ \u00a0]?(?P<last_day>{_DIGIT}{{1,2}}){_ORDINAL}?"
+# A number after a dash that a unit of time follows is a length, no range's end: "June 8 — 2 days later".
+_LENGTH_AFTER = (
+    rf"(?![ \u00a0-]?(?:{alternation([*UNITS, 'nights', 'night', 'months', 'month', 'years', 'year'])})\b)"
+)
+_LAST_DAY = rf"[ \u00a0]?{_RANGE_DASH}[ \u00a0]?(?P<last_day>{_DIGIT}{{1,2}}){_LENGTH_AFTER}{_ORDINAL}?"
 _AND_YEAR = rf"(?:,?{_GAP}{_YEAR}\b)?{_DATE_END}"
 DATE_NOTATIONS: tuple[Notation, ...] = (
     Notation(  # 2024-05-19, 2024/05/19, 2024.05.19; and the date of 2024-05-19T22:00:00.

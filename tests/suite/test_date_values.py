@@ -390,6 +390,17 @@ def test_a_range_of_days_is_its_two_ends_on_either_side() -> None:
         assert [f["claim"]["text"] for f in found] == flagged, answer
 
 
+def test_a_number_after_a_dash_that_a_unit_of_time_follows_is_no_ranges_end() -> None:
+    """ "June 8 — 2 days from now" is June 8 and a length of two days, not a (reversed) range;
+    "Aug 3 – 9 weeks" is August 3 alone; "June 3-5" is still two dates."""
+    assert [(v.kind, v.start, v.end) for v in read_values("June 8 — 2 days from now")] == [
+        ("date", 0, 6),
+        ("duration", 9, 15),
+    ]
+    assert [v.kind for v in read_values("Aug 3 – 9 weeks")] == ["date", "duration"]
+    assert [v.readings for v in read_values("June 3-5")] == [((None, 6, 3),), ((None, 6, 5),)]
+
+
 def test_a_range_of_hours_with_one_half_day_mark_is_two_times() -> None:
     """ "9-11 AM" is 09:00 and 11:00, "11-1 PM" is 11:00 and 13:00: both ends are read on
     either side, the first in the mark's half of the day unless the range wraps past noon."""
