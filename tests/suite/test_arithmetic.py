@@ -546,3 +546,190 @@ def test_the_ratio_of_two_same_unit_fields_of_one_record_is_computed(
     assert flagged(found) == []
     assert [d["kind"] for d in computed(found).values()] == ["column-ratio"]
     assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+# --- dates and times from the day the prompt gives, and from counts a record holds ----------
+
+
+def dated(prompt: str, answer: str, *calls: dict[str, Any]) -> dict[str, Any]:
+    """One turn under a system prompt that dates the conversation."""
+    return run_suite(build_conversation(build_turn(answer, calls=list(calls))) | {"system": prompt})
+
+
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2030-03-02.",
+            {"tool": "library_loan", "result": {"book": "Dune", "due_back": "2030-03-20"}},
+            "The book is due back March 20, {} days from today.",
+            "18",
+            "17",
+        ),
+        (
+            "Current date: 12 January 2031.",
+            {"tool": "kiln_booking", "result": {"kiln": "K2", "firing_on": "2031-02-03"}},
+            "Your firing is in {} days.",
+            "22",
+            "23",
+        ),
+        (  # both dates in the prompt, the second without its year
+            "Today is 2029-10-01. Entries close on October 19.",
+            {"tool": "list_entries", "result": {"entries": []}},
+            "Entries close in {} days.",
+            "18",
+            "19",
+        ),
+    ],
+)
+def test_the_days_from_the_day_the_prompt_gives_to_a_date_held_are_a_date_span(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """The prompt's date is the day the conversation happens, held with every record: a count of
+    days from it to a date a result or the prompt holds is computed; one day off is flagged."""
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[f"{right} days"]["kind"] == "date-span"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [f"{wrong} days"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2031-07-14.",
+            {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}},
+            "Your canoe rental covers 5 days, so please return it by {}.",
+            "July 19",
+            "July 20",
+        ),
+        (
+            "You answer questions about building permits.",
+            {"tool": "permit_status", "result": {"filed": "2030-11-03", "review_window_days": 9}},
+            "Reviews finish within 9 days of filing: by {}.",
+            "November 12, 2030",
+            "November 13, 2030",
+        ),
+        (
+            "Today is Friday, 2031-08-01. Grading takes 3 business days.",
+            {"tool": "submit_exam", "result": {"exam": "E-55", "status": "received"}},
+            "Grades arrive within 3 business days, by {}.",
+            "Wednesday, August 6",
+            "Monday, August 4",
+        ),
+    ],
+)
+def test_a_date_moved_on_by_the_days_a_record_or_the_prompt_holds_is_a_date_offset(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A date the prompt or a record holds moved on by a count of days the same record or the
+    prompt holds (business days skip the weekend), a count the sentence writes: computed. A date
+    the count does not reach is flagged."""
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "date-offset"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
+def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
+    """With no count of days in its sentence, a date no source holds stays flagged, though a
+    record's count would reach it: many dates and counts agree by chance."""
+    call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}}
+    found = dated("Today is 2031-07-14.", "Please return the canoe by July 19.", call)
+    assert flagged(found) == ["July 19"]
+
+
+def test_a_date_explained_is_explained_again_where_a_later_answer_restates_it() -> None:
+    """Turn 0 moves the prompt's date on by the record's 5 days; turn 1 restates the date with no
+    call: no flag. Another date in turn 1 is flagged."""
+    call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}}
+    first = build_turn("The rental covers 5 days: return it by July 19.", calls=[call])
+
+    def second(day: str) -> dict[str, Any]:
+        later = build_turn(f"Yes, {day} is the return date.", calls=[], user="So {day}?")
+        return run_suite(build_conversation(first, later) | {"system": "Today is 2031-07-14."})
+
+    assert [f for f in second("July 19")["findings"] if f["severity"] == "flag"] == []
+    assert flagged(second("July 21")) == ["July 21"]
+
+
+def test_a_count_of_days_may_run_to_a_date_the_answer_explained() -> None:
+    """June 8 is the record's receipt moved on by its 6 days; "2 days from today" runs from the
+    prompt's date to it (one step). Three days is flagged."""
+    call = {
+        "tool": "culture_status",
+        "result": {"sample": "S-14", "received": "2030-06-02", "incubation_days": 6},
+    }
+    answer = "Incubation takes 6 days, so results are ready on June 8 — {} days from today."
+    found = dated("Today is 2030-06-06.", answer.format(2), call)
+    assert flagged(found) == []
+    assert computed(found)["2 days"]["kind"] == "date-span"
+    assert flagged(dated("Today is 2030-06-06.", answer.format(3), call)) == ["3 days"]
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        (
+            {"slot_start": "2031-04-02T14:30:00", "slot_minutes": 45},
+            "Your slot runs from 2:30 PM to {}.",
+            "3:15 PM",
+            "3:30 PM",
+        ),
+        (
+            {"departs": "07:10", "crossing_hours": 2},
+            "The ferry leaves at 07:10 and docks at {}.",
+            "09:10",
+            "09:40",
+        ),
+    ],
+)
+def test_a_clock_time_moved_on_by_a_duration_of_its_record_is_a_clock_offset(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A start a record holds and the answer writes, plus a length the same record holds: the end
+    is computed; an end the length does not reach is flagged."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "clock-offset"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+def test_a_clock_offset_needs_the_start_written_in_the_answer() -> None:
+    """An end alone, its start unsaid, is weighed against no start: flagged."""
+    assert flagged(run("The ferry docks at 09:10.", {"departs": "07:10", "crossing_hours": 2})) == ["09:10"]
+
+
+@pytest.mark.parametrize(
+    ("user", "answer", "right", "wrong"),
+    [
+        (
+            "Book the hall from 3pm to 8pm.",
+            "The hall is booked from 3:00 to 8:00 PM ({}).",
+            "5 hours",
+            "6 hours",
+        ),
+        (
+            "Staff it 1:30pm to 6pm.",
+            "The clinic is staffed 1:30 to 6:00 PM, {} in all.",
+            "4.5 hours",
+            "5.5 hours",
+        ),
+    ],
+)
+def test_a_clock_time_without_its_half_of_the_day_may_be_either_in_an_elapsed_time(
+    user: str, answer: str, right: str, wrong: str
+) -> None:
+    """ "3:00" with no AM or PM is 03:00 or 15:00: either may start an elapsed time; a length
+    neither reading gives is flagged."""
+    found = run(answer.format(right), {"rows": []}, user=user)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "elapsed"
+    assert flagged(run(answer.format(wrong), {"rows": []}, user=user)) == [wrong]
+
+
+def test_the_number_of_a_date_is_no_count_of_days_its_sentence_writes() -> None:
+    """ "July 10" is the prompt's June 30 moved on by the record's 10 days, but the 10 written is
+    the date's own: no count is written, so it stays flagged."""
+    call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 10}}
+    assert flagged(dated("Today is 2031-06-30.", "Return it by July 10.", call)) == ["July 10"]
