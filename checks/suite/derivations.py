@@ -15,8 +15,9 @@ averages, no arbitrary subsets.
   answer's own amounts, earlier answers' known amounts, the user's and the prompt's words,
   the money this turn's results carry, the records the answer names.
 - **The system prompt's date is the day the conversation happens**, held by every record: a
-  span may run from it, a count of days may move it. A date moved by a count of days is
-  explained only where its sentence writes that count (business days skip the weekend); a
+  span may run from it, a count of days may move it. A date moved by a count of days (or a
+  period: "biweekly" is 14) is explained only where its sentence writes that count (business
+  days skip the weekend); a
   clock time moved by a duration, only from a start the answer writes too.
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
@@ -910,6 +911,9 @@ def _prompt_days(source: Source) -> list[tuple[date, int, int]]:
 
 
 _BUSINESS = re.compile(r"(?i)business|working|week_?day")
+# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
+_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
+_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
 
 
 @dataclass(frozen=True)
@@ -926,7 +930,7 @@ class DayCount:
 def _day_counts(source: Source) -> list[DayCount]:
     """The numbers of days a source holds: a JSON number under a member named for days or weeks
     (``window_days``: ``durations.duration_member_keys``), a length its words write in whole days
-    ("10 business days"); business days where the member's name or the words say so."""
+    ("10 business days"), a period ("biweekly"); business days where the name or words say so."""
     out: list[DayCount] = []
     # Walked only where a member is named for a unit: most results have none.
     keyed = source.role == "tool" and KEYED_UNIT.search(source.low) is not None
@@ -943,18 +947,24 @@ def _day_counts(source: Source) -> list[DayCount]:
             words = source.text[value.start : value.end]
             evidence = (source.evidence_at((value.start, value.end)),) if source.role == "tool" else ()
             out.append(DayCount(int(value.seconds) // 86400, bool(_BUSINESS.search(words)), words, evidence))
+    for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
+        evidence = (source.evidence_at(match.span()),) if source.role == "tool" else ()
+        out.append(DayCount(_PERIODS[match.group().lower()], False, match.group(), evidence))
     return out
 
 
 def _days_written(text: str) -> set[int]:
     """The numbers of days a sentence writes: each whole number it writes outside its dates and
-    clock times (the 10 of "April 10" is no count), and each length in whole days."""
+    clock times (the 10 of "April 10" is no count), each length in whole days, each period."""
     spans = [(v.start, v.end) for v in read_dates(text)] + [(v.start, v.end) for v in read_times(text)]
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     numbers = {n for word in re.findall(rf"(?i)\b(?:\d+|{COUNT_WORD})\b", text) if (n := parse_number(word))}
     lengths = read_durations(text, lenient=True)
-    return numbers | {int(v.seconds) // 86400 for v in lengths if v.seconds and not v.seconds % 86400}
+    periods = {_PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
+    return (
+        numbers | periods | {int(v.seconds) // 86400 for v in lengths if v.seconds and not v.seconds % 86400}
+    )
 
 
 def _moved(day: date, count: DayCount) -> date | None:

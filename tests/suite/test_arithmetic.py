@@ -733,3 +733,34 @@ def test_the_number_of_a_date_is_no_count_of_days_its_sentence_writes() -> None:
     the date's own: no count is written, so it stays flagged."""
     call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 10}}
     assert flagged(dated("Today is 2031-06-30.", "Return it by July 10.", call)) == ["July 10"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "The film club meets biweekly.",
+            {"last_meeting": "2031-03-03"},
+            "The club meets biweekly, so the next meeting is {}.",
+            "March 17, 2031",
+            "March 10, 2031",
+        ),
+        (
+            "Bins are collected weekly.",
+            {"last_pickup": "2030-09-02"},
+            "Collection is weekly: next on {}.",
+            "September 9, 2030",
+            "September 16, 2030",
+        ),
+    ],
+)
+def test_a_period_the_prompt_names_is_a_count_of_days_a_date_moves_by(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """ "Biweekly" is every 14 days, "weekly" every 7: a held date moved on by the period the
+    prompt names and the sentence writes is computed; one period too many or too few is flagged."""
+    call = {"tool": "calendar_read", "result": result}
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "date-offset"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
