@@ -5,7 +5,8 @@ no invention: a rounding or unit conversion of a number read, a column's sum, th
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
 days the user asked for (or to the day of the week they named) or by a count of days one
 record or the prompt holds, the days between two dates one record holds, a clock time moved on
-by a duration its record holds, a share of an amount at the percentage the sentence writes, a
+by a duration its record holds, the end of a range a record holds as "5-7" under its unit's
+name (the range written whole), a share of an amount at the percentage the sentence writes, a
 duration rounded to a coarser unit. ``TABLE`` lists every derivation accepted, one ``Row``
 each, in the order tried; a figure is explained by the first row that gives it: no chains, no
 averages, no arbitrary subsets.
@@ -54,7 +55,7 @@ from operator import itemgetter
 from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
-from .durations import KEY_PREFIX, KEYED_UNIT, duration_member_keys, elapsed, read_durations
+from .durations import KEY_PREFIX, KEYED_UNIT, duration_key, duration_member_keys, elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
@@ -1051,6 +1052,44 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
 
 
+_RANGE_HELD = re.compile(r"\s*(\d{1,4})\s*[-\u2013\u2014]\s*(\d{1,4})\s*")  # a member's "5-7"
+_RANGE_WRITTEN = re.compile(
+    r"(?<![\d.])(\d{1,4})\s*(?:[-\u2013\u2014]|to)\s*$"
+)  # "5–" or "5 to " before "7 days"
+
+
+@kept
+def _ranges_held(source: Source) -> list[tuple[str, str, tuple[int, int], str]]:
+    """Each range a result holds as a string ("5-7") under a member named for a unit (``eta_days``):
+    its path, as written, its two ends and the duration key of one unit."""
+    out = []
+    for path, text in json_leaves(source.parsed(), lambda leaf: isinstance(leaf, str))[:MAX_ITEMS]:
+        held = _RANGE_HELD.fullmatch(text)
+        name = re.sub(r"\[[^\]]*\]$", "", path).rsplit(".", 1)[-1]
+        unit = duration_member_keys(name, "1") if held is not None else []
+        if held is not None and unit:
+            out.append((path, text, (int(held[1]), int(held[2])), unit[0]))
+    return out
+
+
+def _range_end(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """The end of a range the answer writes whole ("5–7 days"), as a member named for the unit
+    holds it (``"eta_days": "5-7"``): both ends and the unit must agree, in one of the
+    MAX_OFFSET_SOURCES newest results."""
+    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    written = _RANGE_WRITTEN.search(p.answer, max(0, f.start - 12), max(0, f.start))
+    if value is None or written is None or value.seconds % value.step:
+        return None
+    ends, unit = (int(written.group(1)), int(value.seconds / value.step)), duration_key(value.step)
+    for source in p.records[:MAX_OFFSET_SOURCES]:
+        for path, text, held, held_unit in _ranges_held(source):
+            if held == ends and held_unit == unit:
+                return Derivation(
+                    "range-end", f"the end of {text} ({path}, {source.call_id})", _at(source, path)
+                )
+    return None
+
+
 def _hours(time: TimeValue) -> tuple[int, ...]:
     """The hours a clock time may be: "2:00" with no half-day mark is 02:00 or 14:00 (``values``)."""
     return (time.hour, time.hour + 12) if time.open_half else (time.hour,)
@@ -1100,6 +1139,7 @@ TABLE = (
     Row("rounded", "one record: a duration", "1", "duration", _CENT, _coarser),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
+    Row("range-end", "one record: a range under a unit's name", "1", "duration", _CENT, _range_end),
     Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
     Row(
         "clock-offset", "one record: a time the answer writes, a duration", "2", "time", _CENT, _clock_offset

@@ -106,6 +106,7 @@ _KIND_WORDS = {
     "date-span": "the days between two dates one result or its call holds",
     "elapsed": "the time between two clock times the answer or this turn's results write",
     "date-offset": "a date one result or the system prompt holds moved on by the days it or the prompt holds",
+    "range-end": "the end of a range a result holds under a name for its unit, the range written whole",
     "clock-offset": "a clock time one result holds moved on by a duration the same result holds",
 }
 

@@ -764,3 +764,24 @@ def test_a_period_the_prompt_names_is_a_count_of_days_a_date_moves_by(
     assert flagged(found) == []
     assert computed(found)[right]["kind"] == "date-offset"
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"refund": "R-1", "eta_days": "5-7"}, "It should reach you in {} days.", "5–7", "4–7"),
+        ({"table": 12, "wait_minutes": "10-15"}, "Expect a wait of {} minutes.", "10 to 15", "10 to 20"),
+    ],
+)
+def test_a_range_a_record_holds_under_its_units_name_is_written_whole(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """ "eta_days": "5-7" restated as "5–7 days": its end is computed; a range with another end
+    is flagged, as is the end alone, written as if it were the whole."""
+    unit = answer.split()[-1].rstrip(".")
+    right_end, wrong_end = (f"{written.split()[-1].split('–')[-1]} {unit}" for written in (right, wrong))
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert computed(found)[right_end]["kind"] == "range-end"
+    assert flagged(run(answer.format(wrong), result)) == [wrong_end]
+    assert flagged(run(answer.format(right_end.split()[0]), result)) == [right_end]
