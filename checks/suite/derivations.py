@@ -18,8 +18,8 @@ averages, no arbitrary subsets.
 - **The system prompt's date is the day the conversation happens**, held by every record: a
   span may run from it, a count of days may move it. A date moved by a count of days (or a
   period: "biweekly" is 14) is explained only where its sentence writes that count (business
-  days skip the weekend); a
-  clock time moved by a duration, only from a start the answer writes too.
+  days skip the weekend); a clock time moved by a duration, only from a start the answer
+  writes too.
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
   with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
@@ -980,10 +980,13 @@ def _moved(day: date, count: DayCount) -> date | None:
 
 
 def _offset_from(how: str, first: date, source: Source, span: tuple[int, int], count: DayCount) -> Derivation:
-    """A date moved on, grounded where its first date stands (a call's argument: the call) and its count."""
-    found = _from("date-offset", how, source, max(span, (0, 0)), first.isoformat())
-    place = found.evidence if span[0] >= 0 or source.role != "tool" else _at(source, "")
-    return replace(found, evidence=(*place, *count.evidence))
+    """A date moved on: grounded where its first date stands (a call's argument: in the call's
+    result as a whole; the prompt: nowhere a tool wrote) and where its count stands."""
+    place = (
+        (source.evidence_at(span) if span[0] >= 0 else _at(source, "")[0],) if source.role == "tool" else ()
+    )
+    origin = Operand(ZERO, f"{first.isoformat()} ({source.call_id or source.role})", place)
+    return Derivation("date-offset", how, (*place, *count.evidence), (origin,))
 
 
 def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -1053,9 +1056,8 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 _RANGE_HELD = re.compile(r"\s*(\d{1,4})\s*[-\u2013\u2014]\s*(\d{1,4})\s*")  # a member's "5-7"
-_RANGE_WRITTEN = re.compile(
-    r"(?<![\d.])(\d{1,4})\s*(?:[-\u2013\u2014]|to)\s*$"
-)  # "5–" or "5 to " before "7 days"
+# "5–" or "5 to " before "7 days": a range's first end, written just before the figure.
+_RANGE_WRITTEN = re.compile(r"(?<![\d.])(\d{1,4})\s*(?:[-\u2013\u2014]|to)\s*$")
 
 
 @kept
