@@ -358,7 +358,8 @@ class _State:
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
-        pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
+        if self.prompt and any("duration" in f.shapes for f in figures):  # what only spans from it read
+            pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
         pools.sentences = sentences(turn.answer) if with_amounts else []
         if with_amounts:
             # The operands of amounts: the money read, the user's counts then the results' list lengths,
@@ -384,7 +385,7 @@ class _State:
         # the counts left are tried once more, with those dates (one step, no longer chains).
         explained_days = [day for f in figures if f.key in found for day in f.days]
         spans = [f for f in figures if "duration" in f.shapes and f.key not in found]
-        if explained_days and spans:
+        if explained_days and spans and self.prompt:
             pools.answer_days = [*pools.answer_days, *explained_days]
             found |= {f.key: d for f, d in zip(spans, derive(spans, pools), strict=True) if d is not None}
         return found
