@@ -3,8 +3,9 @@
 A figure an answer writes, or a number a write is given, that no source carries may still be
 no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for (or to the day of the week they named), and, once no other row does,
-one operation on two numbers the figure's own sentence writes. ``TABLE`` lists every
+days the user asked for (or to the day of the week they named) or by a count of days one
+record or the prompt holds, the days between two dates one record holds, and, once no other
+row does, one operation on two numbers the figure's own sentence writes. ``TABLE`` lists every
 derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first
 row that gives it: no chains, no averages, no arbitrary subsets.
 
@@ -12,6 +13,10 @@ row that gives it: no chains, no averages, no arbitrary subsets.
   (each newest result read alone: values of two results are never paired by chance), the
   answer's own amounts, earlier answers' known amounts, the user's and the prompt's words,
   the money this turn's results carry, the records the answer names.
+- **The system prompt's date is the day the conversation happens**, held by every record: a
+  span may run from it, a count of days may move it. A date moved by a count of days (or a
+  period: "biweekly" is 14) is explained only where its sentence writes that count (business
+  days skip the weekend).
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
   with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
@@ -28,7 +33,8 @@ row that gives it: no chains, no averages, no arbitrary subsets.
 - **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it; it may
   also sum the figures the answer itself computed, without their operands.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
-  amounts are tried in rounds (``derive``).
+  amounts are tried in rounds (``derive``); a count of days may run to a date the answer
+  explained (``Pools.answer_days``).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import math
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
@@ -45,7 +52,7 @@ from operator import itemgetter
 from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
-from .durations import elapsed, read_durations
+from .durations import KEY_PREFIX, KEYED_UNIT, duration_member_keys, elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
@@ -62,6 +69,8 @@ MAX_SOURCES = 32
 MAX_RUN = 8
 MAX_POOL = 96
 MAX_COUNT = 9
+MAX_HELD = 16  # the dates (or clock times) of one source a day count or a duration moves
+MAX_OFFSET_SOURCES = 4  # the newest results whose own day counts move their own dates
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
@@ -211,6 +220,8 @@ class Pools:
     shifts: list[int] = field(default_factory=list)  # days the user asked to move a date by
     weekdays: dict[int, int] = field(default_factory=dict)  # a day of the week named -> days it may lie ahead
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
+    prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
+    answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
     sentences: list[Sentence] = field(default_factory=list)
@@ -826,14 +837,21 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 @kept
+def _dates_held(source: Source) -> list[tuple[date, int, int]]:
+    """Each date a result writes, with its span, and those its call's arguments name (no span)."""
+    held = list(dates_in(source.text))
+    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
+        held.extend((day, -1, -1) for day, _, _ in dates_in(text))
+    return held
+
+
+@kept
 def _day_marks(source: Source) -> list[tuple[date, int, int]]:
     """Each date a result or its call names moved by a next-day mark (``"00:00:00+1"``), with its span."""
     marked = [time for time in read_times(source.text) if time.day_offset]
     if not marked:
         return []
-    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
-    texts = [source.text, *(text for _, text in leaves)]
-    days = sorted({day for text in texts for day, _, _ in dates_in(text)})
+    days = sorted({day for day, _, _ in _dates_held(source)})
     return [(day + timedelta(days=time.day_offset), time.start, time.end) for time in marked for day in days]
 
 
@@ -845,6 +863,168 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                 if day == target:
                     marked = source.text[start:end]
                     return _from("day-mark", f"the day of {marked}", source, (start, end), marked)
+    return None
+
+
+def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A whole number of days between two dates one record holds (a stay, a rental, a notice), or
+    from a date the system prompt writes (the day the conversation happens, held by every record)
+    to one this turn's results, the prompt or the answer (grounded or explained) holds."""
+    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    # Written in days or weeks, not "24 hours": a span of dates is a count of days.
+    whole = value is not None and not value.seconds % 86400 and not value.step % 86400
+    days = int(value.seconds) // 86400 if value is not None and whole else 0
+    if not 0 < days <= (date.max - date.min).days:
+        return None
+    for source in p.records:
+        held = _dates_held(source)[: 4 * MAX_HELD]
+        ends: dict[date, set[int]] = {}  # each date -> where it is written (two readings share a place)
+        for day, start, _ in held:
+            ends.setdefault(day, set()).add(start)
+        for first, start, end in held:
+            later = first + timedelta(days=days) if date.max - first >= timedelta(days=days) else None
+            if later in ends and (start < 0 or ends[later] != {start}):
+                evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
+                how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
+                return Derivation("date-span", how, evidence)
+    return _from_prompt(days, p)
+
+
+def _from_prompt(days: int, p: Pools) -> Derivation | None:
+    """The days from (or to) a date the system prompt writes to (or from) another date held: at most
+    MAX_HELD prompt dates, each weighed against the dates of this turn's results, of the prompt
+    and those the answer writes (``Pools.answer_days``)."""
+    prompt = [day for source in p.prompt for day, _, _ in _prompt_days(source)][:MAX_HELD]
+    if not prompt:
+        return None
+    ends = {day for source in p.turn for day, _, _ in _dates_held(source)}
+    ends.update(prompt)
+    ends.update(p.answer_days)
+    step = timedelta(days=days)
+    for first in prompt:
+        for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
+            if other in ends:
+                early, late = sorted((first, other))
+                how = f"the days from {early.isoformat()} to {late.isoformat()} (the day the prompt gives)"
+                return Derivation("date-span", how, ())
+    return None
+
+
+@kept
+def _prompt_days(source: Source) -> list[tuple[date, int, int]]:
+    """The dates a system prompt writes, with their spans: a month and day written without a year
+    ("the deadline is September 5") in each year of the full dates it writes."""
+    found = list(read_dates(source.text))
+    full = [(day, value.start, value.end) for value in found for day in value.dates()]
+    years = sorted({day.year for day, _, _ in full})
+    for value in found:
+        for year, month, day in value.readings if years else ():
+            for each in years if year is None else ():
+                with suppress(ValueError):
+                    full.append((date(each, month, day), value.start, value.end))
+    return full
+
+
+_BUSINESS = re.compile(r"(?i)business|working|week_?day")
+# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
+_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
+_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
+
+
+@dataclass(frozen=True)
+class DayCount:
+    """A number of days a source holds, and whether they are business days (weekends not counted)."""
+
+    days: int
+    business: bool
+    label: str  # where it stands: a member's path, or the words as written
+    evidence: tuple[Evidence, ...]
+
+
+@kept
+def _day_counts(source: Source) -> list[DayCount]:
+    """The numbers of days a source holds: a JSON number under a member named for days or weeks
+    (``window_days``: ``durations.duration_member_keys``), a length its words write in whole days
+    ("10 business days"), a period ("biweekly"); business days where the name or words say so."""
+    out: list[DayCount] = []
+    # Walked only where a member is named for a unit: most results have none.
+    keyed = source.role == "tool" and KEYED_UNIT.search(source.low) is not None
+    whole = json_leaves(source.parsed(), lambda leaf: type(leaf) is int) if keyed else []
+    for path, number in whole[:MAX_ITEMS]:
+        name = re.sub(r"\[[^\]]*\]$", "", path).rsplit(".", 1)[-1]
+        for key in duration_member_keys(name, str(number)):
+            seconds = Decimal(key.removeprefix(KEY_PREFIX))
+            if seconds and not seconds % 86400:
+                business = bool(_BUSINESS.search(name))
+                out.append(DayCount(int(seconds) // 86400, business, path, _at(source, path)))
+    for value in read_durations(source.text, lenient=True):
+        if value.seconds and not value.seconds % 86400 and len(out) < MAX_ITEMS:
+            words = source.text[value.start : value.end]
+            evidence = (source.evidence_at((value.start, value.end)),) if source.role == "tool" else ()
+            out.append(DayCount(int(value.seconds) // 86400, bool(_BUSINESS.search(words)), words, evidence))
+    for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
+        evidence = (source.evidence_at(match.span()),) if source.role == "tool" else ()
+        out.append(DayCount(_PERIODS[match.group().lower()], False, match.group(), evidence))
+    return out
+
+
+def _days_written(text: str) -> set[int]:
+    """The numbers of days a sentence writes: each whole number it writes outside its dates and
+    clock times (the 10 of "April 10" is no count), each length in whole days, each period."""
+    spans = [(v.start, v.end) for v in read_dates(text)] + [(v.start, v.end) for v in read_times(text)]
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    numbers = {n for word in re.findall(rf"(?i)\b(?:\d+|{COUNT_WORD})\b", text) if (n := parse_number(word))}
+    lengths = read_durations(text, lenient=True)
+    periods = {_PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
+    return (
+        numbers | periods | {int(v.seconds) // 86400 for v in lengths if v.seconds and not v.seconds % 86400}
+    )
+
+
+def _moved(day: date, count: DayCount) -> date | None:
+    """``day`` moved on by ``count``: business days skip Saturdays and Sundays."""
+    if not count.business:
+        return day + timedelta(days=count.days) if date.max - day >= timedelta(days=count.days) else None
+    left = count.days
+    while left and day < date.max - timedelta(days=7):
+        day += timedelta(days=1)
+        left -= day.weekday() < 5
+    return None if left else day
+
+
+def _offset_from(how: str, first: date, source: Source, span: tuple[int, int], count: DayCount) -> Derivation:
+    """A date moved on: grounded where its first date stands (a call's argument: in the call's
+    result as a whole; the prompt: nowhere a tool wrote) and where its count stands."""
+    place = (
+        (source.evidence_at(span) if span[0] >= 0 else _at(source, "")[0],) if source.role == "tool" else ()
+    )
+    origin = Operand(ZERO, f"{first.isoformat()} ({source.call_id or source.role})", place)
+    return Derivation("date-offset", how, (*place, *count.evidence), (origin,))
+
+
+def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A date one record or the system prompt holds moved on by a number of days the same record
+    or the prompt holds, a number the figure's sentence writes ("within 3 days: by May 9"). Each
+    of the MAX_OFFSET_SOURCES newest results is read alone, with the prompt: at most MAX_HELD of
+    its dates and the prompt's, moved by at most MAX_COUNT counts."""
+    sentence = sentence_at(p.sentences or sentences(p.answer), f.start) if f.days else None
+    written = _days_written(sentence.text) if sentence is not None else set()
+    if not written:
+        return None
+    prompt_days = [(day, s, (start, end)) for s in p.prompt for day, start, end in _prompt_days(s)]
+    prompt_counts = [c for s in p.prompt for c in _day_counts(s)]
+    for record in [*p.records[:MAX_OFFSET_SOURCES], None]:
+        counts = [*(_day_counts(record) if record is not None else ()), *prompt_counts]
+        counts = [c for c in counts if c.days in written][:MAX_COUNT]
+        held = [(day, record, (start, end)) for day, start, end in _dates_held(record)] if record else []
+        for first, source, span in (held[:MAX_HELD] + prompt_days[:MAX_HELD]) if counts else ():
+            for count in counts:
+                if _moved(first, count) in f.days:
+                    unit = "business day" if count.business else "day"
+                    days = f"{count.days} {unit}{'s' * (count.days != 1)}"
+                    how = f"{first.isoformat()} moved on {days} ({count.label})"
+                    return _offset_from(how, first, source, span, count)
     return None
 
 
@@ -892,8 +1072,10 @@ _ANY = "number percent"  # a figure's shapes (``Figure.shapes``) a row may expla
 _DIGIT = None  # a row's tolerance: half a unit of the figure's last digit
 TABLE = (
     Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _CENT, _elapsed),
+    Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
+    Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("unit-scale", "one record", "1", "number", _DIGIT, _scaled("unit-scale", _SCALES)),
     Row("complement", "one record: a percentage field", "1", _ANY, _DIGIT, _complement),

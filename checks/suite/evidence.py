@@ -106,6 +106,8 @@ _KIND_WORDS = {
     "day-mark": "the date of a time a result writes with a next-day mark",
     "sentence-arithmetic": "one operation on two numbers its own sentence writes",
     "elapsed": "the time between two clock times the answer or this turn's results write",
+    "date-span": "the days between two dates one result or its call holds",
+    "date-offset": "a date one result or the system prompt holds moved on by the days it or the prompt holds",
 }
 
 
@@ -259,6 +261,8 @@ class _State:
         self.counts: dict[int, Operand] = {}
         self.shifts: dict[int, None] = {}
         self.weekdays: dict[int, int] = {}
+        self.prompt: list[Source] = []  # the system prompt: the day the conversation happens
+        self.days_explained: dict[date, Derivation] = {}  # dates earlier answers explained
         self.invented: dict[str, int] = {}  # a key nothing backed -> the turn whose answer first said it
 
     def absorb(self, source: Source) -> None:
@@ -269,6 +273,8 @@ class _State:
             (self.tools if source.role == "tool" else self.queries).add(source)
             return
         self.people.add(source)
+        if source.role == "system":
+            self.prompt.append(source)
         who = "the user's words" if source.role == "user" else "the system prompt"
         for a in read_amounts(source.text):
             self.amounts.append(Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})"))
@@ -356,7 +362,9 @@ class _State:
         with_amounts = any(f.at >= 0 for f in figures)
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
-        pools.weekdays = self.weekdays
+        pools.weekdays, pools.prompt = self.weekdays, self.prompt
+        if self.prompt and any("duration" in f.shapes for f in figures):  # what only spans from it read
+            pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
         pools.sentences = sentences(turn.answer) if with_amounts else []
         if with_amounts:
             # The operands of amounts: the money read, the user's counts then the results' list lengths,
@@ -372,7 +380,27 @@ class _State:
             for source in pools.records:
                 for record in named_records(source, wanted - set(pools.named)):
                     pools.named.setdefault(record.name, record)
-        return {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
+        found = {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
+        # A date an earlier answer explained is explained where a later one restates it, as an amount is.
+        for f in figures:
+            again = next((self.days_explained[day] for day in f.days if day in self.days_explained), None)
+            if again is not None and f.key not in found:
+                found[f.key] = again
+        # A day count may run to a date the answer itself explained ("by May 9, 10 days from today"):
+        # the counts left are tried once more, with those dates (one step, no longer chains).
+        explained_days = [day for f in figures if f.key in found for day in f.days]
+        spans = [f for f in figures if "duration" in f.shapes and f.key not in found]
+        if explained_days and spans and self.prompt:
+            pools.answer_days = [*pools.answer_days, *explained_days]
+            found |= {f.key: d for f, d in zip(spans, derive(spans, pools), strict=True) if d is not None}
+        return found
+
+    def days_of(self, candidate: Candidate) -> tuple[date, ...]:
+        """The full dates a date the answer writes may be (its year unsaid: in the years held)."""
+        if candidate.shape != "date":
+            return ()
+        days = tuple(day for day in map(day_of_key, candidate.forms) if day is not None)
+        return days or self.in_years_held(candidate.forms)
 
 
 class EvidenceChecker:
@@ -454,6 +482,8 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
         derivation = explained[candidate.value]
         if candidate.number is not None:
             state.derivations.setdefault(candidate.number, derivation)
+        for day in state.days_of(candidate):
+            state.days_explained.setdefault(day, derivation)
         kind, made = _KIND_WORDS[derivation.kind], derivation.source
         why = f"“{clip(candidate.text)}” is written in no tool result, but it is {kind}: {made}."
         finding = _about(turn, candidate, "computed_value", "info", why, {"derivation": derivation.to_dict()})

@@ -464,3 +464,206 @@ def test_a_small_whole_figure_is_no_product_of_the_sentences_numbers() -> None:
     stock = {"crates": [{"kind": "pears"}, {"kind": "plums"}, {"kind": "figs"}]}
     assert flagged(run("We hold 3 crates across 2 kinds, so 6 crates in all.", stock)) == ["6 crates"]
     assert flagged(run("We hold 3 crates and 2 pallets, so 5 loads in all.", stock)) == []
+
+
+@pytest.mark.parametrize(
+    ("call", "right", "wrong"),
+    [
+        (
+            {"tool": "lend_tool", "result": {"tool": "drill", "out": "2025-03-03", "due": "2025-03-10"}},
+            "7",
+            "9",
+        ),
+        (
+            {
+                "tool": "hold_room",
+                "args": {"check_in": "2025-06-01", "check_out": "2025-06-04"},
+                "result": {"room": "12B"},
+            },
+            "3",
+            "4",
+        ),
+    ],
+)
+def test_the_days_between_two_dates_a_record_holds_are_a_date_span(
+    call: dict[str, Any], right: str, wrong: str
+) -> None:
+    """A loan or a stay as long as the dates of its result, or of its call, say it is."""
+
+    def answer(days: str) -> dict[str, Any]:
+        return run_suite(build_conversation(build_turn(f"That is {days} days in all.", calls=[call])))
+
+    found = answer(right)
+    assert flagged(found) == []
+    assert computed(found)[f"{right} days"]["kind"] == "date-span"
+    assert flagged(answer(wrong)) == [f"{wrong} days"]
+
+
+def test_a_date_span_pairs_two_dates_not_two_readings_of_one_in_days_not_hours() -> None:
+    """ "03/04/2025" may be March 4 or April 3: 30 days between its readings is no span; nor is
+    "24 hours" between two dates a day apart, a span of dates being a count of days."""
+
+    def flags(answer: str, result: dict[str, Any]) -> list[str]:
+        return flagged(
+            run_suite(build_conversation(build_turn(answer, calls=[{"tool": "t", "result": result}])))
+        )
+
+    assert flags("That is 30 days.", {"issued": "03/04/2025"}) == ["30 days"]
+    assert flags("That is 24 hours.", {"out": "2025-01-01", "back": "2025-01-02"}) == ["24 hours"]
+
+
+# --- dates and times from the day the prompt gives, and from counts a record holds ----------
+
+
+def dated(prompt: str, answer: str, *calls: dict[str, Any]) -> dict[str, Any]:
+    """One turn under a system prompt that dates the conversation."""
+    return run_suite(build_conversation(build_turn(answer, calls=list(calls))) | {"system": prompt})
+
+
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2030-03-02.",
+            {"tool": "library_loan", "result": {"book": "Dune", "due_back": "2030-03-20"}},
+            "The book is due back March 20, {} days from today.",
+            "18",
+            "17",
+        ),
+        (
+            "Current date: 12 January 2031.",
+            {"tool": "kiln_booking", "result": {"kiln": "K2", "firing_on": "2031-02-03"}},
+            "Your firing is in {} days.",
+            "22",
+            "23",
+        ),
+        (  # both dates in the prompt, the second without its year
+            "Today is 2029-10-01. Entries close on October 19.",
+            {"tool": "list_entries", "result": {"entries": []}},
+            "Entries close in {} days.",
+            "18",
+            "19",
+        ),
+    ],
+)
+def test_the_days_from_the_day_the_prompt_gives_to_a_date_held_are_a_date_span(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """The prompt's date is the day the conversation happens, held with every record: a count of
+    days from it to a date a result or the prompt holds is computed; one day off is flagged."""
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[f"{right} days"]["kind"] == "date-span"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [f"{wrong} days"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2031-07-14.",
+            {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}},
+            "Your canoe rental covers 5 days, so please return it by {}.",
+            "July 19",
+            "July 20",
+        ),
+        (
+            "You answer questions about building permits.",
+            {"tool": "permit_status", "result": {"filed": "2030-11-03", "review_window_days": 9}},
+            "Reviews finish within 9 days of filing: by {}.",
+            "November 12, 2030",
+            "November 13, 2030",
+        ),
+        (
+            "Today is Friday, 2031-08-01.",
+            {"tool": "submit_exam", "result": {"exam": "E-55", "grading_business_days": 3}},
+            "Grades arrive within 3 business days, by {}.",
+            "Wednesday, August 6",
+            "Monday, August 4",
+        ),
+    ],
+)
+def test_a_date_moved_on_by_the_days_a_record_or_the_prompt_holds_is_a_date_offset(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A date the prompt or a record holds moved on by a count of days the same record or the
+    prompt holds (business days skip the weekend), a count the sentence writes: computed. A date
+    the count does not reach is flagged."""
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "date-offset"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
+def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
+    """With no count of days in its sentence, a date no source holds stays flagged, though a
+    record's count would reach it: many dates and counts agree by chance."""
+    call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}}
+    found = dated("Today is 2031-07-14.", "Please return the canoe by July 19.", call)
+    assert flagged(found) == ["July 19"]
+
+
+def test_a_date_explained_is_explained_again_where_a_later_answer_restates_it() -> None:
+    """Turn 0 moves the prompt's date on by the record's 5 days; turn 1 restates the date with no
+    call: no flag. Another date in turn 1 is flagged."""
+    call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}}
+    first = build_turn("The rental covers 5 days: return it by July 19.", calls=[call])
+
+    def second(day: str) -> dict[str, Any]:
+        later = build_turn(f"Yes, {day} is the return date.", calls=[], user="So {day}?")
+        return run_suite(build_conversation(first, later) | {"system": "Today is 2031-07-14."})
+
+    assert [f for f in second("July 19")["findings"] if f["severity"] == "flag"] == []
+    assert flagged(second("July 21")) == ["July 21"]
+
+
+def test_a_count_of_days_may_run_to_a_date_the_answer_explained() -> None:
+    """June 8 is the record's receipt moved on by its 6 days; "2 days from today" runs from the
+    prompt's date to it (one step). Three days is flagged."""
+    call = {
+        "tool": "culture_status",
+        "result": {"sample": "S-14", "received": "2030-06-02", "incubation_days": 6},
+    }
+    answer = "Incubation takes 6 days, so results are ready on June 8, {} days from today."
+    found = dated("Today is 2030-06-06.", answer.format(2), call)
+    assert flagged(found) == []
+    assert computed(found)["2 days"]["kind"] == "date-span"
+    assert flagged(dated("Today is 2030-06-06.", answer.format(3), call)) == ["3 days"]
+
+
+def test_the_number_of_a_date_is_no_count_of_days_its_sentence_writes() -> None:
+    """ "July 10" is the prompt's June 30 moved on by the record's 10 days, but the 10 written is
+    the date's own: no count is written, so it stays flagged."""
+    call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 10}}
+    assert flagged(dated("Today is 2031-06-30.", "Return it by July 10.", call)) == ["July 10"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "The film club meets biweekly.",
+            {"last_meeting": "2031-03-03"},
+            "The club meets biweekly, so the next meeting is {}.",
+            "March 17, 2031",
+            "March 10, 2031",
+        ),
+        (
+            "Bins are collected weekly.",
+            {"last_pickup": "2030-09-02"},
+            "Collection is weekly: next on {}.",
+            "September 9, 2030",
+            "September 16, 2030",
+        ),
+    ],
+)
+def test_a_period_the_prompt_names_is_a_count_of_days_a_date_moves_by(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """ "Biweekly" is every 14 days, "weekly" every 7: a held date moved on by the period the
+    prompt names and the sentence writes is computed; one period too many or too few is flagged."""
+    call = {"tool": "calendar_read", "result": result}
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "date-offset"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
