@@ -71,6 +71,7 @@ MAX_POOL = 96
 MAX_COUNT = 9
 MAX_HELD = 16  # the dates (or clock times) of one source a day count or a duration moves
 MAX_OFFSET_SOURCES = 4  # the newest results whose own day counts move their own dates
+MAX_BUSINESS_DAYS = 3660  # about fourteen years of working days
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
@@ -983,7 +984,10 @@ def _days_written(text: str) -> set[int]:
 
 
 def _moved(day: date, count: DayCount) -> date | None:
-    """``day`` moved on by ``count``: business days skip Saturdays and Sundays."""
+    """``day`` moved on by ``count``: business days skip Saturdays and Sundays (counted a day at a
+    time, so only up to MAX_BUSINESS_DAYS)."""
+    if count.days > (MAX_BUSINESS_DAYS if count.business else (date.max - day).days):
+        return None  # past the calendar's end, or past any business-day promise read day by day
     if not count.business:
         return day + timedelta(days=count.days) if date.max - day >= timedelta(days=count.days) else None
     left = count.days

@@ -595,6 +595,15 @@ def test_a_date_moved_on_by_the_days_a_record_or_the_prompt_holds_is_a_date_offs
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
 
 
+@pytest.mark.parametrize("key", ["transit_days", "transit_business_days"])
+def test_a_count_of_days_past_the_calendar_moves_no_date(key: str) -> None:
+    """A count no calendar holds (or business days past MAX_BUSINESS_DAYS, counted a day at a
+    time) moves nothing and raises nothing."""
+    call = {"tool": "ship", "result": {"sent": "2031-08-01", key: 10**15}}
+    found = dated("Today is 2031-08-01.", f"It arrives within {10**15} days, by 2031-08-06.", call)
+    assert "2031-08-06" in flagged(found)
+
+
 def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
     """With no count of days in its sentence, a date no source holds stays flagged, though a
     record's count would reach it: many dates and counts agree by chance."""
