@@ -347,9 +347,7 @@ class _State:
                 elif opts.figures and c.shape in ("number", "figure"):
                     # A percent is no conversion of bytes or seconds: every other row may give it.
                     shapes.add("percent" if c.unit in PERCENT_UNITS else "number")
-            days = tuple(day for day in map(day_of_key, c.forms) if day is not None) if opts.figures else ()
-            if opts.figures and not days and c.shape == "date":
-                days = self.in_years_held(c.forms)
+            days = self.days_of(c) if opts.figures else ()
             if opts.figures:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
@@ -396,11 +394,9 @@ class _State:
         return found
 
     def days_of(self, candidate: Candidate) -> tuple[date, ...]:
-        """The full dates a date the answer writes may be (its year unsaid: in the years held)."""
-        if candidate.shape != "date":
-            return ()
+        """The full dates a value the answer writes may be (a date's year unsaid: in the years held)."""
         days = tuple(day for day in map(day_of_key, candidate.forms) if day is not None)
-        return days or self.in_years_held(candidate.forms)
+        return days or (self.in_years_held(candidate.forms) if candidate.shape == "date" else ())
 
 
 class EvidenceChecker:
