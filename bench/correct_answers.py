@@ -9,7 +9,9 @@ shares, dates in words resolved against the prompt's date, durations, unit conve
 
 Two sets, split as the real corpora are: ``development`` is read while working;
 ``validation`` was written afterwards, without sight of the rules, and is only counted. A
-rule that clears development and not validation fits the set, not the class.
+rule that clears development and not validation fits the set, not the class. Once rules have
+been kept or dropped by validation, it has been used; ``holdout`` was written last, by
+someone who saw neither the rules nor the other sets, and measures what the choices are worth.
 
     .venv/bin/python bench/correct_answers.py        # both sets
     .venv/bin/python bench/correct_answers.py -v     # and each development flag
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from checks.suite import run_suite  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = ("development", "validation")
+SETS = ("development", "validation", "holdout")
 
 
 def measure(path: Path, verbose: bool) -> str:
