@@ -5,7 +5,7 @@ no invention: a rounding or unit conversion of a number read, a column's sum, th
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
 days the user asked for (or to the day of the week they named) or by a count of days one
 record or the prompt holds, the days between two dates one record holds, and, once no other
-row does, one operation on two numbers the figure's own sentence writes. ``TABLE`` lists every
+row does, one operation on two numbers its sentence (or the one before) writes. ``TABLE`` lists every
 derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first
 row that gives it: no chains, no averages, no arbitrary subsets.
 
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
@@ -752,16 +752,19 @@ def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decima
 
 
 def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """One operation on two numbers the figure's own sentence (or table row) writes: "80 h at
-    $28.50 is $2,280.00", "$3,840 over 26 paychecks, about $147.69 each", "up 75% from 4,200 to
-    7,350". The operands are the sentence's, each checked in its own right."""
+    """One operation on two numbers the figure's own sentence (or table row), and the one before
+    it, write: "80 h at $28.50 is $2,280.00", "$3,840 over 26 paychecks, about $147.69 each", "up
+    75% from 4,200 to 7,350". The operands are the answer's, each checked in its own right."""
     if f.number is None or f.start < 0:
         return None
     if not p.sentences:
         p.sentences = sentences(p.answer)
-    sentence = sentence_at(p.sentences, f.start)
-    if sentence is None:
+    at = bisect_right(p.sentences, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
+    if at < 0 or f.start >= p.sentences[at].end:
         return None
+    # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
+    first, sentence = p.sentences[max(0, at - 1)], p.sentences[at]
+    sentence = Sentence(first.start, sentence.end, p.answer[first.start : sentence.end])
     end = f.start - sentence.start + len(f.text)
     spans = (m for m in _OPERAND.finditer(sentence.text) if not f.start - sentence.start <= m.start() < end)
     operands = [(Decimal(m.group().replace(",", "")), m.group()) for m in islice(spans, MAX_LOCAL)]

@@ -458,6 +458,18 @@ def test_one_operation_on_two_numbers_the_sentence_writes_explains_a_figure(
     assert flagged(run(answer.format(wrong), result)) == [wrong + "%" if "%" in answer else wrong]
 
 
+def test_the_sentence_before_a_figure_may_give_its_operand_but_not_one_further_back() -> None:
+    """ "Freight is … $555.00. Fuel surcharge at 12%: $66.60." takes 12% of the sentence before;
+    with a sentence between them the two are no longer one piece of arithmetic."""
+    quote = {"pallets": 3, "rate": 185, "fuel_pct": 12}
+    near = "Freight is 3 × $185.00 = $555.00. Fuel surcharge at 12%: ${}."
+    found = run(near.format("66.60"), quote)
+    assert flagged(found) == []
+    assert computed(found)["66.60"]["kind"] == "sentence-arithmetic"
+    far = "Freight is 3 × $185.00 = $555.00. It ships on Monday. Fuel surcharge at 12%: $66.60."
+    assert flagged(run(far, quote)) == ["66.60"]
+
+
 def test_a_small_whole_figure_is_no_product_of_the_sentences_numbers() -> None:
     """ "3 crates of 2 kinds, 6 in all" would be a product by chance: a whole figure under 100
     is only a sum or a difference of the sentence's numbers."""
