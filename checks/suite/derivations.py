@@ -1115,13 +1115,14 @@ TABLE = (
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 
-def _first(f: Figure, p: Pools, last: bool = False) -> Derivation | None:
-    """The figure's first derivation in ``TABLE`` order; rows marked ``last`` only when ``last``."""
+def _first(f: Figure, p: Pools, last: bool = False, others: bool = True) -> Derivation | None:
+    """The figure's first derivation in ``TABLE`` order, among the rows marked ``last`` where
+    ``last`` and the other rows where ``others``."""
     # Cents that are not zero (the module's docstring): a round amount agrees by chance as a whole one does.
     cents = "amount" in f.shapes and f.number is not None and f.number != f.number.to_integral_value()
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
         if (
-            row.last == last
+            (last if row.last else others)
             and not f.shapes.isdisjoint(shapes)
             and (row.guard is None or f.people is None and (cents or row.guard.search(f.said)))
         ):
@@ -1153,7 +1154,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     # The rows marked ``last`` join only once the others have explained all they can.
     for last in (False, True):
         pending = [i for i, found in enumerate(out) if found is None]
-        for _ in range(3):
+        for round_ in range(3):
             pools.stated = [
                 _stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)
             ]
@@ -1163,7 +1164,8 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
                 if f.at >= 0:
                     low = max(0, f.at - MAX_POOL)
                     f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
-                found = out[i] = _first(f, pools, last)
+                # The others, tried already, are tried again only with what the ``last`` rows explained.
+                found = out[i] = _first(f, pools, last, others=not last or round_ > 0)
                 if found is not None and f.at >= 0:
                     known[f.key], progress = found.evidence, True
                     computed.add(f.key)

@@ -470,6 +470,16 @@ def test_the_sentence_before_a_figure_may_give_its_operand_but_not_one_further_b
     assert flagged(run(far, quote)) == ["66.60"]
 
 
+def test_a_figure_the_sentences_arithmetic_explains_is_an_operand_of_a_total() -> None:
+    """Labour worked out on its own line is a term of the total below it, as a figure read is."""
+    job = {"hours": 6, "rate": 42.75, "parts": 35.0}
+    answer = "- Labour: 6 hours at 42.75 an hour, so $256.50\n- Parts: $35.00\n- Total: ${}"
+    found = run(answer.format("291.50"), job)
+    assert flagged(found) == []
+    assert computed(found)["291.50"]["kind"] == "sum"
+    assert flagged(run(answer.format("301.50"), job)) == ["301.50"]
+
+
 def test_a_small_whole_figure_is_no_product_of_the_sentences_numbers() -> None:
     """ "3 crates of 2 kinds, 6 in all" would be a product by chance: a whole figure under 100
     is only a sum or a difference of the sentence's numbers."""
