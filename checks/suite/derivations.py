@@ -5,9 +5,9 @@ no invention: a rounding or unit conversion of a number read, a column's sum, th
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
 days the user asked for (or to the day of the week they named) or by a count of days one
 record or the prompt holds, the days between two dates one record holds, and, once no other
-row does, one operation on two numbers its sentence (or the one before) writes. ``TABLE`` lists every
-derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first
-row that gives it: no chains, no averages, no arbitrary subsets.
+row does, one operation on two numbers its sentence (or the one before) writes. ``TABLE``
+lists every derivation accepted, one ``Row`` each, in the order tried; a figure is explained
+by the first row that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -225,7 +225,13 @@ class Pools:
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
-    sentences: list[Sentence] = field(default_factory=list)
+    sentences: list[Sentence] = field(default_factory=list)  # the answer's, split on first need
+
+    def answer_sentences(self) -> list[Sentence]:
+        """The answer's sentences, split once for every row that reads them."""
+        if not self.sentences:
+            self.sentences = sentences(self.answer)
+        return self.sentences
 
 
 # --- one record: what a result's numbers give ------------------------------------------------
@@ -757,13 +763,12 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     75% from 4,200 to 7,350". The operands are the answer's, each checked in its own right."""
     if f.number is None or f.start < 0:
         return None
-    if not p.sentences:
-        p.sentences = sentences(p.answer)
-    at = bisect_right(p.sentences, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
-    if at < 0 or f.start >= p.sentences[at].end:
+    split = p.answer_sentences()
+    at = bisect_right(split, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
+    if at < 0 or f.start >= split[at].end:
         return None
     # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
-    first, sentence = p.sentences[max(0, at - 1)], p.sentences[at]
+    first, sentence = split[max(0, at - 1)], split[at]
     sentence = Sentence(first.start, sentence.end, p.answer[first.start : sentence.end])
     end = f.start - sentence.start + len(f.text)
     spans = (m for m in _OPERAND.finditer(sentence.text) if not f.start - sentence.start <= m.start() < end)
@@ -876,8 +881,7 @@ def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     to one this turn's results, the prompt or the answer (grounded or explained) holds."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     # Written in days or weeks, not "24 hours": a span of dates is a count of days.
-    whole = value is not None and not value.seconds % 86400 and not value.step % 86400
-    days = int(value.seconds) // 86400 if value is not None and whole else 0
+    days = _whole_days(value.seconds) if value is not None and not value.step % 86400 else 0
     if not 0 < days <= (date.max - date.min).days:
         return None
     for source in p.records:
@@ -935,6 +939,11 @@ _PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnight
 _PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
 
 
+def _whole_days(seconds: Decimal) -> int:
+    """A length as a count of days, or 0 where it is no whole number of them."""
+    return int(seconds) // 86400 if seconds and not seconds % 86400 else 0
+
+
 @dataclass(frozen=True)
 class DayCount:
     """A number of days a source holds, and whether they are business days (weekends not counted)."""
@@ -957,15 +966,13 @@ def _day_counts(source: Source) -> list[DayCount]:
     for path, number in whole[:MAX_ITEMS]:
         name = re.sub(r"\[[^\]]*\]$", "", path).rsplit(".", 1)[-1]
         for key in duration_member_keys(name, str(number)):
-            seconds = Decimal(key.removeprefix(KEY_PREFIX))
-            if seconds and not seconds % 86400:
-                business = bool(_BUSINESS.search(name))
-                out.append(DayCount(int(seconds) // 86400, business, path, _at(source, path)))
+            if days := _whole_days(Decimal(key.removeprefix(KEY_PREFIX))):
+                out.append(DayCount(days, bool(_BUSINESS.search(name)), path, _at(source, path)))
     for value in read_durations(source.text, lenient=True):
-        if value.seconds and not value.seconds % 86400 and len(out) < MAX_ITEMS:
+        if (days := _whole_days(value.seconds)) and len(out) < MAX_ITEMS:
             words = source.text[value.start : value.end]
             evidence = (source.evidence_at((value.start, value.end)),) if source.role == "tool" else ()
-            out.append(DayCount(int(value.seconds) // 86400, bool(_BUSINESS.search(words)), words, evidence))
+            out.append(DayCount(days, bool(_BUSINESS.search(words)), words, evidence))
     for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
         evidence = (source.evidence_at(match.span()),) if source.role == "tool" else ()
         out.append(DayCount(_PERIODS[match.group().lower()], False, match.group(), evidence))
@@ -981,9 +988,7 @@ def _days_written(text: str) -> set[int]:
     numbers = {n for word in re.findall(rf"(?i)\b(?:\d+|{COUNT_WORD})\b", text) if (n := parse_number(word))}
     lengths = read_durations(text, lenient=True)
     periods = {_PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
-    return (
-        numbers | periods | {int(v.seconds) // 86400 for v in lengths if v.seconds and not v.seconds % 86400}
-    )
+    return numbers | periods | {days for v in lengths if (days := _whole_days(v.seconds))}
 
 
 def _moved(day: date, count: DayCount) -> date | None:
@@ -992,7 +997,7 @@ def _moved(day: date, count: DayCount) -> date | None:
     if count.days > (MAX_BUSINESS_DAYS if count.business else (date.max - day).days):
         return None  # past the calendar's end, or past any business-day promise read day by day
     if not count.business:
-        return day + timedelta(days=count.days) if date.max - day >= timedelta(days=count.days) else None
+        return day + timedelta(days=count.days)
     left = count.days
     while left and day < date.max - timedelta(days=7):
         day += timedelta(days=1)
@@ -1015,7 +1020,7 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     or the prompt holds, a number the figure's sentence writes ("within 3 days: by May 9"). Each
     of the MAX_OFFSET_SOURCES newest results is read alone, with the prompt: at most MAX_HELD of
     its dates and the prompt's, moved by at most MAX_COUNT counts."""
-    sentence = sentence_at(p.sentences or sentences(p.answer), f.start) if f.days else None
+    sentence = sentence_at(p.answer_sentences(), f.start) if f.days else None
     written = _days_written(sentence.text) if sentence is not None else set()
     if not written:
         return None
@@ -1146,7 +1151,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     totals = [bool(_TOTAL_WORDS.search(_label(answer, c.start))) for c in amounts]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
-        f.sentence = sentence_at(pools.sentences, amounts[f.at].start)
+        f.sentence = sentence_at(pools.answer_sentences(), amounts[f.at].start)
         said = f.sentence.text if f.sentence else ""
         f.said = _label(answer, amounts[f.at].start) + " " + said
         people = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None

@@ -58,7 +58,7 @@ from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, receipt_findings, route_findings
 from .shown import Shown
-from .text import MAX_SENTENCE, sentences
+from .text import MAX_SENTENCE
 from .tokens import (
     PERCENT_UNITS,
     Candidate,
@@ -363,7 +363,6 @@ class _State:
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
         if self.prompt and any("duration" in f.shapes for f in figures):  # what only spans from it read
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
-        pools.sentences = sentences(turn.answer) if with_amounts else []
         if with_amounts:
             # The operands of amounts: the money read, the user's counts then the results' list lengths,
             # newest first (of each number only the first), and the records the answer names.
