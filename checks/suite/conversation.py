@@ -423,7 +423,11 @@ def from_canonical(doc: dict[str, Any]) -> Conversation:
     handles = count(1)  # a receipt given no handle is r1, r2, … in conversation order
     turns = tuple(_build_turn(i, turn, handles) for i, turn in enumerate(doc["turns"]))
     return Conversation(
-        doc["external_id"], turns, doc["agent"]["model"], doc["system"], doc["receipts_complete"]
+        external_id=doc["external_id"],
+        turns=turns,
+        agent_model=doc["agent"]["model"],
+        system=doc["system"],
+        receipts_complete=doc["receipts_complete"],
     )
 
 
