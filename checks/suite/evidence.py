@@ -296,20 +296,6 @@ class _State:
         found = self.tools.holding_date(wanted, newest=True)
         return found if found is not None else self.people.holding_date(wanted, newest=False)
 
-    def in_years_held(self, forms: tuple[str, ...]) -> tuple[date, ...]:
-        """A month and day the answer writes without a year ("September 10"), in each year of the
-        dates the results and the people wrote: the dates it may be."""
-        month_days = [form.removeprefix(_MONTH_DAY) for form in forms if form.startswith(_MONTH_DAY)]
-        if not month_days:
-            return ()
-        sources = [s for shown in (self.tools, self.people) for s in shown.sources]
-        years = set[int]().union(*map(_years_held, sources))
-        # Past MAX_YEARS distinct years, one more adds a chance date, not a likely one: the newest are tried.
-        tried = sorted(years)[-MAX_YEARS:]
-        return tuple(
-            day for year in tried for md in month_days if (day := day_of_key(f"date {year:04d}-{md}"))
-        )
-
     def locate(
         self, candidate: Candidate, lookups: list[str]
     ) -> tuple[Source, tuple[int, int] | None] | None:
@@ -320,10 +306,8 @@ class _State:
             lazy = [form for form in candidate.forms if form.startswith(("#", "count:"))]
             holder = (self.tools.with_lazy_key(lazy) or self.queries.with_lazy_key(lazy)) if lazy else None
             for key in lazy:
-                if holder is not None and key in holder.fragments:
-                    return holder, holder.span_of(key)
-                if holder is not None and key in holder.counts:
-                    return holder, None
+                if holder is not None and (key in holder.fragments or key in holder.counts):
+                    return holder, holder.span_of(key) if key in holder.fragments else None
             # A run grouped by spaces carried by none whole may be a list ("items 1 200 300"), all carried.
             apart = [self.grounds.ground((number,)) for number in candidate.apart]
             found = apart[0] if apart and None not in apart else None
@@ -393,9 +377,19 @@ class _State:
         return found
 
     def days_of(self, candidate: Candidate) -> tuple[date, ...]:
-        """The full dates a value the answer writes may be (a date's year unsaid: in the years held)."""
+        """The full dates a value the answer writes may be: a month and day written without a year
+        ("September 10") in each year of the dates the results and the people wrote."""
         days = tuple(day for day in map(day_of_key, candidate.forms) if day is not None)
-        return days or (self.in_years_held(candidate.forms) if candidate.shape == "date" else ())
+        month_days = [key.removeprefix(_MONTH_DAY) for key in candidate.forms if key.startswith(_MONTH_DAY)]
+        if days or candidate.shape != "date" or not month_days:
+            return days
+        sources = [s for shown in (self.tools, self.people) for s in shown.sources]
+        years = set[int]().union(*map(_years_held, sources))
+        # Past MAX_YEARS distinct years, one more adds a chance date, not a likely one: the newest are tried.
+        tried = sorted(years)[-MAX_YEARS:]
+        return tuple(
+            day for year in tried for md in month_days if (day := day_of_key(f"date {year:04d}-{md}"))
+        )
 
 
 class EvidenceChecker:

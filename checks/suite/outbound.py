@@ -169,14 +169,6 @@ def connect_checked(
     raise last or OSError(f"{host} has no address to connect to")
 
 
-def _checked_connection(
-    kind: type[http.client.HTTPConnection], allow: Allow, *args: Any, **kwargs: Any
-) -> http.client.HTTPConnection:
-    made = kind(*args, **kwargs)
-    made._create_connection = partial(connect_checked, allow=allow)  # type: ignore[attr-defined]
-    return made
-
-
 class _CheckedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
     """Replaces both default handlers of an opener with connections through ``connect_checked``; the
     Host header and TLS (SNI, the certificate) go on with the host name as for any connection."""
@@ -185,11 +177,18 @@ class _CheckedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
         super().__init__()
         self._allow = allow
 
+    def _connection(
+        self, kind: type[http.client.HTTPConnection], *args: Any, **kwargs: Any
+    ) -> http.client.HTTPConnection:
+        made = kind(*args, **kwargs)
+        made._create_connection = partial(connect_checked, allow=self._allow)  # type: ignore[attr-defined]
+        return made
+
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(partial(_checked_connection, http.client.HTTPConnection, self._allow), req)
+        return self.do_open(partial(self._connection, http.client.HTTPConnection), req)
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        connection = partial(_checked_connection, http.client.HTTPSConnection, self._allow)
+        connection = partial(self._connection, http.client.HTTPSConnection)
         return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
 
 
