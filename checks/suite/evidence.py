@@ -187,16 +187,15 @@ def read_answer(
                 canonical = value.canonical or normalize(text)
                 candidates.append(Candidate(canonical, text, value.start, value.end, value.kind, forms))
         else:
-            unit = None
-            if figures and i + 1 < len(tokens) and _NUMBERISH.fullmatch(token.value):
-                following = tokens[i + 1]
+            following, unit = tokens[i + 1] if i + 1 < len(tokens) else None, None
+            if figures and following is not None and _NUMBERISH.fullmatch(token.value):
                 if is_unit(following.value) and answer[token.end : following.start] in ("", " ", "\u00a0"):
                     unit = following
             candidate = classify(
                 token, min_digits=digits, figures=figures, decimal_rounding=rounding, unit=unit
             )
             if candidate is None and counted is not None and token.value.isdigit():
-                candidate = _count_candidate(answer, token, tokens[i + 1 : i + 2], counted)
+                candidate = _count_candidate(answer, token, following, counted)
             if candidate is not None:
                 # The other keys its value may be written under (``notations``).
                 run = number_run(candidate.value) if candidate.shape == "number" else None
@@ -222,11 +221,10 @@ def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | N
 
 
 def _count_candidate(
-    answer: str, token: Token, following: list[Token], counted: Callable[[str], bool]
+    answer: str, token: Token, word: Token | None, counted: Callable[[str], bool]
 ) -> Candidate | None:
     """ "7 reservations": a count of a noun the results count, the noun right after it. A word
     between ("2 upcoming reservations") counts a part of the list, which no list length settles."""
-    word = following[0] if following else None
     if word is None or not word.value.isalpha() or answer[token.end : word.start].strip():
         return None
     if not (word.value.endswith("s") and counted(word.value)):
@@ -341,13 +339,12 @@ class _State:
             at = place[c.value] if "amount" in shapes else -1
             figure = Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at, c.start)
             figures.append(figure)
-        with_amounts = any(f.at >= 0 for f in figures)
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
         if self.prompt and any("duration" in f.shapes for f in figures):  # what only spans from it read
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
-        if with_amounts:
+        if any(f.at >= 0 for f in figures):
             # The operands of amounts: the money read, the user's counts then the results' list lengths,
             # newest first (of each number only the first), and the records the answer names.
             pools.read = [leaf for source in read for leaf in money_leaves(source)][:MAX_POOL]
@@ -439,15 +436,13 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
     # Nothing is left unread and no index is cut: the turn's other statistics stay zero.
     report.turns[turn.index] = {"candidates": len(candidates)}
     exempt_by_pattern, _ = match_patterns(list(opts.exempt_patterns), [c.value for c in candidates])
-    seen: set[str] = set()
     known: _Known = {}
-    unread: list[Candidate] = []
+    unread: dict[str, Candidate] = {}  # each value is judged once, where the answer first says it
     grounded_turns: list[int] = []
     for i, candidate in enumerate(candidates):
         deadline.check()
-        if candidate.value in seen:
+        if candidate.value in known or candidate.value in unread:
             continue
-        seen.add(candidate.value)
         lookups = _lookups(candidate)
         exempt = exempt_by_pattern[i] >= 0 or any(form in state.exempt for form in lookups)
         if exempt or state.grounds.supplied(lookups):
@@ -455,7 +450,7 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
             continue
         where = state.locate(candidate, lookups)
         if where is None:
-            unread.append(candidate)
+            unread[candidate.value] = candidate
             continue
         source, span = where
         grounded_turns.append(source.turn)
@@ -464,10 +459,10 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
         evidence = [known[candidate.value][0].to_dict()]
         report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
-    unread = [c for c in unread if not is_format_example(turn.answer, c)]
-    explained = state.explain(turn, candidates, unread, known, read)
-    unsupported = [c for c in unread if c.value not in explained]
-    for candidate in (c for c in unread if c.value in explained):
+    unread_claims = [c for c in unread.values() if not is_format_example(turn.answer, c)]
+    explained = state.explain(turn, candidates, unread_claims, known, read)
+    unsupported = [c for c in unread_claims if c.value not in explained]
+    for candidate in (c for c in unread_claims if c.value in explained):
         derivation = explained[candidate.value]
         if candidate.number is not None:
             state.derivations.setdefault(candidate.number, derivation)
