@@ -150,8 +150,7 @@ def read_answer(
     skip: Sequence[tuple[int, int]] = (),
     counted: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
-    """The candidates of an answer, declared shapes first, each with its span. ``counted`` says whether the
-    results count a noun: a number said of one ("7 reservations") is a candidate whatever its size."""
+    """The candidates of an answer, declared shapes first, each with its span (``counted``: see below)."""
     tokens = [t for t in tokenize(answer, grouped=True) if not any(a <= t.start < b for a, b in skip)]
     values = [v for v in read_values(answer) if not any(a <= v.start < b for a, b in skip)]
     amount_of = _amounts_over(tokens, read_amounts(answer))
@@ -223,8 +222,8 @@ def _amounts_over(tokens: list[Token], amounts: list[Amount]) -> list[Amount | N
 def _count_candidate(
     answer: str, token: Token, word: Token | None, counted: Callable[[str], bool]
 ) -> Candidate | None:
-    """ "7 reservations": a count of a noun the results count, the noun right after it. A word
-    between ("2 upcoming reservations") counts a part of the list, which no list length settles."""
+    """ "7 reservations": a count, whatever its size, of a noun the results count, the noun right after it.
+    A word between ("2 upcoming reservations") counts a part of the list, which no list length settles."""
     if word is None or not word.value.isalpha() or answer[token.end : word.start].strip():
         return None
     if not (word.value.endswith("s") and counted(word.value)):
@@ -290,7 +289,6 @@ class _State:
         return self.tools.counts_noun(count_key(plural, 0)[:-1])
 
     def holding_date(self, wanted: date) -> Source | None:
-        """The newest tool result that writes a date, else the first person who wrote it."""
         found = self.tools.holding_date(wanted, newest=True)
         return found if found is not None else self.people.holding_date(wanted, newest=False)
 
@@ -526,8 +524,7 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
 
 
 def _one_flag_a_defect(findings: list[Finding], specific: list[Finding]) -> None:
-    """Add ``specific`` to ``findings``, dropping an ``unsupported_value`` flag on a span one of them
-    flags: one defect, said once, by the finding that names what the value should have been."""
+    """Add ``specific`` to ``findings``, less the ``unsupported_value`` flags on a span one of them flags."""
     spans = [(f.claim.start, f.claim.end) for f in specific if f.claim is not None and f.severity == "flag"]
 
     def restated(f: Finding) -> bool:
