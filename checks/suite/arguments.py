@@ -70,7 +70,7 @@ class _Seen:
     def __init__(self, sources: list[Source]) -> None:
         self.grounds = Grounds("argument", sources)  # who said which value before (``BACKS``)
         self.person_texts = Texts()  # the user's messages and the prompt, lower case
-        self.tools: list[Source] = []
+        self.tools = self.grounds.held  # the results, oldest first
         self.tool_texts = Texts()  # each of ``tools`` as ``Source.low``, in the same order
         self.prose = Texts()  # the assistant's own words, lower case
         self.supply = Supply(results=self.tools)  # for the numbers typed into writes
@@ -82,7 +82,6 @@ class _Seen:
         if not self.grounds.absorb(source):
             return
         if source.role == "tool":
-            self.tools.append(source)
             self.tool_texts.add(source.low)
             return
         self.person_texts.add(source.text.lower())
