@@ -311,10 +311,8 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     groups = _CLAIM_VERBS.get(claim.verb)
     if groups and verb in GROUPED_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
-    if not claim.objects:
-        return True
     names = {word[:3] for word in object_words(tool) | argument_words | {verb}}
-    return any(word[:3] in names for word in claim.objects)
+    return not claim.objects or any(word[:3] in names for word in claim.objects)
 
 
 def _outcome(receipt: Receipt) -> str:
@@ -354,7 +352,6 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
             "it was not actually done. The answer describes an action that did not take place."
         )
     code = "failed_action_claimed" if failed else "unverified_action"
-    # The claim a finding stands on: the first that names its action, else the first.
     claim = next((c.span for c in claims if c.verb), claims[0].span)
     evidence = tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed)
     extra = {"phrases": [c.span.to_dict() for c in claims]}
@@ -437,8 +434,7 @@ class ActionClaims:
                 if any(claim.perfect for claim in claims):
                     earlier |= {_shape(*waiting) for waiting in pending}
                     pending.clear()
-                # Read once, and only when a claim may be weighed against calls.
-                if kinds is None and calls:
+                if kinds is None and calls:  # read once, and only when a claim may be weighed
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
                 states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
@@ -455,11 +451,12 @@ def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: 
     to a model as "tools were not mentioned", and it fills the gap with capabilities it does not have, so
     "none" is said in so many words. Recalled memories are counted, never quoted: no stored text leaks."""
     lines = ["Before you answer, know what you can do in this turn:"]
+    shown = "- Report an action as done only when a tool result in this conversation shows that it happened."
     if tools_offered is None:
         lines += [
             "- Use only the tools you were actually given, and call them rather than imagining "
             "their results.",
-            "- Report an action as done only when a tool result in this conversation shows that it happened.",
+            shown,
         ]
     elif not tools_offered:
         lines += [
@@ -473,8 +470,7 @@ def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: 
         lines.append("- Tools you may call (call them; never make up what they return):")
         lines.extend(f"  - {name}" for name in tools_offered)
         lines += [
-            "- Report an action as done only when a tool result in this conversation shows that it happened. "
-            "If a call failed, was refused, or was never made, say that instead.",
+            f"{shown} If a call failed, was refused, or was never made, say that instead.",
             "- A result that reports an error or a refusal means the action did not happen.",
         ]
     if recall_hits > 0:
