@@ -467,9 +467,9 @@ def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: 
             "and what you would do with one.",
         ]
     else:
-        lines.append("- Tools you may call (call them; never make up what they return):")
-        lines.extend(f"  - {name}" for name in tools_offered)
         lines += [
+            "- Tools you may call (call them; never make up what they return):",
+            *(f"  - {name}" for name in tools_offered),
             f"{shown} If a call failed, was refused, or was never made, say that instead.",
             "- A result that reports an error or a refusal means the action did not happen.",
         ]
