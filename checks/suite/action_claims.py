@@ -231,8 +231,13 @@ def _reports_completion(text: str, sentence: Sentence, start: int, end: int, ver
 # --- the checker --------------------------------------------------------------------------
 
 
-def _failed(receipt: Receipt) -> bool:
-    return not receipt.ok or receipt.outcome in ("error", "denied") or not receipt.dispatched
+def _failure(receipt: Receipt) -> str | None:
+    """How a call failed, as its finding says it; None where it did not."""
+    if not receipt.dispatched:
+        return "was never dispatched"
+    if receipt.outcome == "denied":
+        return "was denied"
+    return "failed" if not receipt.ok or receipt.outcome == "error" else None
 
 
 # Which verbs of a tool's name can do what a claim's verb reports (``VERB_GROUPS``). A tool
@@ -315,20 +320,13 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     return not claim.objects or any(word[:3] in names for word in claim.objects)
 
 
-def _outcome(receipt: Receipt) -> str:
-    if not receipt.dispatched:
-        return "was never dispatched"
-    return "was denied" if receipt.outcome == "denied" else "failed"
-
-
 def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
-    """``failed_action_claimed`` where the calls able to do it all failed, else ``unverified_action``."""
     verbs = list(dict.fromkeys(claim.verb for claim in claims if claim.verb)) or ["saved", "sent", "changed"]
     actions = verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
     named = sorted({word for claim in claims for word in claim.objects})
     what = f" ({', '.join(named)})" if named else ""
     if failed:
-        calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
+        calls = "; ".join(f"{r.tool or 'a tool'} {_failure(r)}" for r in failed)
         plural = "call" if len(failed) == 1 else "calls"
         why = f"The answer reports the action as done, but the {plural} able to do it failed: {calls}."
         note = (
@@ -391,7 +389,7 @@ def check_turn(
         receipts = turn.receipts
         if any(r.effect == "write" for r in receipts):
             receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
-        return [_finding(turn, claims, [], receipts)] if receipts and all(map(_failed, receipts)) else []
+        return [_finding(turn, claims, [], receipts)] if receipts and all(map(_failure, receipts)) else []
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
@@ -405,7 +403,7 @@ def check_turn(
         able = [receipt for receipt, shape in calls if _could(claim, shape)]
         if not able:
             unbacked.append(claim)
-        elif None not in able and all(_failed(r) for r in able if r is not None):
+        elif None not in able and all(_failure(r) for r in able if r is not None):
             failed.append(claim)
             failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
     tools = [shape[0] for _, shape in calls]
@@ -441,7 +439,7 @@ class ActionClaims:
                 read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             pending.extend(
-                (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failed(r))
+                (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failure(r))
             )
         return CheckerReport(findings)
 

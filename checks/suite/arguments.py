@@ -219,7 +219,6 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
 def _unfound(
     turn: Turn, call: ToolCall, path: str, value: str, in_prose: bool, producers: tuple[str, ...] | None
 ) -> Finding:
-    """``unsupported_argument`` for a value no earlier message (of ``producers``, if named) holds."""
     where = "it appears nowhere in the conversation before this call"
     if in_prose:
         where = "it was found only in the assistant's own prose, which is not evidence"
