@@ -141,9 +141,7 @@ class ArgumentsChecker:
 def _judge_call(
     turn: Turn, call: ToolCall, options: Options, seen: _Seen, at: dict[int, Source]
 ) -> list[Finding]:
-    arguments = call.parsed
-    if arguments is None:
-        return []
+    arguments = call.parsed  # None where invalid: no leaves, so no finding
     producers = options.arguments.arguments_from.get(call.tool)
     schema = turn.tool_parameters.get(call.tool)
     out: list[Finding] = []
@@ -177,8 +175,7 @@ def _judge_call(
 
 
 def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:
-    """Each number of an expression an answer's check would read (``tokens.classify``) that nobody said
-    before; a fraction is also its percent ("0.15" for "15%")."""
+    """The operands nobody said before (module docstring); a fraction is also its percent ("0.15": 15%)."""
     out = []
     for match in re.finditer(r"\d+(?:[.,]\d+)*", raw):
         token = tokenize(match.group())[0]
