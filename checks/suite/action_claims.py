@@ -231,8 +231,13 @@ def _reports_completion(text: str, sentence: Sentence, start: int, end: int, ver
 # --- the checker --------------------------------------------------------------------------
 
 
-def _failed(receipt: Receipt) -> bool:
-    return not receipt.ok or receipt.outcome in ("error", "denied") or not receipt.dispatched
+def _failure(receipt: Receipt) -> str | None:
+    """How a call failed, as its finding says it; None where it did not."""
+    if not receipt.dispatched:
+        return "was never dispatched"
+    if receipt.outcome == "denied":
+        return "was denied"
+    return "failed" if not receipt.ok or receipt.outcome == "error" else None
 
 
 # Which verbs of a tool's name can do what a claim's verb reports (``VERB_GROUPS``). A tool
@@ -311,26 +316,17 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     groups = _CLAIM_VERBS.get(claim.verb)
     if groups and verb in GROUPED_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
-    if not claim.objects:
-        return True
     names = {word[:3] for word in object_words(tool) | argument_words | {verb}}
-    return any(word[:3] in names for word in claim.objects)
-
-
-def _outcome(receipt: Receipt) -> str:
-    if not receipt.dispatched:
-        return "was never dispatched"
-    return "was denied" if receipt.outcome == "denied" else "failed"
+    return not claim.objects or any(word[:3] in names for word in claim.objects)
 
 
 def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tuple[Receipt, ...]) -> Finding:
-    """``failed_action_claimed`` where the calls able to do it all failed, else ``unverified_action``."""
     verbs = list(dict.fromkeys(claim.verb for claim in claims if claim.verb)) or ["saved", "sent", "changed"]
     actions = verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
     named = sorted({word for claim in claims for word in claim.objects})
     what = f" ({', '.join(named)})" if named else ""
     if failed:
-        calls = "; ".join(f"{r.tool or 'a tool'} {_outcome(r)}" for r in failed)
+        calls = "; ".join(f"{r.tool or 'a tool'} {_failure(r)}" for r in failed)
         plural = "call" if len(failed) == 1 else "calls"
         why = f"The answer reports the action as done, but the {plural} able to do it failed: {calls}."
         note = (
@@ -354,7 +350,6 @@ def _finding(turn: Turn, claims: list[ActionClaim], tools: list[str], failed: tu
             "it was not actually done. The answer describes an action that did not take place."
         )
     code = "failed_action_claimed" if failed else "unverified_action"
-    # The claim a finding stands on: the first that names its action, else the first.
     claim = next((c.span for c in claims if c.verb), claims[0].span)
     evidence = tuple(result_evidence(r.call_id, turn.result_of(r)) for r in failed)
     extra = {"phrases": [c.span.to_dict() for c in claims]}
@@ -394,7 +389,7 @@ def check_turn(
         receipts = turn.receipts
         if any(r.effect == "write" for r in receipts):
             receipts = tuple(r for r in receipts if r.effect in ("write", "unknown"))
-        return [_finding(turn, claims, [], receipts)] if receipts and all(map(_failed, receipts)) else []
+        return [_finding(turn, claims, [], receipts)] if receipts and all(map(_failure, receipts)) else []
     unbacked: list[ActionClaim] = []
     failed: list[ActionClaim] = []
     failed_receipts: list[Receipt] = []
@@ -408,7 +403,7 @@ def check_turn(
         able = [receipt for receipt, shape in calls if _could(claim, shape)]
         if not able:
             unbacked.append(claim)
-        elif None not in able and all(_failed(r) for r in able if r is not None):
+        elif None not in able and all(_failure(r) for r in able if r is not None):
             failed.append(claim)
             failed_receipts.extend(r for r in able if r is not None and r not in failed_receipts)
     tools = [shape[0] for _, shape in calls]
@@ -437,15 +432,14 @@ class ActionClaims:
                 if any(claim.perfect for claim in claims):
                     earlier |= {_shape(*waiting) for waiting in pending}
                     pending.clear()
-                # Read once, and only when a claim may be weighed against calls.
-                if kinds is None and calls:
+                if kinds is None and calls:  # read once, and only when a claim may be weighed
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
                 states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
                 read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             pending.extend(
-                (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failed(r))
+                (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failure(r))
             )
         return CheckerReport(findings)
 
@@ -455,11 +449,12 @@ def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: 
     to a model as "tools were not mentioned", and it fills the gap with capabilities it does not have, so
     "none" is said in so many words. Recalled memories are counted, never quoted: no stored text leaks."""
     lines = ["Before you answer, know what you can do in this turn:"]
+    shown = "- Report an action as done only when a tool result in this conversation shows that it happened."
     if tools_offered is None:
         lines += [
             "- Use only the tools you were actually given, and call them rather than imagining "
             "their results.",
-            "- Report an action as done only when a tool result in this conversation shows that it happened.",
+            shown,
         ]
     elif not tools_offered:
         lines += [
@@ -470,11 +465,10 @@ def capability_statement(tools_offered: tuple[str, ...] | None, *, recall_hits: 
             "and what you would do with one.",
         ]
     else:
-        lines.append("- Tools you may call (call them; never make up what they return):")
-        lines.extend(f"  - {name}" for name in tools_offered)
         lines += [
-            "- Report an action as done only when a tool result in this conversation shows that it happened. "
-            "If a call failed, was refused, or was never made, say that instead.",
+            "- Tools you may call (call them; never make up what they return):",
+            *(f"  - {name}" for name in tools_offered),
+            f"{shown} If a call failed, was refused, or was never made, say that instead.",
             "- A result that reports an error or a refusal means the action did not happen.",
         ]
     if recall_hits > 0:

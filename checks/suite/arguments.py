@@ -70,7 +70,7 @@ class _Seen:
     def __init__(self, sources: list[Source]) -> None:
         self.grounds = Grounds("argument", sources)  # who said which value before (``BACKS``)
         self.person_texts = Texts()  # the user's messages and the prompt, lower case
-        self.tools: list[Source] = []
+        self.tools = self.grounds.held  # the results, oldest first
         self.tool_texts = Texts()  # each of ``tools`` as ``Source.low``, in the same order
         self.prose = Texts()  # the assistant's own words, lower case
         self.supply = Supply(results=self.tools)  # for the numbers typed into writes
@@ -82,7 +82,6 @@ class _Seen:
         if not self.grounds.absorb(source):
             return
         if source.role == "tool":
-            self.tools.append(source)
             self.tool_texts.add(source.low)
             return
         self.person_texts.add(source.text.lower())
@@ -142,9 +141,7 @@ class ArgumentsChecker:
 def _judge_call(
     turn: Turn, call: ToolCall, options: Options, seen: _Seen, at: dict[int, Source]
 ) -> list[Finding]:
-    arguments = call.parsed
-    if arguments is None:
-        return []
+    arguments = call.parsed  # None where invalid: no leaves, so no finding
     producers = options.arguments.arguments_from.get(call.tool)
     schema = turn.tool_parameters.get(call.tool)
     out: list[Finding] = []
@@ -178,8 +175,7 @@ def _judge_call(
 
 
 def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:
-    """Each number of an expression an answer's check would read (``tokens.classify``) that nobody said
-    before; a fraction is also its percent ("0.15" for "15%")."""
+    """The operands nobody said before (module docstring); a fraction is also its percent ("0.15": 15%)."""
     out = []
     for match in re.finditer(r"\d+(?:[.,]\d+)*", raw):
         token = tokenize(match.group())[0]
@@ -220,7 +216,6 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
 def _unfound(
     turn: Turn, call: ToolCall, path: str, value: str, in_prose: bool, producers: tuple[str, ...] | None
 ) -> Finding:
-    """``unsupported_argument`` for a value no earlier message (of ``producers``, if named) holds."""
     where = "it appears nowhere in the conversation before this call"
     if in_prose:
         where = "it was found only in the assistant's own prose, which is not evidence"

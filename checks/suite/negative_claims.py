@@ -200,10 +200,8 @@ def judge_entry(entry: Any, ctx: _Context, claims_in_turn: int) -> Verdict:
         or ("about" in entry and not _good_about(entry["about"]))
         or not 0 < len(handles) <= MAX_HANDLES
         or not all(isinstance(handle, str) and _HANDLE.fullmatch(handle) for handle in handles)
+        or None in (found := [ctx.record.by_handle(handle, ctx.turn.index) for handle in handles])
     ):
-        return Verdict("citation_unresolved")
-    found = [ctx.record.by_handle(handle, ctx.turn.index) for handle in handles]
-    if None in found:
         return Verdict("citation_unresolved")
     cited = _unique(found)
     if entry.get("kind") not in KINDS:

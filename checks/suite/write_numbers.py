@@ -141,26 +141,33 @@ class Supply:
         for stem in ("", *stems):
             self._said.setdefault(stem, set()).update(numbers)
 
-    def same_key(self, key: str) -> set[Decimal]:
+    def supplies(self, key: str, value: Decimal) -> bool:
+        """Whether the user, a result or a derivation supplied ``value`` for ``key`` (``last_key``)."""
         self._catch_up()
-        return self._by_key.get(key, set())
+        same_key = self._by_key.get(key, set())
+        if value == 0 or value in same_key:
+            return True
+        if is_money_key(key):
+            return self.known_amount(value)
+        said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
+        if value in said or value in self.lone:
+            return True
+        return any(value in (old + count, old - count) for old in same_key for count in said)
 
-    def money_read(self, value: Decimal) -> bool:
-        """Whether a result holds ``value`` under a money key, or a text result names it."""
+    def known_amount(self, value: Decimal) -> bool:
+        """Money stated, held by a result (``_money``), or a sum over one result's list."""
         self._catch_up()
-        return value in self._money
-
-    def said(self, stems: set[str]) -> set[Decimal]:
-        """The numbers the user said of a noun with one of ``stems`` (any noun where there are none)."""
-        self._catch_up()
-        return set().union(*(self._said.get(stem, set()) for stem in stems or {""}))
+        if value in self.prose_amounts or value in self._money:
+            return True
+        paid = Figure(value, frozenset({"paid"}), precision=2)
+        return derive([paid], Pools(self.results[-MAX_SOURCES:][::-1]))[0] is not None
 
 
 @exactly
 def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     """The numbers of a write's arguments that nothing supplied, with their paths."""
     numbers = [(path, Decimal(leaf)) for path, leaf in json_leaves(arguments, is_number)]
-    supplied = {path: _supplied(path, value, supply) for path, value in numbers}
+    supplied = {path: supply.supplies(last_key(path), value) for path, value in numbers}
     out = []
     for path, value in numbers:
         if supplied[path]:
@@ -169,7 +176,7 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
         if is_money_key(key):
             # One share of a split payment: the shares under the same key make a known total.
             shares = sum((share for other, share in numbers if last_key(other) == key), ZERO)
-            if _known_amount(shares, supply):
+            if supply.known_amount(shares):
                 continue
         # A part of a supplied total of the same thing: the non-free bags of the bags the user gave.
         stems = key_stems(key)
@@ -179,23 +186,3 @@ def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
         ):
             out.append((path, value))
     return out
-
-
-def _known_amount(value: Decimal, supply: Supply) -> bool:
-    """Money stated, held by a result under a money key, or a sum over one result's list."""
-    if value in supply.prose_amounts or supply.money_read(value):
-        return True
-    paid = Figure(value, frozenset({"paid"}), precision=2)
-    return derive([paid], Pools(supply.results[-MAX_SOURCES:][::-1]))[0] is not None
-
-
-def _supplied(path: str, value: Decimal, supply: Supply) -> bool:
-    key = last_key(path)
-    if value == 0 or value in supply.same_key(key):
-        return True
-    if is_money_key(key):
-        return _known_amount(value, supply)
-    said = supply.said(key_stems(key))
-    if value in said or value in supply.lone:
-        return True
-    return any(value in (old + count, old - count) for old in supply.same_key(key) for count in said)
