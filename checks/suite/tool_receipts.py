@@ -519,7 +519,6 @@ def _list_read(receipt: Receipt, call: ToolCall | None, message: Message | None)
                 filters.append(("words", frozenset(_key(w) for w in _words(value))))
         elif value is not None:
             filters.append(("opaque", None))  # a number or a flag the sentence cannot be held to
-    subject.discard("")
     shared = frozenset.intersection(*row_words) if row_words else frozenset()
     accounted = frozenset(subject | set(named) | argument_words | shared | {_key(w) for w in _NEUTRAL})
     tokens = f"{call.arguments if call else ''} {message.text if message else ''}".lower()
@@ -589,15 +588,11 @@ def bind(claim: ToolClaim, conversation: Conversation, turn: Turn) -> tuple[Rece
     at = bisect_left(turns, turn.index)
     latest = [conversation.turns[turns[at - 1]]] if at else []  # the latest earlier turn that has one
     for where in (turn, *latest):
-        if (found := _bound_in(claim, where)) is not None:
+        fits = [r for r in where.receipts if claim.call_id is None or r.call_id == claim.call_id]
+        any_of_id = fits[0] if fits and claim.call_id is not None else None
+        if (found := next((r for r in fits if same_tool(r.tool, claim.tool)), any_of_id)) is not None:
             return found, where
     return None
-
-
-def _bound_in(claim: ToolClaim, where: Turn) -> Receipt | None:
-    fits = [r for r in where.receipts if claim.call_id is None or r.call_id == claim.call_id]
-    same = next((r for r in fits if same_tool(r.tool, claim.tool)), None)
-    return same or (fits[0] if fits and claim.call_id is not None else None)
 
 
 def _results(n: int) -> str:
@@ -661,7 +656,7 @@ def judge(claim: ToolClaim, conversation: Conversation, turn: Turn) -> Finding |
             fix = f"Note from Receipts: the {tool} tool returned {what}; it did find something."
         else:
             return None  # borne out (an invoked claim with a receipt really ran)
-        message = where.result_of(receipt) if receipt.call_id is not None else None
+        message = where.result_of(receipt)
         evidence = (result_evidence(receipt.call_id, message),) if message is not None else ()
     severity: Severity = "info" if code == "ungroundable" else "flag"
     span = claim_span(claim, turn.answer)
