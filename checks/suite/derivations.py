@@ -126,6 +126,13 @@ _SHIFT = re.compile(
 )
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
+_CHOSEN = "named by the call"  # the group of a list's rows a call's list arguments name
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
+_BUSINESS = re.compile(r"(?i)business|working|week_?day")
+# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
+_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
+_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
 
 
 @dataclass(frozen=True)
@@ -332,10 +339,6 @@ def _unit(key: str) -> str | None:
     return tail if tail in _UNIT_WORDS else None
 
 
-def _names(row: dict[str, Any], named: set[str]) -> bool:
-    return any(isinstance(v, str) and v in named for v in row.values())
-
-
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
     """A row with the numbers of its nested objects as columns of their own (``prices.economy``)."""
     out = {}
@@ -386,7 +389,9 @@ class _Table:
         for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
         # The rows the call's own arguments name (the items a write was asked to act on).
-        chosen = [i for i, row in enumerate(rows) if named and _names(row, named)]
+        chosen = [
+            i for i, row in enumerate(rows) if any(isinstance(v, str) and v in named for v in row.values())
+        ]
         if self.columns and 2 <= len(chosen) < len(rows):
             self.groups.append((_CHOSEN, chosen))
         units = {c: _unit(c) for c in self.columns}
@@ -486,9 +491,6 @@ def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             if 0 <= value <= 100 and abs(100 - value - (f.number or ZERO)) <= tol:
                 return _leaf("complement", "100 − {}", source, offset)
     return None
-
-
-_CHOSEN = "named by the call"
 
 
 def _column(kind: str, within: str = "") -> _Find:
@@ -801,10 +803,6 @@ def stated_shifts(text: str) -> list[int]:
     return [n for n in out if n and abs(n) <= 366]
 
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
-
-
 def named_weekdays(text: str) -> list[tuple[int, int]]:
     """The days of the week a person names (Monday 0), each with the most days it may lie after
     a date the conversation holds: the next such day ("on Wednesday", within 7), or the one
@@ -820,11 +818,22 @@ def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
     return ((day, found.start, found.end) for found in read_dates(text) for day in found.dates())
 
 
-def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str) -> Derivation:
-    """A derivation from one place of ``source``, an operand named ``label`` (its origin)."""
-    evidence = (source.evidence_at(span),) if source.role == "tool" else ()
-    origin = Operand(ZERO, f"{label} ({source.call_id or source.role})", evidence)
-    return Derivation(kind, how, evidence, (origin,))
+def _place(source: Source, span: tuple[int, int]) -> tuple[Evidence, ...]:
+    """Where a tool's result writes ``span``: a call's argument (no span) is in its result as a
+    whole; the prompt's or the user's words are where no tool wrote."""
+    if source.role != "tool":
+        return ()
+    return (source.evidence_at(span),) if span[0] >= 0 else _at(source, "")
+
+
+def _from(
+    kind: str, how: str, source: Source, span: tuple[int, int], label: str, more: tuple[Evidence, ...] = ()
+) -> Derivation:
+    """A derivation from one place of ``source``, an operand named ``label`` (its origin), grounded
+    there (``_place``) and in ``more`` (where a count that moved it stands)."""
+    place = _place(source, span)
+    origin = Operand(ZERO, f"{label} ({source.call_id or source.role})", place)
+    return Derivation(kind, how, (*place, *more), (origin,))
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -877,41 +886,31 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A whole number of days between two dates one record holds (a stay, a rental, a notice), or
-    from a date the system prompt writes (the day the conversation happens, held by every record)
-    to one this turn's results, the prompt or the answer (grounded or explained) holds."""
+    from (or to) one of MAX_HELD dates the system prompt writes (the day the conversation happens,
+    held by every record) to one this turn's results, the prompt or the answer holds (grounded or
+    explained: ``Pools.answer_days``)."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     # Written in days or weeks, not "24 hours": a span of dates is a count of days.
     days = _whole_days(value.seconds) if value is not None and not value.step % 86400 else 0
     if not 0 < days <= (date.max - date.min).days:
         return None
+    step = timedelta(days=days)
     for source in p.records:
         held = _dates_held(source)[: 4 * MAX_HELD]
         ends: dict[date, set[int]] = {}  # each date -> where it is written (two readings share a place)
         for day, start, _ in held:
             ends.setdefault(day, set()).add(start)
         for first, start, end in held:
-            later = first + timedelta(days=days) if date.max - first >= timedelta(days=days) else None
+            later = first + step if date.max - first >= step else None
             if later in ends and (start < 0 or ends[later] != {start}):
-                evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
                 how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
-                return Derivation("date-span", how, evidence)
-    return _from_prompt(days, p)
-
-
-def _from_prompt(days: int, p: Pools) -> Derivation | None:
-    """The days from (or to) a date the system prompt writes to (or from) another date held: at most
-    MAX_HELD prompt dates, each weighed against the dates of this turn's results, of the prompt
-    and those the answer writes (``Pools.answer_days``)."""
+                return Derivation("date-span", how, _place(source, (start, end)))
     prompt = [day for source in p.prompt for day, _, _ in _prompt_days(source)][:MAX_HELD]
-    if not prompt:
-        return None
-    ends = {day for source in p.turn for day, _, _ in _dates_held(source)}
-    ends.update(prompt)
-    ends.update(p.answer_days)
-    step = timedelta(days=days)
+    held_days = {day for source in p.turn for day, _, _ in _dates_held(source)} if prompt else set()
+    held_days.update(prompt, p.answer_days)
     for first in prompt:
         for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
-            if other in ends:
+            if other in held_days:
                 early, late = sorted((first, other))
                 how = f"the days from {early.isoformat()} to {late.isoformat()} (the day the prompt gives)"
                 return Derivation("date-span", how, ())
@@ -931,12 +930,6 @@ def _prompt_days(source: Source) -> list[tuple[date, int, int]]:
                 with suppress(ValueError):
                     full.append((date(each, month, day), value.start, value.end))
     return full
-
-
-_BUSINESS = re.compile(r"(?i)business|working|week_?day")
-# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
-_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
-_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
 
 
 def _whole_days(seconds: Decimal) -> int:
@@ -970,12 +963,11 @@ def _day_counts(source: Source) -> list[DayCount]:
                 out.append(DayCount(days, bool(_BUSINESS.search(name)), path, _at(source, path)))
     for value in read_durations(source.text, lenient=True):
         if (days := _whole_days(value.seconds)) and len(out) < MAX_ITEMS:
-            words = source.text[value.start : value.end]
-            evidence = (source.evidence_at((value.start, value.end)),) if source.role == "tool" else ()
-            out.append(DayCount(days, bool(_BUSINESS.search(words)), words, evidence))
+            words, span = source.text[value.start : value.end], (value.start, value.end)
+            out.append(DayCount(days, bool(_BUSINESS.search(words)), words, _place(source, span)))
     for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
-        evidence = (source.evidence_at(match.span()),) if source.role == "tool" else ()
-        out.append(DayCount(_PERIODS[match.group().lower()], False, match.group(), evidence))
+        days, words = _PERIODS[match.group().lower()], match.group()
+        out.append(DayCount(days, False, words, _place(source, match.span())))
     return out
 
 
@@ -1005,16 +997,6 @@ def _moved(day: date, count: DayCount) -> date | None:
     return None if left else day
 
 
-def _offset_from(how: str, first: date, source: Source, span: tuple[int, int], count: DayCount) -> Derivation:
-    """A date moved on: grounded where its first date stands (a call's argument: in the call's
-    result as a whole; the prompt: nowhere a tool wrote) and where its count stands."""
-    place = (
-        (source.evidence_at(span) if span[0] >= 0 else _at(source, "")[0],) if source.role == "tool" else ()
-    )
-    origin = Operand(ZERO, f"{first.isoformat()} ({source.call_id or source.role})", place)
-    return Derivation("date-offset", how, (*place, *count.evidence), (origin,))
-
-
 def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A date one record or the system prompt holds moved on by a number of days the same record
     or the prompt holds, a number the figure's sentence writes ("within 3 days: by May 9"). Each
@@ -1036,7 +1018,7 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                     unit = "business day" if count.business else "day"
                     days = f"{count.days} {unit}{'s' * (count.days != 1)}"
                     how = f"{first.isoformat()} moved on {days} ({count.label})"
-                    return _offset_from(how, first, source, span, count)
+                    return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
     return None
 
 
