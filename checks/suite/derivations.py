@@ -47,6 +47,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from functools import cached_property
 from itertools import islice, takewhile
 from operator import itemgetter
 from typing import Any
@@ -231,14 +232,11 @@ class Pools:
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
-    stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
-    sentences: list[Sentence] = field(default_factory=list)  # the answer's, split on first need
 
+    @cached_property
     def answer_sentences(self) -> list[Sentence]:
         """The answer's sentences, split once for every row that reads them."""
-        if not self.sentences:
-            self.sentences = sentences(self.answer)
-        return self.sentences
+        return sentences(self.answer)
 
 
 # --- one record: what a result's numbers give ------------------------------------------------
@@ -503,7 +501,6 @@ def _column(kind: str, within: str = "") -> _Find:
         low, high = number - tol, number + tol  # two comparisons settle most of a long list
         for source in p.records:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
-                # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
                 if found != kind or not low <= magnitude <= high or within not in how:
                     continue
                 if not off or abs(magnitude - number) + off <= tol:
@@ -765,7 +762,7 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     75% from 4,200 to 7,350". The operands are the answer's, each checked in its own right."""
     if f.number is None or f.start < 0:
         return None
-    split = p.answer_sentences()
+    split = p.answer_sentences
     at = bisect_right(split, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
     if at < 0 or f.start >= split[at].end:
         return None
@@ -807,10 +804,7 @@ def named_weekdays(text: str) -> list[tuple[int, int]]:
     """The days of the week a person names (Monday 0), each with the most days it may lie after
     a date the conversation holds: the next such day ("on Wednesday", within 7), or the one
     after it too ("next Wednesday", within 14)."""
-    return [
-        (_WEEKDAYS.index(match.group(2).lower()), 14 if match.group(1) else 7)
-        for match in _WEEKDAY.finditer(text)
-    ]
+    return [(_WEEKDAYS.index(m.group(2).lower()), 14 if m.group(1) else 7) for m in _WEEKDAY.finditer(text)]
 
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
@@ -1002,7 +996,7 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     or the prompt holds, a number the figure's sentence writes ("within 3 days: by May 9"). Each
     of the MAX_OFFSET_SOURCES newest results is read alone, with the prompt: at most MAX_HELD of
     its dates and the prompt's, moved by at most MAX_COUNT counts."""
-    sentence = sentence_at(p.answer_sentences(), f.start) if f.days else None
+    sentence = sentence_at(p.answer_sentences, f.start) if f.days else None
     written = _days_written(sentence.text) if sentence is not None else set()
     if not written:
         return None
@@ -1089,15 +1083,7 @@ TABLE = (
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
-    Row(
-        "sentence-arithmetic",
-        "the numbers its sentence writes",
-        "2",
-        _ANY + " amount",
-        _DIGIT,
-        _local,
-        last=True,
-    ),
+    Row("sentence-arithmetic", "its sentence's numbers", "2", _ANY + " amount", _DIGIT, _local, last=True),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
@@ -1133,7 +1119,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     totals = [bool(_TOTAL_WORDS.search(_label(answer, c.start))) for c in amounts]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
-        f.sentence = sentence_at(pools.answer_sentences(), amounts[f.at].start)
+        f.sentence = sentence_at(pools.answer_sentences, amounts[f.at].start)
         said = f.sentence.text if f.sentence else ""
         f.said = _label(answer, amounts[f.at].start) + " " + said
         people = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
@@ -1142,15 +1128,13 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     for last in (False, True):
         pending = [i for i, found in enumerate(out) if found is None]
         for round_ in range(3):
-            pools.stated = [
-                _stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)
-            ]
+            stated = [_stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)]
             progress = False
             for i in pending:
                 f = figures[i]
                 if f.at >= 0:
                     low = max(0, f.at - MAX_POOL)
-                    f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
+                    f.near, f.index = stated[low : f.at + MAX_POOL + 1], f.at - low
                 # The others, tried already, are tried again only with what the ``last`` rows explained.
                 found = out[i] = _first(f, pools, last, others=not last or round_ > 0)
                 if found is not None and f.at >= 0:
