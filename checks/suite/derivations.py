@@ -108,8 +108,7 @@ _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
 _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's path in an aggregate's name
 # The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
 _OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
-_OPERATOR = rf"\s*(?:{_OPERATOR_SIGN})\s*"
-_EXPRESSION = rf"{AMOUNT_TEXT}(?:{_OPERATOR}{AMOUNT_TEXT})+"
+_EXPRESSION = rf"{AMOUNT_TEXT}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT})+"
 _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$")
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
@@ -120,7 +119,7 @@ _OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
-_COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
+_COUNT = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
 _SHIFT = re.compile(
     rf"(?i)\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b"
@@ -474,8 +473,7 @@ def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         for source in p.records:
             for factor, label in scales:
-                spelling = _near(source, (f.number or ZERO) / factor, tol / factor)
-                if spelling is not None:
+                if (spelling := _near(source, (f.number or ZERO) / factor, tol / factor)) is not None:
                     span = source.span_of(spelling)
                     return _leaf(kind, f"{{}} {label}".rstrip(), source, span[0] if span else None)
         return None
@@ -562,7 +560,7 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
 
 def user_counts(text: str) -> list[Operand]:
     """Whole numbers from 2 to 9 the user wrote, in figures or words."""
-    found = ((parse_number(m.group(1)), m.group(1)) for m in _COUNT_IN_USER.finditer(text))
+    found = ((parse_number(word), word) for word in _COUNT.findall(text))
     return [
         Operand(Decimal(n), f"{word} (the user's words)") for n, word in found if n and 2 <= n <= MAX_COUNT
     ]
@@ -757,9 +755,8 @@ def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decima
 
 
 def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """One operation on two numbers the figure's own sentence (or table row), and the one before
-    it, write: "80 h at $28.50 is $2,280.00", "$3,840 over 26 paychecks, about $147.69 each", "up
-    75% from 4,200 to 7,350". The operands are the answer's, each checked in its own right."""
+    """One operation on two numbers the figure's sentence (or table row) and the one before write:
+    "80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350". Each operand is checked on its own."""
     if f.number is None or f.start < 0:
         return None
     split = p.answer_sentences
@@ -801,9 +798,8 @@ def stated_shifts(text: str) -> list[int]:
 
 
 def named_weekdays(text: str) -> list[tuple[int, int]]:
-    """The days of the week a person names (Monday 0), each with the most days it may lie after
-    a date the conversation holds: the next such day ("on Wednesday", within 7), or the one
-    after it too ("next Wednesday", within 14)."""
+    """The days of the week a person names (Monday 0), each with the most days it may lie after a
+    date held: the next one ("on Wednesday", within 7), or the one after too ("next Wednesday", 14)."""
     return [(_WEEKDAYS.index(m.group(2).lower()), 14 if m.group(1) else 7) for m in _WEEKDAY.finditer(text)]
 
 
@@ -813,8 +809,7 @@ def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
 
 
 def _place(source: Source, span: tuple[int, int]) -> tuple[Evidence, ...]:
-    """Where a tool's result writes ``span``: a call's argument (no span) is in its result as a
-    whole; the prompt's or the user's words are where no tool wrote."""
+    """Where a tool's result writes ``span``; a call's argument (no span): the result as a whole."""
     if source.role != "tool":
         return ()
     return (source.evidence_at(span),) if span[0] >= 0 else _at(source, "")
@@ -823,16 +818,14 @@ def _place(source: Source, span: tuple[int, int]) -> tuple[Evidence, ...]:
 def _from(
     kind: str, how: str, source: Source, span: tuple[int, int], label: str, more: tuple[Evidence, ...] = ()
 ) -> Derivation:
-    """A derivation from one place of ``source``, an operand named ``label`` (its origin), grounded
-    there (``_place``) and in ``more`` (where a count that moved it stands)."""
+    """A derivation from ``source`` at ``span`` (an origin, ``label``), grounded there and in ``more``."""
     place = _place(source, span)
     origin = Operand(ZERO, f"{label} ({source.call_id or source.role})", place)
     return Derivation(kind, how, (*place, *more), (origin,))
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for,
-    or to a day of the week the user named."""
+    """A date held (``Pools.holding``) moved by days the user asked for, or to a weekday they named."""
     for target in f.days:
         to_weekday = range(1, p.weekdays.get(target.weekday(), 0) + 1)
         for shift in dict.fromkeys([*p.shifts, *to_weekday]):
@@ -880,9 +873,8 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A whole number of days between two dates one record holds (a stay, a rental, a notice), or
-    from (or to) one of MAX_HELD dates the system prompt writes (the day the conversation happens,
-    held by every record) to one this turn's results, the prompt or the answer holds (grounded or
-    explained: ``Pools.answer_days``)."""
+    from (or to) one of MAX_HELD dates the prompt writes to one this turn's results, the prompt or
+    the answer (``Pools.answer_days``) holds."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     # Written in days or weeks, not "24 hours": a span of dates is a count of days.
     days = _whole_days(value.seconds) if value is not None and not value.step % 86400 else 0
@@ -971,15 +963,14 @@ def _days_written(text: str) -> set[int]:
     spans = [(v.start, v.end) for v in read_dates(text)] + [(v.start, v.end) for v in read_times(text)]
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
-    numbers = {n for word in re.findall(rf"(?i)\b(?:\d+|{COUNT_WORD})\b", text) if (n := parse_number(word))}
+    numbers = {n for word in _COUNT.findall(text) if (n := parse_number(word))}
     lengths = read_durations(text, lenient=True)
     periods = {_PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
     return numbers | periods | {days for v in lengths if (days := _whole_days(v.seconds))}
 
 
 def _moved(day: date, count: DayCount) -> date | None:
-    """``day`` moved on by ``count``: business days skip Saturdays and Sundays (counted a day at a
-    time, so only up to MAX_BUSINESS_DAYS)."""
+    """``day`` moved on by ``count``; business days, counted one at a time, up to MAX_BUSINESS_DAYS."""
     if count.days > (MAX_BUSINESS_DAYS if count.business else (date.max - day).days):
         return None  # past the calendar's end, or past any business-day promise read day by day
     if not count.business:
@@ -992,10 +983,8 @@ def _moved(day: date, count: DayCount) -> date | None:
 
 
 def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date one record or the system prompt holds moved on by a number of days the same record
-    or the prompt holds, a number the figure's sentence writes ("within 3 days: by May 9"). Each
-    of the MAX_OFFSET_SOURCES newest results is read alone, with the prompt: at most MAX_HELD of
-    its dates and the prompt's, moved by at most MAX_COUNT counts."""
+    """A date one record or the prompt holds moved on by a count of days they hold and the figure's
+    sentence writes ("within 3 days: by May 9"): each of the MAX_OFFSET_SOURCES newest results alone."""
     sentence = sentence_at(p.answer_sentences, f.start) if f.days else None
     written = _days_written(sentence.text) if sentence is not None else set()
     if not written:
@@ -1089,8 +1078,7 @@ _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 
 def _first(f: Figure, p: Pools, last: bool = False, others: bool = True) -> Derivation | None:
-    """The figure's first derivation in ``TABLE`` order, among the rows marked ``last`` where
-    ``last`` and the other rows where ``others``."""
+    """The figure's first derivation in ``TABLE`` order, among the ``last`` rows and/or the others."""
     # Cents that are not zero (the module's docstring): a round amount agrees by chance as a whole one does.
     cents = "amount" in f.shapes and f.number is not None and f.number != f.number.to_integral_value()
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
