@@ -581,10 +581,10 @@ def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
     return Derivation(kind, source, tuple(e for o in operands for e in o.evidence), tuple(operands))
 
 
-def _summed(run: list[Stated] | list[Operand], target: Decimal, tol: Decimal) -> Derivation | None:
-    """The sum of ``run``, where it comes within ``tol`` of ``target``."""
+def _summed(run: list[Stated] | list[Operand], f: Figure, tol: Decimal) -> Derivation | None:
+    """The sum of ``run``, where it comes within ``tol`` of the amount ``f``."""
     operands = [s.operand() if isinstance(s, Stated) else s for s in run]
-    if abs(sum((o.value for o in operands), ZERO) - target) > tol:
+    if abs(sum((o.value for o in operands), ZERO) - f.near[f.index].value) > tol:
         return None
     return _made("sum", " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
 
@@ -639,7 +639,7 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
             run = stated[start:index]
             if len(run) >= 2 and all(s.known for s in run):
-                if found := _summed(run, stated[index].value, tol):
+                if found := _summed(run, f, tol):
                     return found
             if closed:
                 break
@@ -648,8 +648,7 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
     """The sum of the last two, three, ... up to MAX_RUN amounts of ``run`` that gives the figure."""
-    tails = (run[-k:] for k in range(2, min(len(run), MAX_RUN) + 1))
-    return next((d for tail in tails if (d := _summed(tail, f.near[f.index].value, tol))), None)
+    return next((d for k in range(2, min(len(run), MAX_RUN) + 1) if (d := _summed(run[-k:], f, tol))), None)
 
 
 def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -669,7 +668,7 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     run = [s for s in labelled if _label_words(p.answer, s.start)[-len(named) :] == named]
     if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
         return None
-    return _summed(run, f.near[f.index].value, tol)
+    return _summed(run, f, tol)
 
 
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
@@ -688,7 +687,7 @@ def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
 
 
 def _named(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    return next((d for run in _named_sums(f, p) if (d := _summed(run, f.near[f.index].value, tol))), None)
+    return next((d for run in _named_sums(f, p) if (d := _summed(run, f, tol))), None)
 
 
 def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
