@@ -47,6 +47,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from functools import cached_property
 from itertools import islice, takewhile
 from operator import itemgetter
 from typing import Any
@@ -107,8 +108,7 @@ _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
 _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's path in an aggregate's name
 # The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
 _OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
-_OPERATOR = rf"\s*(?:{_OPERATOR_SIGN})\s*"
-_EXPRESSION = rf"{AMOUNT_TEXT}(?:{_OPERATOR}{AMOUNT_TEXT})+"
+_EXPRESSION = rf"{AMOUNT_TEXT}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT})+"
 _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$")
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
@@ -119,13 +119,20 @@ _OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
-_COUNT_IN_USER = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
+_COUNT = re.compile(rf"\b(\d+|{COUNT_WORD})\b", re.I)
 _SHIFT = re.compile(
     rf"(?i)\b(?:(?P<n>\d+|{COUNT_WORD}|a)\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|after|earlier|before|sooner|prior)"
     r"|(?:the\s+)?(?P<next>next|following)\s+day|(?:the\s+)?day\s+(?P<after>after|before)|(?P<tomorrow>tomorrow))\b"
 )
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
+_CHOSEN = "named by the call"  # the group of a list's rows a call's list arguments name
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
+_BUSINESS = re.compile(r"(?i)business|working|week_?day")
+# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
+_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
+_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
 
 
 @dataclass(frozen=True)
@@ -224,14 +231,11 @@ class Pools:
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
-    stated: list[Stated] = field(default_factory=list)  # ``amounts`` as known this round
-    sentences: list[Sentence] = field(default_factory=list)  # the answer's, split on first need
 
+    @cached_property
     def answer_sentences(self) -> list[Sentence]:
         """The answer's sentences, split once for every row that reads them."""
-        if not self.sentences:
-            self.sentences = sentences(self.answer)
-        return self.sentences
+        return sentences(self.answer)
 
 
 # --- one record: what a result's numbers give ------------------------------------------------
@@ -332,10 +336,6 @@ def _unit(key: str) -> str | None:
     return tail if tail in _UNIT_WORDS else None
 
 
-def _names(row: dict[str, Any], named: set[str]) -> bool:
-    return any(isinstance(v, str) and v in named for v in row.values())
-
-
 def _flat(row: dict[str, Any]) -> dict[str, Any]:
     """A row with the numbers of its nested objects as columns of their own (``prices.economy``)."""
     out = {}
@@ -386,7 +386,9 @@ class _Table:
         for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
         # The rows the call's own arguments name (the items a write was asked to act on).
-        chosen = [i for i, row in enumerate(rows) if named and _names(row, named)]
+        chosen = [
+            i for i, row in enumerate(rows) if any(isinstance(v, str) and v in named for v in row.values())
+        ]
         if self.columns and 2 <= len(chosen) < len(rows):
             self.groups.append((_CHOSEN, chosen))
         units = {c: _unit(c) for c in self.columns}
@@ -471,8 +473,7 @@ def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         for source in p.records:
             for factor, label in scales:
-                spelling = _near(source, (f.number or ZERO) / factor, tol / factor)
-                if spelling is not None:
+                if (spelling := _near(source, (f.number or ZERO) / factor, tol / factor)) is not None:
                     span = source.span_of(spelling)
                     return _leaf(kind, f"{{}} {label}".rstrip(), source, span[0] if span else None)
         return None
@@ -488,9 +489,6 @@ def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-_CHOSEN = "named by the call"
-
-
 def _column(kind: str, within: str = "") -> _Find:
     """The row over lists' rows of one ``kind``, of aggregates whose name holds ``within``: "[]."
     takes every row of a list only, never a group of them (a record's total is the sum of all its
@@ -501,7 +499,6 @@ def _column(kind: str, within: str = "") -> _Find:
         low, high = number - tol, number + tol  # two comparisons settle most of a long list
         for source in p.records:
             for magnitude, off, found, how in _aggregates(source, kind, low, high):
-                # Only a whole list's name holds "[]."; a group's holds its key: ``rows[key=value].column``.
                 if found != kind or not low <= magnitude <= high or within not in how:
                     continue
                 if not off or abs(magnitude - number) + off <= tol:
@@ -563,7 +560,7 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
 
 def user_counts(text: str) -> list[Operand]:
     """Whole numbers from 2 to 9 the user wrote, in figures or words."""
-    found = ((parse_number(m.group(1)), m.group(1)) for m in _COUNT_IN_USER.finditer(text))
+    found = ((parse_number(word), word) for word in _COUNT.findall(text))
     return [
         Operand(Decimal(n), f"{word} (the user's words)") for n, word in found if n and 2 <= n <= MAX_COUNT
     ]
@@ -584,10 +581,10 @@ def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
     return Derivation(kind, source, tuple(e for o in operands for e in o.evidence), tuple(operands))
 
 
-def _summed(run: list[Stated] | list[Operand], target: Decimal, tol: Decimal) -> Derivation | None:
-    """The sum of ``run``, where it comes within ``tol`` of ``target``."""
+def _summed(run: list[Stated] | list[Operand], f: Figure, tol: Decimal) -> Derivation | None:
+    """The sum of ``run``, where it comes within ``tol`` of the amount ``f``."""
     operands = [s.operand() if isinstance(s, Stated) else s for s in run]
-    if abs(sum((o.value for o in operands), ZERO) - target) > tol:
+    if abs(sum((o.value for o in operands), ZERO) - f.near[f.index].value) > tol:
         return None
     return _made("sum", " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
 
@@ -642,7 +639,7 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
             run = stated[start:index]
             if len(run) >= 2 and all(s.known for s in run):
-                if found := _summed(run, stated[index].value, tol):
+                if found := _summed(run, f, tol):
                     return found
             if closed:
                 break
@@ -651,8 +648,7 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
     """The sum of the last two, three, ... up to MAX_RUN amounts of ``run`` that gives the figure."""
-    tails = (run[-k:] for k in range(2, min(len(run), MAX_RUN) + 1))
-    return next((d for tail in tails if (d := _summed(tail, f.near[f.index].value, tol))), None)
+    return next((d for k in range(2, min(len(run), MAX_RUN) + 1) if (d := _summed(run[-k:], f, tol))), None)
 
 
 def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -672,7 +668,7 @@ def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     run = [s for s in labelled if _label_words(p.answer, s.start)[-len(named) :] == named]
     if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
         return None
-    return _summed(run, f.near[f.index].value, tol)
+    return _summed(run, f, tol)
 
 
 def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
@@ -691,7 +687,7 @@ def _named_sums(f: Figure, p: Pools) -> Iterator[list[Operand]]:
 
 
 def _named(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    return next((d for run in _named_sums(f, p) if (d := _summed(run, f.near[f.index].value, tol))), None)
+    return next((d for run in _named_sums(f, p) if (d := _summed(run, f, tol))), None)
 
 
 def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -758,12 +754,11 @@ def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decima
 
 
 def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """One operation on two numbers the figure's own sentence (or table row), and the one before
-    it, write: "80 h at $28.50 is $2,280.00", "$3,840 over 26 paychecks, about $147.69 each", "up
-    75% from 4,200 to 7,350". The operands are the answer's, each checked in its own right."""
+    """One operation on two numbers the figure's sentence (or table row) and the one before write:
+    "80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350". Each operand is checked on its own."""
     if f.number is None or f.start < 0:
         return None
-    split = p.answer_sentences()
+    split = p.answer_sentences
     at = bisect_right(split, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
     if at < 0 or f.start >= split[at].end:
         return None
@@ -801,18 +796,10 @@ def stated_shifts(text: str) -> list[int]:
     return [n for n in out if n and abs(n) <= 366]
 
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
-
-
 def named_weekdays(text: str) -> list[tuple[int, int]]:
-    """The days of the week a person names (Monday 0), each with the most days it may lie after
-    a date the conversation holds: the next such day ("on Wednesday", within 7), or the one
-    after it too ("next Wednesday", within 14)."""
-    return [
-        (_WEEKDAYS.index(match.group(2).lower()), 14 if match.group(1) else 7)
-        for match in _WEEKDAY.finditer(text)
-    ]
+    """The days of the week a person names (Monday 0), each with the most days it may lie after a
+    date held: the next one ("on Wednesday", within 7), or the one after too ("next Wednesday", 14)."""
+    return [(_WEEKDAYS.index(m.group(2).lower()), 14 if m.group(1) else 7) for m in _WEEKDAY.finditer(text)]
 
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
@@ -820,16 +807,24 @@ def dates_in(text: str) -> Iterable[tuple[date, int, int]]:
     return ((day, found.start, found.end) for found in read_dates(text) for day in found.dates())
 
 
-def _from(kind: str, how: str, source: Source, span: tuple[int, int], label: str) -> Derivation:
-    """A derivation from one place of ``source``, an operand named ``label`` (its origin)."""
-    evidence = (source.evidence_at(span),) if source.role == "tool" else ()
-    origin = Operand(ZERO, f"{label} ({source.call_id or source.role})", evidence)
-    return Derivation(kind, how, evidence, (origin,))
+def _place(source: Source, span: tuple[int, int]) -> tuple[Evidence, ...]:
+    """Where a tool's result writes ``span``; a call's argument (no span): the result as a whole."""
+    if source.role != "tool":
+        return ()
+    return (source.evidence_at(span),) if span[0] >= 0 else _at(source, "")
+
+
+def _from(
+    kind: str, how: str, source: Source, span: tuple[int, int], label: str, more: tuple[Evidence, ...] = ()
+) -> Derivation:
+    """A derivation from ``source`` at ``span`` (an origin, ``label``), grounded there and in ``more``."""
+    place = _place(source, span)
+    origin = Operand(ZERO, f"{label} ({source.call_id or source.role})", place)
+    return Derivation(kind, how, (*place, *more), (origin,))
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date the pools hold (``Pools.holding``) moved by one of the days the user asked for,
-    or to a day of the week the user named."""
+    """A date held (``Pools.holding``) moved by days the user asked for, or to a weekday they named."""
     for target in f.days:
         to_weekday = range(1, p.weekdays.get(target.weekday(), 0) + 1)
         for shift in dict.fromkeys([*p.shifts, *to_weekday]):
@@ -877,41 +872,30 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A whole number of days between two dates one record holds (a stay, a rental, a notice), or
-    from a date the system prompt writes (the day the conversation happens, held by every record)
-    to one this turn's results, the prompt or the answer (grounded or explained) holds."""
+    from (or to) one of MAX_HELD dates the prompt writes to one this turn's results, the prompt or
+    the answer (``Pools.answer_days``) holds."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     # Written in days or weeks, not "24 hours": a span of dates is a count of days.
     days = _whole_days(value.seconds) if value is not None and not value.step % 86400 else 0
     if not 0 < days <= (date.max - date.min).days:
         return None
+    step = timedelta(days=days)
     for source in p.records:
         held = _dates_held(source)[: 4 * MAX_HELD]
         ends: dict[date, set[int]] = {}  # each date -> where it is written (two readings share a place)
         for day, start, _ in held:
             ends.setdefault(day, set()).add(start)
         for first, start, end in held:
-            later = first + timedelta(days=days) if date.max - first >= timedelta(days=days) else None
+            later = first + step if date.max - first >= step else None
             if later in ends and (start < 0 or ends[later] != {start}):
-                evidence = (source.evidence_at((start, end)),) if start >= 0 else _at(source, "")
                 how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
-                return Derivation("date-span", how, evidence)
-    return _from_prompt(days, p)
-
-
-def _from_prompt(days: int, p: Pools) -> Derivation | None:
-    """The days from (or to) a date the system prompt writes to (or from) another date held: at most
-    MAX_HELD prompt dates, each weighed against the dates of this turn's results, of the prompt
-    and those the answer writes (``Pools.answer_days``)."""
+                return Derivation("date-span", how, _place(source, (start, end)))
     prompt = [day for source in p.prompt for day, _, _ in _prompt_days(source)][:MAX_HELD]
-    if not prompt:
-        return None
-    ends = {day for source in p.turn for day, _, _ in _dates_held(source)}
-    ends.update(prompt)
-    ends.update(p.answer_days)
-    step = timedelta(days=days)
+    held_days = {day for source in p.turn for day, _, _ in _dates_held(source)} if prompt else set()
+    held_days.update(prompt, p.answer_days)
     for first in prompt:
         for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
-            if other in ends:
+            if other in held_days:
                 early, late = sorted((first, other))
                 how = f"the days from {early.isoformat()} to {late.isoformat()} (the day the prompt gives)"
                 return Derivation("date-span", how, ())
@@ -931,12 +915,6 @@ def _prompt_days(source: Source) -> list[tuple[date, int, int]]:
                 with suppress(ValueError):
                     full.append((date(each, month, day), value.start, value.end))
     return full
-
-
-_BUSINESS = re.compile(r"(?i)business|working|week_?day")
-# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
-_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
-_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
 
 
 def _whole_days(seconds: Decimal) -> int:
@@ -970,12 +948,11 @@ def _day_counts(source: Source) -> list[DayCount]:
                 out.append(DayCount(days, bool(_BUSINESS.search(name)), path, _at(source, path)))
     for value in read_durations(source.text, lenient=True):
         if (days := _whole_days(value.seconds)) and len(out) < MAX_ITEMS:
-            words = source.text[value.start : value.end]
-            evidence = (source.evidence_at((value.start, value.end)),) if source.role == "tool" else ()
-            out.append(DayCount(days, bool(_BUSINESS.search(words)), words, evidence))
+            words, span = source.text[value.start : value.end], (value.start, value.end)
+            out.append(DayCount(days, bool(_BUSINESS.search(words)), words, _place(source, span)))
     for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
-        evidence = (source.evidence_at(match.span()),) if source.role == "tool" else ()
-        out.append(DayCount(_PERIODS[match.group().lower()], False, match.group(), evidence))
+        days, words = _PERIODS[match.group().lower()], match.group()
+        out.append(DayCount(days, False, words, _place(source, match.span())))
     return out
 
 
@@ -985,15 +962,14 @@ def _days_written(text: str) -> set[int]:
     spans = [(v.start, v.end) for v in read_dates(text)] + [(v.start, v.end) for v in read_times(text)]
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
-    numbers = {n for word in re.findall(rf"(?i)\b(?:\d+|{COUNT_WORD})\b", text) if (n := parse_number(word))}
+    numbers = {n for word in _COUNT.findall(text) if (n := parse_number(word))}
     lengths = read_durations(text, lenient=True)
     periods = {_PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
     return numbers | periods | {days for v in lengths if (days := _whole_days(v.seconds))}
 
 
 def _moved(day: date, count: DayCount) -> date | None:
-    """``day`` moved on by ``count``: business days skip Saturdays and Sundays (counted a day at a
-    time, so only up to MAX_BUSINESS_DAYS)."""
+    """``day`` moved on by ``count``; business days, counted one at a time, up to MAX_BUSINESS_DAYS."""
     if count.days > (MAX_BUSINESS_DAYS if count.business else (date.max - day).days):
         return None  # past the calendar's end, or past any business-day promise read day by day
     if not count.business:
@@ -1005,22 +981,10 @@ def _moved(day: date, count: DayCount) -> date | None:
     return None if left else day
 
 
-def _offset_from(how: str, first: date, source: Source, span: tuple[int, int], count: DayCount) -> Derivation:
-    """A date moved on: grounded where its first date stands (a call's argument: in the call's
-    result as a whole; the prompt: nowhere a tool wrote) and where its count stands."""
-    place = (
-        (source.evidence_at(span) if span[0] >= 0 else _at(source, "")[0],) if source.role == "tool" else ()
-    )
-    origin = Operand(ZERO, f"{first.isoformat()} ({source.call_id or source.role})", place)
-    return Derivation("date-offset", how, (*place, *count.evidence), (origin,))
-
-
 def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date one record or the system prompt holds moved on by a number of days the same record
-    or the prompt holds, a number the figure's sentence writes ("within 3 days: by May 9"). Each
-    of the MAX_OFFSET_SOURCES newest results is read alone, with the prompt: at most MAX_HELD of
-    its dates and the prompt's, moved by at most MAX_COUNT counts."""
-    sentence = sentence_at(p.answer_sentences(), f.start) if f.days else None
+    """A date one record or the prompt holds moved on by a count of days they hold and the figure's
+    sentence writes ("within 3 days: by May 9"): each of the MAX_OFFSET_SOURCES newest results alone."""
+    sentence = sentence_at(p.answer_sentences, f.start) if f.days else None
     written = _days_written(sentence.text) if sentence is not None else set()
     if not written:
         return None
@@ -1036,7 +1000,7 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                     unit = "business day" if count.business else "day"
                     days = f"{count.days} {unit}{'s' * (count.days != 1)}"
                     how = f"{first.isoformat()} moved on {days} ({count.label})"
-                    return _offset_from(how, first, source, span, count)
+                    return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
     return None
 
 
@@ -1107,22 +1071,13 @@ TABLE = (
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
-    Row(
-        "sentence-arithmetic",
-        "the numbers its sentence writes",
-        "2",
-        _ANY + " amount",
-        _DIGIT,
-        _local,
-        last=True,
-    ),
+    Row("sentence-arithmetic", "its sentence's numbers", "2", _ANY + " amount", _DIGIT, _local, last=True),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 
 def _first(f: Figure, p: Pools, last: bool = False, others: bool = True) -> Derivation | None:
-    """The figure's first derivation in ``TABLE`` order, among the rows marked ``last`` where
-    ``last`` and the other rows where ``others``."""
+    """The figure's first derivation in ``TABLE`` order, among the ``last`` rows and/or the others."""
     # Cents that are not zero (the module's docstring): a round amount agrees by chance as a whole one does.
     cents = "amount" in f.shapes and f.number is not None and f.number != f.number.to_integral_value()
     for row, shapes in zip(TABLE, _SHAPES, strict=True):
@@ -1151,7 +1106,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     totals = [bool(_TOTAL_WORDS.search(_label(answer, c.start))) for c in amounts]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
-        f.sentence = sentence_at(pools.answer_sentences(), amounts[f.at].start)
+        f.sentence = sentence_at(pools.answer_sentences, amounts[f.at].start)
         said = f.sentence.text if f.sentence else ""
         f.said = _label(answer, amounts[f.at].start) + " " + said
         people = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
@@ -1160,15 +1115,13 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     for last in (False, True):
         pending = [i for i, found in enumerate(out) if found is None]
         for round_ in range(3):
-            pools.stated = [
-                _stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)
-            ]
+            stated = [_stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)]
             progress = False
             for i in pending:
                 f = figures[i]
                 if f.at >= 0:
                     low = max(0, f.at - MAX_POOL)
-                    f.near, f.index = pools.stated[low : f.at + MAX_POOL + 1], f.at - low
+                    f.near, f.index = stated[low : f.at + MAX_POOL + 1], f.at - low
                 # The others, tried already, are tried again only with what the ``last`` rows explained.
                 found = out[i] = _first(f, pools, last, others=not last or round_ > 0)
                 if found is not None and f.at >= 0:
