@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from itertools import count
+from itertools import count, pairwise
 from typing import Any
 
 from .pairing import Waiting, answered_calls, by_occurrence
@@ -372,15 +372,9 @@ def _role(message: Any) -> Any:
 
 def split_into_turns[T](messages: list[T], role: Callable[[T], Any] = _role) -> list[list[T]]:
     """A flat list becomes turns at each user message; anything before the first joins it."""
-    turns: list[list[T]] = [[]]
-    user_seen = False
-    for message in messages:
-        if role(message) == "user":
-            if user_seen:
-                turns.append([])
-            user_seen = True
-        turns[-1].append(message)
-    return turns if messages else []
+    users = [i for i, message in enumerate(messages) if role(message) == "user"]
+    bounds = [0, *users[1:], len(messages)]
+    return [messages[start:end] for start, end in pairwise(bounds)] if messages else []
 
 
 def _canonical_message(message: dict[str, Any]) -> dict[str, Any]:

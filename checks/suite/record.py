@@ -31,11 +31,9 @@ class Call:
     @property
     def filters(self) -> dict[str, Any] | None:
         """What the search was filtered on; None when the runtime recorded no scope."""
-        scope = self.receipt.scope
-        if not isinstance(scope, dict):
+        if not isinstance(scope := self.receipt.scope, dict):
             return None
-        filters = scope.get("filters")
-        return filters if isinstance(filters, dict) else {}
+        return filters if isinstance(filters := scope.get("filters"), dict) else {}
 
     @property
     def complete(self) -> bool:
@@ -116,13 +114,11 @@ class Record:
 
 
 def after(later: Call, earlier: Call) -> bool:
-    """Whether ``later`` was dispatched after ``earlier``."""
-    if later.turn != earlier.turn:
-        return later.turn > earlier.turn
-    if later.message_index is not None and earlier.message_index is not None:
-        if later.message_index != earlier.message_index:
-            return later.message_index > earlier.message_index
-    return later.order > earlier.order
+    """Whether ``later`` was dispatched after ``earlier``: by turn, then by the messages that asked
+    for them where both are known, then by the order of their receipts."""
+    both = later.message_index is not None and earlier.message_index is not None
+    asked = (later.message_index, earlier.message_index) if both else (0, 0)
+    return (later.turn, asked[0], later.order) > (earlier.turn, asked[1], earlier.order)
 
 
 def same_batch(one: Call, other: Call) -> bool:

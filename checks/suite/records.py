@@ -190,7 +190,11 @@ def other_record_findings(
                 continue  # "$250 from the certificate, $55 from card 7447": each amount's own clause
             if any(record.fields_holding(candidate.forms) for record in own):
                 continue
-            if (found := _sibling_holding(own, candidate, fields, name)) is None:
+            # A row beside the record holding the value in a field the record has too; a row that
+            # names the record is another object of the record (its second leg), not a sibling.
+            rows = (s for record in own for s in record.siblings if name not in s.names)
+            held = ((s, path) for s in rows for path in s.fields_holding(candidate.forms) if path in fields)
+            if (found := next(held, None)) is None:
                 continue
             record, (other, field_path) = own[0], found
             mine, other_name = record.held_name(name), min(other.names, default=other.path)
@@ -205,18 +209,6 @@ def other_record_findings(
             yield Finding(
                 turn, checker, "value_of_other_record", "flag", why, span, evidence, None, value, extra
             )
-
-
-def _sibling_holding(
-    own: list[Record], candidate: Candidate, fields: set[str], name: str
-) -> tuple[Record, str] | None:
-    """A row beside the named record that holds the value in a field the record has too."""
-    for sibling in (sibling for record in own for sibling in record.siblings):
-        if name not in sibling.names:  # else another object of the same record (its second leg)
-            shared = [path for path in sibling.fields_holding(candidate.forms) if path in fields]
-            if shared:
-                return sibling, shared[0]
-    return None
 
 
 def _clause_names(answer: str, sentence: Sentence, candidate: Candidate, records: Named) -> set[str]:

@@ -162,9 +162,7 @@ class Texts(Grown):
         ordinals: Sequence[int] = range(len(self.texts))
         if runs and self.indexed("runs", self.texts, self._read):
             ordinals = min((self._runs.get(run, []) for run in runs), key=len)
-        for ordinal in reversed(ordinals):
-            if bounded_in(needle, self.texts[ordinal]):
-                yield ordinal
+        yield from (ordinal for ordinal in reversed(ordinals) if bounded_in(needle, self.texts[ordinal]))
 
     def holds(self, needle: str) -> bool:
         return next(self.holding(needle), None) is not None
