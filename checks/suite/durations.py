@@ -136,19 +136,16 @@ def read_durations(
         return
     if len(low) != len(text):  # a few characters lower-case to two: keep the offsets
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    current: list[_Part] = []
+    sums: list[list[_Part]] = []
     for part in _parts(text, low, lenient, readers):
-        if current and part[2] < current[-1][3]:
+        last = sums[-1][-1] if sums else None
+        if last and part[2] < last[3]:
             continue  # "30m" of "1h 30m" is no part of its own
-        if current:
-            _, unit, _, end = current[-1]
-            if _JOINER.fullmatch(text, end, part[2]) and part[1] < unit and part[0] < unit:
-                current.append(part)
-                continue
-            yield _value(text, current)
-        current = [part]
-    if current:
-        yield _value(text, current)
+        if last and _JOINER.fullmatch(text, last[3], part[2]) and part[1] < last[1] and part[0] < last[1]:
+            sums[-1].append(part)
+        else:
+            sums.append([part])
+    yield from (_value(text, parts) for parts in sums)
 
 
 def _value(text: str, parts: list[_Part]) -> DurationValue:

@@ -247,9 +247,8 @@ def classify(
             return Candidate(number_text, *at, "number", both, unit=glued.group(2))
         return None
     too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
-    if too_short or (_COMPOUND.fullmatch(value) and digit_count(value) < min_digits):
-        return None
-    if not any(c.isalpha() or c in ":_-/." for c in value):
+    compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits
+    if too_short or compound or not any(c.isalpha() or c in ":_-/." for c in value):
         return None
     # 1204itw is looked up as 1204 too.
     spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
@@ -257,7 +256,6 @@ def classify(
 
 
 def _precision(text: str) -> int:
-    """The decimals a number is written with."""
     return len(text.replace(",", "").split(".")[1]) if "." in text else 0
 
 
@@ -376,9 +374,8 @@ def dressed_in(
     split: str, key: str, whole: bool = False, most: int = -1, first: int | None = None
 ) -> bool | None:
     """Whether ``key`` is a token of a ``split_text`` or (unless ``whole``, and undressed itself) the core
-    of one dressed with ``DECORATION``, as ``token_keys`` files it. None past ``most`` places that write
-    it otherwise: a set of the tokens answers a key written inside that many others sooner. ``first``:
-    where ``key`` first stands in ``split``, where the caller has looked already."""
+    of one dressed with ``DECORATION``, as ``token_keys`` files it, from ``first`` (where it first stands) on.
+    None past ``most`` places that write it inside other tokens: a set of the tokens answers sooner."""
     if key.split() != [key]:
         return False
     dressed = not whole and key[0] not in _DECORATION_SET and key[-1] not in _DECORATION_SET
@@ -419,14 +416,14 @@ class _Pool:
     pool = None
 
     @classmethod
-    def run(cls, patterns: list[str], values: list[str], budget: float) -> tuple[list[int], bool]:
+    def run(cls, patterns: list[str], values: list[str]) -> tuple[list[int], bool]:
         with cls.lock:
             if cls.pool is None:
                 cls.pool = multiprocessing.get_context("spawn").Pool(1)
             pool = cls.pool
         pending = pool.apply_async(_first_matches, (patterns, values, []))
-        try:
-            return pending.get(timeout=max(budget, 2.0)), False  # a fresh process needs a moment to start
+        try:  # a fresh process needs a moment to start
+            return pending.get(timeout=max(PATTERN_BUDGET_S, 2.0)), False
         except multiprocessing.TimeoutError:
             with cls.lock:
                 pool.terminate()
@@ -434,18 +431,16 @@ class _Pool:
             return [-1] * len(values), True
 
 
-def match_patterns(
-    patterns: list[str], values: list[str], budget: float = PATTERN_BUDGET_S
-) -> tuple[list[int], bool]:
-    """``_first_matches`` under a time bound (a timer signal, off the main thread a helper process), and
-    whether it was hit: the values not yet tried then match no pattern."""
+def match_patterns(patterns: list[str], values: list[str]) -> tuple[list[int], bool]:
+    """``_first_matches`` within ``PATTERN_BUDGET_S`` (a timer signal, off the main thread a helper process),
+    and whether it was hit: the values not yet tried then match no pattern."""
     if not patterns or not values:
         return [-1] * len(values), False
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return _Pool.run(patterns, values, budget)
+        return _Pool.run(patterns, values)
     out: list[int] = []
     previous = signal.signal(signal.SIGALRM, _out_of_time)
-    signal.setitimer(signal.ITIMER_REAL, budget)
+    signal.setitimer(signal.ITIMER_REAL, PATTERN_BUDGET_S)
     try:
         return _first_matches(patterns, values, out), False
     except TimeoutError:

@@ -288,9 +288,7 @@ def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | No
     else:
         month_name = parts.get("month_name", "").lower().rstrip(".")
         month = MONTH_NAMES[month_name] if month_name else int(parts["month"])
-        candidates = [(year, month, int(parts["day"]))]
-        if "last_day" in parts:  # a range: the source carries both ends
-            candidates.append((year, month, int(parts["last_day"])))
+        candidates = [(year, month, int(parts[day])) for day in ("day", "last_day") if day in parts]
     return tuple(dict.fromkeys(r for r in candidates if _valid(*r)))
 
 
