@@ -49,7 +49,7 @@ _GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a
 _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
-_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?<=[a-z])(?=[A-Z]))({_ANY_UNIT})$", re.I)
+_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$", re.I)
 KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*-?\d')  # a member named for a unit, in lower-case JSON
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.

@@ -375,7 +375,7 @@ def _time_keys_of(found: tuple[str, ...]) -> tuple[str, ...]:
 
 
 # A JSON member named for an instant: ``created_at``, ``startTime``, ``timestamp``, ``due_date``, ``ts``.
-_INSTANT_NAME = re.compile(r"(?:^|[_\-]|(?<=[a-z])(?=[A-Z]))(?:at|time|timestamp|date|ts|epoch)$", re.I)
+_INSTANT_NAME = re.compile(r"(?:^|[_\-]|(?-i:(?<=[a-z])(?=[A-Z])))(?:at|time|timestamp|date|ts|epoch)$", re.I)
 LONG_NUMBER = re.compile(r":\s*\d{9}")  # long enough to be an instant: seconds since 1970 have ten digits
 
 

@@ -420,6 +420,9 @@ def test_seconds_since_1970_under_a_member_named_for_an_instant_are_a_date_and_t
         ({"openedTime": 1716120000000}, "The vault opened on 2024-05-19.", []),
         ({"starts_at": 1716120000}, "The tasting starts May 20, 2024.", ["May 20, 2024"]),
         ({"visitors": 1716120000}, "The tasting starts May 19, 2024.", ["May 19, 2024"]),
+        # A name that only ends in the letters of one ("format", "hits") names no instant.
+        ({"format": 1716120000}, "The tasting starts May 19, 2024.", ["May 19, 2024"]),
+        ({"hits": 1716120000}, "The report ran on May 19, 2024.", ["May 19, 2024"]),
     ]
     for result, answer, flagged in cases:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])

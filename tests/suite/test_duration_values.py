@@ -147,3 +147,18 @@ def test_weeks_abbreviated_are_weeks() -> None:
     assert unsupported(report) == []
     report = run_suite(one_turn("How long?", "The loan runs {}.", "user", "2 wks", "15 days", noun="loan"))
     assert unsupported(report) == ["15 days"]
+
+
+def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
+    """`"waitMinutes": 45` is 45 minutes; `"admin": 45` or `"holiday": 3` only end in a
+    unit's letters and hold no length, so they ground no "45 minutes" or "3 days"."""
+    cases = [
+        ({"waitMinutes": 45}, "The queue wait is 45 minutes.", []),
+        ({"kiln_hours": 3}, "The firing takes 3 hours.", []),
+        ({"admin": 45}, "The queue wait is 45 minutes.", ["45 minutes"]),
+        ({"holiday": 3}, "The closure lasts 3 days.", ["3 days"]),
+    ]
+    for result, answer, flagged in cases:
+        turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
+        found = [f for f in run_suite(build_conversation(turn))["findings"] if f["severity"] == "flag"]
+        assert [f["claim"]["text"] for f in found] == flagged, answer
