@@ -36,7 +36,10 @@ _ANY_UNIT = alternation(UNITS)  # a pattern of every spelling of a unit
 # Patterns open with a character, not a look back, so a large text is scanned for it; a unit's word first
 # (lower case, quicker than re.I), then its number: "90-minute", "two and a half hours", "1:30 hours".
 _UNIT_WORD = re.compile(rf"(?:{_ANY_UNIT})\b")
-_BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:]))({_NUMBER})[ \u00a0-]?$")
+# A number grouped by commas is read whole ("3,840 hours"); one glued after a comma to digits
+# that group no number ("12,5 hours") is a piece of another and no length.
+_WRITTEN = rf"\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|{_NUMBER}"
+_BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:,])|(?<=[^\d],))({_WRITTEN})[ \u00a0-]?$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
 _COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
 _BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
@@ -90,7 +93,7 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
     before = text[max(0, start - _LOOK_BACK) : start]
     offset = start - len(before)
     if (m := _BEFORE_NUMBER.search(before)) is not None:
-        return Decimal(m.group(1)) * seconds, seconds, offset + m.start(), end
+        return Decimal(m.group(1).replace(",", "")) * seconds, seconds, offset + m.start(), end
     if seconds == 3600 and (m := _BEFORE_CLOCKED.search(before)) is not None:
         return Decimal(int(m.group(1)) * 3600 + int(m.group(2)) * 60), 60, offset + m.start(), end
     if (m := _BEFORE_HALF.search(before)) is not None:
@@ -150,7 +153,7 @@ def read_durations(
 
 def _value(text: str, parts: list[_Part]) -> DurationValue:
     _, unit, start, end = parts[-1]
-    written = re.match(_NUMBER, text[start:end])
+    written = re.match(_WRITTEN, text[start:end])
     places = len(written.group().partition(".")[2]) if written else 0
     seconds = sum((p[0] for p in parts), Decimal(0))
     return DurationValue(seconds, parts[0][2], end, Decimal(unit).scaleb(-places))

@@ -162,3 +162,16 @@ def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
         found = [f for f in run_suite(build_conversation(turn))["findings"] if f["severity"] == "flag"]
         assert [f["claim"]["text"] for f in found] == flagged, answer
+
+
+def test_a_number_grouped_by_commas_is_one_length() -> None:
+    """ "3,840 hours" is 3,840 hours in a source and an answer, never 840; "12,5 hours" (a
+    decimal comma) is read as no length rather than as 5 hours."""
+    assert [v.seconds for v in read_durations("a backlog of 3,840 hours")] == [Decimal(3840 * 3600)]
+    assert [v.step for v in read_durations("3,840.5 hours")] == [Decimal("360.0")]
+    assert list(read_durations("12,5 hours")) == []
+    for written, flagged in (("3,840 hours", []), ("840 hours", ["840 hours"])):
+        report = run_suite(
+            one_turn("How long?", "The audit logged {}.", "tool text", "3,840 hours", written, noun="audit")
+        )
+        assert unsupported(report) == flagged, written
