@@ -30,12 +30,8 @@ MAX_RESPONSE_BYTES = 1_000_000
 _RETRY_STATUSES = {429, 500, 502, 503, 504}
 
 
-class JudgeUnavailable(Exception):
-    """The judge could not give a verdict; ``reason`` says why in plain words."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+class JudgeUnavailable(outbound.Reasoned):
+    """The judge could not give a verdict, and why."""
 
 
 class _Retryable(JudgeUnavailable):

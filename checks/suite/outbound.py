@@ -42,12 +42,16 @@ REFUSED_KINDS = (
 )
 
 
-class Refused(Exception):
-    """A request this module will not make, and why; not an OSError, which urllib would wrap in a URLError."""
+class Reasoned(Exception):
+    """A failure whose ``reason`` says why in plain words."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class Refused(Reasoned):
+    """A request this module will not make, and why; not an OSError, which urllib would wrap in a URLError."""
 
 
 @dataclass(frozen=True)
