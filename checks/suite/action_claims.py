@@ -265,7 +265,7 @@ _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 _Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]]]
 
 
-def _argument_words(call: ToolCall) -> frozenset[str]:
+def _argument_name_words(call: ToolCall) -> frozenset[str]:
     """The words of a call's argument names: ``total_baggages`` says it changes bags."""
     return frozenset(singular(word) for key in _KEY.findall(call.arguments) for word in name_tokens(key))
 
@@ -287,7 +287,7 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
         texts = [(key, text.lower()) for key, text in _texts(result.value)]
         parts = {(singular(word), low) for key, low in texts if low not in given for word in name_tokens(key)}
     effect = receipt.effect if receipt is not None else None
-    return call.tool, effect, _argument_words(call), frozenset(parts)
+    return call.tool, effect, _argument_name_words(call), frozenset(parts)
 
 
 def _held(shape: _Shape) -> set[str]:
@@ -297,7 +297,7 @@ def _held(shape: _Shape) -> set[str]:
 
 def _could(claim: ActionClaim, shape: _Shape) -> bool:
     """Whether a call of this shape could have done what ``claim`` reports."""
-    tool, effect, argument_words, parts = shape
+    tool, effect, name_words, parts = shape
     if effect == "read":
         return False
     if effect == "write" and (claim.verb is None or not claim.objects):
@@ -316,7 +316,7 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     groups = _CLAIM_VERBS.get(claim.verb)
     if groups and verb in GROUPED_VERBS and not any(verb in VERB_GROUPS[g] for g in groups):
         return False
-    names = {word[:3] for word in object_words(tool) | argument_words | {verb}}
+    names = {word[:3] for word in object_words(tool) | name_words | {verb}}
     return not claim.objects or any(word[:3] in names for word in claim.objects)
 
 
@@ -361,7 +361,7 @@ def known_kinds(turns: tuple[Turn, ...]) -> set[str]:
     words: set[str] = set()
     for turn in turns:
         for call in turn.tool_calls:
-            words.update(name_tokens(call.tool), _argument_words(call))
+            words.update(name_tokens(call.tool), _argument_name_words(call))
         for result in turn.tool_results:
             words.update(w for key in _KEY.findall(result.text[:200_000]) for w in name_tokens(key))
     return {singular(word)[:3] for word in words if len(word) >= 3}
