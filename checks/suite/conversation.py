@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from itertools import count, pairwise
 from typing import Any
 
-from .pairing import Waiting, answered_calls, by_occurrence
+from .pairing import Place, answered_calls, answered_in_json, by_occurrence
 from .types import Conversation, Message, Receipt, ToolCall, ToolClaim, Turn, containers
 
 # --- validation ---------------------------------------------------------------------------
@@ -165,17 +165,18 @@ def _validate_call_ids(data: dict[str, Any], problems: _Problems) -> None:
     which would be left open), and a tool message no call of its turn waits on. Ids may recur
     across turns (some runtimes number calls afresh)."""
     for turn in _located_turns(data):
-        waiting: Waiting[str] = Waiting()
-        for path, message in turn:
-            for j, call in enumerate(message.get("tool_calls") or ()):
-                call_path = f"{path}.tool_calls[{j}].id"
-                if (earlier := waiting.call(call["id"], call_path)) is not None:
+        repeats: dict[Place, Place] = {}
+        answered = answered_in_json([message for _, message in turn], repeats)
+        for i, (path, message) in enumerate(turn):
+            for j in range(len(message.get("tool_calls") or ())):
+                if (earlier := repeats.get((i, j))) is not None:
+                    k, n = earlier
                     problems.add(
-                        call_path,
-                        f"repeats the id of {earlier}, which has no answer yet; an id may be reused "
-                        "only once its call was answered",
+                        f"{path}.tool_calls[{j}].id",
+                        f"repeats the id of {turn[k][0]}.tool_calls[{n}].id, which has no answer yet; an id "
+                        "may be reused only once its call was answered",
                     )
-            if message["role"] == "tool" and waiting.answer(message["tool_call_id"]) is None:
+            if message["role"] == "tool" and i not in answered:
                 problems.add(
                     f"{path}.tool_call_id",
                     f"answers no call of its turn still waiting for a result ({message['tool_call_id']!r}); "

@@ -70,18 +70,27 @@ def by_occurrence[T](
     return [next(queues[item_id], None) if item_id in queues else None for item_id in ids]
 
 
-def answered_in_json(messages: Iterable[Any]) -> dict[int, dict[str, Any]]:
+# Where a call stands in a turn: its message's index, then its own among the message's calls.
+Place = tuple[int, int]
+
+
+def answered_in_json(
+    messages: Iterable[Any], repeats: dict[Place, Place] | None = None
+) -> dict[int, dict[str, Any]]:
     """``answered_calls`` for messages still in their JSON shape, before validation (an entry of
-    the wrong shape is passed over)."""
-    waiting: Waiting[dict[str, Any]] = Waiting()
+    the wrong shape is passed over). A call that takes the id of a call still waiting is put in
+    ``repeats``, its place -> that call's."""
+    waiting: Waiting[tuple[Place, dict[str, Any]]] = Waiting()
     out: dict[int, dict[str, Any]] = {}
     for i, message in enumerate(m if isinstance(m, dict) else {} for m in messages):
         calls = message.get("tool_calls")
-        for call in calls if isinstance(calls, list) else ():
+        for j, call in enumerate(calls if isinstance(calls, list) else ()):
             if isinstance(call, dict) and isinstance(call.get("id"), str):
-                waiting.call(call["id"], call)
+                earlier = waiting.call(call["id"], ((i, j), call))
+                if earlier is not None and repeats is not None:
+                    repeats[i, j] = earlier[0]
         answered_id = message.get("tool_call_id")
         if message.get("role") == "tool" and isinstance(answered_id, str):
-            if (call := waiting.answer(answered_id)) is not None:
-                out[i] = call
+            if (answered := waiting.answer(answered_id)) is not None:
+                out[i] = answered[1]
     return out
