@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from checks.suite.conversation import content_text
+
 from .common import Unreadable, header, native_role, offered_tool, result_text, tool_call, with_turns
 
 TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
@@ -96,26 +98,20 @@ def _items(value: Any) -> list[Any]:
 
 
 def _instructions(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):  # a response echoes instructions as message items
-        texts = [_text(item.get("content")) for item in value if isinstance(item, dict)]
-        return "\n".join(text for text in texts if isinstance(text, str))
-    return ""
+    if not isinstance(value, (str, list)):
+        return ""
+    # A response echoes instructions as message items: each item's text is one part's.
+    return content_text(value, lambda item: _text(item.get("content")))
 
 
 def _text(content: Any) -> Any:
     """A string as is; a list of parts as its text (and refusal) parts joined by newlines."""
-    if not isinstance(content, list):
-        return content
-    texts = []
-    for part in content:
-        if not isinstance(part, dict):
-            continue
-        key = "refusal" if part.get("type") == "refusal" else "text"
-        if part.get("type") in TEXT_PARTS and isinstance(part.get(key), str):
-            texts.append(part[key])
-    return "\n".join(texts)
+    return content_text(content, _part_text) if isinstance(content, list) else content
+
+
+def _part_text(part: dict[str, Any]) -> Any:
+    kind = part.get("type")
+    return part.get("refusal" if kind == "refusal" else "text") if kind in TEXT_PARTS else None
 
 
 def tools_offered(tools: Any) -> list[Any] | None:

@@ -397,11 +397,16 @@ def compact_json(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def content_text(content: Any) -> str:
-    """The text of a message's content: a string as is, a list's text parts joined by newlines."""
+def _text_part(part: dict[str, Any]) -> Any:
+    return part.get("text") if part.get("type") == "text" else None
+
+
+def content_text(content: Any, part_text: Callable[[dict[str, Any]], Any] = _text_part) -> str:
+    """The text of a message's content: a string as is, a list's text parts joined by newlines
+    (``part_text`` reads a part's text, not a string where the part has none)."""
     if not isinstance(content, list):
         return "" if content is None else str(content)
-    texts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"]
+    texts = [part_text(part) for part in content if isinstance(part, dict)]
     return "\n".join(text for text in texts if isinstance(text, str))
 
 

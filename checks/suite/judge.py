@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from . import outbound
+from .conversation import content_text
 from .options import EntailmentOptions
 
 ENV_URL, ENV_MODEL, ENV_KEY = "RECEIPTS_JUDGE_URL", "RECEIPTS_JUDGE_MODEL", "RECEIPTS_JUDGE_API_KEY"
@@ -154,8 +155,8 @@ def _reply(raw: bytes, asked_model: str) -> Reply:
         raise JudgeUnavailable("the judge's response was not JSON") from None
     except (KeyError, IndexError, TypeError):
         raise JudgeUnavailable("the judge's response had no choices[0].message.content") from None
-    if isinstance(content, list):  # content parts, as some servers send them
-        content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if isinstance(content, list):  # content parts, as some servers send them: any part's text
+        content = content_text(content, lambda part: part.get("text", ""))
     if not isinstance(content, str):
         raise JudgeUnavailable("the judge's response content was not text")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
