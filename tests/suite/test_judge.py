@@ -353,6 +353,12 @@ def test_a_reply_outside_the_protocol_is_unavailable(
         client(judge_server).ask("q")
 
 
+def test_a_reply_in_content_parts_is_every_part_s_text_joined(judge_server: JudgeServer) -> None:
+    parts = [{"type": "text", "text": "No."}, {"type": "image_url"}, {"text": "It says more."}, "x"]
+    judge_server.raw_body = json.dumps({"choices": [{"message": {"content": parts}}]}).encode()
+    assert client(judge_server).ask("q").text == "No.\n\nIt says more."
+
+
 def test_a_redirect_is_not_followed_with_the_key(judge_server: JudgeServer) -> None:
     judge_server.redirect_to = "http://127.0.0.1:9/v1/chat/completions"
     with pytest.raises(JudgeUnavailable, match="HTTP 302"):
