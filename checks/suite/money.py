@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 
 from .decimals import EXACT, number_text, read_number
-from .text import alternation
+from .text import alternation, find_all
 
 # Signs touching the number or one space from it, before ("$5", "US$5") or after ("5 €"),
 # with the currency each names; a sign several currencies use ("$", "¥") names only itself.
@@ -238,29 +238,21 @@ def read_amounts(
 
 def _places(text: str, low: str, plain: bool, scaled: bool, words: AbstractSet[str] | None) -> Iterator[int]:
     """Where ``text`` writes a currency mark (``plain``: a comma group; ``scaled``: a scale word)."""
-    yield from _find_all(text, ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS)
+    yield from find_all(text, ["$"] if text.isascii() else _ONE_CHARACTER_SIGNS)
     marks = _MARK_WORDS if words is None else _MARK_WORDS & words
     if words is not None and "/" in text:  # "USD/night" is one word: its code is a mark
         marks |= _MARK_WORDS & {word.partition("/")[0] for word in words if "/" in word}
-    yield from _find_all(low, marks)
+    yield from find_all(low, marks)
     # A code in capitals touching a number ("USD5" is no word of its own), where three capitals stand.
     shape = text.translate(_CAPITALS)
     if shape.count("AAA") > len(text) // 128:  # so often that the pattern is the quicker
         yield from (match.start() for match in _GLUED_CODE.finditer(text))
     else:
-        yield from (at for at in _find_all(shape, ["AAA"]) if _GLUED_CODE.match(text, at))
+        yield from (at for at in find_all(shape, ["AAA"]) if _GLUED_CODE.match(text, at))
     if plain:
         yield from (match.start() for match in _COMMA_GROUP.finditer(text))
     if scaled:  # read without a mark only as a word of its own: one of ``words`` where given
-        yield from _find_all(low, SCALE_WORDS if words is None else SCALE_WORDS.keys() & words)
-
-
-def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
-    for word in words:
-        at = text.find(word)
-        while at != -1:
-            yield at
-            at = text.find(word, at + 1)
+        yield from find_all(low, SCALE_WORDS if words is None else SCALE_WORDS.keys() & words)
 
 
 def _windows(text: str, places: list[int]) -> list[tuple[int, int]]:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .text import find_all
 from .types import members
 
 MIN_FRAGMENT_DIGITS = 4
@@ -60,8 +61,7 @@ def fragment_span(text: str, key: str) -> tuple[int, int] | None:
     """Where the first identifier with the run whole (else a tail) stands in lower-case ``text``."""
     digits = key.removeprefix(FRAGMENT_PREFIX)
     tail_span = None
-    at = text.find(digits) if digits else -1
-    while at != -1:
+    for at in find_all(text, [digits] if digits else []):
         end = at + len(digits)
         if end == len(text) or not text[end].isdigit():
             start = at
@@ -71,7 +71,6 @@ def fragment_span(text: str, key: str) -> tuple[int, int] | None:
                 if at == 0 or not text[at - 1].isdigit():
                     return start, end  # the run whole: the first such place wins
                 tail_span = tail_span or (start, end)
-        at = text.find(digits, at + 1)
     return tail_span
 
 

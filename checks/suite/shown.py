@@ -16,6 +16,7 @@ from typing import Any
 
 from .derivations import Operand, dates_in, list_counts
 from .evidence_index import Source, is_bounded
+from .text import find_all
 
 # Enough that a short conversation is never indexed, few enough that a long one is indexed
 # within its first turns.
@@ -170,7 +171,4 @@ class Texts(Grown):
 
 def bounded_in(needle: str, haystack: str) -> bool:
     """``needle`` in ``haystack`` with no letter or digit glued to either end."""
-    at = haystack.find(needle)
-    while at != -1 and not is_bounded(haystack, at, at + len(needle)):
-        at = haystack.find(needle, at + 1)
-    return at != -1
+    return any(is_bounded(haystack, at, at + len(needle)) for at in find_all(haystack, [needle]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .decimals import MAX_DIGITS
@@ -85,6 +85,15 @@ def sentence_at(sentences_: list[Sentence], offset: int) -> Sentence | None:
     """The sentence holding ``offset``, in a list in text order (as ``sentences`` gives)."""
     at = bisect_right(sentences_, offset, key=lambda sentence: sentence.start) - 1
     return sentences_[at] if at >= 0 and offset < sentences_[at].end else None
+
+
+def find_all(text: str, words: Iterable[str]) -> Iterator[int]:
+    """Each place each of ``words`` stands in ``text`` (overlaps too), word by word."""
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            yield at
+            at = text.find(word, at + 1)
 
 
 def parse_number(text: str) -> int | None:
