@@ -501,11 +501,8 @@ def _column(kind: str, within: str = "") -> _Find:
 @kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
-    found = (
-        (p, node)
-        for p, node, _ in walk(source.parsed(), join_path)
-        if is_number(node) and _MONEY_KEY.search(p)
-    )
+    nodes = walk(source.parsed(), join_path)
+    found = ((p, node) for p, node, _ in nodes if is_number(node) and _MONEY_KEY.search(p))
     return [Operand(Decimal(node), path, _at(source, path)) for path, node in islice(found, MAX_POOL)]
 
 

@@ -74,11 +74,8 @@ def join_path(path: str, key: str | int) -> str:
 def json_leaves(value: Any, keep: Callable[[Any], bool]) -> list[tuple[str, Any]]:
     """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``, ``ids[0]``), in
     document order; no nesting or length stops the walk."""
-    return [
-        (path, node)
-        for path, node, _ in walk(value, join_path, max_depth=math.inf, max_items=None)
-        if keep(node)
-    ]
+    nodes = walk(value, join_path, max_depth=math.inf, max_items=None)
+    return [(path, node) for path, node, _ in nodes if keep(node)]
 
 
 class _Node:
