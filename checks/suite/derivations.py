@@ -58,7 +58,7 @@ from .evidence_index import Source, join_path, json_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
 from .tokens import Candidate, value_text
-from .types import MAX_DEPTH, MAX_ITEMS, Evidence
+from .types import MAX_ITEMS, Evidence, walk
 from .values import read_dates, read_times
 
 MAX_ROWS = 500
@@ -299,18 +299,6 @@ def _percents(source: Source) -> list[tuple[Decimal, int]]:
     return [(value, at) for value, at in found if value is not None]
 
 
-def _nodes(value: Any, into: Callable[[Any], bool] | None = None) -> Iterator[tuple[str, Any]]:
-    """Every node of a JSON value with its path, in document order, as deep and as far into an
-    array as ``types.containers`` reads; ``into`` says which containers are read inside."""
-    stack = [("", value, 1)]
-    while stack:
-        path, node, depth = stack.pop()
-        yield path, node
-        if depth <= MAX_DEPTH and isinstance(node, (dict, list)) and (into is None or into(node)):
-            items = list(node.items()) if isinstance(node, dict) else list(enumerate(node[:MAX_ITEMS]))
-            stack.extend((join_path(path, key), item, depth + 1) for key, item in reversed(items))
-
-
 def _at(source: Source, path: str) -> tuple[Evidence, ...]:
     return (Evidence(call_id=source.call_id, path=path),)
 
@@ -321,8 +309,8 @@ def _tables(source: Source) -> list[_Table]:
     leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
     # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
-    nodes = _nodes(source.parsed(), into=lambda node: not _is_table(node))
-    return list(islice((_Table(path, node, named) for path, node in nodes if _is_table(node)), 64))
+    nodes = walk(source.parsed(), join_path, into=lambda node: not _is_table(node))
+    return list(islice((_Table(path, node, named) for path, node, _ in nodes if _is_table(node)), 64))
 
 
 def _is_table(node: Any) -> bool:
@@ -513,7 +501,8 @@ def _column(kind: str, within: str = "") -> _Find:
 @kept
 def money_leaves(source: Source) -> list[Operand]:
     """The numbers a JSON result carries under a money key, each with its path."""
-    found = ((p, node) for p, node in _nodes(source.parsed()) if is_number(node) and _MONEY_KEY.search(p))
+    nodes = walk(source.parsed(), join_path)
+    found = ((p, node) for p, node, _ in nodes if is_number(node) and _MONEY_KEY.search(p))
     return [Operand(Decimal(node), path, _at(source, path)) for path, node in islice(found, MAX_POOL)]
 
 
@@ -522,7 +511,7 @@ def list_counts(source: Source) -> list[Operand]:
     """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
     found = (
         (path, len(node))
-        for path, node in _nodes(source.parsed())
+        for path, node, _ in walk(source.parsed(), join_path)
         if isinstance(node, list)
         and 2 <= len(node) <= MAX_COUNT
         and all(isinstance(row, dict) for row in node)
@@ -547,7 +536,7 @@ def named_records(source: Source, names: set[str]) -> list[NamedRecord]:
                 found[rel] = Operand(Decimal(item), here, _at(source, here))
         return found
 
-    for path, node in _nodes(source.parsed()) if names else ():
+    for path, node, _ in walk(source.parsed(), join_path) if names else ():
         if isinstance(node, dict):
             name = next((v for v in node.values() if isinstance(v, str) and v.lower() in names), None)
             if name is not None and (found := amounts(node, path, "", 0)):

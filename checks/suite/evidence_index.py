@@ -15,6 +15,7 @@ only for the values that need them (a grounded value's provenance), in the one r
 from __future__ import annotations
 
 import json
+import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -28,7 +29,7 @@ from weakref import proxy
 from . import durations, money, tokens, values
 from .decimals import NO_JSON, is_number, json_head, raw_decode
 from .notations import count_keys, fragment_span
-from .types import Conversation, Evidence, Message, Receipt, rows_of
+from .types import Conversation, Evidence, Message, Receipt, rows_of, walk
 
 # The scanners are asked only where a value ends, so they read numbers the quick way. Both exist at run
 # time (in C, else in Python); typeshed does not declare them (JSONDecoder.__init__ sets scan_once).
@@ -70,20 +71,11 @@ def join_path(path: str, key: str | int) -> str:
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
-def json_leaves(value: Any, keep: Callable[[Any], bool], path: str = "") -> list[tuple[str, Any]]:
+def json_leaves(value: Any, keep: Callable[[Any], bool]) -> list[tuple[str, Any]]:
     """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``, ``ids[0]``), in
-    document order; walked without recursion, so no nesting stops it."""
-    out: list[tuple[str, Any]] = []
-    stack: list[tuple[str, Any]] = [(path, value)]
-    while stack:
-        here, node = stack.pop()
-        if keep(node):
-            out.append((here, node))
-        elif isinstance(node, dict):
-            stack.extend((join_path(here, str(key)), item) for key, item in reversed(node.items()))
-        elif isinstance(node, list):
-            stack.extend((join_path(here, i), node[i]) for i in range(len(node) - 1, -1, -1))
-    return out
+    document order; no nesting or length stops the walk."""
+    nodes = walk(value, join_path, max_depth=math.inf, max_items=None)
+    return [(path, node) for path, node, _ in nodes if keep(node)]
 
 
 class _Node:

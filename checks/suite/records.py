@@ -18,6 +18,7 @@ plain cases are judged:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
 from .tool_names import surely_writes
-from .types import MAX_ITEMS, Evidence, Finding, Span, Turn
+from .types import MAX_ITEMS, Evidence, Finding, Span, Turn, walk
 from .values import is_value_key
 
 MAX_SOURCES = 8  # the newest results carrying a name that are read for it
@@ -72,13 +73,14 @@ class Record:
     def leaves(self) -> dict[str, set[str]]:
         """Each scalar field (nested paths joined by dots) with the forms of its value."""
         leaves: dict[str, set[str]] = {}
-        stack: list[tuple[str, Any]] = [("", self.value)]
-        while stack and len(leaves) < 512:
-            path, node = stack.pop()
-            if isinstance(node, dict):
-                stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
-            elif not isinstance(node, list) and node is not None:
+        nodes = walk(
+            self.value, _dotted, max_depth=math.inf, into=lambda node: isinstance(node, dict), last_first=True
+        )
+        for path, node, _ in nodes:
+            if not isinstance(node, (dict, list)) and node is not None:
                 leaves[path] = index_text(str(node))
+                if len(leaves) >= 512:
+                    break
         return leaves
 
     @cached_property
@@ -105,6 +107,10 @@ class Record:
     def held_name(self, name: str) -> str:
         """A name as this record writes it ("T-999999": "t-999999" reads as another record)."""
         return next((v for v in self.value.values() if isinstance(v, str) and v.lower() == name), name)
+
+
+def _dotted(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else str(key)
 
 
 Named = dict[str, list[Record]]  # each name the answer gives with the records it names

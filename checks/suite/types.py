@@ -3,7 +3,7 @@ never change the conversation it judges and a finding serializes without surpris
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
@@ -64,22 +64,45 @@ class Message:
 MAX_DEPTH, MAX_ITEMS = 12, 500
 
 
-def containers(value: Any, max_depth: int = MAX_DEPTH) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
-    """The arrays and objects of a JSON value, each with its level (the value itself is 1), in no
-    order, down to level ``max_depth`` + 1 and within the first ``MAX_ITEMS`` items of an array,
-    so no nesting or length makes a walk long (nor a recursion deep)."""
-    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+def walk(
+    value: Any,
+    join: Callable[[str, Any], str] | None = None,
+    *,
+    max_depth: float = MAX_DEPTH,
+    max_items: int | None = MAX_ITEMS,
+    into: Callable[[Any], bool] | None = None,
+    last_first: bool = False,
+) -> Iterator[tuple[str, Any, int]]:
+    """The nodes of a JSON value with their paths and levels (the value's: "" and 1), in document
+    order or each container's items ``last_first``. A container is read inside down to level
+    ``max_depth`` where ``into`` accepts it, an array to its ``max_items``-th item, so no nesting or
+    length makes a walk long (nor a recursion deep). An item's path is ``join(path, key)`` (an
+    array's key its index); without ``join`` only the arrays and objects are walked, all at ""."""
+    stack: list[tuple[str, Any, int]] = [("", value, 1)]
     while stack:
-        node, depth = stack.pop()
-        yield node, depth
-        if depth <= max_depth:
-            items = node.values() if isinstance(node, dict) else node[:MAX_ITEMS]
-            stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
+        path, node, depth = stack.pop()
+        yield path, node, depth
+        if not isinstance(node, (dict, list)) or depth > max_depth or (into is not None and not into(node)):
+            continue
+        items = node.items() if isinstance(node, dict) else enumerate(node[:max_items])
+        if not last_first:
+            items = reversed(list(items))  # pushed last first, so popped first
+        if join is None:
+            stack.extend((path, item, depth + 1) for _, item in items if isinstance(item, (dict, list)))
+        else:
+            stack.extend((join(path, key), item, depth + 1) for key, item in items)
+
+
+def containers(value: Any, max_depth: int = MAX_DEPTH) -> Iterator[tuple[dict[Any, Any] | list[Any], int]]:
+    """The arrays and objects of a JSON value (``walk``) with their levels, in no order."""
+    for _, node, depth in walk(value, max_depth=max_depth, last_first=True):
+        if isinstance(node, (dict, list)):
+            yield node, depth
 
 
 def members(value: Any) -> Iterator[tuple[Any, Any]]:
-    """Every member ``(key, item)`` of the objects a JSON value holds (``containers``)."""
-    for node, _ in containers(value):
+    """Every member ``(key, item)`` of the objects a JSON value holds (``walk``)."""
+    for _, node, _ in walk(value, last_first=True):
         if isinstance(node, dict):
             yield from node.items()
 

@@ -21,9 +21,11 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from .decimals import ZERO, exactly, is_number
@@ -33,6 +35,7 @@ from .evidence_index import Source, json_leaves
 from .money import labelled_amounts, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
+from .types import walk
 
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
@@ -40,7 +43,7 @@ _GENERIC_WORDS = frozenset(
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
 _SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
-MAX_LEAVES = 2000
+MAX_NODES = 2000
 MAX_REPLY_WORDS = 6
 
 
@@ -58,20 +61,17 @@ def is_money_key(key: str) -> bool:
     return any(word in _MONEY_WORDS for word in name_tokens(key))
 
 
+def _under_key(key: str, at: str | int) -> str:
+    return key if isinstance(at, int) else at.lower()  # an array's items stand under its key
+
+
 @kept
 def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
-    """Each key of a JSON result with the numbers it holds anywhere in the result."""
+    """Each key of a JSON result with the numbers it holds anywhere in the first ``MAX_NODES`` nodes."""
     out: dict[str, set[Decimal]] = {}
-    stack: list[tuple[Any, str]] = [(source.parsed(), "")]
-    for _ in range(MAX_LEAVES):
-        if not stack:
-            break
-        node, key = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((item, str(k).lower()) for k, item in node.items())
-        elif isinstance(node, list):
-            stack.extend((item, key) for item in node[:500])
-        elif is_number(node) and key:
+    nodes = walk(source.parsed(), _under_key, max_depth=math.inf, last_first=True)
+    for key, node, _ in islice(nodes, MAX_NODES):
+        if is_number(node) and key:
             out.setdefault(key, set()).add(Decimal(node))
     return out
 
