@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .content_blocks import parts
+from .content_blocks import joined_text, parts
 from .flat_attributes import has_prefix, indexed, json_value, text
 
 KIND = "openinference.span.kind"
@@ -106,7 +106,7 @@ def _message(entry: dict[str, Any]) -> dict[str, Any]:
             }
         )
     if role == "tool":
-        answer = "\n".join(p["content"] for p in found if p.get("type") == "text")
+        answer = joined_text(found)
         response: dict[str, Any] = {
             "type": "tool_call_response",
             "id": entry.get("message.tool_call_id"),

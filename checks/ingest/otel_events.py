@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .content_blocks import parts, result_of
+from .content_blocks import joined_text, parts, result_of
 from .flat_attributes import json_value
 
 MESSAGE_EVENTS = {
@@ -137,7 +137,7 @@ def message(fields: dict[str, Any], role: str) -> dict[str, Any]:
             }
         )
     if role == "tool" and not any(p.get("type") == "tool_call_response" for p in found):
-        answer = "\n".join(p["content"] for p in found if p.get("type") == "text")
+        answer = joined_text(found)
         call_id = fields.get("id") or fields.get("tool_call_id")
         found = [{"type": "tool_call_response", "id": call_id, "response": answer}]
     return {"role": role, "parts": found}
