@@ -23,6 +23,9 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   no word, since amounts agree to the cent by chance rarely and round ones often.
 - **The rows a call's list arguments name** (the items a write was asked to act on) are a
   group of their list, summed as a whole list is: what the write moved is their total.
+- **A unit conversion keeps the measure**: a size scales by powers of 1000 or 1024; a weight or
+  distance is converted only into the other system's unit of like size (a kilogram and a pound,
+  a kilometre and a mile, a centimetre and an inch), where the figure writes that unit.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -83,6 +86,25 @@ _SCALES = tuple(  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
     for mark, sign in (("×", 1), ("÷", -1))
     for power in (1, 2, 3)
 )
+# A weight or distance unit of one system, its size (in kilograms or metres) and the other
+# system's unit of like size: a figure in one may convert a number a record carries in the other.
+_MEASURES: dict[str, tuple[str, str]] = {
+    "kg": ("1", "lb"),
+    "lb": ("0.45359237", "kg"),
+    "g": ("0.001", "oz"),
+    "oz": ("0.028349523125", "g"),
+    "km": ("1000", "mi"),
+    "mi": ("1609.344", "km"),
+    "m": ("1", "ft"),
+    "ft": ("0.3048", "m"),
+    "cm": ("0.01", "in"),
+    "in": ("0.0254", "cm"),
+}
+_MEASURE_OF = {"kgs": "kg", "kilogram": "kg", "kilograms": "kg", "lbs": "lb", "gram": "g", "grams": "g"}
+_MEASURE_OF |= {"ounce": "oz", "ounces": "oz", "kms": "km", "mile": "mi", "miles": "mi", "inch": "in"}
+_MEASURE_OF |= {"inches": "in", "feet": "ft"}
+_MEASURE_OF |= {w: "km" for w in ("kilometre", "kilometres", "kilometer", "kilometers")}
+_MEASURE_OF |= {w: "m" for w in ("metre", "metres", "meter", "meters")}
 _UNIT_WORDS = CODES | frozenset(  # a currency is a unit too: ``price_eur``
     "tb gb mb kb pb b bytes tib gib mib kib ms s sec secs seconds us ns pct percent count iops mbps gbps "
     "kbps hours hrs h min mins minutes days w kw watts".split()
@@ -202,6 +224,7 @@ class Figure:
     days: tuple[date, ...] = ()  # the full dates it may be
     at: int = -1  # its place among the answer's amounts (``Pools.amounts``)
     start: int = -1  # where the answer writes it
+    unit: str | None = None  # a figure's unit as written ("lb")
     # Read by ``derive`` for an amount: the amounts near it and its place among them, its
     # sentence, the words around it, and the people the sentence says it is for.
     near: list[Stated] = field(default_factory=list)
@@ -467,6 +490,16 @@ def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
         return None
 
     return find
+
+
+def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A figure written in a unit of ``_MEASURES``, a number a record carries in the other system's."""
+    unit = _MEASURE_OF.get((f.unit or "").lower(), (f.unit or "").lower())
+    if unit not in _MEASURES:
+        return None
+    size, other = _MEASURES[unit]
+    factor = _QUOTIENT.divide(Decimal(_MEASURES[other][0]), Decimal(size))  # one ``other`` in ``unit``s
+    return _scaled("unit-scale", ((factor, f"({other}) in {unit}"),))(f, p, tol)
 
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -1043,6 +1076,7 @@ TABLE = (
     Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("unit-scale", "one record", "1", "number", _DIGIT, _scaled("unit-scale", _SCALES)),
+    Row("unit-scale", "one record: a weight or distance", "1", "number", _DIGIT, _converted),
     Row("complement", "one record: a percentage field", "1", _ANY, _DIGIT, _complement),
     Row("column-sum", "one record: a list's rows", "n", _ANY, _DIGIT, _column("column-sum")),
     Row("column-ratio", "one record: a list's rows", "2n", _ANY, _DIGIT, _column("column-ratio")),

@@ -335,7 +335,9 @@ class _State:
             if not shapes:
                 continue
             at = place[c.value] if "amount" in shapes else -1
-            figure = Figure(c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at, c.start)
+            figure = Figure(
+                c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at, c.start, c.unit
+            )
             figures.append(figure)
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations

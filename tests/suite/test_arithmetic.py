@@ -435,6 +435,38 @@ def test_a_whole_difference_still_needs_a_word_of_remainder() -> None:
     assert flagged(run("Premium costs $15 more.", plans)) == []
 
 
+# --- a weight or distance in the other system's unit ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "spelled"),
+    [
+        ({"crate_id": "CR-2231", "weight_lb": 1850}, "The crate weighs 1,850 lb (about 839 kg).", "839 kg"),
+        ({"sample": "S-19", "mass_kg": 14.5}, "The sample is 14.5 kg, about 32 lbs.", "32 lbs"),
+        ({"trail": "Ridge loop", "length_km": 12.4}, "The loop is 12.4 km, or 7.7 miles.", "7.7 miles"),
+        ({"bolt": "B-7", "length_in": 3}, "The bolt is 3 in long (7.62 cm).", "7.62 cm"),
+    ],
+)
+def test_a_weight_or_distance_converted_to_the_other_systems_unit_is_computed(
+    result: dict[str, Any], answer: str, spelled: str
+) -> None:
+    """A figure in pounds, kilograms, miles, kilometres, inches or centimetres converts a number
+    a record carries in the other system's unit of like size, to the figure's last digit."""
+    found = run(answer, result)
+    assert flagged(found) == []
+    assert computed(found)[spelled]["kind"] == "unit-scale"
+
+
+def test_a_converted_figure_needs_its_unit_and_its_digits() -> None:
+    """The same number in the record's own unit, in a unit of another measure, or a few units
+    off, is flagged."""
+    crate = {"crate_id": "CR-2231", "weight_lb": 1850}
+    assert flagged(run("The crate weighs about 839 kg.", crate)) == []
+    assert flagged(run("The crate weighs about 845 kg.", crate)) == ["845 kg"]
+    assert flagged(run("The crate weighs about 839 lb.", crate)) == ["839 lb"]
+    assert flagged(run("The crate is 839 km away.", crate)) == ["839 km"]
+
+
 # --- one operation on the numbers a sentence writes ---------------------------------------
 
 
