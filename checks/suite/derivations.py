@@ -396,10 +396,13 @@ class _Table:
                 keyed.append((k, members))
         for k, members in sorted(keyed, key=lambda item: len(item[1]))[:MAX_GROUP_KEYS]:
             self.groups.extend((f"{k}={v}", idx) for v, idx in members.items())
-        # The rows the call's own arguments name (the items a write was asked to act on).
-        chosen = [
-            i for i, row in enumerate(rows) if any(isinstance(v, str) and v in named for v in row.values())
-        ]
+        # The rows the call's own arguments name (the items a write was asked to act on); most calls
+        # name none, and then no row is read for them.
+        chosen = (
+            [i for i, row in enumerate(rows) if any(isinstance(v, str) and v in named for v in row.values())]
+            if named
+            else []
+        )
         if self.columns and 2 <= len(chosen) < len(rows):
             self.groups.append((_CHOSEN, chosen))
         units = {c: _unit(c) for c in self.columns}
