@@ -103,13 +103,3 @@ def _result_block(block: Any) -> bool:
         and isinstance(block.get("text"), str)
         and block.get("type", "text") == "text"
     )
-
-
-def text_of(content: Any) -> str:
-    """The text parts of a content, joined by newlines."""
-    return joined_text(parts(content))
-
-
-def joined_text(found: list[Part]) -> str:
-    """The text parts among parts already read (``parts``), joined by newlines."""
-    return "\n".join(p["content"] for p in found if p.get("type") == "text")

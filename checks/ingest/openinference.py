@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .content_blocks import joined_text, parts
+from .common import text_of
+from .content_blocks import parts
 from .flat_attributes import has_prefix, indexed, json_value, text
 
 KIND = "openinference.span.kind"
@@ -106,7 +107,7 @@ def _message(entry: dict[str, Any]) -> dict[str, Any]:
             }
         )
     if role == "tool":
-        answer = joined_text(found)
+        answer = text_of(found, ("text",), "content")  # text parts hold strings
         response: dict[str, Any] = {
             "type": "tool_call_response",
             "id": entry.get("message.tool_call_id"),

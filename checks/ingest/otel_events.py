@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .content_blocks import joined_text, parts, result_of
+from .common import text_of
+from .content_blocks import parts, result_of
 from .flat_attributes import json_value
 
 MESSAGE_EVENTS = {
@@ -137,7 +138,7 @@ def message(fields: dict[str, Any], role: str) -> dict[str, Any]:
             }
         )
     if role == "tool" and not any(p.get("type") == "tool_call_response" for p in found):
-        answer = joined_text(found)
+        answer = text_of(found, ("text",), "content")  # text parts hold strings
         call_id = fields.get("id") or fields.get("tool_call_id")
         found = [{"type": "tool_call_response", "id": call_id, "response": answer}]
     return {"role": role, "parts": found}

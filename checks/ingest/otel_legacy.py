@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import otel_events
-from .content_blocks import joined_text, parts
+from .common import text_of
+from .content_blocks import parts
 from .flat_attributes import has_prefix, indexed, json_value, text
 
 PROMPT, COMPLETION = "gen_ai.prompt", "gen_ai.completion"
@@ -88,7 +89,7 @@ def _message(entry: dict[str, Any], default_role: str) -> dict[str, Any]:
             }
         )
     if role == "tool":
-        answer = joined_text(found)
+        answer = text_of(found, ("text",), "content")  # text parts hold strings
         found = [p for p in found if p.get("type") == "tool_call_response"] or [
             {"type": "tool_call_response", "id": entry.get("tool_call_id"), "response": answer}
         ]
