@@ -637,21 +637,30 @@ def _evaluate(expression: str) -> tuple[Decimal, str] | None:
     return total + sign * product, next((k for k in ("difference", "product") if k in kinds), "sum")
 
 
-def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """The answer's own arithmetic, just before the figure (``… = $X``) or in brackets after;
-    its kind is its operators'. Looked for only where an "=" or "(" stands near the figure."""
-    figure, answer = f.near[f.index], p.answer
+def written_arithmetic(answer: str, start: int, end: int) -> Iterator[tuple[str, Decimal, str]]:
+    """The answer's own arithmetic for the figure at ``start:end``, just before it (``… = $X``) or
+    in brackets after: each as written, its value and its kind (its operators'). Looked for only
+    where an "=" or "(" stands near the figure."""
     before = after = None
-    if "=" in answer[max(0, figure.start - _NEAR) : figure.start]:
-        before = _EXPRESSION_BEFORE.search(answer, max(0, figure.start - 200), figure.start)
-    if "(" in answer[figure.end : figure.end + _NEAR]:
-        after = _EXPRESSION_AFTER.match(answer, figure.end)
+    if "=" in answer[max(0, start - _NEAR) : start]:
+        before = _EXPRESSION_BEFORE.search(answer, max(0, start - 200), start)
+    if "(" in answer[end : end + _NEAR]:
+        after = _EXPRESSION_AFTER.match(answer, end)
     for match in (before, after):
-        evaluated = _evaluate(match.group(1)) if match is not None else None
-        if match and evaluated and abs(evaluated[0] - figure.value) <= tol:
-            if f.people is not None and evaluated[1] != "product":
-                return None
-            return Derivation(evaluated[1], f"{' '.join(match.group(1).split())} as the answer writes it", ())
+        if match is not None and (evaluated := _evaluate(match.group(1))) is not None:
+            yield " ".join(match.group(1).split()), *evaluated
+
+
+def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """The answer's own arithmetic (``written_arithmetic``) where it gives the figure."""
+    figure = f.near[f.index]
+    for written, value, kind in written_arithmetic(p.answer, figure.start, figure.end):
+        if abs(value - figure.value) <= tol:
+            return (
+                Derivation(kind, f"{written} as the answer writes it", ())
+                if f.people is None or kind == "product"
+                else None
+            )
     return None
 
 

@@ -51,6 +51,7 @@ from .derivations import (
     named_weekdays,
     stated_shifts,
     user_counts,
+    written_arithmetic,
 )
 from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, json_leaves
 from .money import Amount, read_amounts
@@ -502,7 +503,11 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
                 "; it is also no rounding, unit conversion, complement, column sum, ratio or "
                 "difference of the numbers the results carry"
             )
-        finding = _about(turn, candidate, "unsupported_value", "flag", why + ".", {"shape": candidate.shape})
+        details: dict[str, Any] = {"shape": candidate.shape}
+        if slip := _miscomputed(turn.answer, candidate):
+            why += f"; the answer's own arithmetic, {slip[0]}, gives {slip[1]}"
+            details["arithmetic"] = {"written": slip[0], "gives": slip[1]}
+        finding = _about(turn, candidate, "unsupported_value", "flag", why + ".", details)
         report.findings.append(replace(finding, correction=correction))
     records = names_in(candidates, state.tools, turn.answer)
     specific: list[Finding] = []  # what a record or a receipt says instead of a value
@@ -523,6 +528,19 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
         )
         extra = {"values": count, "from_turn": latest, "turns_back": back, "served_results": served}
         report.findings.append(Finding(turn.index, NAME, "prior_turn_evidence", "info", why, extra=extra))
+
+
+def _miscomputed(answer: str, candidate: Candidate) -> tuple[str, str] | None:
+    """The arithmetic the answer writes for a figure (``derivations.written_arithmetic``) and what it
+    gives, where that is another figure: the slip a reviewer corrects, named in the finding."""
+    if candidate.number is None:
+        return None
+    for written, value, _ in written_arithmetic(answer, candidate.start, candidate.end):
+        digits = candidate.precision or 0
+        with localcontext(EXACT):
+            if abs(value - candidate.number) > Decimal(5).scaleb(-digits - 1):
+                return written, f"{value.quantize(Decimal(1).scaleb(-digits)):,}"
+    return None
 
 
 def _one_flag_a_defect(findings: list[Finding], specific: list[Finding]) -> None:

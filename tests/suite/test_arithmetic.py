@@ -83,6 +83,33 @@ def test_the_answers_own_written_arithmetic_is_evaluated() -> None:
     assert computed(run("Total $255 ($152 + $103).", SEARCH))["255"]["kind"] == "sum"
 
 
+@pytest.mark.parametrize(
+    ("answer", "figure", "written", "gives"),
+    [
+        # A hardware order: the bracket after the figure.
+        ("Your refund is $17.40 ($12.95 + $8.20 - $3.75).", "17.40", "$12.95 + $8.20 - $3.75", "17.40"),
+        ("Your refund is $18.40 ($12.95 + $8.20 - $3.75).", "18.40", "$12.95 + $8.20 - $3.75", "17.40"),
+        # A reagent budget: the arithmetic before an "=".
+        ("Reagents: 4 × $31.25 = $135.00 this quarter.", "135.00", "4 × $31.25", "125.00"),
+    ],
+)
+def test_a_figure_its_own_written_arithmetic_does_not_give_names_what_it_gives(
+    answer: str, figure: str, written: str, gives: str
+) -> None:
+    """A slip in the answer's own arithmetic is flagged with the sum it writes and what that
+    sum gives, so the reviewer sees the correction; arithmetic that holds is no flag."""
+    prices = [{"sku": "HX-1", "price": 12.95}, {"sku": "HX-2", "price": 8.2}, {"sku": "HX-3", "price": 3.75}]
+    result = run(answer, {"lines": prices, "kits": [{"kit": "RG-7", "unit_cost": 31.25, "per_quarter": 4}]})
+    slips = [f for f in result["findings"] if f["code"] == "unsupported_value"]
+    if gives == figure:
+        assert slips == []
+        return
+    [slip] = slips
+    assert slip["claim"]["text"] == figure
+    assert slip["arithmetic"] == {"written": written, "gives": gives}
+    assert f"the answer's own arithmetic, {written}, gives {gives}" in slip["explanation"]
+
+
 # --- differences --------------------------------------------------------------------------
 
 
