@@ -155,6 +155,8 @@ _BUSINESS = re.compile(r"(?i)business|working|week_?day")
 # A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
 _PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
 _PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
+# Days no calendar length counts, written in words: "10 business days", "a 3-working-day window".
+_BUSINESS_DAYS = re.compile(rf"(?i)\b(\d+|{COUNT_WORD})[\s-]+(?:business|working)[\s-]+days?\b")
 
 
 @dataclass(frozen=True)
@@ -987,6 +989,9 @@ def _day_counts(source: Source) -> list[DayCount]:
     for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
         days, words = _PERIODS[match.group().lower()], match.group()
         out.append(DayCount(days, False, words, _place(source, match.span())))
+    for match in islice(_BUSINESS_DAYS.finditer(source.text), MAX_COUNT):
+        if days := parse_number(match.group(1)):
+            out.append(DayCount(days, True, match.group(), _place(source, match.span())))
     return out
 
 

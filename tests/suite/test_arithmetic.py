@@ -662,6 +662,21 @@ def test_the_days_from_the_day_the_prompt_gives_to_a_date_held_are_a_date_span(
             "Wednesday, August 6",
             "Monday, August 4",
         ),
+        # Business days the prompt writes in words, the sentence as a compound or in figures.
+        (
+            "Today is Friday, 2031-08-01. Interlibrary loans arrive in four working days.",
+            {"tool": "request_loan", "result": {"loan": "ILL-3", "requested": "2031-08-01"}},
+            "With a 4-working-day transfer, the book arrives by {}.",
+            "Thursday, August 7",
+            "Tuesday, August 5",
+        ),
+        (
+            "You schedule lab work. Assays take 10 business days.",
+            {"tool": "log_sample", "result": {"sample": "S-81", "received": "2031-03-03"}},
+            "Received March 3, so the assay is done in 10 business days: by {}.",
+            "March 17",
+            "March 13",
+        ),
     ],
 )
 def test_a_date_moved_on_by_the_days_a_record_or_the_prompt_holds_is_a_date_offset(
