@@ -27,7 +27,7 @@ from typing import Any
 from . import deadline
 from .decimals import number_text
 from .evidence import clip
-from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, json_leaves
+from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, text_leaves
 from .money import money_values
 from .options import Options
 from .shown import Texts
@@ -145,7 +145,7 @@ def _judge_call(
     producers = options.arguments.arguments_from.get(call.tool)
     schema = turn.tool_parameters.get(call.tool)
     out: list[Finding] = []
-    for path, raw in json_leaves(arguments, lambda leaf: isinstance(leaf, str)):
+    for path, raw in text_leaves(arguments):
         if _EXPRESSION.fullmatch(raw) and _ARITHMETIC.search(raw):
             out.extend(_operands(turn, call, path, raw, options.evidence.min_digits, seen))
             continue

@@ -57,7 +57,7 @@ from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
 from .durations import KEY_PREFIX, KEYED_UNIT, duration_member_keys, elapsed, read_durations
-from .evidence_index import Source, join_path, json_leaves
+from .evidence_index import Source, join_path, json_leaves, text_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
 from .tokens import Candidate, value_text
@@ -331,7 +331,7 @@ def _at(source: Source, path: str) -> tuple[Evidence, ...]:
 @kept
 def _tables(source: Source) -> list[_Table]:
     """Every list of rows (objects) in a JSON result, with its path; rows are not walked."""
-    leaves = json_leaves(source.arguments, lambda leaf: isinstance(leaf, str))
+    leaves = text_leaves(source.arguments)
     # What a call's list arguments name (``item_ids[0]``); a single value's rows are a text group already.
     named = {text for path, text in leaves if path.endswith("]")}
     nodes = walk(source.parsed(), join_path, into=lambda node: not _is_table(node))
@@ -880,7 +880,7 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _dates_held(source: Source) -> list[tuple[date, int, int]]:
     """Each date a result writes, with its span, and those its call's arguments name (no span)."""
     held = list(dates_in(source.text))
-    for _, text in json_leaves(source.arguments, lambda leaf: isinstance(leaf, str)):
+    for _, text in text_leaves(source.arguments):
         held.extend((day, -1, -1) for day, _, _ in dates_in(text))
     return held
 
@@ -990,8 +990,8 @@ def _day_counts(source: Source) -> list[DayCount]:
         days, words = _PERIODS[match.group().lower()], match.group()
         out.append(DayCount(days, False, words, _place(source, match.span())))
     for match in islice(_BUSINESS_DAYS.finditer(source.text), MAX_COUNT):
-        if days := parse_number(match.group(1)):
-            out.append(DayCount(days, True, match.group(), _place(source, match.span())))
+        if working := parse_number(match.group(1)):
+            out.append(DayCount(working, True, match.group(), _place(source, match.span())))
     return out
 
 

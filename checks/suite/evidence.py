@@ -53,7 +53,7 @@ from .derivations import (
     user_counts,
     written_arithmetic,
 )
-from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, json_leaves
+from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, text_leaves
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
@@ -237,7 +237,7 @@ def _count_candidate(
 
 def code_blocks_to_skip(turn: Turn) -> list[tuple[int, int]]:
     """Under ``code: match``, fenced blocks that equal a program this turn's calls submitted."""
-    strings = (json_leaves(call.parsed, lambda leaf: isinstance(leaf, str)) for call in turn.tool_calls)
+    strings = (text_leaves(call.parsed) for call in turn.tool_calls)
     submitted = {text.strip() for leaves in strings for _, text in leaves}
     fences = _FENCE.finditer(turn.answer)
     return [match.span() for match in fences if (body := match.group(1).strip()) and body in submitted]

@@ -78,6 +78,11 @@ def json_leaves(value: Any, keep: Callable[[Any], bool]) -> list[tuple[str, Any]
     return [(path, node) for path, node, _ in nodes if keep(node)]
 
 
+def text_leaves(value: Any) -> list[tuple[str, str]]:
+    """Every string leaf of a JSON value, with its path (``json_leaves``)."""
+    return json_leaves(value, lambda leaf: isinstance(leaf, str))
+
+
 class _Node:
     """One JSON container, read only as far as a lookup needs (an array's elements skipped by the C
     scanner): a lookup near the start of a large result reads little of it, and nothing twice."""
