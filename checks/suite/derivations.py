@@ -62,7 +62,7 @@ from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_a
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
 from .tokens import Candidate, value_text
 from .types import MAX_ITEMS, Evidence, walk
-from .values import read_dates, read_times
+from .values import WEEKDAYS, read_dates, read_times
 
 MAX_ROWS = 500
 MAX_COLUMNS = 16
@@ -149,8 +149,7 @@ _SHIFT = re.compile(
 # Words that end what a total's label names ("total fee for the group": a fee).
 _LABEL_END = frozenset("for of is are was were will be to in on at by from due with this these that".split())
 _CHOSEN = "named by the call"  # the group of a list's rows a call's list arguments name
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
+_WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(WEEKDAYS)})\b", re.I)
 _BUSINESS = re.compile(r"(?i)business|working|week_?day")
 # A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
 _PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
@@ -835,7 +834,7 @@ def stated_shifts(text: str) -> list[int]:
 def named_weekdays(text: str) -> list[tuple[int, int]]:
     """The days of the week a person names (Monday 0), each with the most days it may lie after a
     date held: the next one ("on Wednesday", within 7), or the one after too ("next Wednesday", 14)."""
-    return [(_WEEKDAYS.index(m.group(2).lower()), 14 if m.group(1) else 7) for m in _WEEKDAY.finditer(text)]
+    return [(WEEKDAYS.index(m.group(2).lower()), 14 if m.group(1) else 7) for m in _WEEKDAY.finditer(text)]
 
 
 def dates_in(text: str) -> Iterable[tuple[date, int, int]]:

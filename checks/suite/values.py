@@ -38,8 +38,10 @@ _MONTHS = "january february march april may june july august september october n
 MONTH_NAMES = {name: n for n, month in enumerate(_MONTHS.split(), 1) for name in (month, month[:3])}
 MONTH_NAMES["sept"] = 9
 MONTH_WORDS = frozenset(["may", "march"])  # also common words ("you may"): read only capitalised
-WEEKDAY_NAMES = tuple("monday mon tuesday tues tue wednesday wed thursday thurs thur thu".split())
-WEEKDAY_NAMES += tuple("friday fri saturday sat sunday sun".split())
+WEEKDAYS = tuple(
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)  # as date.weekday() counts
+WEEKDAY_NAMES = WEEKDAYS + tuple("mon tues tue wed thurs thur thu fri sat sun".split())
 # Each spelling of a half-day mark, and what it says of the hour before it.
 HALF_DAY_MARKS = {f"{half[0]}{dots}": half for half in ("am", "pm") for dots in ("m", ".m.", ".m", ". m.")}
 HALF_DAY_MARKS |= {"noon": "noon", "midnight": "midnight"}
