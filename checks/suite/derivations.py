@@ -56,7 +56,7 @@ from operator import itemgetter
 from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
-from .durations import KEY_PREFIX, KEYED_UNIT, duration_member_keys, elapsed, read_durations
+from .durations import KEY_PREFIX, KEYED_UNIT, PERIODS, duration_member_keys, elapsed, read_durations
 from .evidence_index import Source, join_path, json_leaves, text_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
@@ -151,9 +151,7 @@ _LABEL_END = frozenset("for of is are was were will be to in on at by from due w
 _CHOSEN = "named by the call"  # the group of a list's rows a call's list arguments name
 _WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(WEEKDAYS)})\b", re.I)
 _BUSINESS = re.compile(r"(?i)business|working|week_?day")
-# A word for how often something recurs is a count of days: "paid biweekly" is every 14 days.
-_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
-_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(_PERIODS)})\b")
+_PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(PERIODS)})\b")  # a recurrence's length (``durations``)
 # Days no calendar length counts, written in words: "10 business days", "a 3-working-day window".
 _BUSINESS_DAYS = re.compile(rf"(?i)\b(\d+|{COUNT_WORD})[\s-]+(?:business|working)[\s-]+days?\b")
 
@@ -986,7 +984,7 @@ def _day_counts(source: Source) -> list[DayCount]:
             words, span = source.text[value.start : value.end], (value.start, value.end)
             out.append(DayCount(days, bool(_BUSINESS.search(words)), words, _place(source, span)))
     for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
-        days, words = _PERIODS[match.group().lower()], match.group()
+        days, words = PERIODS[match.group().lower()], match.group()
         out.append(DayCount(days, False, words, _place(source, match.span())))
     for match in islice(_BUSINESS_DAYS.finditer(source.text), MAX_COUNT):
         if working := parse_number(match.group(1)):
@@ -1002,7 +1000,7 @@ def _days_written(text: str) -> set[int]:
         text = text[:start] + " " * (end - start) + text[end:]
     numbers = {n for word in _COUNT.findall(text) if (n := parse_number(word))}
     lengths = read_durations(text, lenient=True)
-    periods = {_PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
+    periods = {PERIODS[match.group().lower()] for match in _PERIOD.finditer(text)}
     return numbers | periods | {days for v in lengths if (days := _whole_days(v.seconds))}
 
 

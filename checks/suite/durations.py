@@ -7,7 +7,10 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
 - **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
-- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``).
+- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``), and
+  so is each end of a range written there as a string (``eta_days: "5-7"``).
+- **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
+  "every two weeks", as the derivations count 14 days from it.
 - **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
 """
 
@@ -53,7 +56,7 @@ _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$", re.I)
-KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*-?\d')  # a member named for a unit, in lower-case JSON
+KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*"?-?\d')  # a member named for a unit, in lower-case JSON
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])
@@ -62,6 +65,15 @@ _Part = tuple[Decimal, int, int, int]  # seconds, the seconds of its unit, start
 
 def duration_key(seconds: Decimal) -> str:
     return f"{KEY_PREFIX}{seconds.normalize():f}"
+
+
+# A word for how often something recurs, and the days between two times it does.
+PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "bi-weekly": 14, "fortnightly": 14}
+
+
+def period_keys(text: str, forms: AbstractSet[str]) -> list[str]:
+    """The keys of the lengths a source's words for a recurrence write ("biweekly": 14 days)."""
+    return [duration_key(Decimal(PERIODS[word] * 86400)) for word in forms & PERIODS.keys()]
 
 
 @dataclass(frozen=True)

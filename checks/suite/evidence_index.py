@@ -42,6 +42,10 @@ _NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 # A JSON member's name and its number: the name may say what the number counts.
 _MEMBER_NUMBER = re.compile(r'"([^"\\]{1,80})"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
+# A range written as a member's string: ``"eta_days": "5-7"``.
+_MEMBER_RANGE = re.compile(
+    r'"([^"\\]{1,80})"\s*:\s*"(\d+(?:\.\d+)?)\s*(?:[-\u2013]|\\u2013)\s*(\d+(?:\.\d+)?)"'
+)
 _EMPTINESS = ("empty", "declared-absent")  # what a receipt says of a call that found nothing
 # Keys under which an absence envelope repeats what it was asked for.
 _ECHO_KEYS = frozenset("looked_for query requested request searched_for search lookup key input q".split())
@@ -227,6 +231,7 @@ LAZY_READERS: dict[str, Callable[[str, AbstractSet[str]], list[str]] | MemberRea
     "dates": tokens.date_forms,
     "times": tokens.time_forms,
     "durations": tokens.duration_forms,
+    "periods": durations.period_keys,
     "instants": (values.LONG_NUMBER.search, values.instant_member_keys),  # starts_at
     "lengths": (durations.KEYED_UNIT.search, durations.duration_member_keys),  # wait_minutes
     # price_cents: an amount, among the ``words`` too
@@ -236,7 +241,7 @@ LAZY_READERS: dict[str, Callable[[str, AbstractSet[str]], list[str]] | MemberRea
 _READERS_OF = {
     "date ": ("dates", "instants"),
     "time ": ("times", "instants"),
-    durations.KEY_PREFIX: ("times", "durations", "lengths"),  # "2200 hrs" is a length too
+    durations.KEY_PREFIX: ("times", "durations", "lengths", "periods"),  # "2200 hrs" is a length too
 }
 
 
@@ -515,12 +520,14 @@ def is_absence(value: dict[str, Any]) -> bool:
 
 
 def _member_keys(json_text: str, low: str, reader: MemberReader) -> set[str]:
-    """The keys of the JSON numbers whose member names say what they count, by one ``MemberReader``
-    (``low``: the text in lower case)."""
+    """The keys of the JSON numbers whose member names say what they count, and of both ends of a
+    range written there as a string ("5-7"), by one ``MemberReader`` (``low``: the text in lower case)."""
     may_hold, keys = reader
     if not may_hold(low):
         return set()
-    return {key for name, number in _MEMBER_NUMBER.findall(json_text) for key in keys(name, number)}
+    pairs = _MEMBER_NUMBER.findall(json_text)
+    pairs += [(name, end) for name, *ends in _MEMBER_RANGE.findall(json_text) for end in ends]
+    return {key for name, number in pairs for key in keys(name, number)}
 
 
 def found_nothing(result: Source | None, receipt: Receipt | None) -> bool:

@@ -175,3 +175,43 @@ def test_a_number_grouped_by_commas_is_one_length() -> None:
             one_turn("How long?", "The audit logged {}.", "tool text", "3,840 hours", written, noun="audit")
         )
         assert unsupported(report) == flagged, written
+
+
+def test_each_end_of_a_range_under_a_member_named_for_a_unit_is_a_length() -> None:
+    """`"cure_days": "5-7"` and `"soak_minutes": "20–30"` write two lengths: either end grounds
+    the length in an answer; a length past the range is flagged."""
+    cases = [
+        ({"cure_days": "5-7"}, "The concrete cures in 5–7 days.", []),
+        ({"cure_days": "5-7"}, "The concrete cures in about 7 days.", []),
+        ({"cure_days": "5-7"}, "The concrete cures in about 9 days.", ["9 days"]),
+        ({"soak_minutes": "20\u201330"}, "Soak the seeds for 30 minutes.", []),
+        ({"soak_minutes": "20\u201330"}, "Soak the seeds for 40 minutes.", ["40 minutes"]),
+        ({"batch": "5-7"}, "The concrete cures in about 7 days.", ["7 days"]),
+    ]
+    for result, answer, flagged in cases:
+        turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
+        found = [f for f in run_suite(build_conversation(turn))["findings"] if f["severity"] == "flag"]
+        assert [f["claim"]["text"] for f in found] == flagged, (result, answer)
+
+
+def test_a_word_for_a_recurrence_grounds_its_length() -> None:
+    """A source's "biweekly" is every 14 days, "weekly" every 7, whoever writes it: "two weeks"
+    and "7 days" are grounded; "three weeks" is not."""
+    cases = [
+        ("user", "Our bins are emptied biweekly.", "The bins are emptied every two weeks.", []),
+        ("tool text", "Filters are replaced weekly.", "Filters are replaced every 7 days.", []),
+        ("tool text", "Filters are replaced weekly.", "Filters are replaced every 10 days.", ["10 days"]),
+        (
+            "user",
+            "Our bins are emptied biweekly.",
+            "The bins are emptied every three weeks.",
+            ["three weeks"],
+        ),
+    ]
+    for role, said, answer, flagged in cases:
+        if role == "user":
+            turn = build_turn(answer, user=said)
+        else:
+            turn = build_turn(answer, calls=[{"tool": "lookup", "result": said}])
+        found = [f for f in run_suite(build_conversation(turn))["findings"] if f["severity"] == "flag"]
+        assert [f["claim"]["text"] for f in found] == flagged, (said, answer)
