@@ -7,10 +7,12 @@ are read, without per-tool wiring:
 - ``unsupported_argument`` (flag): an identifier-shaped string argument (a number of ``min_digits``
   digits or more, or an identifier; for a tool named in ``arguments_from``, every string of 4 characters
   or more) that no user message, system prompt or earlier tool result holds (the finding says whether
-  the assistant's own prose did); or a number typed into a write that nothing supplied
-  (``write_numbers``). An expression ("100 * 1.5") is a string of values: each number of it that an
-  answer's check would read must have been said before, by anyone, the assistant included (a figure it
-  stated is one it may compute with).
+  the assistant's own prose did), unless the call only reads and its own result, neither failed nor
+  empty, carries the value back: the lookup found it, so it names something that exists, however
+  the model came to spell it ("tent_20x40" from "a 20x40 tent"); or a number typed into a write
+  that nothing supplied (``write_numbers``). An expression ("100 * 1.5") is a string of values: each
+  number of it that an answer's check would read must have been said before, by anyone, the
+  assistant included (a figure it stated is one it may compute with).
 - ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that found
   nothing.
 
@@ -32,7 +34,7 @@ from .money import money_values
 from .options import Options
 from .shown import Texts
 from .tokens import classify, lookup_forms, normalize, tokenize
-from .tool_names import surely_writes
+from .tool_names import says_it_writes, surely_writes
 from .types import CheckerReport, Conversation, Finding, RunContext, ToolCall, Turn
 from .write_numbers import Supply, unsupplied
 
@@ -156,7 +158,11 @@ def _judge_call(
         forms = lookup_forms(value)
         producer = seen.producer(forms, lowered, producers)
         if producer is None:
-            if not (seen.grounds.supplied(forms) or seen.person_texts.holds(lowered)):
+            if not (
+                seen.grounds.supplied(forms)
+                or seen.person_texts.holds(lowered)
+                or _found(turn, call, forms, at)
+            ):
                 out.append(_unfound(turn, call, path, value, seen.prose.holds(lowered), producers))
         elif producer.tool != call.tool:
             answered = turn.result_index(call)
@@ -172,6 +178,16 @@ def _judge_call(
             )
             out.append(_unsupported(turn, call, path, value, why, "nowhere"))
     return out
+
+
+def _found(turn: Turn, call: ToolCall, forms: list[str], at: dict[int, Source]) -> bool:
+    """Whether a read's own result, neither failed nor empty, carries the value back: the tool
+    found it, so it names something that exists, whoever spelled it first."""
+    receipt, answered = turn.receipt_of(call), turn.result_index(call)
+    result = at.get(answered) if answered is not None else None
+    if result is None or says_it_writes(call.tool, receipt) is not False or (receipt and not receipt.ok):
+        return False
+    return not found_nothing(result, receipt) and any(form in result.forms for form in forms)
 
 
 def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:

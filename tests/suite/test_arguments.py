@@ -231,3 +231,47 @@ def test_a_number_of_an_expression_that_nobody_said_is_invented(
 
     assert flagged(expression) == []
     assert flagged(invented) == [invented.split()[4 if "1.08" in invented else 2]]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "result", "flagged"),
+    [
+        # A seed catalogue: the slug spelled from "Brandywine tomatoes" is a variety the lookup found.
+        (
+            "get_variety",
+            {"variety": "tomato_brandywine_01"},
+            {"variety": "tomato_brandywine_01", "days": 85},
+            False,
+        ),
+        # A rental desk: the quote's lines carry back the item codes it priced, in another case.
+        (
+            "lookup_prices",
+            {"items": [{"code": "tent-20x40"}]},
+            {"lines": [{"code": "TENT-20X40", "each": 640}]},
+            False,
+        ),
+        # The same lookups failed, found nothing, or a write echoes what it was told: still invented.
+        (
+            "get_variety",
+            {"variety": "tomato_brandywine_01"},
+            "Error: variety tomato_brandywine_01 not found",
+            True,
+        ),
+        (
+            "get_variety",
+            {"variety": "tomato_brandywine_01"},
+            {"query": "tomato_brandywine_01", "matches": []},
+            True,
+        ),
+        ("create_rental", {"code": "tent-20x40"}, {"code": "tent-20x40", "status": "booked"}, True),
+    ],
+)
+def test_a_value_a_reads_own_result_carries_back_names_something_that_exists(
+    tool: str, args: dict[str, Any], result: Any, flagged: bool
+) -> None:
+    """A read that found what it was asked for shows the value exists, whoever spelled it first;
+    a failed or empty read, or a write's echo of its own arguments, shows nothing of the kind."""
+    turn = build_turn(
+        "Here it is.", user="Please look it up.", calls=[{"tool": tool, "args": args, "result": result}]
+    )
+    assert bool(findings(build_conversation(turn), "unsupported_argument")) == flagged
