@@ -17,6 +17,8 @@ are read, without per-tool wiring:
   nothing.
 
 Composed text (a line break, or three words or more) is never checked; an identifier is, at any length.
+Nor is a date, a month ("2026-10") or a clock time: each is worked out from "yesterday" or "in March"
+as often as looked up.
 Values of the tool's declared ``enum`` pass. Where ``arguments_from`` names a tool's producers, only
 their results produce its arguments.
 """
@@ -45,7 +47,7 @@ _EXPRESSION = re.compile(r"[\s(]*\d[\d.,]*(?:[\s()]*[-+*/×÷^%][\s(]*\d[\d.,]*)
 # an operator no such value uses, a bracket, or a minus or slash set apart by spaces.
 _ARITHMETIC = re.compile(r"[+*×÷^%()]|\s[-/]\s")
 _DATE_OR_TIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?"
+    r"\d{4}-\d{2}(?:-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?)?|\d{1,2}:\d{2}(?::\d{2})?"
 )
 
 
@@ -222,7 +224,7 @@ def _checked_value(raw: str, armed: bool, min_digits: int) -> str | None:
     if armed:
         return normalize(text) if len(text) >= 4 else None
     tokens = tokenize(text)
-    # A date or time is often computed from "yesterday", not looked up.
+    # A date, a month or a time is often computed from "yesterday", not looked up.
     if len(tokens) != 1 or _DATE_OR_TIME.fullmatch(tokens[0].value):
         return None
     candidate = classify(tokens[0], min_digits=min_digits, figures=False, decimal_rounding=False)

@@ -148,10 +148,21 @@ def test_invalid_argument_json_is_read_as_nothing_and_never_fails() -> None:
     assert findings(data, "unsupported_argument") == []
 
 
-def test_a_computed_date_is_not_taken_for_an_identifier() -> None:
-    """since=2026-11-29 for "yesterday" is arithmetic on today, not a looked-up identifier."""
-    turn = build_turn("ok", calls=[{"tool": "find_logins", "args": {"since": "2026-11-29"}}])
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("find_logins", {"since": "2026-11-29"}),  # "since yesterday"
+        ("list_invoices", {"month": "2026-10"}),  # "last month's invoices"
+        ("search_tide_tables", {"period": "2027-03"}),  # "tides in March"
+    ],
+)
+def test_a_computed_date_is_not_taken_for_an_identifier(tool: str, args: dict[str, str]) -> None:
+    """A day or a month worked out from "yesterday" or "in March" is arithmetic on today, not a
+    looked-up identifier, while a code of the same digits is checked."""
+    turn = build_turn("ok", calls=[{"tool": tool, "args": args}])
     assert findings(build_conversation(turn), "unsupported_argument") == []
+    coded = build_turn("ok", calls=[{"tool": tool, "args": {"batch": "B2026-10"}}])
+    assert len(findings(build_conversation(coded), "unsupported_argument")) == 1
 
 
 def test_it_reports_an_empty_lookup_of_a_value_another_tool_produced() -> None:
