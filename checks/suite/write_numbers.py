@@ -5,9 +5,10 @@ as an invented identifier does. So each number in the arguments of a call that m
 something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
 (numbers are compared exactly, as ``Decimal``):
 
-- **the user said it of that noun**, in figures or words ("a bag" is 1), within three words
-  before a word that shares its first three letters with a word of the key (generic words like
-  total aside; a key of generic words only takes any noun), or as a short reply to a question
+- **the user said it of that noun**, in figures or words ("a bag" is 1), apart or hyphened ("a
+  6-month extension" says 6 months), within three words before a word that shares its first
+  three letters with a word of the key (generic words like total aside; a key of generic words
+  only takes any noun), or as a short reply to a question
   that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
   message that says only one: "two suitcases" gives the count of bags, with no synonym table;
 - **an earlier result holds it under the same key**;
@@ -41,7 +42,7 @@ _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
-_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)\s+((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6

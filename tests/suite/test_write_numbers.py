@@ -178,3 +178,22 @@ def test_a_verb_of_a_change_anywhere_in_the_name_makes_it_a_write() -> None:
     for tool in ("stock_level_update", "ticket_assign", "exchange_items"):
         result = conversation("Please handle TEA-01.", [(tool, {"sku": "TEA-01", "count": 6}, {"ok": True})])
         assert unsupported(result) == [("count", "6")], tool
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        (
+            "Please file a 6-month extension for permit P-77.",
+            ("extend_permit", {"permit": "P-77", "months": 6}),
+        ),
+        ("Book the 3-night package at Lodge L-2.", ("book_package", {"lodge": "L-2", "nights": 3})),
+    ],
+)
+def test_a_count_joined_to_its_noun_by_a_hyphen_is_said_of_that_noun(user: str, call: tuple) -> None:
+    """ "a 6-month extension" says 6 months as "6 months" does; it says nothing of another noun."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    key = next(k for k, v in args.items() if isinstance(v, int))
+    other = {**args, key: args[key] + 1}
+    assert unsupported(conversation(user, [(tool, other, {"ok": True})])) == [(key, str(args[key] + 1))]
