@@ -158,8 +158,9 @@ def _rows(source: Source, parent: tuple[str | int, ...]) -> list[Record]:
 
 
 def names_in(candidates: list[Candidate], results: Shown, answer: str) -> Named:
-    """The answer's names a check here can use (the only name of a sentence, or one a route follows), each
-    with its records in ``results`` (the tool results so far); a value quoted in no result names nothing."""
+    """The answer's names, each with its records in ``results`` (the tool results so far) where a check
+    here can use it (the only name of a sentence, or one a route follows), else with none: a sentence
+    that names several records names no one of them. A value quoted in no result names nothing."""
     possible = {c.value for c in candidates if c.shape in ("identifier", "number") and is_name(c.value)}
     possible = {value for value in possible if results.quotes(value)}
     if not possible:
@@ -168,7 +169,7 @@ def names_in(candidates: list[Candidate], results: Shown, answer: str) -> Named:
     for sentence in sentences(answer):
         here = {c.value for c in _inside(candidates, sentence) if c.value in possible}
         wanted |= here if len(here) == 1 else set()
-    return {name: records for name in wanted if (records := named(results, name))}
+    return {name: named(results, name) if name in wanted else [] for name in possible}
 
 
 def _inside(candidates: list[Candidate], sentence: Sentence) -> list[Candidate]:

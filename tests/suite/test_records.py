@@ -52,6 +52,24 @@ def test_two_records_named_in_one_sentence_are_not_judged() -> None:
     assert findings("T-100042 and T-100000 were opened on 2026-11-01 and 2026-11-15.", TICKETS) == []
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # A table of tickets is one stretch of text naming both; the record named alone is later.
+        "| Ticket | Opened |\n|---|---|\n| T-100000 | 2026-11-01 |\n| T-100042 | 2026-11-15 |\n\n"
+        "T-100042 is the newer one.",
+        # Accounts compared in one sentence, then one of them picked out in a sentence of its own.
+        "ACC-7731 has the basic plan; ACC-9120 has premium. ACC-9120 costs more.",
+    ],
+)
+def test_a_stretch_naming_several_records_is_not_judged_though_one_is_named_alone_elsewhere(
+    answer: str,
+) -> None:
+    """A record named alone in one sentence does not make it the record of another sentence
+    that names it beside others: each value there stays its own row's."""
+    assert findings(answer, TICKETS, ACCOUNTS) == []
+
+
 def test_an_amount_is_judged_only_in_its_own_clause() -> None:
     """ "$40 from the gift card, $15 from card 4421" names no record for the $40."""
     wallet = {
