@@ -12,7 +12,8 @@ A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19
   unsaid year" (``lookups()``), so two years written must agree. Seconds are not compared.
 - **A member's name may say what its number is**: seconds (or ms) since 1970 under a
   member named for an instant (``starts_at``) are a date and a time in UTC.
-- **A range is its two ends**; a weekday, an ordinal suffix, a zone and a next-day mark
+- **A range is its two ends**, and where the first end is none ("Mar 15 — 7:45 AM": no hour 15
+  starts a range), the second is still a time; a weekday, an ordinal suffix, a zone and a next-day mark
   ("+1", kept as ``day_offset``) are no part of a value.
 
 Not read: a two-digit year after dots ("1.2.24" is more often a version), a date glued to
@@ -345,9 +346,9 @@ def read_times(text: str) -> Iterator[TimeValue]:
         elif found is not None:
             split = match.start(numbers["hour"])
             first = _range_start(parts, found, match.start(), len(text[:split].rstrip(_DASHES)))
-            if first is not None:
+            if first is not None:  # "14 — 6:12 PM" is no range, but its end is still a time
                 yield first
-                yield replace(found, start=split)
+            yield replace(found, start=split)
 
 
 def date_keys(text: str, in_words: bool = True) -> set[str]:

@@ -412,6 +412,22 @@ def test_a_range_of_hours_with_one_half_day_mark_is_two_times() -> None:
         assert [f["claim"]["text"] for f in found] == flagged, answer
 
 
+def test_a_time_after_a_number_and_a_dash_is_a_time_where_no_range_ends_there() -> None:
+    """ "Sat, Mar 15 — 7:45 AM" and "Bay 14 – 6:30 PM" write no range of hours (neither 15 nor 14
+    starts one), but each still writes its clock time, read as a time and grounded as one."""
+    assert [(v.hour, v.minute) for v in read_values("Sat, Mar 15 — 7:45 AM") if hasattr(v, "hour")] == [
+        (7, 45)
+    ]
+    cases = [
+        ("The ferry leaves Sat, Mar 15 — 7:45 AM.", '{"departs": "2031-03-15T07:45"}', []),
+        ("The ferry leaves Sat, Mar 15 — 8:45 AM.", '{"departs": "2031-03-15T07:45"}', ["8:45 AM"]),
+        ("Pickup at Bay 14 – 6:30 PM.", '{"bay": 14, "pickup": "18:30"}', []),
+    ]
+    for answer, source, flagged in cases:
+        found = flags(conversation(source, "tool json", answer))
+        assert [f["claim"]["text"] for f in found] == flagged, answer
+
+
 def test_seconds_since_1970_under_a_member_named_for_an_instant_are_a_date_and_time() -> None:
     """`"starts_at": 1716120000` (2024-05-19 12:00 UTC), in seconds or milliseconds, grounds
     the date and the time; the same number under another name, or another day, does not."""
