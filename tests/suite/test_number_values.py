@@ -120,3 +120,16 @@ def test_another_number_however_it_is_grouped_is_flagged(
     assume(not (answered.group.isspace() and numbers_apart(answer) <= numbers_apart(said.write(value))))
     report = run_suite(conversation(setting, role, source, answer))
     assert unsupported(report) == [answer], (source, answer)
+
+
+@CHECKS
+@given(value=numbers, role=st.sampled_from(ROLES), sign=st.sampled_from(["-", "\u2212"]))
+def test_a_number_signed_with_a_minus_in_a_ledger_is_the_number_the_source_writes(
+    value: Decimal, role: str, sign: str
+) -> None:
+    """A table that subtracts writes "−11.5" (a minus sign) or "-11.5" for what a source holds as
+    11.5: either sign dresses the same number, as "$" does an amount; another number is flagged."""
+    written = number_text(value)
+    for answer, flagged in ((f"{sign}{written}", False), (f"{sign}{number_text(value * 10 + 7)}", True)):
+        report = run_suite(one_turn("What was used?", "Used | {} |", role, written, answer, noun="used"))
+        assert bool(unsupported(report)) == flagged, (role, answer)
