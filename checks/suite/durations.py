@@ -7,7 +7,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
 - **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
-- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``), and
+- **A JSON number whose member is named for a unit is a duration**: ending in it
+  (``wait_minutes: 90``) or leading with it before a word of time (``days_to_maturity: 60``), and
   so is each end of a range written there as a string (``eta_days: "5-7"``).
 - **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
   "every two weeks", as the derivations count 14 days from it.
@@ -55,8 +56,17 @@ _GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a
 _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
-_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$", re.I)
-KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*"?-?\d')  # a member named for a unit, in lower-case JSON
+# A member named for a unit: ending in it ("wait_minutes"), or leading with it before a word
+# of time ("days_to_maturity", "hoursUntilClose").
+_SINCE = "to|until|till|before|after|since|left|remaining"
+_KEY_WORDS = re.compile(
+    rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$"
+    rf"|^({_ANY_UNIT})(?:[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))(?:{_SINCE})(?:$|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))",
+    re.I,
+)
+KEYED_UNIT = re.compile(  # the same in lower-case JSON, where a camelCase name runs its words together
+    rf'(?:{_ANY_UNIT})"\s*:\s*"?-?\d|"(?:{_ANY_UNIT})[_-]?(?:{_SINCE})[\w-]*"\s*:\s*"?-?\d'
+)
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])
@@ -189,6 +199,7 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
 
 
 def duration_member_keys(name: str, number: str) -> list[str]:
-    """The duration key of a JSON number whose member's name ends in a unit, or none."""
+    """The duration key of a JSON number whose member is named for a unit (``_KEY_WORDS``), or none."""
     match = _KEY_WORDS.search(name)
-    return [] if match is None else [duration_key(Decimal(number) * UNITS[match.group(1).lower()])]
+    unit = match.group(1) or match.group(2) if match else None
+    return [] if unit is None else [duration_key(Decimal(number) * UNITS[unit.lower()])]
