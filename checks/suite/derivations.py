@@ -133,7 +133,7 @@ _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's 
 # The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
 _OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
 _EXPRESSION = rf"{AMOUNT_TEXT}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT})+"
-_EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*{MARK_BEFORE_TEXT}?\s*$")
+_EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*[*_]*{MARK_BEFORE_TEXT}?\s*$")  # "= **$792**"
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")

@@ -81,6 +81,9 @@ def test_the_answers_own_written_arithmetic_is_evaluated() -> None:
     assert computed(run("Price: $152 + $103 = $255.", SEARCH))["255"]["kind"] == "sum"
     assert flagged(run("Price: $152 + $103 = $265.", SEARCH)) == ["265"]
     assert computed(run("Total $255 ($152 + $103).", SEARCH))["255"]["kind"] == "sum"
+    # Markdown emphasis on the result is no part of it.
+    assert computed(run("Price: $152 + $103 = **$255**.", SEARCH))["255"]["kind"] == "sum"
+    assert flagged(run("Price: $152 + $103 = **$265**.", SEARCH)) == ["265"]
 
 
 @pytest.mark.parametrize(
