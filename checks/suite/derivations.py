@@ -35,7 +35,8 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   fewer. An amount is weighed against at most MAX_POOL amounts stated either side of it, so
   each costs the same however long the answer; what a result yields is read once and kept.
 - **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it; it may
-  also sum the figures the answer itself computed, without their operands.
+  also sum the figures the answer itself computed, without their operands. A total row of a
+  markdown table sums its own column, back to the table's start or an earlier total.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
   explained (``Pools.answer_days``).
@@ -707,6 +708,34 @@ def _computed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return _last(f, [s for s in f.near[: f.index] if s.computed], tol)
 
 
+def _cell(answer: str, at: int) -> tuple[int, int] | None:
+    """Where the line holding ``at`` starts, and the column of a markdown table row it stands in."""
+    start = answer.rfind("\n", 0, at) + 1
+    line = answer[start:at]
+    return (start, line.count("|")) if line.lstrip().startswith("|") else None
+
+
+def _table_column(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """The amounts of the rows above in the figure's column of a markdown table, back to an earlier
+    total or the table's start: a total row's sum of its own column, whatever other columns hold."""
+    figure = f.near[f.index]
+    here = _cell(p.answer, figure.start)
+    if here is None:
+        return None
+    start, column = here
+    run: list[Stated] = []
+    for s in reversed(f.near[: f.index]):
+        cell = _cell(p.answer, s.start)
+        rows = p.answer[cell[0] : start].split("\n")[:-1] if cell else []
+        if cell is None or s.total or not all(row.lstrip().startswith("|") for row in rows):
+            break  # above the table, or an earlier total of it
+        if cell[1] == column and cell[0] < start:
+            run.append(s)
+    if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
+        return None
+    return _summed(run[::-1], f, tol)
+
+
 def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """Every amount stated before a total whose label ends in what the total's label names
     after its "total" ("Total fee: $9" after "Fee: $4" and "Fee: $5"), whatever stands between."""
@@ -1120,6 +1149,7 @@ TABLE = (
     Row("sum", "the records the answer names", "2-8", "amount", _CENT, _named, _TOTAL_WORDS),
     Row("sum", "the figures the answer computed", "2-8", "amount", _CENT, _computed, _TOTAL_WORDS),
     Row("sum", "the amounts labelled as the total is", "2-8", "amount", _CENT, _like_labelled, _TOTAL_WORDS),
+    Row("sum", "the column of the answer's table", "2-8", "amount", _CENT, _table_column, _TOTAL_WORDS),
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),

@@ -113,6 +113,59 @@ def test_a_figure_its_own_written_arithmetic_does_not_give_names_what_it_gives(
     assert f"the answer's own arithmetic, {written}, gives {gives}" in slip["explanation"]
 
 
+# A rental quote and a lab's reagent order: each line's unit price beside its line total.
+QUOTE = {
+    "lines": [
+        {"item": "chair", "unit_price": 2.25, "line_total": 270},
+        {"item": "table", "unit_price": 11.0, "line_total": 165},
+        {"item": "tent", "unit_price": 640.0, "line_total": 640},
+        {"item": "lights", "unit_price": 90.0, "line_total": 90},
+    ]
+}
+REAGENTS = {
+    "order": [
+        {"reagent": "buffer", "each": 18.5, "amount": 74.0},
+        {"reagent": "stain", "each": 42.25, "amount": 42.25},
+        {"reagent": "enzyme", "each": 310.0, "amount": 620.0},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("result", "rows", "total", "wrong"),
+    [
+        (
+            QUOTE,
+            [("Chairs", "$2.25", "$270.00"), ("Tables", "$11.00", "$165.00"), ("Tent", "$640.00", "$640.00")],
+            "1,075.00",
+            "1,085.00",
+        ),
+        (
+            REAGENTS,
+            [("Buffer", "$18.50", "$74.00"), ("Stain", "$42.25", "$42.25"), ("Enzyme", "$310.00", "$620.00")],
+            "736.25",
+            "746.25",
+        ),
+    ],
+)
+def test_a_total_row_of_a_table_sums_its_own_column(result: Any, rows: list, total: str, wrong: str) -> None:
+    """A markdown table's total row sums the amounts above it in its column, whatever the
+    other columns (unit prices) hold; a total its column does not make is flagged."""
+    table = "| Item | Each | Total |\n|---|---|---|\n" + "".join(f"| {a} | {b} | {c} |\n" for a, b, c in rows)
+    found = run(table + f"| **Total** | | **${total}** |", result)
+    assert flagged(found) == []
+    assert computed(found)[total]["kind"] == "sum"
+    assert flagged(run(table + f"| **Total** | | **${wrong}** |", result)) == [wrong]
+
+
+def test_a_tables_column_is_not_summed_across_a_break() -> None:
+    """Rows of an earlier table, a blank line above, are no part of the next table's column."""
+    first = "| Item | Each | Total |\n|---|---|---|\n| Chairs | $2.25 | $270.00 |\n\n"
+    second = "| Item | Each | Total |\n|---|---|---|\n| Tables | $11.00 | $165.00 |\n"
+    second += "| Tent | $640.00 | $640.00 |\n"
+    assert flagged(run(first + second + "| **Total** | | **$1,075.00** |", QUOTE)) == ["1,075.00"]
+
+
 # --- differences --------------------------------------------------------------------------
 
 
