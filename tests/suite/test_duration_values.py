@@ -162,6 +162,7 @@ def test_a_member_named_for_a_unit_ends_in_it_or_leads_with_it_before_a_word_of_
         ({"hoursUntilClose": 3}, "The pool closes in 3 hours.", []),
         ({"days_before_expiry": 12}, "The permit expires in 12 days.", []),
         ({"days_before_expiry": 12}, "The permit expires in 14 days.", ["14 days"]),
+        ({"minutes_per_lap": 4}, "Each lap of the track takes 4 minutes.", []),
     ]
     for result, answer, flagged in cases:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
