@@ -8,9 +8,9 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
 - **A JSON number whose member is named for a unit is a duration**: ending in it
-  (``wait_minutes: 90``) or leading with it before a word of time or "per" (``days_to_maturity: 60``,
-  ``minutes_per_part: 72``), and
-  so is each end of a range written there as a string (``eta_days: "5-7"``).
+  (``wait_minutes: 90``) or leading with it before a word of time or "per"
+  (``days_to_maturity: 60``, ``minutes_per_part: 72``), and so is each end of a range
+  written there as a string (``eta_days: "5-7"``).
 - **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
   "every two weeks", as the derivations count 14 days from it.
 - **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
