@@ -15,7 +15,7 @@ under a time bound.
 - **Points group digits where the writing says so**: two groups or more ("2.750.300"), or
   one before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal.
 - **A sign dresses a number as "$" does**: "-11.5" and "−11.5" (a minus sign) are 11.5 to look
-  up, as a ledger that subtracts writes what a source holds unsigned.
+  up, as a ledger that subtracts writes what a source holds unsigned; "1024×" is 1024 times.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
 _DIGITS = frozenset("0123456789")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
-DECORATION = ".:-\u2212_/#~$+\u20ac\u00a3\u2026^&@"
+DECORATION = ".:-\u2212\u00d7_/#~$+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
 _TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS)}]+|(?<=\d),(?=\d))+")
 

@@ -133,3 +133,17 @@ def test_a_number_signed_with_a_minus_in_a_ledger_is_the_number_the_source_write
     for answer, flagged in ((f"{sign}{written}", False), (f"{sign}{number_text(value * 10 + 7)}", True)):
         report = run_suite(one_turn("What was used?", "Used | {} |", role, written, answer, noun="used"))
         assert bool(unsupported(report)) == flagged, (role, answer)
+
+
+def test_a_multiplier_sign_dresses_its_number() -> None:
+    """ "1024×" and "2000×" are the numbers 1024 and 2000, grounded as they are and flagged
+    where no source holds them, as "1.5×" is the bare 1.5 (never an identifier)."""
+    cases = [
+        ("The new storage tier is {}\u00d7 larger.", "1024", "1024"),
+        ("The new storage tier is {}\u00d7 larger.", "1024", "2048"),
+        ("At {}\u00d7 the craters of the moon show.", "2000", "2000"),
+        ("At {}\u00d7 the craters of the moon show.", "2000", "2500"),
+    ]
+    for sentence, held, said in cases:
+        report = run_suite(one_turn("How much?", sentence, "tool text", held, said, noun="factor"))
+        assert unsupported(report) == ([] if held == said else [said]), (sentence, said)
