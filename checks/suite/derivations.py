@@ -846,8 +846,13 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     first, sentence = split[max(0, at - 1)], split[at]
     sentence = Sentence(first.start, sentence.end, p.answer[first.start : sentence.end])
     end = f.start - sentence.start + len(f.text)
-    spans = (m for m in _OPERAND.finditer(sentence.text) if not f.start - sentence.start <= m.start() < end)
-    operands = [(Decimal(m.group().replace(",", "")), m.group()) for m in islice(spans, MAX_LOCAL)]
+    at_figure = f.start - sentence.start
+    spans = [m for m in _OPERAND.finditer(sentence.text) if not at_figure <= m.start() < end]
+    # The MAX_LOCAL nearest the figure, in the text's order: in a long table, its row and those above.
+    nearest = sorted(
+        sorted(spans, key=lambda m: abs(m.start() - at_figure))[:MAX_LOCAL], key=lambda m: m.start()
+    )
+    operands = [(Decimal(m.group().replace(",", "")), m.group()) for m in nearest]
     whole = "percent" not in f.shapes and f.number == f.number.to_integral_value() and abs(f.number) < 100
     for i, (a, a_text) in enumerate(operands):
         for b, b_text in operands[:i] + operands[i + 1 :]:

@@ -593,6 +593,56 @@ def test_one_operation_on_two_numbers_the_sentence_writes_explains_a_figure(
     assert flagged(run(answer.format(wrong), result)) == [wrong + "%" if "%" in answer else wrong]
 
 
+@pytest.mark.parametrize(
+    ("rows", "last", "right", "wrong"),
+    [
+        # A hardware shop's stock table: the last line's quantity times its price.
+        (
+            [
+                ("Hinges", 40, "1.25"),
+                ("Screws", 500, "0.04"),
+                ("Brackets", 24, "2.10"),
+                ("Bolts", 120, "0.35"),
+                ("Washers", 300, "0.02"),
+                ("Anchors", 60, "0.45"),
+                ("Clamps", 16, "4.80"),
+            ],
+            ("Latches", 14, "3.45"),
+            "48.30",
+            "58.30",
+        ),
+        # A lab's instrument hours: the last instrument's hours times its hourly rate.
+        (
+            [
+                ("Centrifuge", 12, "18.00"),
+                ("Microscope", 30, "22.50"),
+                ("Incubator", 96, "1.75"),
+                ("PCR cycler", 18, "9.40"),
+                ("Spectrometer", 6, "41.00"),
+                ("Fume hood", 40, "3.10"),
+                ("Freezer", 720, "0.15"),
+            ],
+            ("Autoclave", 7, "12.35"),
+            "86.45",
+            "68.45",
+        ),
+    ],
+)
+def test_a_long_tables_row_is_read_for_its_own_arithmetic(
+    rows: list, last: tuple, right: str, wrong: str
+) -> None:
+    """In a table longer than the operands one sentence may give, a row's figure is worked out
+    from the numbers nearest it (its own row), not from the table's first rows."""
+    result = {"lines": [{"name": n, "qty": q, "price": float(p)} for n, q, p in [*rows, last]]}
+    head = "| Item | Qty | Each | Line |\n|---|---|---|---|\n"
+    body = "".join(f"| {n} | {q} | ${p} |  |\n" for n, q, p in rows)
+    name, qty, price = last
+    found = run(head + body + f"| {name} | {qty} | ${price} | ${right} |", result)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "sentence-arithmetic"
+    assert flagged(run(head + body + f"| {name} | {qty} | ${price} | ${wrong} |", result)) == [wrong]
+
+
 def test_the_sentence_before_a_figure_may_give_its_operand_but_not_one_further_back() -> None:
     """ "Freight is … $555.00. Fuel surcharge at 12%: $66.60." takes 12% of the sentence before;
     with a sentence between them the two are no longer one piece of arithmetic."""
