@@ -5,9 +5,10 @@ no invention: a rounding or unit conversion of a number read, a column's sum, th
 own total of the amounts it lists, a price times the count the user gave, a date moved by the
 days the user asked for (or to the day of the week they named) or by a count of days one
 record or the prompt holds, the days between two dates one record holds, and, once no other
-row does, one operation on two numbers its sentence (or the one before) writes. ``TABLE``
-lists every derivation accepted, one ``Row`` each, in the order tried; a figure is explained
-by the first row that gives it: no chains, no averages, no arbitrary subsets.
+row does, one operation on two numbers its sentence (or the one before) writes, of the
+MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE`` lists every
+derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first
+row that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
