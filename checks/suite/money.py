@@ -308,9 +308,14 @@ def labelled_amounts(text: str) -> set[Decimal]:
     return {value for match in _LABELLED.finditer(text) for value in read_numeral(match.group(1))}
 
 
+def minor_units(name: str) -> int | None:
+    """How many of the minor unit a member's name counts make one (``priceCents``: 100), or None."""
+    return next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
+
+
 def minor_member_keys(name: str, number: str) -> list[str]:
     """The amount key of a JSON number counting a minor unit (``"priceCents": 1299`` is 12.99)."""
-    per = next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
+    per = minor_units(name)
     value = read_number(number) if per is not None else None
     return [] if value is None or per is None else [number_text(EXACT.divide(value.copy_abs(), per))]
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from .decimals import NO_JSON, is_number
 from .evidence_index import Source, join_path, json_leaves
-from .money import read_amounts
+from .money import minor_units, read_amounts
 from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
@@ -290,8 +290,9 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
     refunded, credited) that none of the amounts of that kind the change's result records, nor their sum,
     is: a write's result is the receipt of what it did. What it repeats of a record read before (at the
     same place in ``before``, the earlier turns' results, or this turn's before its own) is history, not
-    its doing. A sentence with several amounts or kinds is left alone: which is which needs reading."""
-    held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount, path)
+    its doing. A sentence with several amounts or kinds is left alone: which is which needs reading. A
+    member counting a minor unit (``charged_cents: 4500``) records its amount in whole units (45.00)."""
+    held: list[tuple[str, str, Decimal, str]] = []  # (kind, call id, amount in the major unit, path)
     past: set[Decimal] = set()  # the amounts the records read before the changes hold
     for call in turn.tool_calls:
         result = turn.result_of(call)
@@ -303,10 +304,11 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
         at = turn.result_index(call) or 0
         earlier = [*before, *(m for i, m in enumerate(turn.messages) if m.role == "tool" and i < at)]
         history = {leaf for message in earlier for leaf in json_leaves(message.value, is_number)}
-        past.update(Decimal(number) for _, number in history)
+        past.update(_money_of(path, number) for path, number in history)
         for path, number in leaves:
             if (path, number) not in history:
-                held += [(kind, call.call_id, Decimal(number), path) for kind in _moves(name_tokens(path))]
+                amount = _money_of(path, number)
+                held += [(kind, call.call_id, amount, path) for kind in _moves(name_tokens(path))]
     if not held:
         return
     for sentence in sentences(turn.answer):
@@ -323,13 +325,19 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
         start, end = sentence.start + said.start, sentence.start + said.end
         why = (
             f"The answer says the {kind} was {turn.answer[start:end]}, but the result of the call that made "
-            f"it ({call_id}, {path}) records {amount}."
+            f"it ({call_id}, {path}) records {amount:f}."
         )
         span, evidence = Span(turn.answer[start:end], start, end), (Evidence(call_id, path),)
         extra = {"field": path, "record_value": str(amount)}
         yield Finding(
             turn.index, checker, "contradicted_value", "flag", why, span, evidence, None, str(value), extra
         )
+
+
+def _money_of(path: str, number: int | Decimal) -> Decimal:
+    """The amount a JSON number is, in the major unit: ``amount_charged_cents: 5400`` is 54.00."""
+    per = minor_units(re.sub(r"\[\d+\]$", "", path).rsplit(".", 1)[-1])
+    return Decimal(number).scaleb(-2) if per == 100 else Decimal(number)
 
 
 @lru_cache(maxsize=1024)

@@ -177,6 +177,35 @@ def test_an_amount_the_write_s_own_result_contradicts_is_flagged(read, write, ri
 
 
 @pytest.mark.parametrize(
+    ("write", "right", "wrong"),
+    [
+        (  # a pottery studio charging in cents
+            {"tool": "book_wheel_class", "args": {"class": "W-3"}, "result": {"charged_cents": 4500}},
+            "Booked: $45.00 was charged to your card.",
+            "Booked: $54.00 was charged to your card.",
+        ),
+        (  # a parts shop refunding in pence
+            {"tool": "process_return", "args": {"part": "P-81"}, "result": {"refundPence": 1299}},
+            "Returned: a refund of £12.99 is on its way.",
+            "Returned: a refund of £21.99 is on its way.",
+        ),
+    ],
+)
+def test_a_receipt_that_counts_in_cents_is_read_in_whole_units(write, right, wrong) -> None:
+    """``charged_cents: 4500`` records $45.00: the answer that says so agrees with its receipt;
+    one that says another amount is contradicted, the receipt's amount named in whole units."""
+
+    def flags(answer: str) -> list[dict]:
+        result = run_suite(build_conversation(build_turn(answer, calls=[write])))
+        return [f for f in result["findings"] if f["severity"] == "flag" and f["claim"]]
+
+    assert flags(right) == []
+    [found] = flags(wrong)
+    assert found["code"] == "contradicted_value"
+    assert found["record_value"] in ("45.00", "12.99")
+
+
+@pytest.mark.parametrize(
     ("write", "answer", "wrong"),
     [
         (  # a ticket desk
