@@ -42,7 +42,8 @@ _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
-_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)((?:[a-z-]+\s+){{0,2}}[a-z-]+)", re.I)
+# The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:[a-z-]+\s+){{0,2}}[a-z-]+))", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6

@@ -197,3 +197,19 @@ def test_a_count_joined_to_its_noun_by_a_hyphen_is_said_of_that_noun(user: str, 
     key = next(k for k, v in args.items() if isinstance(v, int))
     other = {**args, key: args[key] + 1}
     assert unsupported(conversation(user, [(tool, other, {"ok": True})])) == [(key, str(args[key] + 1))]
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        ("Two tickets please: 2 adults and a child.", ("book_ferry", {"adults": 2, "child": 1})),
+        (
+            "Reserve 3 kayaks and one paddleboard for Sunday.",
+            ("reserve_gear", {"kayaks": 3, "paddleboards": 1}),
+        ),
+    ],
+)
+def test_each_count_of_a_message_is_said_of_its_own_noun(user: str, call: tuple) -> None:
+    """The words after one count ("2 adults and a") do not hide the next count ("a child")."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
