@@ -335,9 +335,9 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
 
 
 def _money_of(path: str, number: int | Decimal) -> Decimal:
-    """The amount a JSON number is, in the major unit: ``amount_charged_cents: 5400`` is 54.00."""
+    """The amount a JSON number is, in the major unit: ``amount_charged_cents: 5400`` is 54."""
     per = minor_units(re.sub(r"\[\d+\]$", "", path).rsplit(".", 1)[-1])
-    return Decimal(number).scaleb(-2) if per == 100 else Decimal(number)
+    return Decimal(number) / per if per else Decimal(number)
 
 
 @lru_cache(maxsize=1024)

@@ -14,10 +14,11 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   with no synonym table;
 - **an earlier result holds it under the same key**;
 - **a documented derivation gives it**: that value plus or minus a count the user said of the
-  noun; money an answer or the user stated, a result holds under a money key or names in its
-  text, or a sum over a result's list (``derivations``), or one share of a payment whose
-  shares add up to such an amount; a count no larger than another supplied argument of the
-  same call that names the same thing;
+  noun; money (in whole units where the key counts cents: ``amount_cents``) an answer or the
+  user stated, a result holds under a money key or names in its text, or a sum over a
+  result's list (``derivations``), or one share of a payment whose shares add up to such an
+  amount; a count no larger than another supplied argument of the same call that names the
+  same thing;
 - **zero**, the default of every count.
 """
 
@@ -34,7 +35,7 @@ from .decimals import ZERO, exactly, is_number
 from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .evidence_index import Source, json_leaves
-from .money import labelled_amounts, money_values
+from .money import labelled_amounts, minor_units, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
 from .types import walk
@@ -52,8 +53,8 @@ MAX_REPLY_WORDS = 6
 
 
 def last_key(path: str) -> str:
-    """``payment_methods[0].amount`` -> ``amount``."""
-    return re.sub(r"\[[^\]]*\]", "", path).rsplit(".", 1)[-1].lower()
+    """``payment_methods[0].amountCents`` -> ``amountCents``, as written: its words are its case's."""
+    return re.sub(r"\[[^\]]*\]", "", path).rsplit(".", 1)[-1]
 
 
 def key_stems(key: str) -> set[str]:
@@ -148,11 +149,11 @@ class Supply:
     def supplies(self, key: str, value: Decimal) -> bool:
         """Whether the user, a result or a derivation supplied ``value`` for ``key`` (``last_key``)."""
         self._catch_up()
-        same_key = self._by_key.get(key, set())
+        same_key = self._by_key.get(key.lower(), set())
         if value == 0 or value in same_key:
             return True
-        if is_money_key(key):
-            return self.known_amount(value)
+        if is_money_key(key):  # in whole units where the key counts a minor one ("amount_cents")
+            return self.known_amount(value / per if (per := minor_units(key)) else value)
         said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
         if value in said or value in self.lone:
             return True

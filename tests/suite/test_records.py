@@ -202,7 +202,7 @@ def test_a_receipt_that_counts_in_cents_is_read_in_whole_units(write, right, wro
     assert flags(right) == []
     [found] = flags(wrong)
     assert found["code"] == "contradicted_value"
-    assert found["record_value"] in ("45.00", "12.99")
+    assert found["record_value"] in ("45", "12.99")
 
 
 @pytest.mark.parametrize(

@@ -226,3 +226,27 @@ def test_a_plural_without_an_s_is_a_count_of_things(user: str, call: tuple) -> N
     """ "6 people" and "3 children" count things as "6 guests" does: the one count of its message."""
     tool, args = call
     assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+
+
+@pytest.mark.parametrize(
+    ("read", "key", "right", "wrong"),
+    [
+        (
+            ("get_invoice", {"invoice": "INV-1"}, {"invoice": "INV-1", "total_due": 134.5}),
+            "amount_cents",
+            13450,
+            14350,
+        ),
+        (("get_fine", {"fine": "F-9"}, {"fine": "F-9", "amount_due": 70.0}), "amountPence", 7000, 700),
+    ],
+)
+def test_money_typed_in_a_minor_unit_is_the_amount_in_whole_units(
+    read: tuple, key: str, right: int, wrong: int
+) -> None:
+    """ "amount_cents": 13450 pays the $134.50 a record holds; 14350 is nobody's."""
+    name = "pay_invoice" if "invoice" in read[1] else "pay_fine"
+    for value, flagged in ((right, []), (wrong, [(key, str(wrong))])):
+        assert (
+            unsupported(conversation("Pay it, please.", [read, (name, {key: value}, {"ok": True})]))
+            == flagged
+        )
