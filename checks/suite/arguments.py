@@ -7,12 +7,14 @@ are read, without per-tool wiring:
 - ``unsupported_argument`` (flag): an identifier-shaped string argument (a number of ``min_digits``
   digits or more, or an identifier; for a tool named in ``arguments_from``, every string of 4 characters
   or more) that no user message, system prompt or earlier tool result holds (the finding says whether
-  the assistant's own prose did), unless the call only reads and its own result, neither failed nor
-  empty, carries the value back: the lookup found it, so it names something that exists, however
-  the model came to spell it ("tent_20x40" from "a 20x40 tent"); or a number typed into a write
-  that nothing supplied (``write_numbers``). An expression ("100 * 1.5") is a string of values: each
-  number of it that an answer's check would read must have been said before, by anyone, the
-  assistant included (a figure it stated is one it may compute with).
+  the assistant's own prose did), unless it is a name of words (no run of ``min_digits`` digits),
+  the call only reads and its own result, neither failed nor empty, carries it back: the lookup
+  found it, so it names something that exists, however the model came to spell it ("tent_20x40"
+  from "a 20x40 tent"), where a guessed order number that happens to exist is still guessed; or a
+  number typed into a write that nothing supplied (``write_numbers``). An expression ("100 *
+  1.5") is a string of values: each number of it that an answer's check would read must have
+  been said before, by anyone, the assistant included (a figure it stated is one it may compute
+  with).
 - ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that found
   nothing.
 
@@ -163,7 +165,7 @@ def _judge_call(
             if not (
                 seen.grounds.supplied(forms)
                 or seen.person_texts.holds(lowered)
-                or _found(turn, call, forms, at)
+                or _found(turn, call, value, forms, at, options.evidence.min_digits)
             ):
                 out.append(_unfound(turn, call, path, value, seen.prose.holds(lowered), producers))
         elif producer.tool != call.tool:
@@ -182,9 +184,14 @@ def _judge_call(
     return out
 
 
-def _found(turn: Turn, call: ToolCall, forms: list[str], at: dict[int, Source]) -> bool:
-    """Whether a read's own result, neither failed nor empty, carries the value back: the tool
-    found it, so it names something that exists, whoever spelled it first."""
+def _found(
+    turn: Turn, call: ToolCall, value: str, forms: list[str], at: dict[int, Source], min_digits: int
+) -> bool:
+    """Whether a name composed of words (no run of ``min_digits`` digits: a guessed account or order
+    number that happens to exist is still guessed) is carried back by the call's own result, a read
+    neither failed nor empty: the tool found it, so it names something that exists."""
+    if re.search(rf"\d{{{min_digits},}}", value):
+        return False
     receipt, answered = turn.receipt_of(call), turn.result_index(call)
     result = at.get(answered) if answered is not None else None
     if result is None or says_it_writes(call.tool, receipt) is not False or (receipt and not receipt.ok):

@@ -275,13 +275,16 @@ def test_a_number_of_an_expression_that_nobody_said_is_invented(
             True,
         ),
         ("create_rental", {"code": "tent-20x40"}, {"code": "tent-20x40", "status": "booked"}, True),
+        # A number nobody gave that happens to name a real order is still guessed.
+        ("get_order", {"order": "ORD-55123"}, {"order": "ORD-55123", "status": "shipped"}, True),
     ],
 )
 def test_a_value_a_reads_own_result_carries_back_names_something_that_exists(
     tool: str, args: dict[str, Any], result: Any, flagged: bool
 ) -> None:
-    """A read that found what it was asked for shows the value exists, whoever spelled it first;
-    a failed or empty read, or a write's echo of its own arguments, shows nothing of the kind."""
+    """A read that found the name it was asked for shows the name exists, however the model spelled
+    it from the user's words; a failed or empty read, a write's echo of its own arguments, or a
+    guessed number (an order, an account) that happens to exist shows nothing of the kind."""
     turn = build_turn(
         "Here it is.", user="Please look it up.", calls=[{"tool": tool, "args": args, "result": result}]
     )
