@@ -5,7 +5,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
 (``duration <seconds>``), so a notation read on one side is read on the other.
 
 - **Units are data** (``UNITS``). A glued letter ("1h", "30m") is read only in a sum with
-  an hour or as hours alone: "30m" alone is as often a length, "90s" a decade.
+  an hour or as hours alone: "30m" alone is as often a length, "90s" a decade. An "h" set
+  apart from its number is hours only before minutes ("2 h 8 min"), as timetables write it.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
 - **A JSON number whose member is named for a unit is a duration**: ending in it
   (``wait_minutes: 90``) or leading with it before a word of time or "per"
@@ -55,6 +56,8 @@ _CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\
 _GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)  # 1h, 1h30m
 _GLUED_ALONE = re.compile(r"\d(?<![\w.$€£]\d)\d*(?:\.\d+)?[ms]\b", re.I)  # a source's 45m
 _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
+# An "h" set apart from its number, where minutes follow as the sum's next part: "2 h 8 min".
+_SPACED_HOURS = re.compile(r"\d(?<![\w.]\d)\d*\s[hH](?=\s+\d{1,2}\s?(?:min(?:ute)?s?|m)\b)")
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 # A member named for a unit: ending in it ("wait_minutes"), or leading with it before a word
@@ -137,6 +140,8 @@ def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> lis
     parts: list[_Part] = []
     if "words" in readers:
         parts.extend(p for unit in _UNIT_WORD.finditer(low) if (p := _part_ending(text, unit, lenient)))
+        hours = _SPACED_HOURS.finditer(text) if " h" in low else ()
+        parts.extend((Decimal(m.group()[:-2]) * 3600, 3600, m.start(), m.end()) for m in hours)
     if lenient and "clock" in readers:
         for m in _CLOCKLIKE.finditer(text):
             h, mi, se = (int(g) for g in m.group().split(":"))

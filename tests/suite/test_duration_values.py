@@ -50,6 +50,7 @@ def spellings(minutes: int) -> list[str]:
         if rest:
             out += [f"{hours} {h} {rest} {m}" for h in HOUR_WORDS for m in MINUTE_WORDS[:2]]
             out.append(f"{hours} hours and {rest} minutes")
+            out.append(f"{hours} h {rest} min")  # the hour's letter set apart, as timetables write it
     return out
 
 
