@@ -140,8 +140,8 @@ def _parts(text: str, low: str, lenient: bool, readers: AbstractSet[str]) -> lis
     parts: list[_Part] = []
     if "words" in readers:
         parts.extend(p for unit in _UNIT_WORD.finditer(low) if (p := _part_ending(text, unit, lenient)))
-        hours = _SPACED_HOURS.finditer(text) if " h" in low else ()
-        parts.extend((Decimal(m.group()[:-2]) * 3600, 3600, m.start(), m.end()) for m in hours)
+        spaced = _SPACED_HOURS.finditer(text) if " h" in low else ()
+        parts.extend((Decimal(m.group()[:-2]) * 3600, 3600, m.start(), m.end()) for m in spaced)
     if lenient and "clock" in readers:
         for m in _CLOCKLIKE.finditer(text):
             h, mi, se = (int(g) for g in m.group().split(":"))
