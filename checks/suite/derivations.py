@@ -28,6 +28,10 @@ row that gives it: no chains, no averages, no arbitrary subsets.
   distance is converted only into the other system's unit of like size (a kilogram and a pound,
   a kilometre and a mile, a centimetre and an inch), where the figure writes that unit; a
   temperature from one scale into the other (°F = °C × 1.8 + 32).
+- **A clock time moves by a length**: a time its sentence writes moved on or back by a length one
+  record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
+  the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
+  length the sentence alone writes, which made-up values would fit as well.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -1019,23 +1023,32 @@ class DayCount:
 
 
 @kept
-def _day_counts(source: Source) -> list[DayCount]:
-    """The numbers of days a source holds: a JSON number under a member named for days or weeks
-    (``window_days``: ``durations.duration_member_keys``), a length its words write in whole days
-    ("10 business days"), a period ("biweekly"); business days where the name or words say so."""
-    out: list[DayCount] = []
-    # Walked only where a member is named for a unit: most results have none.
+@kept
+def _lengths(source: Source) -> list[tuple[Decimal, str, tuple[Evidence, ...]]]:
+    """The lengths of time a source holds, in seconds, each with how it is written and where: a JSON
+    number under a member named for a unit (``window_days``: ``durations.duration_member_keys``),
+    walked only where a member is so named (most results have none), and each its words write."""
+    out = []
     keyed = source.role == "tool" and KEYED_UNIT.search(source.low) is not None
-    whole = json_leaves(source.parsed(), lambda leaf: type(leaf) is int) if keyed else []
-    for path, number in whole[:MAX_ITEMS]:
+    for path, number in json_leaves(source.parsed(), is_number)[:MAX_ITEMS] if keyed else ():
         name = re.sub(r"\[[^\]]*\]$", "", path).rsplit(".", 1)[-1]
         for key in duration_member_keys(name, str(number)):
-            if days := _whole_days(Decimal(key.removeprefix(KEY_PREFIX))):
-                out.append(DayCount(days, bool(_BUSINESS.search(name)), path, _at(source, path)))
-    for value in read_durations(source.text, lenient=True):
-        if (days := _whole_days(value.seconds)) and len(out) < MAX_ITEMS:
-            words, span = source.text[value.start : value.end], (value.start, value.end)
-            out.append(DayCount(days, bool(_BUSINESS.search(words)), words, _place(source, span)))
+            out.append((Decimal(key.removeprefix(KEY_PREFIX)), path, _at(source, path)))
+    for value in islice(read_durations(source.text, lenient=True), MAX_ITEMS):
+        span = (value.start, value.end)
+        out.append((value.seconds, source.text[value.start : value.end], _place(source, span)))
+    return out
+
+
+def _day_counts(source: Source) -> list[DayCount]:
+    """The numbers of days a source holds: a length in whole days (``_lengths``: "10 days",
+    ``window_days``), a period ("biweekly"), business days where the name or words say so
+    ("10 business days", ``review_business_days``)."""
+    out = [
+        DayCount(days, bool(_BUSINESS.search(label)), label, evidence)
+        for seconds, label, evidence in _lengths(source)
+        if (days := _whole_days(seconds))
+    ]
     for match in islice(_PERIOD.finditer(source.text), MAX_COUNT):
         days, words = PERIODS[match.group().lower()], match.group()
         out.append(DayCount(days, False, words, _place(source, match.span())))
@@ -1116,6 +1129,47 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
 
 
+def _minutes(time: Any) -> list[int]:
+    """A clock time's minutes after midnight, in either half of the day where its half is open."""
+    return [(time.hour + half) * 60 + time.minute for half in ((0, 12) if time.open_half else (0,))]
+
+
+_Labelled = dict[Any, tuple[str, tuple[Evidence, ...]]]  # a value -> how it is written, and where
+
+
+def _clock_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A clock time moved on or back by a length (the module's docstring says which): "7:15 PM, a
+    75-minute game: done at 8:30 PM", "check-in closes 30 minutes before" (the prompt's)."""
+    sentence = sentence_at(p.answer_sentences, f.start)
+    targets = {m for t in read_times(f.text) for m in _minutes(t)}
+    if sentence is None or not targets:
+        return None
+    at = f.start - sentence.start
+    rest = sentence.text[:at] + " " * len(f.text) + sentence.text[at + len(f.text) :]
+    said_times: _Labelled = {
+        m: (f"{m // 60:02d}:{m % 60:02d}", ()) for t in read_times(rest) for m in _minutes(t)
+    }
+    said_lengths: _Labelled = {v.seconds: (rest[v.start : v.end], ()) for v in read_durations(rest, True)}
+    held_times: _Labelled = {}
+    held_lengths: _Labelled = {}
+    for source in [*p.records[:MAX_OFFSET_SOURCES], *p.prompt]:
+        for t in islice(read_times(value_text(source.text)), MAX_HELD):
+            place = _place(source, (t.start, t.end))
+            held_times.update({m: (f"{m // 60:02d}:{m % 60:02d}", place) for m in _minutes(t)})
+        for seconds, label, place in _lengths(source)[:MAX_HELD]:
+            held_lengths.setdefault(seconds, (label, place))
+    # A time the sentence writes and a length held, or a time held and a length the sentence writes:
+    # never both from the sentence alone, where three made-up values would explain one another.
+    for times, lengths in ((said_times, held_lengths), (held_times, said_lengths)):
+        for start, (time, first) in times.items():
+            for seconds, (length, second) in lengths.items():
+                for sign in (1, -1) if seconds % 60 == 0 and 0 < seconds < 86400 else ():
+                    if (start + sign * int(seconds) // 60) % 1440 in targets:
+                        how = f"{time} {'+' if sign > 0 else '−'} {length}"
+                        return Derivation("time-offset", how, (*first, *second))
+    return None
+
+
 # --- the table ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Row:
@@ -1139,6 +1193,7 @@ TABLE = (
     Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _CENT, _elapsed),
     Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
+    Row("time-offset", "a time, a length: said, held or stated", "2", "time", _CENT, _clock_moved),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
     Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),

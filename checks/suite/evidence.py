@@ -109,6 +109,7 @@ _KIND_WORDS = {
     "elapsed": "the time between two clock times the answer or this turn's results write",
     "date-span": "the days between two dates one result or its call holds",
     "date-offset": "a date one result or the system prompt holds moved on by the days it or the prompt holds",
+    "time-offset": "a clock time moved by a length of time the conversation holds",
 }
 
 
@@ -332,6 +333,7 @@ class _State:
             if opts.figures:
                 shapes |= {"date"} if days else set()
                 shapes |= {"duration"} if c.shape == "duration" else set()
+                shapes |= {"time"} if c.shape == "time" else set()
                 shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
             if not shapes:
                 continue

@@ -570,6 +570,58 @@ def test_a_temperature_in_the_other_scale_is_computed_and_its_own_scale_grounds(
     assert flagged(run(answer.format(wrong), result)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        # A kayak rental: the start written (and held), its length held by the record.
+        (
+            "",
+            {"boat": "K-4", "start": "10:30", "rental_hours": 2},
+            "Your rental from 10:30 AM ends at {}.",
+            "12:30 PM",
+            "1:30 PM",
+        ),
+        # A lab run: the start written, its length held by the record.
+        (
+            "",
+            {"run": "R-7", "start": "14:10", "run_minutes": 95},
+            "The run starts at 2:10 PM and finishes at {}.",
+            "3:45 PM",
+            "3:55 PM",
+        ),
+        # A ferry: the departure written, the closing time before it stated by the prompt.
+        (
+            "Boarding closes 20 minutes before departure.",
+            {"sailing": "S-2", "departs": "08:15"},
+            "It departs at 8:15 AM; boarding closes at {}.",
+            "7:55 AM",
+            "7:45 AM",
+        ),
+    ],
+)
+def test_a_clock_time_moved_by_a_length_is_computed(
+    prompt: str, result: Any, answer: str, right: str, wrong: str
+) -> None:
+    """A time written moved on or back by a length held or stated (or a time held by a length
+    written); a time no such move gives is flagged."""
+    turn = build_turn(answer.format(right), calls=[{"tool": "lookup", "result": result}])
+    found = run_suite(build_conversation(turn) | {"system": prompt})
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "time-offset"
+    turn = build_turn(answer.format(wrong), calls=[{"tool": "lookup", "result": result}])
+    assert flagged(run_suite(build_conversation(turn) | {"system": prompt})) == [wrong]
+
+
+def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
+    """With neither the time nor the length in its sentence, a time a record's start and length
+    would give is flagged: many times and lengths agree by chance. Nor does a length the sentence
+    alone writes move its made-up start to its made-up end: both times are flagged."""
+    result = {"run": "R-7", "run_start": "14:10", "run_minutes": 95}
+    assert flagged(run("Your results are ready by 3:45 PM.", result)) == ["3:45 PM"]
+    made_up = run("Your 2-hour slot from 10:30 AM ends at 12:30 PM.", {"status": "ok"})
+    assert flagged(made_up) == ["10:30 AM", "12:30 PM"]
+
+
 # --- one operation on the numbers a sentence writes ---------------------------------------
 
 
