@@ -1023,7 +1023,6 @@ class DayCount:
 
 
 @kept
-@kept
 def _lengths(source: Source) -> list[tuple[Decimal, str, tuple[Evidence, ...]]]:
     """The lengths of time a source holds, in seconds, each with how it is written and where: a JSON
     number under a member named for a unit (``window_days``: ``durations.duration_member_keys``),
@@ -1040,6 +1039,7 @@ def _lengths(source: Source) -> list[tuple[Decimal, str, tuple[Evidence, ...]]]:
     return out
 
 
+@kept
 def _day_counts(source: Source) -> list[DayCount]:
     """The numbers of days a source holds: a length in whole days (``_lengths``: "10 days",
     ``window_days``), a period ("biweekly"), business days where the name or words say so
