@@ -12,9 +12,9 @@ A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19
   unsaid year" (``lookups()``), so two years written must agree. Seconds are not compared.
 - **A member's name may say what its number is**: seconds (or ms) since 1970 under a
   member named for an instant (``starts_at``) are a date and a time in UTC.
-- **A range is its two ends**, and where the first end is none ("Mar 15 — 7:45 AM": no hour 15
-  starts a range), the second is still a time; a weekday, an ordinal suffix, a zone and a next-day mark
-  ("+1", kept as ``day_offset``) are no part of a value.
+- **A range is its two ends**, and where the first end is none ("Mar 15 — 7:45 AM": no hour
+  15 starts a range), the second is still a time; a weekday, an ordinal suffix, a zone and a
+  next-day mark ("+1", kept as ``day_offset``) are no part of a value.
 
 Not read: a two-digit year after dots ("1.2.24" is more often a version), a date glued to
 letters, digits or other separators (a part of an identifier or a path).
@@ -39,9 +39,8 @@ _MONTHS = "january february march april may june july august september october n
 MONTH_NAMES = {name: n for n, month in enumerate(_MONTHS.split(), 1) for name in (month, month[:3])}
 MONTH_NAMES["sept"] = 9
 MONTH_WORDS = frozenset(["may", "march"])  # also common words ("you may"): read only capitalised
-WEEKDAYS = tuple(
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)  # as date.weekday() counts
+# The days of the week as ``date.weekday()`` counts them, then their abbreviations.
+WEEKDAYS = tuple("monday tuesday wednesday thursday friday saturday sunday".split())
 WEEKDAY_NAMES = WEEKDAYS + tuple("mon tues tue wed thurs thur thu fri sat sun".split())
 # Each spelling of a half-day mark, and what it says of the hour before it.
 HALF_DAY_MARKS = {f"{half[0]}{dots}": half for half in ("am", "pm") for dots in ("m", ".m.", ".m", ". m.")}
