@@ -12,10 +12,11 @@ written afterwards, without sight of the rules, and is only counted. A rule that
 development and not validation fits the set, not the class. Once rules have been kept or
 dropped by validation, it has been used; ``holdout`` was written last, by someone who saw
 neither the rules nor the other sets, and measures what the choices are worth.
-``development_2`` and ``development_3`` (fifteen more desks each: print shop, catering, lab
-samples, ...; dry cleaning, a ferry line, a film festival, ...) were written later still,
-without sight of the rules or of validation and holdout, to be read as ``development`` is:
-their false flags show classes the first set has too few cases of.
+``development_2``, ``development_3`` and ``development_4`` (fifteen more desks each: print
+shop, catering, lab samples, ...; dry cleaning, a ferry line, a film festival, ...; a hair
+salon, a car wash, a locksmith, ..., in a plain chat style) were written later still, without
+sight of the rules or of validation and holdout, to be read as ``development`` is: their false
+flags show classes the first set has too few cases of.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from checks.suite import run_suite  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = ("development", "development_2", "development_3", "validation", "holdout")
+SETS = ("development", "development_2", "development_3", "development_4", "validation", "holdout")
 
 
 def measure(path: Path, verbose: bool) -> str:
