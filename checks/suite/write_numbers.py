@@ -45,7 +45,9 @@ _GENERIC_WORDS = frozenset(
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
 # The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
-_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:[a-z-]+\s+){{0,2}}[a-z-]+))", re.I)
+# A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6.
+_WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 _PLURALS = frozenset("people children men women feet teeth mice geese".split())  # plurals with no -s
 MAX_NODES = 2000
@@ -53,8 +55,11 @@ MAX_REPLY_WORDS = 6
 
 
 def last_key(path: str) -> str:
-    """``payment_methods[0].amountCents`` -> ``amountCents``, as written: its words are its case's."""
-    return re.sub(r"\[[^\]]*\]", "", path).rsplit(".", 1)[-1]
+    """``payment_methods[0].amountCents`` -> ``amountCents``, ``items["4x6"]`` -> ``4x6``, as written:
+    its words are its case's."""
+    path = re.sub(r"\[\d+\]", "", path)
+    quoted = re.search(r'\["((?:[^"\\]|\\.)*)"\]$', path)
+    return quoted.group(1) if quoted else path.rsplit(".", 1)[-1]
 
 
 def key_stems(key: str) -> set[str]:

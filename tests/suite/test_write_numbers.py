@@ -250,3 +250,19 @@ def test_money_typed_in_a_minor_unit_is_the_amount_in_whole_units(
             unsupported(conversation("Pay it, please.", [read, (name, {key: value}, {"ok": True})]))
             == flagged
         )
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        ("Print 48 4x6 prints and 6 5x7s, please.", ("place_print_order", {"items": {"4x6": 48, "5x7": 6}})),
+        ("Cut 12 2x4s and 3 4x8 sheets for me.", ("place_lumber_order", {"cuts": {"2x4": 12, "4x8": 3}})),
+    ],
+)
+def test_a_count_said_of_a_name_with_digits_supplies_the_key_of_that_name(user: str, call: tuple) -> None:
+    """A key that is the thing's name ("4x6", quoted in the path) takes the count said before it."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    inner = next(iter(args.values()))
+    wrong = {next(iter(args)): {k: v + 1 for k, v in inner.items()}}
+    assert len(unsupported(conversation(user, [(tool, wrong, {"ok": True})]))) == len(inner)
