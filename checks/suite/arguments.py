@@ -181,6 +181,9 @@ def _judge_call(
                 "the call names holds it under the same key, and no documented derivation gives it."
             )
             out.append(_unsupported(turn, call, path, value, why, "nowhere"))
+    receipt = turn.receipt_of(call)
+    if not surely_writes(call.tool, receipt) and (receipt is None or receipt.ok):
+        seen.supply.asked(arguments)  # a read the tool answered: what it asked for, a later write may repeat
     return out
 
 

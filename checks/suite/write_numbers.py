@@ -12,7 +12,9 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
   message that says only one: "two suitcases" gives the count of bags, "6 people" of guests,
   with no synonym table;
-- **an earlier result holds it under the same key**;
+- **an earlier result holds it under the same key**, or an earlier read the tool answered
+  asked for it under the same key (a write that books the party of five a search found tables
+  for);
 - **a documented derivation gives it**: that value plus or minus a count the user said of the
   noun; money (in whole units where the key counts cents: ``amount_cents``) an answer or the
   user stated, a result holds under a money key or names in its text, or a sum over a
@@ -146,6 +148,11 @@ class Supply:
                 asked = _stems_of([w for w in re.findall(r"[a-z]+", question.lower()) if len(w) >= 3])
                 self._add_said(numbers, asked)
         self._read = [len(self.user_texts), len(self.replies), len(self.results)]
+
+    def asked(self, arguments: Any) -> None:
+        """The numbers a read the tool answered asked for, each under its key."""
+        for path, number in json_leaves(arguments, is_number):
+            self._by_key.setdefault(last_key(path).lower(), set()).add(Decimal(number))
 
     def _add_said(self, numbers: set[Decimal], stems: set[str]) -> None:
         for stem in ("", *stems):

@@ -266,3 +266,29 @@ def test_a_count_said_of_a_name_with_digits_supplies_the_key_of_that_name(user: 
     inner = next(iter(args.values()))
     wrong = {next(iter(args)): {k: v + 1 for k, v in inner.items()}}
     assert len(unsupported(conversation(user, [(tool, wrong, {"ok": True})]))) == len(inner)
+
+
+@pytest.mark.parametrize(
+    ("read", "write", "key"),
+    [
+        (
+            ("find_tables", {"party": 5, "night": "Friday"}, {"tables": [{"id": "T4", "time": "19:00"}]}),
+            "book_table",
+            "party",
+        ),
+        (
+            ("search_lab_slots", {"samples": 12}, {"slots": [{"slot": "S-3", "day": "Tue"}]}),
+            "reserve_lab_slot",
+            "samples",
+        ),
+    ],
+)
+def test_a_number_a_read_the_tool_answered_asked_for_supplies_the_same_key(
+    read: tuple, write: str, key: str
+) -> None:
+    """A write that repeats what a search the tool answered was asked for (the party of five it
+    found tables for) is supplied, under the same key; another number is not."""
+    asked = read[1][key]
+    assert unsupported(conversation("Book the first one.", [read, (write, {key: asked}, {"ok": True})])) == []
+    wrong = conversation("Book the first one.", [read, (write, {key: asked + 1}, {"ok": True})])
+    assert unsupported(wrong) == [(key, str(asked + 1))]
