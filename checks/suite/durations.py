@@ -32,7 +32,8 @@ from .text import NUMBER_WORDS, alternation
 _SINGULAR = dict(second=1, sec=1, minute=60, min=60, hour=3600, hr=3600, day=86400, week=604800, wk=604800)
 UNITS = {spelled: seconds for word, seconds in _SINGULAR.items() for spelled in (word + "s", word)}
 # "a" and "an" are a number (``text.NUMBER_WORDS``) in an answer only before "and a half"
-# ("an hour and a half"): "in a minute" is seldom a claim of sixty seconds. A source reads them always.
+# ("an hour and a half") or another part of a sum ("an hour and 15 minutes"): "in a minute" is
+# seldom a claim of sixty seconds. A source reads them always.
 _ARTICLES = {"a": 1, "an": 1}
 _LETTERS = {"h": 3600, "m": 60, "s": 1}  # glued to a number: a unit only in a sum with hours
 KEY_PREFIX = "duration "
@@ -51,6 +52,7 @@ _COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
 _BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
 _HALF_AFTER = " and a half"
+_AND_MORE = re.compile(rf",? and \d+ ?(?:{_ANY_UNIT})\b", re.I)  # "an hour and 15 minutes": one of a sum
 _LOOK_BACK = 40  # characters before a unit's word that may hold its number
 _CLOCKLIKE = re.compile(r"\d(?<![\w.:]\d)\d{0,2}:([0-5]\d):([0-5]\d)(?![\w:]|\.\d)")  # a source's 01:30:00
 _GLUED = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?h(?: ?\d{1,2}m(?: ?\d{1,2}s)?)?\b", re.I)  # 1h, 1h30m
@@ -128,7 +130,7 @@ def _part_ending(text: str, unit: re.Match[str], lenient: bool) -> _Part | None:
         return None
     word, half_after = m.group(1).lower(), text[end : end + len(_HALF_AFTER)].lower() == _HALF_AFTER
     halved = bool(m.group(2) or half_after)
-    if word in _ARTICLES and not (lenient or halved):
+    if word in _ARTICLES and not (lenient or halved or _AND_MORE.match(text, end)):
         return None
     count = Decimal(NUMBER_WORDS.get(word, 1)) + (Decimal("0.5") if halved else 0)
     end += len(_HALF_AFTER) if half_after else 0

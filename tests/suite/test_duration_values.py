@@ -51,6 +51,8 @@ def spellings(minutes: int) -> list[str]:
             out += [f"{hours} {h} {rest} {m}" for h in HOUR_WORDS for m in MINUTE_WORDS[:2]]
             out.append(f"{hours} hours and {rest} minutes")
             out.append(f"{hours} h {rest} min")  # the hour's letter set apart, as timetables write it
+            if hours == 1:
+                out.append(f"an hour and {rest} minutes")
     return out
 
 
