@@ -64,7 +64,7 @@ from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
 from .durations import KEY_PREFIX, KEYED_UNIT, PERIODS, duration_member_keys, elapsed, read_durations
-from .evidence_index import Source, join_path, json_leaves, text_leaves
+from .evidence_index import Source, join_path, json_leaves, last_key, text_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
 from .tokens import Candidate, value_text
@@ -1030,8 +1030,7 @@ def _lengths(source: Source) -> list[tuple[Decimal, str, tuple[Evidence, ...]]]:
     out = []
     keyed = source.role == "tool" and KEYED_UNIT.search(source.low) is not None
     for path, number in json_leaves(source.parsed(), is_number)[:MAX_ITEMS] if keyed else ():
-        name = re.sub(r"\[[^\]]*\]$", "", path).rsplit(".", 1)[-1]
-        for key in duration_member_keys(name, str(number)):
+        for key in duration_member_keys(last_key(path), str(number)):
             out.append((Decimal(key.removeprefix(KEY_PREFIX)), path, _at(source, path)))
     for value in islice(read_durations(source.text, lenient=True), MAX_ITEMS):
         span = (value.start, value.end)

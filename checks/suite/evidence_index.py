@@ -75,6 +75,15 @@ def join_path(path: str, key: str | int) -> str:
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
+def last_key(path: str) -> str:
+    """The name of the member a path (``join_path``) ends in, an array's items under its own:
+    ``payment_methods[0].amountCents`` is ``amountCents``, ``items["4x6"]`` is ``4x6``, as
+    written (its words are its case's)."""
+    path = re.sub(r"\[\d+\]", "", path)
+    quoted = re.search(r'\["((?:[^"\\]|\\.)*)"\]$', path)
+    return quoted.group(1) if quoted else path.rsplit(".", 1)[-1]
+
+
 def json_leaves(value: Any, keep: Callable[[Any], bool]) -> list[tuple[str, Any]]:
     """Every leaf of a JSON value that ``keep`` accepts, with its path (``filters.host``, ``ids[0]``), in
     document order; no nesting or length stops the walk."""

@@ -313,11 +313,16 @@ def minor_units(name: str) -> int | None:
     return next((per for pattern, per in _MINOR_NAMES if pattern.search(name)), None)
 
 
-def minor_member_keys(name: str, number: str) -> list[str]:
-    """The amount key of a JSON number counting a minor unit (``"priceCents": 1299`` is 12.99)."""
+def in_whole_units(name: str, number: int | Decimal) -> Decimal:
+    """The amount a JSON number under a member named ``name`` is: ``"priceCents": 1299`` is 12.99."""
     per = minor_units(name)
-    value = read_number(number) if per is not None else None
-    return [] if value is None or per is None else [number_text(EXACT.divide(value.copy_abs(), per))]
+    return EXACT.divide(Decimal(number), per) if per else Decimal(number)
+
+
+def minor_member_keys(name: str, number: str) -> list[str]:
+    """The amount key of a JSON number counting a minor unit (``in_whole_units``)."""
+    value = read_number(number) if minor_units(name) else None
+    return [] if value is None else [number_text(in_whole_units(name, value.copy_abs()))]
 
 
 def money_values(text: str) -> set[Decimal]:

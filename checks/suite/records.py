@@ -27,8 +27,8 @@ from functools import cached_property, lru_cache, reduce
 from typing import Any
 
 from .decimals import NO_JSON, is_number
-from .evidence_index import Source, join_path, json_leaves
-from .money import minor_units, read_amounts
+from .evidence_index import Source, join_path, json_leaves, last_key
+from .money import in_whole_units, read_amounts
 from .shown import Shown
 from .text import OFFER_OR_PLAN, Sentence, name_tokens, sentences
 from .tokens import Candidate, index_text, normalize
@@ -304,10 +304,10 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
         at = turn.result_index(call) or 0
         earlier = [*before, *(m for i, m in enumerate(turn.messages) if m.role == "tool" and i < at)]
         history = {leaf for message in earlier for leaf in json_leaves(message.value, is_number)}
-        past.update(_money_of(path, number) for path, number in history)
+        past.update(in_whole_units(last_key(path), number) for path, number in history)
         for path, number in leaves:
             if (path, number) not in history:
-                amount = _money_of(path, number)
+                amount = in_whole_units(last_key(path), number)
                 held += [(kind, call.call_id, amount, path) for kind in _moves(name_tokens(path))]
     if not held:
         return
@@ -332,12 +332,6 @@ def receipt_findings(turn: Turn, before: list[Any], checker: str) -> Iterator[Fi
         yield Finding(
             turn.index, checker, "contradicted_value", "flag", why, span, evidence, None, str(value), extra
         )
-
-
-def _money_of(path: str, number: int | Decimal) -> Decimal:
-    """The amount a JSON number is, in the major unit: ``amount_charged_cents: 5400`` is 54."""
-    per = minor_units(re.sub(r"\[\d+\]$", "", path).rsplit(".", 1)[-1])
-    return Decimal(number) / per if per else Decimal(number)
 
 
 @lru_cache(maxsize=1024)

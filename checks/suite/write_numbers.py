@@ -36,8 +36,8 @@ from typing import Any
 from .decimals import ZERO, exactly, is_number
 from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, money_leaves
 from .durations import UNITS as DURATION_UNITS
-from .evidence_index import Source, json_leaves
-from .money import labelled_amounts, minor_units, money_values
+from .evidence_index import Source, json_leaves, last_key
+from .money import in_whole_units, labelled_amounts, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
 from .types import walk
@@ -54,14 +54,6 @@ _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no 
 _PLURALS = frozenset("people children men women feet teeth mice geese".split())  # plurals with no -s
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6
-
-
-def last_key(path: str) -> str:
-    """``payment_methods[0].amountCents`` -> ``amountCents``, ``items["4x6"]`` -> ``4x6``, as written:
-    its words are its case's."""
-    path = re.sub(r"\[\d+\]", "", path)
-    quoted = re.search(r'\["((?:[^"\\]|\\.)*)"\]$', path)
-    return quoted.group(1) if quoted else path.rsplit(".", 1)[-1]
 
 
 def key_stems(key: str) -> set[str]:
@@ -165,7 +157,7 @@ class Supply:
         if value == 0 or value in same_key:
             return True
         if is_money_key(key):  # in whole units where the key counts a minor one ("amount_cents")
-            return self.known_amount(value / per if (per := minor_units(key)) else value)
+            return self.known_amount(in_whole_units(key, value))
         said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
         if value in said or value in self.lone:
             return True
