@@ -728,13 +728,15 @@ def _table_column(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     if here is None:
         return None
     start, column = here
+    top = start  # the table's first line: every line from it to the figure's is a row
+    while top and (row := _cell(p.answer, top - 1)) is not None:
+        top = row[0]
     run: list[Stated] = []
     for s in reversed(f.near[: f.index]):
-        cell = _cell(p.answer, s.start)
-        rows = p.answer[cell[0] : start].split("\n")[:-1] if cell else []
-        if cell is None or s.total or not all(row.lstrip().startswith("|") for row in rows):
+        if s.start < top or s.total:
             break  # above the table, or an earlier total of it
-        if cell[1] == column and cell[0] < start:
+        cell = _cell(p.answer, s.start)
+        if cell is not None and cell[1] == column and cell[0] < start:
             run.append(s)
     if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
         return None
