@@ -39,7 +39,7 @@ from .options import Options
 from .shown import Texts
 from .tokens import classify, lookup_forms, normalize, tokenize
 from .tool_names import says_it_writes, surely_writes
-from .types import CheckerReport, Conversation, Finding, RunContext, ToolCall, Turn
+from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, ToolCall, Turn
 from .write_numbers import Supply, unsupplied
 
 NAME = "arguments"
@@ -150,6 +150,8 @@ def _judge_call(
     arguments = call.parsed  # None where invalid: no leaves, so no finding
     producers = options.arguments.arguments_from.get(call.tool)
     schema = turn.tool_parameters.get(call.tool)
+    receipt, answered = turn.receipt_of(call), turn.result_index(call)
+    result = at.get(answered) if answered is not None else None
     out: list[Finding] = []
     for path, raw in text_leaves(arguments):
         if _EXPRESSION.fullmatch(raw) and _ARITHMETIC.search(raw):
@@ -165,14 +167,12 @@ def _judge_call(
             if not (
                 seen.grounds.supplied(forms)
                 or seen.person_texts.holds(lowered)
-                or _found(turn, call, value, forms, at, options.evidence.min_digits)
+                or _found(call, value, forms, result, receipt, options.evidence.min_digits)
             ):
                 out.append(_unfound(turn, call, path, value, seen.prose.holds(lowered), producers))
-        elif producer.tool != call.tool:
-            answered = turn.result_index(call)
-            if found_nothing(at.get(answered) if answered is not None else None, turn.receipt_of(call)):
-                out.append(_empty_lookup(turn, call, path, value, producer, forms))
-    if surely_writes(call.tool, turn.receipt_of(call)):
+        elif producer.tool != call.tool and found_nothing(result, receipt):
+            out.append(_empty_lookup(turn, call, path, value, producer, forms))
+    if surely_writes(call.tool, receipt):
         for path, number in unsupplied(arguments, seen.supply):
             value = number_text(number)
             why = (
@@ -181,22 +181,24 @@ def _judge_call(
                 "the call names holds it under the same key, and no documented derivation gives it."
             )
             out.append(_unsupported(turn, call, path, value, why, "nowhere"))
-    receipt = turn.receipt_of(call)
     if not surely_writes(call.tool, receipt) and (receipt is None or receipt.ok):
         seen.supply.asked(arguments)  # a read the tool answered: what it asked for, a later write may repeat
     return out
 
 
 def _found(
-    turn: Turn, call: ToolCall, value: str, forms: list[str], at: dict[int, Source], min_digits: int
+    call: ToolCall,
+    value: str,
+    forms: list[str],
+    result: Source | None,
+    receipt: Receipt | None,
+    min_digits: int,
 ) -> bool:
     """Whether a name composed of words (no run of ``min_digits`` digits: a guessed account or order
     number that happens to exist is still guessed) is carried back by the call's own result, a read
     neither failed nor empty: the tool found it, so it names something that exists."""
     if re.search(rf"\d{{{min_digits},}}", value):
         return False
-    receipt, answered = turn.receipt_of(call), turn.result_index(call)
-    result = at.get(answered) if answered is not None else None
     if result is None or says_it_writes(call.tool, receipt) is not False or (receipt and not receipt.ok):
         return False
     return not found_nothing(result, receipt) and any(form in result.forms for form in forms)
