@@ -488,16 +488,23 @@ def _leaf(kind: str, how: str, source: Source, offset: int | None) -> Derivation
     return Derivation(kind, how.format(path or f"{source.call_id} text"), _at(source, path))
 
 
+def _held(kind: str, p: Pools, wanted: list[tuple[Decimal, Decimal, str]]) -> Derivation | None:
+    """The first of ``wanted`` (a target, how near, how it is made) a record carries (``_near``),
+    the newest record first."""
+    for source in p.records:
+        for target, within, how in wanted:
+            if (spelling := _near(source, target, within)) is not None:
+                span = source.span_of(spelling)
+                return _leaf(kind, how, source, span[0] if span else None)
+    return None
+
+
 def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
-    """The row of a number a record carries (``_near``) times one of ``scales``."""
+    """The row of a number a record carries times one of ``scales``."""
 
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-        for source in p.records:
-            for factor, label in scales:
-                if (spelling := _near(source, (f.number or ZERO) / factor, tol / factor)) is not None:
-                    span = source.span_of(spelling)
-                    return _leaf(kind, f"{{}} {label}".rstrip(), source, span[0] if span else None)
-        return None
+        number = f.number or ZERO
+        return _held(kind, p, [(number / k, tol / k, f"{{}} {label}".rstrip()) for k, label in scales])
 
     return find
 
@@ -520,12 +527,8 @@ def _degrees(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     fahrenheit = unit == "\u00b0f"
     target = _QUOTIENT.divide(number - 32, _FAHRENHEIT) if fahrenheit else number * _FAHRENHEIT + 32
     within = _QUOTIENT.divide(tol, _FAHRENHEIT) if fahrenheit else tol * _FAHRENHEIT
-    for source in p.records:
-        if (spelling := _near(source, target, within)) is not None:
-            span = source.span_of(spelling)
-            how = "{} (°C) × 1.8 + 32" if fahrenheit else "({} (°F) − 32) ÷ 1.8"
-            return _leaf("unit-scale", how, source, span[0] if span else None)
-    return None
+    how = "{} (°C) × 1.8 + 32" if fahrenheit else "({} (°F) − 32) ÷ 1.8"
+    return _held("unit-scale", p, [(target, within, how)])
 
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
