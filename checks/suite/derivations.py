@@ -1133,9 +1133,11 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
 
 
-def _minutes(time: Any) -> list[int]:
-    """A clock time's minutes after midnight, in either half of the day where its half is open."""
-    return [(time.hour + half) * 60 + time.minute for half in ((0, 12) if time.open_half else (0,))]
+@kept
+def _clock_times(source: Source) -> list[tuple[int, tuple[Evidence, ...]]]:
+    """The minutes after midnight of the first MAX_HELD clock times a source writes, with where."""
+    times = islice(read_times(value_text(source.text)), MAX_HELD)
+    return [(m, _place(source, (t.start, t.end))) for t in times for m in t.minutes()]
 
 
 _Labelled = dict[Any, tuple[str, tuple[Evidence, ...]]]  # a value -> how it is written, and where
@@ -1145,21 +1147,19 @@ def _clock_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A clock time moved on or back by a length (the module's docstring says which): "7:15 PM, a
     75-minute game: done at 8:30 PM", "check-in closes 30 minutes before" (the prompt's)."""
     sentence = sentence_at(p.answer_sentences, f.start)
-    targets = {m for t in read_times(f.text) for m in _minutes(t)}
+    targets = {m for t in read_times(f.text) for m in t.minutes()}
     if sentence is None or not targets:
         return None
     at = f.start - sentence.start
     rest = sentence.text[:at] + " " * len(f.text) + sentence.text[at + len(f.text) :]
     said_times: _Labelled = {
-        m: (f"{m // 60:02d}:{m % 60:02d}", ()) for t in read_times(rest) for m in _minutes(t)
+        m: (f"{m // 60:02d}:{m % 60:02d}", ()) for t in read_times(rest) for m in t.minutes()
     }
     said_lengths: _Labelled = {v.seconds: (rest[v.start : v.end], ()) for v in read_durations(rest, True)}
     held_times: _Labelled = {}
     held_lengths: _Labelled = {}
     for source in [*p.records[:MAX_OFFSET_SOURCES], *p.prompt]:
-        for t in islice(read_times(value_text(source.text)), MAX_HELD):
-            place = _place(source, (t.start, t.end))
-            held_times.update({m: (f"{m // 60:02d}:{m % 60:02d}", place) for m in _minutes(t)})
+        held_times.update({m: (f"{m // 60:02d}:{m % 60:02d}", place) for m, place in _clock_times(source)})
         for seconds, label, place in _lengths(source)[:MAX_HELD]:
             held_lengths.setdefault(seconds, (label, place))
     # A time the sentence writes and a length held, or a time held and a length the sentence writes:

@@ -131,9 +131,13 @@ class TimeValue:
     def canonical(self) -> str | None:
         return None if self.open_half else f"{self.hour:02d}:{self.minute:02d}"
 
+    def minutes(self) -> list[int]:
+        """Each reading's minutes after midnight: in both halves of the day where its half is open."""
+        hours = (self.hour, self.hour + 12) if self.open_half else (self.hour,)
+        return [hour * 60 + self.minute for hour in hours]
+
     def keys(self) -> list[str]:
-        hours = [self.hour, self.hour + 12] if self.open_half else [self.hour]
-        return [f"time {hour:02d}:{self.minute:02d}" for hour in hours] + list(self.also)
+        return [f"time {m // 60:02d}:{m % 60:02d}" for m in self.minutes()] + list(self.also)
 
     lookups = keys
 
