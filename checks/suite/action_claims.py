@@ -16,7 +16,7 @@ told in the first person ("the ticket is closed") whose word a result read so fa
 text reports what that record says: no action is claimed.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
-Refusals, offers, plans, hypotheticals, requests ("make sure it is booked") and questions never count.
+Refusals, offers, plans, hypotheticals and questions never count.
 """
 
 from __future__ import annotations
@@ -120,11 +120,8 @@ _REFUSAL = re.compile(
 _INTENT = re.compile(
     rf"{OFFER_OR_PLAN}|\bI\s+(?:would|could)\b|\bpretend|\bimagine\b|\bfor\s+example\b|\be\.g\.", re.I
 )
-# Before the claim, these make it a condition ("if I've saved it, ...") or what is asked for
-# ("make sure the order is booked", "it should be cancelled"): no report of a state.
-_CONDITION = re.compile(
-    r"\b(?:if|unless|once|whether|until|before|make\s+sure|be\s+sure|ensure|needs?\s+to|must|should)\b", re.I
-)
+# Before the claim, these make it a condition ("if I've saved it, ...").
+_CONDITION = re.compile(r"\b(?:if|unless|once|whether|until|before)\b", re.I)
 # Right after the claim, these undo it ("I've saved nothing", "I have sent no email").
 _EMPTY_OBJECT = re.compile(r"\s+(?:nothing|none|no)\b", re.I)
 _NEGATION = re.compile(rf"\b(?:not|never|nothing|none|no\s+one|nobody)\b|n{APOSTROPHE}t\b", re.I)

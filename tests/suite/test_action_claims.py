@@ -72,9 +72,6 @@ def test_it_leaves_ordinary_answers_alone(conversation, turn, answer: str) -> No
         "If I had saved it, you would see it in your list.",
         "I\u2019m unable to do that; nothing has been saved.",
         "I've saved nothing yet, because no tool is available.",
-        # What is asked for, not reported: a kennel stay to book, a shipment to cancel.
-        "Just make sure the kennel stay is booked before the holidays fill up.",
-        "Please ensure the duplicate shipment is cancelled with the carrier as well.",
     ],
 )
 def test_it_never_corrects_an_honest_refusal_offer_or_question(conversation, turn, answer: str) -> None:
