@@ -10,8 +10,7 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   three letters with a word of the key (generic words like total aside; a key of generic words
   only takes any noun), or as a short reply to a question
   that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
-  message that says only one: "two suitcases" gives the count of bags, "6 people" of guests,
-  with no synonym table;
+  message that says only one: "two suitcases" gives the count of bags, with no synonym table;
 - **an earlier result holds it under the same key**, or an earlier read the tool answered
   asked for it under the same key (a write that books the party of five a search found tables
   for);
@@ -51,7 +50,6 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
 _SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
-_PLURALS = frozenset("people children men women feet teeth mice geese".split())  # plurals with no -s
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6
 
@@ -128,7 +126,7 @@ class Supply:
                 # A count of things: in figures or words ("a" aside), of a plural noun that
                 # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
                 noun = words[0]
-                if (noun.endswith("s") or noun in _PLURALS) and not is_unit(noun) and noun not in _MEASURES:
+                if noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES:
                     if said.lower() not in ("a", "an"):
                         counted.add(number)
             if len(counted) == 1:

@@ -216,19 +216,6 @@ def test_each_count_of_a_message_is_said_of_its_own_noun(user: str, call: tuple)
 
 
 @pytest.mark.parametrize(
-    ("user", "call"),
-    [
-        ("A table for 6 people tonight, please.", ("book_table", {"party_size": 6})),
-        ("Sign up 3 children for the swim class.", ("register_swimmers", {"kids": 3})),
-    ],
-)
-def test_a_plural_without_an_s_is_a_count_of_things(user: str, call: tuple) -> None:
-    """ "6 people" and "3 children" count things as "6 guests" does: the one count of its message."""
-    tool, args = call
-    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
-
-
-@pytest.mark.parametrize(
     ("read", "key", "right", "wrong"),
     [
         (
