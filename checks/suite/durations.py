@@ -8,10 +8,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade. An "h" set
   apart from its number is hours only before minutes ("2 h 8 min"), as timetables write it.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
-- **A JSON number whose member is named for a unit is a duration**: ending in it
-  (``wait_minutes: 90``) or leading with it before a word of time or "per"
-  (``days_to_maturity: 60``, ``minutes_per_part: 72``), and so is each end of a range
-  written there as a string (``eta_days: "5-7"``).
+- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``),
+  and so is each end of a range written there as a string (``eta_days: "5-7"``).
 - **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
   "every two weeks", as the derivations count 14 days from it.
 - **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
@@ -62,17 +60,8 @@ _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _SPACED_HOURS = re.compile(r"\d(?<![\w.]\d)\d*\s[hH](?=\s+\d{1,2}\s?(?:min(?:ute)?s?|m)\b)")
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
-# A member named for a unit: ending in it ("wait_minutes"), or leading with it before a word
-# of time ("days_to_maturity", "hoursUntilClose").
-_SINCE = "to|until|till|before|after|since|left|remaining|per"
-_KEY_WORDS = re.compile(
-    rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$"
-    rf"|^({_ANY_UNIT})(?:[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))(?:{_SINCE})(?:$|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))",
-    re.I,
-)
-KEYED_UNIT = re.compile(  # the same in lower-case JSON, where a camelCase name runs its words together
-    rf'(?:{_ANY_UNIT})"\s*:\s*"?-?\d|"(?:{_ANY_UNIT})[_-]?(?:{_SINCE})[\w-]*"\s*:\s*"?-?\d'
-)
+_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$", re.I)
+KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*"?-?\d')  # a member named for a unit, in lower-case JSON
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])
@@ -207,7 +196,6 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
 
 
 def duration_member_keys(name: str, number: str) -> list[str]:
-    """The duration key of a JSON number whose member is named for a unit (``_KEY_WORDS``), or none."""
+    """The duration key of a JSON number whose member's name ends in a unit, or none."""
     match = _KEY_WORDS.search(name)
-    unit = match.group(1) or match.group(2) if match else None
-    return [] if unit is None else [duration_key(Decimal(number) * UNITS[unit.lower()])]
+    return [] if match is None else [duration_key(Decimal(number) * UNITS[match.group(1).lower()])]
