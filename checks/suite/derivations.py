@@ -26,8 +26,7 @@ row that gives it: no chains, no averages, no arbitrary subsets.
   group of their list, summed as a whole list is: what the write moved is their total.
 - **A unit conversion keeps the measure**: a size scales by powers of 1000 or 1024; a weight or
   distance is converted only into the other system's unit of like size (a kilogram and a pound,
-  a kilometre and a mile, a centimetre and an inch), where the figure writes that unit; a
-  temperature from one scale into the other (°F = °C × 1.8 + 32).
+  a kilometre and a mile, a centimetre and an inch), where the figure writes that unit.
 - **A clock time moves by a length**: a time its sentence writes moved on or back by a length one
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
@@ -86,7 +85,6 @@ MAX_BUSINESS_DAYS = 3660  # about fourteen years of working days
 QUOTIENT_DIGITS = 50  # past any digit a figure written for people has
 _QUOTIENT = Context(prec=QUOTIENT_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _CENT = Decimal("0.005")  # a row's tolerance for money: half a cent
-_FAHRENHEIT = Decimal("1.8")  # Fahrenheit degrees in one Celsius degree
 
 _SCALES = tuple(  # exact: 1000 and 1024 to the ±3rd have at most 21 digits
     (Decimal(base) ** (sign * power), f"{mark} {base}" + (f"^{power}" if power > 1 else ""))
@@ -488,23 +486,16 @@ def _leaf(kind: str, how: str, source: Source, offset: int | None) -> Derivation
     return Derivation(kind, how.format(path or f"{source.call_id} text"), _at(source, path))
 
 
-def _held(kind: str, p: Pools, wanted: list[tuple[Decimal, Decimal, str]]) -> Derivation | None:
-    """The first of ``wanted`` (a target, how near, how it is made) a record carries (``_near``),
-    the newest record first."""
-    for source in p.records:
-        for target, within, how in wanted:
-            if (spelling := _near(source, target, within)) is not None:
-                span = source.span_of(spelling)
-                return _leaf(kind, how, source, span[0] if span else None)
-    return None
-
-
 def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
-    """The row of a number a record carries times one of ``scales``."""
+    """The row of a number a record carries (``_near``) times one of ``scales``."""
 
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-        number = f.number or ZERO
-        return _held(kind, p, [(number / k, tol / k, f"{{}} {label}".rstrip()) for k, label in scales])
+        for source in p.records:
+            for factor, label in scales:
+                if (spelling := _near(source, (f.number or ZERO) / factor, tol / factor)) is not None:
+                    span = source.span_of(spelling)
+                    return _leaf(kind, f"{{}} {label}".rstrip(), source, span[0] if span else None)
+        return None
 
     return find
 
@@ -517,18 +508,6 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     size, other = _MEASURES[unit]
     factor = _QUOTIENT.divide(Decimal(_MEASURES[other][0]), Decimal(size))  # one ``other`` in ``unit``s
     return _scaled("unit-scale", ((factor, f"({other}) in {unit}"),))(f, p, tol)
-
-
-def _degrees(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A temperature in one scale, a number a record carries in the other: °F = °C × 1.8 + 32."""
-    unit, number = (f.unit or "").lower(), f.number or ZERO
-    if unit not in ("\u00b0f", "\u00b0c"):
-        return None
-    fahrenheit = unit == "\u00b0f"
-    target = _QUOTIENT.divide(number - 32, _FAHRENHEIT) if fahrenheit else number * _FAHRENHEIT + 32
-    within = _QUOTIENT.divide(tol, _FAHRENHEIT) if fahrenheit else tol * _FAHRENHEIT
-    how = "{} (°C) × 1.8 + 32" if fahrenheit else "({} (°F) − 32) ÷ 1.8"
-    return _held("unit-scale", p, [(target, within, how)])
 
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -1203,7 +1182,6 @@ TABLE = (
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("unit-scale", "one record", "1", "number", _DIGIT, _scaled("unit-scale", _SCALES)),
     Row("unit-scale", "one record: a weight or distance", "1", "number", _DIGIT, _converted),
-    Row("unit-scale", "one record: a temperature", "1", "number", _DIGIT, _degrees),
     Row("complement", "one record: a percentage field", "1", _ANY, _DIGIT, _complement),
     Row("column-sum", "one record: a list's rows", "n", _ANY, _DIGIT, _column("column-sum")),
     Row("column-ratio", "one record: a list's rows", "2n", _ANY, _DIGIT, _column("column-ratio")),

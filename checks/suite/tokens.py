@@ -54,7 +54,7 @@ _HEX = re.compile(r"[0-9a-f]+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
-_GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%\u00b0]{1,5}(?:/s)?)")
+_GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
 
 # The units a figure is written with, a space from it or glued to it ("12.5 %", "10ms").
 UNITS = frozenset(
@@ -63,7 +63,6 @@ UNITS = frozenset(
     # Distances and weights; never a bare "m" or "g", as often minutes, millions or grams.
     + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz kilogram kilograms gram grams".split()
     + "kilometre kilometres kilometer kilometers metre metres meter meters ounce ounces".split()
-    + ["\u00b0", "\u00b0c", "\u00b0f"]  # degrees: "24°C", "75 °F"
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
 WORDED_UNITS: dict[str, str] = {"per cent": "percent"}

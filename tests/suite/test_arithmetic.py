@@ -551,26 +551,6 @@ def test_a_converted_figure_needs_its_unit_and_its_digits() -> None:
 
 
 @pytest.mark.parametrize(
-    ("result", "answer", "right", "wrong"),
-    [
-        # A greenhouse log in Celsius, answered in Fahrenheit with the Celsius beside it.
-        ({"bay": "G-4", "max_c": 31.5, "min_c": 12}, "Bay G-4 peaked at {} (31.5°C).", "88.7°F", "90.7°F"),
-        # A cold-chain parcel logged in Fahrenheit, answered in Celsius.
-        ({"parcel": "CC-81", "probe_f": 38}, "Parcel CC-81 held at about {}.", "3 °C", "5 °C"),
-    ],
-)
-def test_a_temperature_in_the_other_scale_is_computed_and_its_own_scale_grounds(
-    result: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """°F = °C × 1.8 + 32, to the figure's last digit; a figure in the record's own scale is the
-    number it carries ("31.5°C" is 31.5). A temperature the conversion does not reach is flagged."""
-    found = run(answer.format(right), result)
-    assert flagged(found) == []
-    assert computed(found)[right]["kind"] == "unit-scale"
-    assert flagged(run(answer.format(wrong), result)) == [wrong]
-
-
-@pytest.mark.parametrize(
     ("prompt", "result", "answer", "right", "wrong"),
     [
         # A kayak rental: the start written (and held), its length held by the record.
