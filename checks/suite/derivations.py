@@ -1,14 +1,14 @@
 """Numbers no source carries that are derived from numbers sources do: one table of them.
 
 A figure an answer writes, or a number a write is given, that no source carries may still be
-no invention: a rounding or unit conversion of a number read, a column's sum, the answer's
-own total of the amounts it lists, a price times the count the user gave, a date moved by the
-days the user asked for (or to the day of the week they named) or by a count of days one
-record or the prompt holds, the days between two dates one record holds, and, once no other
-row does, one operation on two numbers its sentence (or the one before) writes, of the
-MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE`` lists every
-derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first
-row that gives it: no chains, no averages, no arbitrary subsets.
+no invention: a rounding or unit conversion of a number read, a column's sum, the answer's own
+total of the amounts it lists, a price times the count the user gave, a date moved by the days
+the user or the prompt states ("the day before"; to the day of the week the user named) or by
+a count of days one record or the prompt holds, the days between two dates one record holds,
+and, once no other row does, one operation on two numbers its sentence (or the one before)
+writes, of the MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE``
+lists every derivation accepted, one ``Row`` each, in the order tried; a figure is explained
+by the first row that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -253,7 +253,7 @@ class Pools:
     counts: list[Operand] = field(default_factory=list)  # counts the user wrote or a list holds
     named: dict[str, NamedRecord] = field(default_factory=dict)  # identifier -> the record it names
     names: list[tuple[int, str]] = field(default_factory=list)  # where the answer names a record
-    shifts: list[int] = field(default_factory=list)  # days the user asked to move a date by
+    shifts: list[int] = field(default_factory=list)  # days the user or the prompt moves a date by
     weekdays: dict[int, int] = field(default_factory=dict)  # a day of the week named -> days it may lie ahead
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
@@ -858,7 +858,7 @@ def _says(sentence: str, number: int) -> bool:
 
 # --- dates and times ---------------------------------------------------------------------------
 def stated_shifts(text: str) -> list[int]:
-    """Numbers of days a person asked to move a date by: "the day after" is +1."""
+    """Numbers of days a person's words move a date by: "the day after" is +1."""
     out = []
     for match in _SHIFT.finditer(text):
         if match.group("n") is None:  # tomorrow, the next or following day, the day after or before
@@ -898,7 +898,8 @@ def _from(
 
 
 def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date held (``Pools.holding``) moved by days the user asked for, or to a weekday they named."""
+    """A date held (``Pools.holding``) moved by days the user or the prompt states, or to a weekday
+    the user named."""
     for target in f.days:
         to_weekday = range(1, p.weekdays.get(target.weekday(), 0) + 1)
         for shift in dict.fromkeys([*p.shifts, *to_weekday]):

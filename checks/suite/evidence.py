@@ -254,7 +254,8 @@ class _State:
         self.exempt = {form for value in opts.exempt_values for form in lookup_forms(normalize(value))}
         self.results_before: list[Message] = []  # the tool results of the turns judged so far
         # For later answers' arithmetic: amounts said before and explained, and the first count of each
-        # number and each shift of days the user wrote (a later one explains nothing the first does not).
+        # number the user wrote and each shift of days the user or the prompt wrote (a later one explains
+        # nothing the first does not).
         self.amounts: list[Operand] = []
         self.derivations: dict[Decimal, Derivation] = {}
         self.counts: dict[int, Operand] = {}
@@ -277,10 +278,10 @@ class _State:
         who = "the user's words" if source.role == "user" else "the system prompt"
         for a in read_amounts(source.text):
             self.amounts.append(Operand(a.magnitude, f"{source.text[a.number_start : a.number_end]} ({who})"))
+        self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
         if source.role == "user":
             for count in user_counts(source.text):
                 self.counts.setdefault(int(count.value), count)
-            self.shifts.update(dict.fromkeys(stated_shifts(source.text)))
             for weekday, reach in named_weekdays(source.text):
                 self.weekdays[weekday] = max(reach, self.weekdays.get(weekday, 0))
 

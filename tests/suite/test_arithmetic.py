@@ -237,6 +237,41 @@ def test_a_date_moved_by_the_days_the_user_asked_for_is_a_date_shift() -> None:
 
 
 @pytest.mark.parametrize(
+    ("prompt", "user", "result", "answer", "right", "wrong"),
+    [
+        (
+            "Held books are shelved the day after they arrive.",
+            "When can I pick up my hold?",
+            {"hold": "H-221", "arrives": "2026-02-03"},
+            "It will be on the shelf on {}.",
+            "2026-02-04",
+            "2026-02-05",
+        ),
+        (
+            "Dogs are bathed the day before they go home.",
+            "When is Rex bathed?",
+            {"dog": "Rex", "pickup": "March 9, 2027"},
+            "Rex gets his bath on {}.",
+            "March 8, 2027",
+            "March 7, 2027",
+        ),
+    ],
+)
+def test_a_date_moved_by_the_days_the_system_prompt_states_is_a_date_shift(
+    prompt: str, user: str, result: dict[str, str], answer: str, right: str, wrong: str
+) -> None:
+    """The prompt's policy moves a date as the user's words do ("the day before"); another
+    day is flagged."""
+
+    def judged(day: str) -> dict[str, Any]:
+        turn = build_turn(answer.format(day), calls=[{"tool": "lookup", "result": result}], user=user)
+        return run_suite(build_conversation(turn) | {"system": prompt})
+
+    assert computed(judged(right))[right]["kind"] == "date-shift"
+    assert flagged(judged(wrong)) == [wrong]
+
+
+@pytest.mark.parametrize(
     ("prompt", "tool", "answer", "right", "wrong"),
     [
         ("Today is Monday, 2025-09-08.", "find_slots", "Nothing is free on {}.", "2025-09-10", "2025-09-12"),
