@@ -142,8 +142,9 @@ _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)
 _NEAR = 16
 _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
-# an identifier ("2025-06-10", "9:30", "RC-48213").
-_OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:/\-]|[.,]\d)")
+# an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
+# ("$45.00/hour").
+_OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:\-]|/[^a-z]|[.,]\d)", re.I)
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)

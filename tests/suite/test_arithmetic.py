@@ -646,6 +646,9 @@ def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
         ({"hours": 80, "rate": 28.5}, "Regular time: 80 h at $28.50 comes to ${}.", "2,280.00", "2,380.00"),
         ({"salary_due": 3840}, "The $3,840 spread over 26 paychecks is about ${} each.", "147.69", "152.69"),
         ({"bills": [{"kl": 4200}, {"kl": 7350}]}, "Use rose from 4,200 to 7,350 kl, up {}%.", "75", "65"),
+        # A rate written with a slash ("/hour", "/m") is an operand, as a date's pieces are not.
+        ({"boat": "K-3", "rate": 12.5}, "At $12.50/boat, 3 boats come to ${}.", "37.50", "39.50"),
+        ({"cloth": "linen", "per_metre": 9.8}, "Linen at €9.80/m for 2.5 m is €{}.", "24.50", "25.50"),
     ],
 )
 def test_one_operation_on_two_numbers_the_sentence_writes_explains_a_figure(
