@@ -16,7 +16,11 @@ neither the rules nor the other sets, and measures what the choices are worth.
 shop, catering, lab samples, ...; dry cleaning, a ferry line, a film festival, ...; a hair
 salon, a car wash, a locksmith, ..., in a plain chat style) were written later still, without
 sight of the rules or of validation and holdout, to be read as ``development`` is: their false
-flags show classes the first set has too few cases of.
+flags show classes the first set has too few cases of. ``validation_2`` (twenty more desks:
+bookbinding, an ice rink, a tool library, ...; half in a rich markdown style, half in plain
+chat, with money, dates and times written in many notations) was written later still, by
+someone who saw no rule and no other set, once ``validation`` had chosen enough rules to be
+used up: like ``validation``, it is only counted.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -35,7 +39,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from checks.suite import run_suite  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = ("development", "development_2", "development_3", "development_4", "validation", "holdout")
+SETS = (
+    "development",
+    "development_2",
+    "development_3",
+    "development_4",
+    "validation",
+    "validation_2",
+    "holdout",
+)
 
 
 def measure(path: Path, verbose: bool) -> str:

@@ -843,7 +843,9 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         sorted(spans, key=lambda m: abs(m.start() - at_figure))[:MAX_LOCAL], key=lambda m: m.start()
     )
     operands = [(Decimal(m.group().replace(",", "")), m.group()) for m in nearest]
-    whole = "percent" not in f.shapes and f.number == f.number.to_integral_value() and abs(f.number) < 100
+    # A small whole count ("6 crates") written without decimals: "$65.00", to the cent, is no count.
+    small = f.number == f.number.to_integral_value() and abs(f.number) < 100
+    whole = "percent" not in f.shapes and not f.precision and small
     for i, (a, a_text) in enumerate(operands):
         for b, b_text in operands[:i] + operands[i + 1 :]:
             for value, how in _local_results(a, b, whole):

@@ -744,6 +744,24 @@ def test_a_small_whole_figure_is_no_product_of_the_sentences_numbers() -> None:
 
 
 @pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"tile": "slate", "price": 4.5}, "A pallet of 16 tiles at $4.50 each is ${}.", "72.00", "74.00"),
+        ({"zone": "P2", "hourly": 8.5}, "Parking: 6 bays at €8.50 a bay comes to €{}.", "51.00", "53.00"),
+    ],
+)
+def test_a_figure_written_to_the_cent_may_be_a_product_however_small(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """ "$72.00" is written to the cent: no small whole count, so a product of the sentence's
+    numbers may give it; another amount stays flagged."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "sentence-arithmetic"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+@pytest.mark.parametrize(
     ("call", "right", "wrong"),
     [
         (
