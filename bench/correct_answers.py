@@ -45,6 +45,7 @@ SETS = (
     "development_2",
     "development_3",
     "development_4",
+    "development_5",
     "validation",
     "validation_2",
     "holdout",
