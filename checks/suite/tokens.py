@@ -8,6 +8,8 @@ under a time bound.
 
 - **The units of a figure are data** (``UNITS``), and a unit in two words is one token
   (``WORDED_UNITS``: "12.5 per cent" is "12.5 percent"), on both sides.
+  A number written per units with slashes ("9.50/ft/mo") is that number, as "9.50 per ft per
+  month" is: a figure, never an identifier.
 - **Digits grouped by spaces are one number where the grouping is well formed**
   (``SPACED_NUMBER``: groups of three after a head of one to three, one space apart, never
   across a line, never glued to a word or a number: "in 2024 300 people" is two). A run
@@ -55,6 +57,7 @@ _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
+_RATE = re.compile(r"(\d+(?:\.\d+)?)((?:/[a-z]+)+)")  # a number per units: "9.50/ft/mo", "12/hr"
 
 # The units a figure is written with, a space from it or glued to it ("12.5 %", "10ms").
 UNITS = frozenset(
@@ -238,15 +241,16 @@ def classify(
             return Candidate(value, *at, "decimal", (value,), number, _precision(value))
         return None
     glued = _GLUED.fullmatch(value)
-    if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
-        number_text = canonical_number(glued.group(1))
+    with_unit = glued if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)) else _RATE.fullmatch(value)
+    if with_unit:
+        number_text = canonical_number(with_unit.group(1))
         both = (number_text, value)
         if figures:
-            number, precision = read_number(number_text), _precision(glued.group(1))
-            return Candidate(number_text, *at, "figure", both, number, precision, glued.group(2))
+            number, precision = read_number(number_text), _precision(with_unit.group(1))
+            return Candidate(number_text, *at, "figure", both, number, precision, with_unit.group(2))
         # With figures off, a number dressed with a unit is a number like any other.
         if digit_count(number_text) >= min_digits:
-            return Candidate(number_text, *at, "number", both, unit=glued.group(2))
+            return Candidate(number_text, *at, "number", both, unit=with_unit.group(2))
         return None
     too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
     compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits

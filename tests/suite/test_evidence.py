@@ -131,6 +131,22 @@ def test_it_reads_a_figure_whatever_its_digit_count_only_with_figures_on() -> No
     assert flagged(run("Used 53.2% of 6.3 TB.", {"x": 1}, {"evidence": {"figures": False}})) == []
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "wrong"),
+    [
+        ({"kennel": "K-4", "rate_per_dog_night": 12}, "Boarding is ${}/dog/night.", "14.00"),
+        ({"seed": "basil", "price_per_gram": 0.35}, "Basil seed is {}/g, sold loose.", "0.45"),
+    ],
+)
+def test_it_reads_a_number_written_per_units_with_slashes_as_that_number(
+    result: dict[str, Any], answer: str, wrong: str
+) -> None:
+    """ "$12.00/dog/night" is 12 per dog and night, as "$12.00 per dog per night" is: the result's
+    12 grounds it, and a rate no result carries is flagged as the number it writes."""
+    assert flagged(run(answer.format("12.00" if "kennel" in result else "0.35"), result)) == []
+    assert flagged(run(answer.format(wrong), result)) == [wrong.rstrip("0").rstrip(".")]
+
+
 def test_it_grounds_a_figure_under_its_glued_spelling() -> None:
     """An answer's 1007 us meets a text result's 1007us."""
     assert flagged(run("Latency was 1007 us.", "latency: 1007us")) == []
