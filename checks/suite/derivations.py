@@ -14,6 +14,9 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   (each newest result read alone: values of two results are never paired by chance), the
   answer's own amounts, earlier answers' known amounts, the user's and the prompt's words,
   the money this turn's results carry, the records the answer names.
+- **A percentage the system prompt states is a rate the desk applies** (a share paid out, a
+  discount, a fee): an amount the pools hold times it, or with it added or taken off, is
+  explained; a percentage only the answer writes is no rate, unless its sentence gives it.
 - **The system prompt's date is the day the conversation happens**, held by every record: a
   span may run from it, a count of days may move it. A date moved by a count of days (or a
   period: "biweekly" is 14) is explained only where its sentence writes that count (business
@@ -788,6 +791,30 @@ def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+_PERCENT = re.compile(r"(?<![\d.,])(\d{1,2}(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.I)
+
+
+def _prompt_rate(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A percentage the system prompt states (a fee, a discount, a share paid out) of an amount the
+    pools hold, or that amount with it added or taken off: "paid at 40% of the resale price"."""
+    rates = [(Decimal(m.group(1)), m.group()) for s in p.prompt for m in _PERCENT.finditer(s.text)][:MAX_RUN]
+    if not rates:
+        return None
+    figure = f.near[f.index]
+    values = [s.operand() for s in f.near if s.known and s is not figure] + p.earlier + p.read
+    for rate, written in rates:
+        for value in values[: 3 * MAX_POOL]:
+            for made, how in (
+                (value.value * rate / 100, f"{written} of {value.label}"),
+                (value.value * (100 + rate) / 100, f"{value.label} + {written}"),
+                (value.value * (100 - rate) / 100, f"{value.label} − {written}"),
+            ):
+                if abs(made - figure.value) <= tol:
+                    rate_operand = Operand(rate, f"{written} (the system prompt)")
+                    return _made("rate", how, [value, rate_operand])
+    return None
+
+
 def _product(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """An amount of the pools (or a sum over the records the answer names) times a count the
     user or the data gave, which the sentence says: N where it says the figure is for N people."""
@@ -1200,6 +1227,7 @@ TABLE = (
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
+    Row("rate", "amounts; the prompt's percentages", "2", "amount", _CENT, _prompt_rate),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),

@@ -102,6 +102,7 @@ _KIND_WORDS = {
     "sum": "the sum of the amounts the answer lists",
     "difference": "the difference of two amounts the conversation holds",
     "product": "an amount times a count the user or the data gave",
+    "rate": "a percentage the system prompt states, of an amount the conversation holds",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user asked for",
     "day-mark": "the date of a time a result writes with a next-day mark",

@@ -224,6 +224,40 @@ def test_a_product_with_a_count_nobody_gave_is_flagged() -> None:
     assert flagged(run("For 4 passengers it is $608.", SEARCH, user="How much?")) == ["608"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "Consignors receive 60% of the sale price.",
+            {"item": "wool coat", "sale_price": 85.0},
+            "The wool coat sold for $85.00, so your share is ${}.",
+            "51.00",
+            "53.00",
+        ),
+        (
+            "Annual plans get a 15% discount.",
+            {"plan": "annual", "list_price": 480.0},
+            "The annual plan lists at $480.00; with the discount you pay ${}.",
+            "408.00",
+            "418.00",
+        ),
+    ],
+)
+def test_a_percentage_the_prompt_states_applies_to_an_amount(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """The prompt's rate of an amount read, or the amount less it, is computed; another amount is
+    flagged, and without the prompt's rate the right one is too."""
+
+    def judged(text: str, system: str = prompt) -> dict[str, Any]:
+        turn = build_turn(text, calls=[{"tool": "lookup", "result": result}])
+        return run_suite(build_conversation(turn) | {"system": system})
+
+    assert computed(judged(answer.format(right)))[right]["kind"] == "rate"
+    assert flagged(judged(answer.format(wrong))) == [wrong]
+    assert flagged(judged(answer.format(right), "You help customers.")) == [right]
+
+
 # --- dates --------------------------------------------------------------------------------
 
 
