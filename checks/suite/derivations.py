@@ -42,7 +42,8 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   fewer. An amount is weighed against at most MAX_POOL amounts stated either side of it, so
   each costs the same however long the answer; what a result yields is read once and kept.
 - **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it; it may
-  also sum the figures the answer itself computed, without their operands. A total row of a
+  also sum the figures the answer itself computed, without their operands. An amount written
+  with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
   markdown table sums its own column, back to the table's start or an earlier total.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
@@ -189,6 +190,7 @@ class Stated:
     evidence: tuple[Evidence, ...] = ()
     total: bool = False  # labelled a total on its line (``_label``)
     computed: bool = False  # explained here by a derivation, not read
+    taken_off: bool = False  # written with a minus before it ("−$11.00"): a ledger's deduction
 
     def operand(self) -> Operand:
         return Operand(self.value, f"{self.text} (stated)", self.evidence, self.start, self.end)
@@ -618,7 +620,8 @@ def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
 def _summed(run: list[Stated] | list[Operand], f: Figure, tol: Decimal) -> Derivation | None:
     """The sum of ``run``, where it comes within ``tol`` of the amount ``f``."""
     operands = [s.operand() if isinstance(s, Stated) else s for s in run]
-    if abs(sum((o.value for o in operands), ZERO) - f.near[f.index].value) > tol:
+    signed = [-s.value if isinstance(s, Stated) and s.taken_off else s.value for s in run]
+    if abs(abs(sum(signed, ZERO)) - f.near[f.index].value) > tol:  # deductions alone: what they take
         return None
     return _made("sum", " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
 
@@ -1253,10 +1256,19 @@ def _first(f: Figure, p: Pools, last: bool = False, others: bool = True) -> Deri
     return None
 
 
-def _stated(c: Candidate, total: bool, known: dict[str, tuple[Evidence, ...]], computed: set[str]) -> Stated:
+# "| −$11.00", "Discount: -€5": a sign, never a range's dash nor a list's "- $11.00"
+_TAKEN_OFF = re.compile(r"(?:^|[\s|(:])(?:−\s?|-(?!\s))[^\s\d]{0,3}$")
+
+
+def _stated(
+    c: Candidate, total: bool, known: dict[str, tuple[Evidence, ...]], computed: set[str], answer: str
+) -> Stated:
     """An amount the answer writes, as known this round."""
     grounds, made = known.get(c.value), c.value in computed
-    return Stated(c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made)
+    off = bool(_TAKEN_OFF.search(answer[max(0, c.start - 6) : c.start]))
+    return Stated(
+        c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made, off
+    )
 
 
 @exactly
@@ -1276,7 +1288,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     for last in (False, True):
         pending = [i for i, found in enumerate(out) if found is None]
         for round_ in range(3):
-            stated = [_stated(c, total, known, computed) for c, total in zip(amounts, totals, strict=True)]
+            stated = [_stated(c, t, known, computed, answer) for c, t in zip(amounts, totals, strict=True)]
             progress = False
             for i in pending:
                 f = figures[i]

@@ -53,6 +53,44 @@ def test_a_total_over_a_records_list_is_computed_and_one_leg_short_is_not() -> N
     assert flagged(run("The reservation's total price is $136.", RESERVATION)) == ["136"]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        (
+            {"lines": [{"item": "apples", "amount": 6.0}, {"item": "pears", "amount": 4.0}], "coupon": 1.5},
+            "| Item | Amount |\n|---|---|\n| Apples | $6.00 |\n| Coupon | −$1.50 |\n| Pears | $4.00 |\n"
+            "| **Total** | **${}** |",
+            "8.50",
+            "11.50",
+        ),
+        (
+            {"gross": 2400.0, "tax_withheld": 360.0, "union_dues": 25.0},
+            "- Gross pay: $2,400.00\n- Tax withheld: -$360.00\n- Union dues: -$25.00\n- Total take-home: ${}",
+            "2,015.00",
+            "2,785.00",
+        ),
+    ],
+)
+def test_an_amount_written_with_a_minus_is_taken_off_a_total(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A ledger's "−$1.50" is a deduction: the total that takes it off is a sum, and the one that
+    adds it is flagged."""
+    found = run(answer.format(right), result)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "sum"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+def test_a_list_bullet_before_an_amount_is_no_minus() -> None:
+    """ "- $30.00" is a list's item, added as any other."""
+    found = run(
+        "- $30.00 for the frame\n- $12.00 for the glass\n- Total: $42.00", {"frame": 30.0, "glass": 12.0}
+    )
+    assert flagged(found) == []
+    assert computed(found)["42.00"]["kind"] == "sum"
+
+
 def test_a_total_of_the_amounts_the_answer_lists_names_them_as_operands() -> None:
     """ "Flight 1: $152, Flight 2: $103, Total: $255": the operands are the answer's own spans."""
     answer = "- Flight 1: $152\n- Flight 2: $103\n- Total: $255"
