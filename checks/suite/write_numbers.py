@@ -11,6 +11,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   only takes any noun), or as a short reply to a question
   that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
   message that says only one: "two suitcases" gives the count of bags, with no synonym table;
+  or as a length of time in any unit, under a key named for a unit ("an hour and a half" is
+  ``duration_min`` 90);
 - **an earlier result holds it under the same key**, or an earlier read the tool answered
   asked for it under the same key (a write that books the party of five a search found tables
   for);
@@ -32,9 +34,10 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any
 
-from .decimals import ZERO, exactly, is_number
+from .decimals import ZERO, exactly, is_number, number_text
 from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, money_leaves
 from .durations import UNITS as DURATION_UNITS
+from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
 from .money import in_whole_units, labelled_amounts, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
@@ -107,6 +110,7 @@ class Supply:
     _said: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     # The one count of a user message that says only one ("2 suitcases" for a key of bags).
     lone: set[Decimal] = field(default_factory=set, repr=False)
+    lengths: set[str] = field(default_factory=set, repr=False)  # the user's lengths of time, as keys
 
     def _catch_up(self) -> None:
         texts, replies, results = self._read
@@ -117,6 +121,7 @@ class Supply:
             if not source.looks_json:  # what it names ("total price is 305") or writes as money ("$250")
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
+            self.lengths |= duration_keys(text)
             counted: set[Decimal] = set()
             for match in _SAID.finditer(text):
                 said, words = match.group(1), match.group(2).lower().split()
@@ -158,6 +163,9 @@ class Supply:
             return self.known_amount(in_whole_units(key, value))
         said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
         if value in said or value in self.lone:
+            return True
+        # A length the user gave, in whatever unit the key is named for ("90 minutes", ``duration_min``).
+        if not self.lengths.isdisjoint(duration_member_keys(key, number_text(value))):
             return True
         return any(value in (old + count, old - count) for old in same_key for count in said)
 

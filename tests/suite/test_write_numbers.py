@@ -75,6 +75,22 @@ def test_a_number_the_user_said_of_another_noun_does_not_supply_it() -> None:
     assert unsupported(result) == [("boxes", "3")]
 
 
+@pytest.mark.parametrize(
+    ("user", "call", "key", "right", "wrong"),
+    [
+        ("Book the sauna for an hour and a half tomorrow.", "book_sauna", "duration_min", 90, 60),
+        ("Reserve the kiln for 2 days, please.", "reserve_kiln", "rental_hours", 48, 24),
+    ],
+)
+def test_a_length_the_user_gave_supplies_a_key_named_for_its_unit(
+    user: str, call: str, key: str, right: int, wrong: int
+) -> None:
+    """A length of time in any unit supplies the number a key named for a unit counts of it; another
+    number under that key stays unsupplied."""
+    assert unsupported(conversation(user, [(call, {key: right}, {"ok": True})])) == []
+    assert unsupported(conversation(user, [(call, {key: wrong}, {"ok": True})])) == [(key, str(wrong))]
+
+
 def test_a_read_never_needs_its_numbers_supplied() -> None:
     """A search's page size is nobody's claim: read-named tools are not writes."""
     result = conversation("Find my orders.", [("search_orders", {"limit": 50}, {"orders": []})])
