@@ -18,9 +18,10 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   discount, a fee): an amount the pools hold times it, or with it added or taken off, is
   explained; a percentage only the answer writes is no rate, unless its sentence gives it.
 - **The system prompt's date is the day the conversation happens**, held by every record: a
-  span may run from it, a count of days may move it. A date moved by a count of days (or a
-  period: "biweekly" is 14) is explained only where its sentence writes that count (business
-  days skip the weekend).
+  span may run from it, a count of days may move it. A date moved by a count of days a record
+  holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
+  a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
+  date wherever (business days skip the weekend).
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
   with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
@@ -1101,17 +1102,19 @@ def _moved(day: date, count: DayCount) -> date | None:
 
 
 def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date one record or the prompt holds moved on by a count of days they hold and the figure's
-    sentence writes ("within 3 days: by May 9"): each of the MAX_OFFSET_SOURCES newest results alone."""
+    """A date one record or the prompt holds moved on by a count of days the prompt states, or one
+    the record holds and the figure's sentence writes ("within 3 days: by May 9"): each of the
+    MAX_OFFSET_SOURCES newest results alone."""
     sentence = sentence_at(p.answer_sentences, f.start) if f.days else None
     written = _days_written(sentence.text) if sentence is not None else set()
-    if not written:
+    prompt_counts = [c for s in p.prompt for c in _day_counts(s)]
+    if not written and not prompt_counts:
         return None
     prompt_days = [(day, s, (start, end)) for s in p.prompt for day, start, end in _prompt_days(s)]
-    prompt_counts = [c for s in p.prompt for c in _day_counts(s)]
     for record in [*p.records[:MAX_OFFSET_SOURCES], None]:
-        counts = [*(_day_counts(record) if record is not None else ()), *prompt_counts]
-        counts = [c for c in counts if c.days in written][:MAX_COUNT]
+        # A record's count only where the sentence writes it; the prompt's (a policy) wherever.
+        counts = [c for c in (_day_counts(record) if record is not None else ()) if c.days in written]
+        counts = [*counts, *prompt_counts][:MAX_COUNT]
         held = [(day, record, (start, end)) for day, start, end in _dates_held(record)] if record else []
         for first, source, span in (held[:MAX_HELD] + prompt_days[:MAX_HELD]) if counts else ():
             for count in counts:

@@ -994,6 +994,35 @@ def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
     assert flagged(found) == ["July 19"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2031-07-14. Library holds stay on the shelf for 7 days.",
+            {"tool": "find_hold", "result": {"hold": "H-88", "arrived": "2031-07-10"}},
+            "Your hold is waiting; pick it up by {}.",
+            "July 17",
+            "July 18",
+        ),
+        (
+            "Today is 2029-03-01. Warranty claims must be filed within 10 business days of delivery.",
+            {"tool": "get_delivery", "result": {"order": "W-5", "delivered": "2029-02-26"}},
+            "File the claim no later than {}.",
+            "March 12",
+            "March 8",
+        ),
+    ],
+)
+def test_a_count_of_days_the_prompt_states_moves_a_records_date_unwritten(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A policy's days move a record's date though the sentence does not repeat them; another
+    date is flagged (a record's own count still needs its sentence: the test above)."""
+    assert flagged(dated(prompt, answer.format(right), call)) == []
+    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "date-offset"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
 def test_a_date_explained_is_explained_again_where_a_later_answer_restates_it() -> None:
     """Turn 0 moves the prompt's date on by the record's 5 days; turn 1 restates the date with no
     call: no flag. Another date in turn 1 is flagged."""
