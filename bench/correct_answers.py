@@ -20,8 +20,8 @@ flags show classes the first set has too few cases of. ``validation_2`` (twenty 
 bookbinding, an ice rink, a tool library, ...; half in a rich markdown style, half in plain
 chat, with money, dates and times written in many notations) was written later still, by
 someone who saw no rule and no other set, once ``validation`` had chosen enough rules to be
-used up: like ``validation``, it is only counted. ``development_5`` (twenty desks more, in the
-same mixed style) was written with it, to be read.
+used up: like ``validation``, it is only counted. ``development_5`` and ``development_6`` (twenty
+desks more each, in the same mixed style) were written with it, to be read.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -46,6 +46,7 @@ SETS = (
     "development_3",
     "development_4",
     "development_5",
+    "development_6",
     "validation",
     "validation_2",
     "holdout",
