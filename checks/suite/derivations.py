@@ -35,6 +35,9 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
   length the sentence alone writes, which made-up values would fit as well.
+- **The prompt's clock time is now**, where it writes one time and one date: a length may run
+  from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
+  now"); never to a time on another day, nor to one only the answer writes.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -67,7 +70,15 @@ from operator import itemgetter
 from typing import Any
 
 from .decimals import EXACT, ZERO, exactly, is_number, read_number
-from .durations import KEY_PREFIX, KEYED_UNIT, PERIODS, duration_member_keys, elapsed, read_durations
+from .durations import (
+    KEY_PREFIX,
+    KEYED_UNIT,
+    PERIODS,
+    DurationValue,
+    duration_member_keys,
+    elapsed,
+    read_durations,
+)
 from .evidence_index import Source, join_path, json_leaves, last_key, text_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
@@ -1127,7 +1138,8 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A duration between two clock times the answer or this turn's results write (``durations.elapsed``)."""
+    """A duration between two clock times the answer or this turn's results write, or the prompt's
+    one clock time (now) and one of them (``durations.elapsed``)."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     if value is None:
         return None
@@ -1142,11 +1154,27 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             places[label] = (source.evidence_at((time.start, time.end)),) if source is not None else ()
             if len(clocks) >= MAX_POOL:
                 break
-    found = elapsed(value, clocks)
+    found = elapsed(value, clocks) or _from_now(value, clocks, p)
     if found is None:
         return None
-    operands = [Operand(ZERO, label, places[label]) for label in found]
+    operands = [Operand(ZERO, label, places.get(label, ())) for label in found]
     return _made("elapsed", f"the time from {found[0]} to {found[1]}", operands)
+
+
+def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> tuple[str, str] | None:
+    """The prompt's one clock time (now, on its one date) and a time written that a record of that day
+    holds too: a length may run from now to it, or back from now; a time only the answer writes would
+    vouch for itself."""
+    now = [m for s in p.prompt[:1] for t in read_times(value_text(s.text)) for m in t.minutes()]
+    today = {day for s in p.prompt[:1] for day, _, _ in _prompt_days(s)}
+    if len(p.prompt) != 1 or len(now) != 1 or len(today) != 1:
+        return None
+    # Only a record of today (no other date) holds a time of today: a time on another day is no hours away.
+    today_only = [s for s in p.records if {day for day, _, _ in _dates_held(s)} <= today]
+    held = {m for source in today_only for m, _ in _clock_times(source)}
+    label = f"{now[0] // 60:02d}:{now[0] % 60:02d} (the prompt's time now)"
+    times = [(m, written) for m, written in clocks if m % 1440 in held]
+    return elapsed(value, [(now[0], label), *times]) or elapsed(value, [*times, (now[0], label)])
 
 
 @kept

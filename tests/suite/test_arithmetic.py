@@ -699,6 +699,45 @@ def test_a_clock_time_moved_by_a_length_is_computed(
     assert flagged(run_suite(build_conversation(turn) | {"system": prompt})) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "Today is Monday, 2030-05-06. The current time is 10:15.",
+            {"order": "B-12", "ready_at": "11:00"},
+            "Your order will be ready at 11:00, {} from now.",
+            "45 minutes",
+            "55 minutes",
+        ),
+        (
+            "It is 16:40 on 2030-05-06.",
+            {"ticket": "T-4", "opened": "2030-05-06", "opened_time": "09:10"},
+            "The ticket was opened at 9:10 AM, {} ago.",
+            "7.5 hours",
+            "8.5 hours",
+        ),
+    ],
+)
+def test_a_length_runs_from_the_prompts_time_now_to_a_time_of_that_day(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """The prompt's one clock time is now: a length to (or back from) a time a record of today holds
+    is elapsed; another length is flagged."""
+    assert computed(dated(prompt, answer.format(right), {"tool": "lookup", "result": result}))[right][
+        "kind"
+    ] == ("elapsed")
+    assert flagged(dated(prompt, answer.format(wrong), {"tool": "lookup", "result": result})) == [wrong]
+
+
+def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:
+    """A slot tomorrow at 12:15 is no two hours away from today's 10:15."""
+    call = {"tool": "find_slot", "result": {"date": "2030-05-07", "slot": "12:15"}}
+    found = dated(
+        "Today is 2030-05-06. The current time is 10:15.", "Your slot at 12:15 is 2 hours away.", call
+    )
+    assert flagged(found) == ["2 hours"]
+
+
 def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
     """With neither the time nor the length in its sentence, a time a record's start and length
     would give is flagged: many times and lengths agree by chance. Nor does a length the sentence
