@@ -1292,11 +1292,12 @@ _TAKEN_OFF = re.compile(r"(?:^|[\s|(:])(?:−\s?|-(?!\s))[^\s\d]{0,3}$")
 
 
 def _stated(
-    c: Candidate, total: bool, known: dict[str, tuple[Evidence, ...]], computed: set[str], answer: str
+    c: Candidate, marks: tuple[bool, bool], known: dict[str, tuple[Evidence, ...]], computed: set[str]
 ) -> Stated:
-    """An amount the answer writes, as known this round."""
-    grounds, made = known.get(c.value), c.value in computed
-    off = bool(_TAKEN_OFF.search(answer[max(0, c.start - 6) : c.start]))
+    """An amount the answer writes, as known this round; ``marks``: whether it is labelled a total,
+    whether a minus takes it off."""
+    (total, off), grounds = marks, known.get(c.value)
+    made = c.value in computed
     return Stated(
         c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made, off
     )
@@ -1307,7 +1308,13 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     """Each figure's first derivation in ``TABLE`` order, or None; amounts are tried in three rounds."""
     out: list[Derivation | None] = [None] * len(figures)
     answer, amounts, known = pools.answer, pools.amounts, pools.known
-    totals = [bool(_TOTAL_WORDS.search(_label(answer, c.start))) for c in amounts]
+    marks = [
+        (
+            bool(_TOTAL_WORDS.search(_label(answer, c.start))),
+            bool(_TAKEN_OFF.search(answer[max(0, c.start - 6) : c.start])),
+        )
+        for c in amounts
+    ]
     computed: set[str] = set()  # the figures this answer's derivations explain
     for f in (f for f in figures if f.at >= 0):
         f.sentence = sentence_at(pools.answer_sentences, amounts[f.at].start)
@@ -1319,7 +1326,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     for last in (False, True):
         pending = [i for i, found in enumerate(out) if found is None]
         for round_ in range(3):
-            stated = [_stated(c, t, known, computed, answer) for c, t in zip(amounts, totals, strict=True)]
+            stated = [_stated(c, m, known, computed) for c, m in zip(amounts, marks, strict=True)]
             progress = False
             for i in pending:
                 f = figures[i]

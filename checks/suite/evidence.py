@@ -104,7 +104,7 @@ _KIND_WORDS = {
     "product": "an amount times a count the user or the data gave",
     "rate": "a percentage the system prompt states, of an amount the conversation holds",
     "total-less": "a total the answer states less the amounts it lists after it",
-    "date-shift": "a date the conversation holds moved by the days the user asked for",
+    "date-shift": "a date the conversation holds moved by the days the user or the prompt states",
     "day-mark": "the date of a time a result writes with a next-day mark",
     "sentence-arithmetic": "one operation on two numbers its own sentence writes",
     "elapsed": "the time between two clock times the answer or this turn's results write",

@@ -1002,14 +1002,29 @@ def test_the_days_from_the_day_the_prompt_gives_to_a_date_held_are_a_date_span(
             "March 17",
             "March 13",
         ),
+        # A count the prompt states is a policy: it moves a record's date unwritten.
+        (
+            "Today is 2031-07-14. Library holds stay on the shelf for 7 days.",
+            {"tool": "find_hold", "result": {"hold": "H-88", "arrived": "2031-07-10"}},
+            "Your hold is waiting; pick it up by {}.",
+            "July 17",
+            "July 18",
+        ),
+        (
+            "Today is 2029-03-01. Warranty claims must be filed within 10 business days of delivery.",
+            {"tool": "get_delivery", "result": {"order": "W-5", "delivered": "2029-02-26"}},
+            "File the claim no later than {}.",
+            "March 12",
+            "March 8",
+        ),
     ],
 )
 def test_a_date_moved_on_by_the_days_a_record_or_the_prompt_holds_is_a_date_offset(
     prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
 ) -> None:
     """A date the prompt or a record holds moved on by a count of days the same record or the
-    prompt holds (business days skip the weekend), a count the sentence writes: computed. A date
-    the count does not reach is flagged."""
+    prompt holds (business days skip the weekend), a record's count where the sentence writes it,
+    the prompt's anywhere: computed. A date the count does not reach is flagged."""
     found = dated(prompt, answer.format(right), call)
     assert flagged(found) == []
     assert computed(found)[right]["kind"] == "date-offset"
@@ -1031,35 +1046,6 @@ def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
     call = {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}}
     found = dated("Today is 2031-07-14.", "Please return the canoe by July 19.", call)
     assert flagged(found) == ["July 19"]
-
-
-@pytest.mark.parametrize(
-    ("prompt", "call", "answer", "right", "wrong"),
-    [
-        (
-            "Today is 2031-07-14. Library holds stay on the shelf for 7 days.",
-            {"tool": "find_hold", "result": {"hold": "H-88", "arrived": "2031-07-10"}},
-            "Your hold is waiting; pick it up by {}.",
-            "July 17",
-            "July 18",
-        ),
-        (
-            "Today is 2029-03-01. Warranty claims must be filed within 10 business days of delivery.",
-            {"tool": "get_delivery", "result": {"order": "W-5", "delivered": "2029-02-26"}},
-            "File the claim no later than {}.",
-            "March 12",
-            "March 8",
-        ),
-    ],
-)
-def test_a_count_of_days_the_prompt_states_moves_a_records_date_unwritten(
-    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """A policy's days move a record's date though the sentence does not repeat them; another
-    date is flagged (a record's own count still needs its sentence: the test above)."""
-    assert flagged(dated(prompt, answer.format(right), call)) == []
-    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "date-offset"
-    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
 
 
 def test_a_date_explained_is_explained_again_where_a_later_answer_restates_it() -> None:
