@@ -21,9 +21,9 @@ bookbinding, an ice rink, a tool library, ...; half in a rich markdown style, ha
 chat, with money, dates and times written in many notations) was written later still, by
 someone who saw no rule and no other set, once ``validation`` had chosen enough rules to be
 used up: like ``validation``, it is only counted. ``development_5`` and ``development_6`` (twenty
-desks more each, in the same mixed style) were written with it, to be read; ``validation_3``,
-written with them by someone who saw no rule and no set, is counted as ``holdout`` is: once the
-rules are chosen, never to choose one.
+desks more each, in the same mixed style) were written with it, to be read; ``validation_3``
+and ``validation_4``, written with them by someone who saw no rule and no set, are counted as
+``holdout`` is: once the rules are chosen, never to choose one.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -52,6 +52,7 @@ SETS = (
     "validation",
     "validation_2",
     "validation_3",
+    "validation_4",
     "holdout",
 )
 
