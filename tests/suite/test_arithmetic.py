@@ -723,10 +723,9 @@ def test_a_length_runs_from_the_prompts_time_now_to_a_time_of_that_day(
 ) -> None:
     """The prompt's one clock time is now: a length to (or back from) a time a record of today holds
     is elapsed; another length is flagged."""
-    assert computed(dated(prompt, answer.format(right), {"tool": "lookup", "result": result}))[right][
-        "kind"
-    ] == ("elapsed")
-    assert flagged(dated(prompt, answer.format(wrong), {"tool": "lookup", "result": result})) == [wrong]
+    call = {"tool": "lookup", "result": result}
+    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
 
 
 def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:

@@ -132,18 +132,18 @@ def test_it_reads_a_figure_whatever_its_digit_count_only_with_figures_on() -> No
 
 
 @pytest.mark.parametrize(
-    ("result", "answer", "wrong"),
+    ("result", "answer", "right", "wrong"),
     [
-        ({"kennel": "K-4", "rate_per_dog_night": 12}, "Boarding is ${}/dog/night.", "14.00"),
-        ({"seed": "basil", "price_per_gram": 0.35}, "Basil seed is {}/g, sold loose.", "0.45"),
+        ({"kennel": "K-4", "rate_per_dog_night": 12}, "Boarding is ${}/dog/night.", "12.00", "14.00"),
+        ({"seed": "basil", "price_per_gram": 0.35}, "Basil seed is {}/g, sold loose.", "0.35", "0.45"),
     ],
 )
 def test_it_reads_a_number_written_per_units_with_slashes_as_that_number(
-    result: dict[str, Any], answer: str, wrong: str
+    result: dict[str, Any], answer: str, right: str, wrong: str
 ) -> None:
     """ "$12.00/dog/night" is 12 per dog and night, as "$12.00 per dog per night" is: the result's
     12 grounds it, and a rate no result carries is flagged as the number it writes."""
-    assert flagged(run(answer.format("12.00" if "kennel" in result else "0.35"), result)) == []
+    assert flagged(run(answer.format(right), result)) == []
     assert flagged(run(answer.format(wrong), result)) == [wrong.rstrip("0").rstrip(".")]
 
 
