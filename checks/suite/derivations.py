@@ -65,7 +65,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from functools import cached_property
-from itertools import islice, takewhile
+from itertools import chain, islice, takewhile
 from operator import itemgetter
 from typing import Any
 
@@ -1165,16 +1165,20 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
     """The prompt's one clock time (now, on its one date) and a time written that a record of that day
     holds too: a length may run from now to it, or back from now; a time only the answer writes would
     vouch for itself."""
-    now = [m for s in p.prompt[:1] for t in read_times(value_text(s.text)) for m in t.minutes()]
-    today = {day for s in p.prompt[:1] for day, _, _ in _prompt_days(s)}
-    if len(p.prompt) != 1 or len(now) != 1 or len(today) != 1:
+    if len(p.prompt) != 1:
+        return None
+    now = [m for m, _ in _clock_times(p.prompt[0])]
+    today = {day for day, _, _ in _prompt_days(p.prompt[0])}
+    if len(now) != 1 or len(today) != 1:
         return None
     # Only a record of today (no other date) holds a time of today: a time on another day is no hours away.
     today_only = [s for s in p.records if {day for day, _, _ in _dates_held(s)} <= today]
     held = {m for source in today_only for m, _ in _clock_times(source)}
-    label = f"{now[0] // 60:02d}:{now[0] % 60:02d} (the prompt's time now)"
+    mark = (now[0], f"{now[0] // 60:02d}:{now[0] % 60:02d} (the prompt's time now)")
     times = [(m, written) for m, written in clocks if m % 1440 in held]
-    return elapsed(value, [(now[0], label), *times]) or elapsed(value, [*times, (now[0], label)])
+    # Only the pairs with now: those of two written times were tried already (``_elapsed``).
+    pairs = chain(([mark, time] for time in times), ([time, mark] for time in times))
+    return next((found for pair in pairs if (found := elapsed(value, pair))), None)
 
 
 @kept
@@ -1271,6 +1275,12 @@ TABLE = (
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
 
+def written_tolerance(places: int) -> Decimal:
+    """How far a figure may lie from what it writes: half a unit of its last digit (the module's
+    docstring), ``places`` its digits after the point."""
+    return Decimal(5).scaleb(-places - 1)
+
+
 def _first(f: Figure, p: Pools, last: bool = False, others: bool = True) -> Derivation | None:
     """The figure's first derivation in ``TABLE`` order, among the ``last`` rows and/or the others."""
     # Cents that are not zero (the module's docstring): a round amount agrees by chance as a whole one does.
@@ -1281,7 +1291,7 @@ def _first(f: Figure, p: Pools, last: bool = False, others: bool = True) -> Deri
             and not f.shapes.isdisjoint(shapes)
             and (row.guard is None or f.people is None and (cents or row.guard.search(f.said)))
         ):
-            tol = Decimal(5).scaleb(-f.precision - 1) if row.tolerance is None else row.tolerance
+            tol = written_tolerance(f.precision) if row.tolerance is None else row.tolerance
             if (found := row.find(f, p, tol)) is not None:
                 return found
     return None

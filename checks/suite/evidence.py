@@ -52,6 +52,7 @@ from .derivations import (
     stated_shifts,
     user_counts,
     written_arithmetic,
+    written_tolerance,
 )
 from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, text_leaves
 from .money import Amount, read_amounts
@@ -542,7 +543,7 @@ def _miscomputed(answer: str, candidate: Candidate) -> tuple[str, str] | None:
     for written, value, _ in written_arithmetic(answer, candidate.start, candidate.end):
         digits = candidate.precision or 0
         with localcontext(EXACT):
-            if abs(value - candidate.number) > Decimal(5).scaleb(-digits - 1):
+            if abs(value - candidate.number) > written_tolerance(digits):
                 return written, f"{value.quantize(Decimal(1).scaleb(-digits)):,}"
     return None
 
