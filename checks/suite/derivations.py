@@ -1171,11 +1171,22 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
     today = {day for day, _, _ in _prompt_days(p.prompt[0])}
     if len(now) != 1 or len(today) != 1:
         return None
-    # Only a record of today (no other date) holds a time of today: a time on another day is no hours away.
-    today_only = [s for s in p.records if {day for day, _, _ in _dates_held(s)} <= today]
-    held = {m for source in today_only for m, _ in _clock_times(source)}
+    # A record of one date holds its times on that day (one of no date, today's): a time of today, or
+    # one some days on; never a time of a record of two dates, whose day is anyone's guess.
+    (day,) = today
+    held: dict[int, set[int]] = {}  # days on from today -> the times held that day
+    for source in p.records:
+        days = {each for each, _, _ in _dates_held(source)}
+        on = 0 if days <= today else (min(days) - day).days if len(days) == 1 else -1
+        if on >= 0:
+            held.setdefault(on, set()).update(m for m, _ in _clock_times(source))
     mark = (now[0], f"{now[0] // 60:02d}:{now[0] % 60:02d} (the prompt's time now)")
-    times = [(m, written) for m, written in clocks if m % 1440 in held]
+    today_held = held.pop(0, set())
+    times = [(m, written) for m, written in clocks if m % 1440 in today_held]
+    for on, minutes in sorted(held.items()):
+        times += [
+            (on * 1440 + m % 1440, f"{w} on {day + timedelta(on)}") for m, w in clocks if m % 1440 in minutes
+        ]
     # Only the pairs with now: those of two written times were tried already (``_elapsed``).
     pairs = chain(([mark, time] for time in times), ([time, mark] for time in times))
     return next((found for pair in pairs if (found := elapsed(value, pair))), None)
