@@ -1167,9 +1167,9 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
     vouch for itself."""
     if len(p.prompt) != 1:
         return None
-    now = [m for m, _ in _clock_times(p.prompt[0])]
+    now = _now(p.prompt[0])
     today = {day for day, _, _ in _prompt_days(p.prompt[0])}
-    if len(now) != 1 or len(today) != 1:
+    if now is None or len(today) != 1:
         return None
     # A record of one date holds its times on that day (one of no date, today's): a time of today, or
     # one some days on; never a time of a record of two dates, whose day is anyone's guess.
@@ -1180,7 +1180,7 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
         on = 0 if days <= today else (min(days) - day).days if len(days) == 1 else -1
         if on >= 0:
             held.setdefault(on, set()).update(m for m, _ in _clock_times(source))
-    mark = (now[0], f"{now[0] // 60:02d}:{now[0] % 60:02d} (the prompt's time now)")
+    mark = (now, f"{now // 60:02d}:{now % 60:02d} (the prompt's time now)")
     today_held = held.pop(0, set())
     times = [(m, written) for m, written in clocks if m % 1440 in today_held]
     for on, minutes in sorted(held.items()):
@@ -1190,6 +1190,23 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
     # Only the pairs with now: those of two written times were tried already (``_elapsed``).
     pairs = chain(([mark, time] for time in times), ([time, mark] for time in times))
     return next((found for pair in pairs if (found := elapsed(value, pair))), None)
+
+
+@kept
+def _now(source: Source) -> int | None:
+    """The prompt's time now: its one clock time, or the first where it stands in the sentence that
+    writes the prompt's first date or the next (the times after it are the desk's hours)."""
+    times = list(islice(read_times(value_text(source.text)), MAX_HELD))
+    first = times[0].minutes() if times else []
+    if len(first) != 1 or len(times) == 1:
+        return first[0] if len(first) == 1 else None
+    dated = next(read_dates(source.text), None)
+    said = sentences(source.text)
+    when = sentence_at(said, dated.start) if dated else None
+    where = sentence_at(said, times[0].start)
+    if when is None or where is None or not 0 <= said.index(where) - said.index(when) <= 1:
+        return None
+    return first[0]
 
 
 @kept
