@@ -35,7 +35,8 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
   length the sentence alone writes, which made-up values would fit as well.
-- **The prompt's clock time is now**, where it writes one time and one date: a length may run
+- **The prompt's clock time is now**, where it writes one date and one time (or several, the
+  first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
   now"); never to a time on another day, nor to one only the answer writes.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit

@@ -728,6 +728,42 @@ def test_a_length_runs_from_the_prompts_time_now_to_a_time_of_that_day(
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "Today is Friday, 2031-01-16. The current time is 10:40. Rush jobs are ready by 17:00.",
+            {"job": "SG-14", "ready_by": "17:00"},
+            "Job SG-14 will be ready at 5:00 PM, about {} from now.",
+            "6 h 20 min",
+            "6 h 40 min",
+        ),
+        (
+            "It is 08:15 on 2030-03-02. The reading room closes at 18:00; late returns are due by 20:00.",
+            {"request": "R-7", "pickup": "09:45"},
+            "Your request R-7 can be picked up at 9:45, {} from now.",
+            "an hour and a half",
+            "45 minutes",
+        ),
+    ],
+)
+def test_the_prompts_time_now_is_the_one_beside_its_date(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """Where the prompt writes several clock times, the first, written in its date's sentence or the
+    next, is now (the later ones are the desk's hours): lengths from it are elapsed."""
+    call = {"tool": "lookup", "result": result}
+    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
+def test_no_time_is_now_where_the_prompts_first_time_stands_apart_from_its_date() -> None:
+    """A desk's hours written before its date are no time now: nothing runs from them."""
+    prompt = "We open at 09:00 and close at 17:00. Be polite. Today is 2031-01-16."
+    call = {"tool": "lookup", "result": {"job": "SG-14", "ready_by": "11:00"}}
+    assert flagged(dated(prompt, "Job SG-14 will be ready at 11:00, 2 hours from now.", call)) == ["2 hours"]
+
+
 def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:
     """A slot tomorrow at 12:15 is no two hours away from today's 10:15."""
     call = {"tool": "find_slot", "result": {"date": "2030-05-07", "slot": "12:15"}}
