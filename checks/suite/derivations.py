@@ -993,7 +993,7 @@ def _day_marked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A whole number of days between two dates one record holds (a stay, a rental, a notice), or
-    from (or to) one of MAX_HELD dates the prompt writes to one this turn's results, the prompt or
+    from (or to) one of MAX_HELD dates the prompt writes to one the newest results, the prompt or
     the answer (``Pools.answer_days``) holds."""
     value = next((v for v in read_durations(f.text) if v.start == 0), None)
     # Written in days or weeks, not "24 hours": a span of dates is a count of days.
@@ -1012,7 +1012,7 @@ def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                 how = f"the days from {first.isoformat()} to {later.isoformat()} ({source.call_id})"
                 return Derivation("date-span", how, _place(source, (start, end)))
     prompt = [day for source in p.prompt for day, _, _ in _prompt_days(source)][:MAX_HELD]
-    held_days = {day for source in p.turn for day, _, _ in _dates_held(source)} if prompt else set()
+    held_days = {day for source in p.records for day, _, _ in _dates_held(source)} if prompt else set()
     held_days.update(prompt, p.answer_days)
     for first in prompt:
         for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
