@@ -1002,6 +1002,40 @@ def test_the_days_from_the_day_the_prompt_gives_to_a_date_held_are_a_date_span(
     ("prompt", "call", "answer", "right", "wrong"),
     [
         (
+            "Today is Friday, 2031-04-25.",
+            {"tool": "get_booking", "result": {"booking": "WT-8", "tour_date": "2031-05-03"}},
+            "The tour is {} days away, so a cancellation today is refunded in full.",
+            "8",
+            "9",
+        ),
+        (
+            "Current date: 2030-09-15.",
+            {"tool": "get_warranty", "result": {"serial": "SN-448", "expires": "2030-10-06"}},
+            "Your warranty has {} days left.",
+            "21",
+            "20",
+        ),
+    ],
+)
+def test_the_days_from_the_prompts_date_run_to_a_date_an_earlier_turn_read(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A date read in an earlier turn is still held: the days from the prompt's date to it are a
+    date span in a later turn that reads nothing; one day off is flagged."""
+
+    def asked(count: str) -> dict[str, Any]:
+        first = build_turn("I found it.", calls=[call])
+        later = build_turn(answer.format(count), user="How long is left?")
+        return run_suite(build_conversation(first, later) | {"system": prompt})
+
+    assert computed(asked(right))[f"{right} days"]["kind"] == "date-span"
+    assert flagged(asked(wrong)) == [f"{wrong} days"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        (
             "Today is 2031-07-14.",
             {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}},
             "Your canoe rental covers 5 days, so please return it by {}.",
