@@ -81,6 +81,7 @@ class _Seen:
         self.prose = Texts()  # the assistant's own words, lower case
         self.supply = Supply(results=self.tools)  # for the numbers typed into writes
         self.last_prose = ""  # the assistant's last words, which a short reply answers
+        self.unread_prose: list[str] = []  # the answers since the user last spoke
         self._by_tool: dict[str | None, dict[str, int]] = {}  # tool -> form -> its newest result
         self._by_tool_read = 0
 
@@ -92,6 +93,9 @@ class _Seen:
             return
         self.person_texts.add(source.text.lower())
         if source.role == "user":
+            # The answers the user has read before speaking again: what they said the user took up.
+            self.supply.user_texts.extend(self.unread_prose)
+            self.unread_prose = []
             self.supply.user_texts.append(source.text)
             if self.last_prose:
                 self.supply.replies.append((self.last_prose, source.text))
@@ -103,6 +107,7 @@ class _Seen:
         self.prose.add(text.lower())
         self.last_prose = text
         self.supply.prose_amounts |= money_values(text)
+        self.unread_prose.append(text)
 
     def producer(self, forms: list[str], lowered: str, producers: tuple[str, ...] | None) -> Source | None:
         """The newest result (of one of ``producers``, when named) that carries the value."""

@@ -5,7 +5,9 @@ as an invented identifier does. So each number in the arguments of a call that m
 something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
 (numbers are compared exactly, as ``Decimal``):
 
-- **the user said it of that noun**, in figures or words ("a bag" is 1), apart or hyphened ("a
+- **the user said it of that noun**, or an answer did that the user read before speaking again
+  (what they took up is theirs; an answer's words in the message that makes the call vouch for
+  nothing), in figures or words ("a bag" is 1), apart or hyphened ("a
   6-month extension" says 6 months), within three words before a word that shares its first
   three letters with a word of the key (generic words like total aside; a key of generic words
   only takes any noun), or as a short reply to a question

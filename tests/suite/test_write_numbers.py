@@ -142,6 +142,26 @@ def test_a_number_in_the_system_prompt_does_not_supply_a_count() -> None:
     assert unsupported(result) == [("boxes", "3")]
 
 
+@pytest.mark.parametrize(
+    ("said", "call"),
+    [
+        (
+            "The Oak Room holds 120 guests at most.",
+            ("book_hall", {"hall": "Oak Room", "guests": 120}, {"ok": 1}),
+        ),
+        ("The north dock fits 2 kayaks.", ("reserve_dock", {"dock": "north", "kayaks": 2}, {"ok": True})),
+    ],
+)
+def test_a_count_an_answer_said_of_the_noun_supplies_it_once_the_user_has_read_it(
+    said: str, call: tuple[str, dict[str, Any], Any]
+) -> None:
+    """ "120 guests" in an answer the user read before asking for the write supplies guests 120, as
+    their own words would; said in the message that makes the call, it vouches for nothing."""
+    key, value = next((key, value) for key, value in call[1].items() if value in (120, 2))
+    assert unsupported(conversation("Book it, please.", [call], asked=said)) == []
+    assert unsupported(conversation("Book it, please.", [call], [said])) == [(key, str(value))]
+
+
 def test_a_short_reply_to_a_question_that_named_the_thing_supplies_it() -> None:
     """ "How many boxes?" "2, please." supplies boxes 2; the same reply to another question
     does not."""
