@@ -23,7 +23,10 @@ someone who saw no rule and no other set, once ``validation`` had chosen enough 
 used up: like ``validation``, it is only counted. ``development_5`` and ``development_6`` (twenty
 desks more each, in the same mixed style) were written with it, to be read; ``validation_3``
 and ``validation_4``, written with them by someone who saw no rule and no set, are counted as
-``holdout`` is: once the rules are chosen, never to choose one.
+``holdout`` is: once the rules are chosen, never to choose one. ``validation_5`` and
+``validation_6`` (forty desks more, written the same way by two people who saw no rule and no set,
+the second half business-to-business) came once validation_2 had judged some thirty candidates:
+the first is only counted, to choose rules; the second is counted as ``holdout`` is.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -53,6 +56,8 @@ SETS = (
     "validation_2",
     "validation_3",
     "validation_4",
+    "validation_5",
+    "validation_6",
     "holdout",
 )
 
