@@ -30,7 +30,9 @@ by the first row that gives it: no chains, no averages, no arbitrary subsets.
   group of their list, summed as a whole list is: what the write moved is their total.
 - **A unit conversion keeps the measure**: a size scales by powers of 1000 or 1024; a weight or
   distance is converted only into the other system's unit of like size (a kilogram and a pound,
-  a kilometre and a mile, a centimetre and an inch), where the figure writes that unit.
+  a kilometre and a mile, a centimetre and an inch), where the figure writes that unit; or a
+  figure its sentence writes in the other unit, once a source grounds it or another row explains
+  it ("20 lb, about 9.07 kg"): two figures never vouch for each other.
 - **A clock time moves by a length**: a time its sentence writes moved on or back by a length one
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
@@ -278,6 +280,7 @@ class Pools:
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
+    figures: list[Candidate] = field(default_factory=list)  # figures with a unit the answer writes, grounded
 
     @cached_property
     def answer_sentences(self) -> list[Sentence]:
@@ -520,13 +523,22 @@ def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
 
 
 def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A figure written in a unit of ``_MEASURES``, a number a record carries in the other system's."""
+    """A figure written in a unit of ``_MEASURES``, a number a record carries (or a grounded figure its
+    sentence writes, ``Pools.figures``) in the other system's."""
     unit = _MEASURE_OF.get((f.unit or "").lower(), (f.unit or "").lower())
     if unit not in _MEASURES:
         return None
     size, other = _MEASURES[unit]
     factor = _QUOTIENT.divide(Decimal(_MEASURES[other][0]), Decimal(size))  # one ``other`` in ``unit``s
-    return _scaled("unit-scale", ((factor, f"({other}) in {unit}"),))(f, p, tol)
+    found = _scaled("unit-scale", ((factor, f"({other}) in {unit}"),))(f, p, tol)
+    sentence = sentence_at(p.answer_sentences, f.start) if found is None else None
+    # A grounded figure its sentence writes in the other unit, restated ("20 lb, about 9.07 kg").
+    for c in p.figures if sentence is not None else ():
+        spelled = (c.unit or "").lower()
+        if sentence.start <= c.start < sentence.end and _MEASURE_OF.get(spelled, spelled) == other:
+            if abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol:
+                return Derivation("unit-scale", f"{c.text} in {unit} (stated)", p.known.get(c.value, ()))
+    return found
 
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:

@@ -348,6 +348,7 @@ class _State:
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
+        pools.figures = [c for c in said if c.unit and c.number is not None and c.value in known]
         if self.prompt and any("duration" in f.shapes for f in figures):  # what only spans from it read
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
         if any(f.at >= 0 for f in figures):
@@ -377,6 +378,14 @@ class _State:
         if explained_days and spans and self.prompt:
             pools.answer_days = [*pools.answer_days, *explained_days]
             found |= {f.key: d for f, d in zip(spans, derive(spans, pools), strict=True) if d is not None}
+        # So may a measure restate one the answer computed ("27.2 lb (about 12.3 kg)"), once.
+        made = [c for c in said if c.unit and c.number is not None and c.value in found]
+        measures = [f for f in figures if f.unit and f.key not in found]
+        if made and measures:
+            pools.figures = [*pools.figures, *made]
+            found |= {
+                f.key: d for f, d in zip(measures, derive(measures, pools), strict=True) if d is not None
+            }
         return found
 
     def days_of(self, candidate: Candidate) -> tuple[date, ...]:

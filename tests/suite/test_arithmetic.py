@@ -658,6 +658,42 @@ def test_a_converted_figure_needs_its_unit_and_its_digits() -> None:
 
 
 @pytest.mark.parametrize(
+    ("user", "result", "answer", "right", "wrong"),
+    [
+        # A weight the user gave, restated in the sentence that converts it.
+        (
+            "We'd like about 20 lb of plums.",
+            {"plums": {"price_per_lb": 1.5}},
+            "20 lb is about {}.",
+            "9.07 kg",
+            "9.7 kg",
+        ),
+        # A distance the answer computed (a column's sum), restated.
+        (
+            "How long is the route?",
+            {"legs": [{"leg": "A", "km": 4}, {"leg": "B", "km": 8}]},
+            "The two legs total 12 km (about {}).",
+            "7.5 miles",
+            "8.5 miles",
+        ),
+    ],
+)
+def test_a_measure_restating_a_figure_its_sentence_writes_in_the_other_unit_is_computed(
+    user: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A figure the user gave or the answer computed, converted in its own sentence, is computed;
+    the conversion a few units off is flagged."""
+    assert computed(run(answer.format(right), result, user=user))[right]["kind"] == "unit-scale"
+    assert flagged(run(answer.format(wrong), result, user=user)) == [wrong]
+
+
+def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
+    """Neither of two figures nothing grounds is explained by being the other converted."""
+    found = run("The parcel weighs 30 lb (13.6 kg).", {"parcel": "P-1", "status": "in transit"})
+    assert flagged(found) == ["30 lb", "13.6 kg"]
+
+
+@pytest.mark.parametrize(
     ("prompt", "result", "answer", "right", "wrong"),
     [
         # A kayak rental: the start written (and held), its length held by the record.
