@@ -6,7 +6,7 @@ total of the amounts it lists, a price times the count the user gave, a date mov
 the user or the prompt states ("the day before"; to the day of the week the user named) or by
 a count of days one record or the prompt holds, the days between two dates one record holds,
 and, once no other row does, one operation on two numbers its sentence (or the one before)
-writes, of the MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE``
+writes, in figures or in words ("twelve months"), of the MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE``
 lists every derivation accepted, one ``Row`` each, in the order tried; a figure is explained
 by the first row that gives it: no chains, no averages, no arbitrary subsets.
 
@@ -163,6 +163,7 @@ _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
 # ("$45.00/hour").
+_WORD_OPERAND = re.compile(rf"\b(?:{COUNT_WORD})\b", re.I)
 _OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:\-]|/[^a-z]|[.,]\d)", re.I)
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
@@ -893,11 +894,13 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     end = f.start - sentence.start + len(f.text)
     at_figure = f.start - sentence.start
     spans = [m for m in _OPERAND.finditer(sentence.text) if not at_figure <= m.start() < end]
+    # A count in words is the same number: "Twelve months at $29.99" as "12 months at $29.99".
+    spans += [m for m in _WORD_OPERAND.finditer(sentence.text) if m.group().lower() not in ("zero", "one")]
     # The MAX_LOCAL nearest the figure, in the text's order: in a long table, its row and those above.
     nearest = sorted(
         sorted(spans, key=lambda m: abs(m.start() - at_figure))[:MAX_LOCAL], key=lambda m: m.start()
     )
-    operands = [(Decimal(m.group().replace(",", "")), m.group()) for m in nearest]
+    operands = [(Decimal(parse_number(m.group()) or m.group().replace(",", "")), m.group()) for m in nearest]
     # A small whole count ("6 crates") written without decimals: "$65.00", to the cent, is no count.
     small = f.number == f.number.to_integral_value() and abs(f.number) < 100
     whole = "percent" not in f.shapes and not f.precision and small

@@ -830,6 +830,14 @@ def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
         ({"bills": [{"kl": 4200}, {"kl": 7350}]}, "Use rose from 4,200 to 7,350 kl, up {}%.", "75", "65"),
         # A rate written with a slash ("/hour", "/m") is an operand, as a date's pieces are not.
         ({"boat": "K-3", "rate": 12.5}, "At $12.50/boat, 3 boats come to ${}.", "37.50", "39.50"),
+        # A count in words is the number it names, as in figures.
+        (
+            {"plan": "Wash Club", "monthly": 29.99},
+            "Twelve months at $29.99 comes to ${}.",
+            "359.88",
+            "369.88",
+        ),
+        ({"lane": 4, "bill": 94}, "Split six ways, the $94 bill is about ${} each.", "15.67", "16.67"),
         ({"cloth": "linen", "per_metre": 9.8}, "Linen at €9.80/m for 2.5 m is €{}.", "24.50", "25.50"),
     ],
 )
