@@ -6,9 +6,10 @@ total of the amounts it lists, a price times the count the user gave, a date mov
 the user or the prompt states ("the day before"; to the day of the week the user named) or by
 a count of days one record or the prompt holds, the days between two dates one record holds,
 and, once no other row does, one operation on two numbers its sentence (or the one before)
-writes, in figures or in words ("twelve months"), of the MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE``
-lists every derivation accepted, one ``Row`` each, in the order tried; a figure is explained
-by the first row that gives it: no chains, no averages, no arbitrary subsets.
+writes, in figures or in words ("twelve months"), of the MAX_LOCAL nearest it (in a long table,
+its own row and those above). ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
+order tried; a figure is explained by the first row that gives it: no chains, no averages, no
+arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
