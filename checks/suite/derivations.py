@@ -22,7 +22,8 @@ arbitrary subsets.
   span may run from it, a count of days may move it. A date moved by a count of days a record
   holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
-  date wherever (business days skip the weekend).
+  date wherever (business days skip the weekend). A date its sentence writes that a source
+  grounds moves on or back by a length in days the sentence writes ("60 days from May 20").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
   with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
@@ -1068,6 +1069,11 @@ class DayCount:
     label: str  # where it stands: a member's path, or the words as written
     evidence: tuple[Evidence, ...]
 
+    @property
+    def spelled(self) -> str:
+        unit = "business day" if self.business else "day"
+        return f"{self.days} {unit}{'s' * (self.days != 1)}"
+
 
 @kept
 def _lengths(source: Source) -> list[tuple[Decimal, str, tuple[Evidence, ...]]]:
@@ -1129,6 +1135,41 @@ def _moved(day: date, count: DayCount) -> date | None:
     return None if left else day
 
 
+def _moved_back(day: date, count: DayCount) -> date | None:
+    """``day`` moved back by ``count`` calendar days; None for business days, or before the calendar."""
+    return None if count.business or count.days > (day - date.min).days else day - timedelta(days=count.days)
+
+
+def _date_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A date its sentence (or the one before) writes that a source grounds, moved on or back by a
+    length in days (or business days) the sentence writes ("from May 20, 60 days on: July 19");
+    never a date only the answer writes, which a made-up length would move as well."""
+    sentence = sentence_at(p.answer_sentences, f.start) if f.days and p.answer_days else None
+    if sentence is None:
+        return None
+    before = p.answer_sentences[max(0, p.answer_sentences.index(sentence) - 1)]
+    at = f.start - before.start
+    text = p.answer[before.start : sentence.end]
+    text = text[:at] + " " * len(f.text) + text[at + len(f.text) :]
+    # A date written without its year is each grounded date of that month and day.
+    readings = {(month, day, year) for value in read_dates(text) for year, month, day in value.readings}
+    starts = [
+        d
+        for d in dict.fromkeys(p.answer_days)
+        if {(d.month, d.day, d.year), (d.month, d.day, None)} & readings
+    ]
+    business = {n for m in _BUSINESS_DAYS.finditer(text) if (n := parse_number(m.group(1)))}
+    lengths = {days for v in read_durations(text, lenient=True) if (days := _whole_days(v.seconds))}
+    counts = [DayCount(n, False, str(n), ()) for n in sorted(lengths)[:MAX_COUNT]]
+    counts += [DayCount(n, True, str(n), ()) for n in sorted(business)]
+    for first in starts[:MAX_HELD]:
+        for count in counts:
+            for way, moved in (("on", _moved(first, count)), ("back", _moved_back(first, count))):
+                if moved in f.days:
+                    return Derivation("date-offset", f"{first.isoformat()} moved {way} {count.spelled}", ())
+    return None
+
+
 def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A date one record or the prompt holds moved on by a count of days the prompt states, or one
     the record holds and the figure's sentence writes ("within 3 days: by May 9"): each of the
@@ -1147,9 +1188,7 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         for first, source, span in (held[:MAX_HELD] + prompt_days[:MAX_HELD]) if counts else ():
             for count in counts:
                 if _moved(first, count) in f.days:
-                    unit = "business day" if count.business else "day"
-                    days = f"{count.days} {unit}{'s' * (count.days != 1)}"
-                    how = f"{first.isoformat()} moved on {days} ({count.label})"
+                    how = f"{first.isoformat()} moved on {count.spelled} ({count.label})"
                     return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
     return None
 
@@ -1293,6 +1332,7 @@ TABLE = (
     Row("time-offset", "a time, a length: said, held or stated", "2", "time", _CENT, _clock_moved),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
     Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
+    Row("date-offset", "a date grounded, a day count its sentence writes", "2", "date", _CENT, _date_moved),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("unit-scale", "one record", "1", "number", _DIGIT, _scaled("unit-scale", _SCALES)),
     Row("unit-scale", "one record: a weight or distance", "1", "number", _DIGIT, _converted),

@@ -349,7 +349,7 @@ class _State:
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
         pools.figures = [c for c in said if c.unit and c.number is not None and c.value in known]
-        if self.prompt and any("duration" in f.shapes for f in figures):  # what only spans from it read
+        if any("date" in f.shapes or self.prompt and "duration" in f.shapes for f in figures):
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
         if any(f.at >= 0 for f in figures):
             # The operands of amounts: the money read, the user's counts then the results' list lengths,

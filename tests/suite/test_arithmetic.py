@@ -1153,6 +1153,43 @@ def test_a_count_of_days_past_the_calendar_moves_no_date(key: str) -> None:
     assert "2031-08-06" in flagged(found)
 
 
+@pytest.mark.parametrize(
+    ("user", "call", "answer", "right", "wrong"),
+    [
+        (
+            "If I transplant on May 20, when will it be ripe?",
+            {"tool": "get_variety", "result": {"variety": "Stupice", "listed": "2031-03-01"}},
+            "It ripens in about 60 days, so from May 20 expect fruit around {}.",
+            "July 19",
+            "July 20",
+        ),
+        (
+            "When is the cutoff to cancel?",
+            {"tool": "get_booking", "result": {"booking": "CB-9", "arrival": "2030-06-20"}},
+            "Cancel more than 7 days before your June 20 arrival: by {} at the latest.",
+            "June 13",
+            "June 14",
+        ),
+    ],
+)
+def test_a_grounded_date_moved_by_days_its_sentence_writes_is_a_date_offset(
+    user: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A date the user or a result gave, written in the figure's sentence, moved on or back by the
+    days that sentence writes, is computed; a day off is flagged."""
+    turn = build_turn(answer.format(right), calls=[call], user=user)
+    found = run_suite(build_conversation(turn))
+    assert computed(found)[right]["kind"] == "date-offset"
+    turn = build_turn(answer.format(wrong), calls=[call], user=user)
+    assert wrong in flagged(run_suite(build_conversation(turn)))
+
+
+def test_a_date_only_the_answer_writes_moves_nowhere() -> None:
+    """ "From April 2" that nothing grounds explains no date ten days on."""
+    found = run("From April 2, 10 days on is April 12.", {"status": "open", "opened": "2030-01-05"})
+    assert "April 12" in flagged(found)
+
+
 def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
     """With no count of days in its sentence, a date no source holds stays flagged, though a
     record's count would reach it: many dates and counts agree by chance."""
