@@ -525,11 +525,18 @@ def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
     return find
 
 
+def measure_of(unit: str | None) -> str | None:
+    """The weight or distance unit (of ``_MEASURES``) a figure's unit spells, or None."""
+    spelled = (unit or "").lower()
+    measure = _MEASURE_OF.get(spelled, spelled)
+    return measure if measure in _MEASURES else None
+
+
 def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A figure written in a unit of ``_MEASURES``, a number a record carries (or a grounded figure its
     sentence writes, ``Pools.figures``) in the other system's."""
-    unit = _MEASURE_OF.get((f.unit or "").lower(), (f.unit or "").lower())
-    if unit not in _MEASURES:
+    unit = measure_of(f.unit)
+    if unit is None:
         return None
     size, other = _MEASURES[unit]
     factor = _QUOTIENT.divide(Decimal(_MEASURES[other][0]), Decimal(size))  # one ``other`` in ``unit``s
@@ -537,8 +544,7 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     sentence = sentence_at(p.answer_sentences, f.start) if found is None else None
     # A grounded figure its sentence writes in the other unit, restated ("20 lb, about 9.07 kg").
     for c in p.figures if sentence is not None else ():
-        spelled = (c.unit or "").lower()
-        if sentence.start <= c.start < sentence.end and _MEASURE_OF.get(spelled, spelled) == other:
+        if sentence.start <= c.start < sentence.end and measure_of(c.unit) == other:
             if abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol:
                 return Derivation("unit-scale", f"{c.text} in {unit} (stated)", p.known.get(c.value, ()))
     return found

@@ -46,6 +46,7 @@ from .derivations import (
     dates_in,
     derive,
     kept,
+    measure_of,
     money_leaves,
     named_records,
     named_weekdays,
@@ -379,8 +380,8 @@ class _State:
             pools.answer_days = [*pools.answer_days, *explained_days]
             found |= {f.key: d for f, d in zip(spans, derive(spans, pools), strict=True) if d is not None}
         # So may a measure restate one the answer computed ("27.2 lb (about 12.3 kg)"), once.
-        made = [c for c in said if c.unit and c.number is not None and c.value in found]
-        measures = [f for f in figures if f.unit and f.key not in found]
+        made = [c for c in said if measure_of(c.unit) and c.number is not None and c.value in found]
+        measures = [f for f in figures if measure_of(f.unit) and f.key not in found]
         if made and measures:
             pools.figures = [*pools.figures, *made]
             found |= {
