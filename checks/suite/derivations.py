@@ -887,18 +887,23 @@ def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decima
         yield _QUOTIENT.divide(100 * a, b), "100 × {a} ÷ {b}"
 
 
+def _with_one_before(f: Figure, p: Pools) -> Sentence | None:
+    """The figure's sentence and the one before it, as one; None where it stands in none."""
+    split = p.answer_sentences
+    at = bisect_right(split, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
+    if f.start < 0 or at < 0 or f.start >= split[at].end:
+        return None
+    first = split[max(0, at - 1)]
+    return Sentence(first.start, split[at].end, p.answer[first.start : split[at].end])
+
+
 def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """One operation on two numbers the figure's sentence (or table row) and the one before write:
     "80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350". Each operand is checked on its own."""
-    if f.number is None or f.start < 0:
-        return None
-    split = p.answer_sentences
-    at = bisect_right(split, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
-    if at < 0 or f.start >= split[at].end:
-        return None
     # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
-    first, sentence = split[max(0, at - 1)], split[at]
-    sentence = Sentence(first.start, sentence.end, p.answer[first.start : sentence.end])
+    sentence = _with_one_before(f, p) if f.number is not None else None
+    if sentence is None:
+        return None
     end = f.start - sentence.start + len(f.text)
     at_figure = f.start - sentence.start
     spans = [m for m in _OPERAND.finditer(sentence.text) if not at_figure <= m.start() < end]
@@ -1150,12 +1155,10 @@ def _date_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A date its sentence (or the one before) writes that a source grounds, moved on or back by a
     length in days (or business days) the sentence writes ("from May 20, 60 days on: July 19");
     never a date only the answer writes, which a made-up length would move as well."""
-    sentence = sentence_at(p.answer_sentences, f.start) if f.days and p.answer_days else None
-    if sentence is None:
+    sentences = _with_one_before(f, p) if f.days and p.answer_days else None
+    if sentences is None:
         return None
-    before = p.answer_sentences[max(0, p.answer_sentences.index(sentence) - 1)]
-    at = f.start - before.start
-    text = p.answer[before.start : sentence.end]
+    at, text = f.start - sentences.start, sentences.text
     text = text[:at] + " " * len(f.text) + text[at + len(f.text) :]
     # A date written without its year is each grounded date of that month and day.
     readings = {(month, day, year) for value in read_dates(text) for year, month, day in value.readings}
