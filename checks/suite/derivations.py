@@ -42,7 +42,8 @@ arbitrary subsets.
 - **The prompt's clock time is now**, where it writes one date and one time (or several, the
   first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
-  now"); never to a time on another day, nor to one only the answer writes.
+  now"), or on to a time a record of one later date holds ("Thursday 8:00, 46 hours away");
+  never to a time of a record of two dates, nor to one only the answer writes.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -1228,8 +1229,8 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> tuple[str, str] | None:
     """The prompt's one clock time (now, on its one date) and a time written that a record of that day
-    holds too: a length may run from now to it, or back from now; a time only the answer writes would
-    vouch for itself."""
+    (or of one later date) holds too: a length may run from now to it, or back from now to today's; a
+    time only the answer writes would vouch for itself."""
     if len(p.prompt) != 1:
         return None
     now = _now(p.prompt[0])

@@ -752,13 +752,29 @@ def test_a_clock_time_moved_by_a_length_is_computed(
             "7.5 hours",
             "8.5 hours",
         ),
+        # A record of one later date holds its times on that day.
+        (
+            "Today is Monday, 2030-05-06. The current time is 09:40.",
+            {"visit": "V-31", "date": "2030-05-08", "start": "08:00"},
+            "Your inspection is on Wednesday at 8:00 AM, {} from now.",
+            "46 hours 20 minutes",
+            "22 hours 20 minutes",
+        ),
+        (
+            "It is 13:30 on 2031-11-05.",
+            {"batch": "K-9", "ready_at": "2031-11-07T06:00"},
+            "The glaze batch is ready Friday at 06:00, in {}.",
+            "40.5 hours",
+            "16.5 hours",
+        ),
     ],
 )
-def test_a_length_runs_from_the_prompts_time_now_to_a_time_of_that_day(
+def test_a_length_runs_from_the_prompts_time_now_to_a_time_a_record_holds(
     prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
 ) -> None:
-    """The prompt's one clock time is now: a length to (or back from) a time a record of today holds
-    is elapsed; another length is flagged."""
+    """The prompt's one clock time is now: a length to (or back from) a time a record of today holds,
+    or to one a record of one later date holds, is elapsed; another length (the clock's alone) is
+    flagged."""
     call = {"tool": "lookup", "result": result}
     assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
@@ -801,12 +817,13 @@ def test_no_time_is_now_where_the_prompts_first_time_stands_apart_from_its_date(
 
 
 def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:
-    """A slot tomorrow at 12:15 is no two hours away from today's 10:15."""
+    """A slot tomorrow at 12:15 is no two hours away from today's 10:15; nor is a time of a record of
+    two dates on either of them."""
+    prompt = "Today is 2030-05-06. The current time is 10:15."
     call = {"tool": "find_slot", "result": {"date": "2030-05-07", "slot": "12:15"}}
-    found = dated(
-        "Today is 2030-05-06. The current time is 10:15.", "Your slot at 12:15 is 2 hours away.", call
-    )
-    assert flagged(found) == ["2 hours"]
+    assert flagged(dated(prompt, "Your slot at 12:15 is 2 hours away.", call)) == ["2 hours"]
+    call = {"tool": "find_slot", "result": {"from": "2030-05-07", "to": "2030-05-08", "slot": "12:15"}}
+    assert flagged(dated(prompt, "Your slot at 12:15 is 26 hours away.", call)) == ["26 hours"]
 
 
 def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
