@@ -166,7 +166,8 @@ _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
 # ("$45.00/hour").
-_WORD_OPERAND = re.compile(rf"\b(?:{COUNT_WORD})\b", re.I)
+# A count in one word, never a piece of a longer one: "twenty-five" is no twenty and no five.
+_WORD_OPERAND = re.compile(rf"(?<![\w-])(?:{COUNT_WORD})(?![\w-])", re.I)
 _OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:\-]|/[^a-z]|[.,]\d)", re.I)
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
@@ -907,9 +908,9 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         return None
     end = f.start - sentence.start + len(f.text)
     at_figure = f.start - sentence.start
-    spans = [m for m in _OPERAND.finditer(sentence.text) if not at_figure <= m.start() < end]
     # A count in words is the same number: "Twelve months at $29.99" as "12 months at $29.99".
-    spans += [m for m in _WORD_OPERAND.finditer(sentence.text) if m.group().lower() not in ("zero", "one")]
+    words = (m for m in _WORD_OPERAND.finditer(sentence.text) if m.group().lower() not in ("zero", "one"))
+    spans = [m for m in chain(_OPERAND.finditer(sentence.text), words) if not at_figure <= m.start() < end]
     # The MAX_LOCAL nearest the figure, in the text's order: in a long table, its row and those above.
     nearest = sorted(
         sorted(spans, key=lambda m: abs(m.start() - at_figure))[:MAX_LOCAL], key=lambda m: m.start()

@@ -920,6 +920,12 @@ def test_a_long_tables_row_is_read_for_its_own_arithmetic(
     assert flagged(run(head + body + f"| {name} | {qty} | ${price} | ${wrong} |", result)) == [wrong]
 
 
+def test_a_hyphenated_count_in_words_is_no_two_operands() -> None:
+    """ "Twenty-five" is not twenty and five: $200 is no product of the sentence's numbers."""
+    found = run("Twenty-five seats at $10 cost $200 in total.", {"row": "R", "price": 10})
+    assert flagged(found) == ["200"]
+
+
 def test_the_sentence_before_a_figure_may_give_its_operand_but_not_one_further_back() -> None:
     """ "Freight is … $555.00. Fuel surcharge at 12%: $66.60." takes 12% of the sentence before;
     with a sentence between them the two are no longer one piece of arithmetic."""
