@@ -22,8 +22,9 @@ arbitrary subsets.
   span may run from it, a count of days may move it. A date moved by a count of days a record
   holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
-  date wherever (business days skip the weekend). A date its sentence writes that a source
-  grounds moves on or back by a length in days the sentence writes ("60 days from May 20").
+  date wherever (business days skip the weekend). A date its sentence (or the one before)
+  writes that a source grounds moves on or back by a length in days they write, itself checked
+  ("60 days from May 20"): never by one no check reads ("a week").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
   with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
@@ -1154,12 +1155,36 @@ def _moved_back(day: date, count: DayCount) -> date | None:
 
 
 def _date_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A date its sentence (or the one before) writes that a source grounds, moved on or back by a
-    length in days (or business days) the sentence writes ("from May 20, 60 days on: July 19");
-    never a date only the answer writes, which a made-up length would move as well."""
+    """A date the figure's sentence (or the one before) writes that a source grounds, moved on or
+    back by a length in days those sentences write as the answer's lengths are read, each checked
+    on its own ("from May 20, 60 days on: July 19"); never a date only the answer writes, nor a
+    length no check reads ("a week"), which would move a made-up date as well."""
     sentences = _with_one_before(f, p) if f.days and p.answer_days else None
     if sentences is None:
         return None
+    at, text = f.start - sentences.start, sentences.text
+    text = text[:at] + " " * len(f.text) + text[at + len(f.text) :]
+    # A date written without its year is each grounded date of that month and day.
+    readings = {(month, day, year) for value in read_dates(text) for year, month, day in value.readings}
+    starts = [
+        d
+        for d in dict.fromkeys(p.answer_days)
+        if {(d.month, d.day, d.year), (d.month, d.day, None)} & readings
+    ]
+    lengths = sorted({days for v in read_durations(text) if (days := _whole_days(v.seconds))})
+    for first in starts[:MAX_HELD]:
+        for count in (DayCount(n, False, str(n), ()) for n in lengths[:MAX_COUNT]):
+            for way, moved in (("on", _moved(first, count)), ("back", _moved_back(first, count))):
+                if moved in f.days:
+                    how = f"{first.isoformat()} moved {way} {count.spelled}"
+                    source = p.holding(first)  # where the date was read, to cite
+                    held = [(a, b) for day, a, b in dates_in(source.text) if day == first] if source else []
+                    return (
+                        _from("date-offset", how, source, held[0], first.isoformat())
+                        if source and held
+                        else Derivation("date-offset", how, ())
+                    )
+    return None
     at, text = f.start - sentences.start, sentences.text
     text = text[:at] + " " * len(f.text) + text[at + len(f.text) :]
     # A date written without its year is each grounded date of that month and day.

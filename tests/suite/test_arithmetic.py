@@ -1201,16 +1201,20 @@ def test_a_grounded_date_moved_by_days_its_sentence_writes_is_a_date_offset(
     """A date the user or a result gave, written in the figure's sentence, moved on or back by the
     days that sentence writes, is computed; a day off is flagged."""
     turn = build_turn(answer.format(right), calls=[call], user=user)
-    found = run_suite(build_conversation(turn))
-    assert computed(found)[right]["kind"] == "date-offset"
+    derivation = computed(run_suite(build_conversation(turn)))[right]
+    assert derivation["kind"] == "date-offset" and " moved " in derivation["from"]
     turn = build_turn(answer.format(wrong), calls=[call], user=user)
     assert wrong in flagged(run_suite(build_conversation(turn)))
 
 
-def test_a_date_only_the_answer_writes_moves_nowhere() -> None:
-    """ "From April 2" that nothing grounds explains no date ten days on."""
+def test_a_date_only_the_answer_writes_moves_nowhere_nor_by_a_length_no_check_reads() -> None:
+    """ "From April 2" that nothing grounds explains no date ten days on; nor does "a week", which
+    no check reads, move a grounded one."""
     found = run("From April 2, 10 days on is April 12.", {"status": "open", "opened": "2030-01-05"})
     assert "April 12" in flagged(found)
+    booking = {"booking": "CB-9", "arrival": "2030-06-20"}
+    found = run("Cancel a week before your June 20 arrival: by June 13.", booking, user="Cutoff?")
+    assert flagged(found) == ["June 13"]
 
 
 def test_a_date_offset_needs_its_count_written_in_the_sentence() -> None:
