@@ -380,7 +380,9 @@ class _State:
             pools.answer_days = [*pools.answer_days, *explained_days]
             found |= {f.key: d for f, d in zip(spans, derive(spans, pools), strict=True) if d is not None}
         # So may a measure restate one the answer computed ("27.2 lb (about 12.3 kg)"), once.
-        made = [c for c in said if measure_of(c.unit) and c.number is not None and c.value in found]
+        # Found by where each stands: a value is keyed once, and "$12" explained is no "12 km".
+        explained = {f.start for f in figures if f.key in found and measure_of(f.unit)}
+        made = [c for c in said if c.start in explained and c.number is not None]
         measures = [f for f in figures if measure_of(f.unit) and f.key not in found]
         if made and measures:
             pools.figures = [*pools.figures, *made]

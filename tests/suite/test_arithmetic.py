@@ -688,9 +688,13 @@ def test_a_measure_restating_a_figure_its_sentence_writes_in_the_other_unit_is_c
 
 
 def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
-    """Neither of two figures nothing grounds is explained by being the other converted."""
+    """Neither of two figures nothing grounds is explained by being the other converted; nor is a
+    measure the restatement of a figure that only shares an explained amount's number."""
     found = run("The parcel weighs 30 lb (13.6 kg).", {"parcel": "P-1", "status": "in transit"})
     assert flagged(found) == ["30 lb", "13.6 kg"]
+    items = {"items": [{"sku": "A", "price": 5}, {"sku": "B", "price": 7}]}
+    found = run("The items total $12. The depot is 12 km away, about 7.5 miles.", items)
+    assert "7.5 miles" in flagged(found)
 
 
 @pytest.mark.parametrize(
