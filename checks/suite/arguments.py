@@ -94,7 +94,7 @@ class _Seen:
         self.person_texts.add(source.text.lower())
         if source.role == "user":
             # The answers the user has read before speaking again: what they said the user took up.
-            self.supply.user_texts.extend(self.unread_prose)
+            self.supply.answer_texts.extend(self.unread_prose)
             self.unread_prose = []
             self.supply.user_texts.append(source.text)
             if self.last_prose:

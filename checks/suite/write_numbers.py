@@ -5,16 +5,17 @@ as an invented identifier does. So each number in the arguments of a call that m
 something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
 (numbers are compared exactly, as ``Decimal``):
 
-- **the user said it of that noun**, or an answer did that the user read before speaking again
-  (what they took up is theirs; an answer's words in the message that makes the call vouch for
-  nothing), in figures or words ("a bag" is 1), apart or hyphened ("a
+- **the user said it of that noun**, in figures or words ("a bag" is 1), apart or hyphened ("a
   6-month extension" says 6 months), within three words before a word that shares its first
   three letters with a word of the key (generic words like total aside; a key of generic words
-  only takes any noun), or as a short reply to a question
-  that named it ("How many bags?" "2"), or as the one count of things (a plural noun) of a
-  message that says only one: "two suitcases" gives the count of bags, with no synonym table;
-  or as a length of time in any unit, under a key named for a unit ("an hour and a half" is
-  ``duration_min`` 90);
+  only takes any noun), or as a short reply to a question that named it ("How many bags?"
+  "2"), or as the one count of things (a plural noun) of a message that says only one: "two
+  suitcases" gives the count of bags, with no synonym table; or as a length of time in any
+  unit, under a key named for a unit ("an hour and a half" is ``duration_min`` 90);
+- **an answer the user read before speaking again said it of that noun**, and gave that noun
+  no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
+  answer's words in the message that makes the call vouch for nothing, nor do two counts of
+  one noun ("120 guests here, 80 there");
 - **an earlier result holds it under the same key**, or an earlier read the tool answered
   asked for it under the same key (a write that books the party of five a search found tables
   for);
@@ -101,11 +102,13 @@ class Supply:
     it came, so a write late in a long conversation costs no more than one early in it."""
 
     user_texts: list[str] = field(default_factory=list)
+    answer_texts: list[str] = field(default_factory=list)  # the answers the user read before speaking again
     # Short replies with the question they answer: "2" after "How many bags will you check?"
     replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
     results: list[Source] = field(default_factory=list)
-    _read: list[int] = field(default_factory=lambda: [0, 0, 0], repr=False)  # user texts, replies, results
+    # How many user texts, replies, results and answer texts are read into the indexes.
+    _read: list[int] = field(default_factory=lambda: [0, 0, 0, 0], repr=False)
     _by_key: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     _money: set[Decimal] = field(default_factory=set, repr=False)
     # Stem of a word a number was said of (or asked about) -> the numbers; "": any noun.
@@ -115,7 +118,7 @@ class Supply:
     lengths: set[str] = field(default_factory=set, repr=False)  # the user's lengths of time, as keys
 
     def _catch_up(self) -> None:
-        texts, replies, results = self._read
+        texts, replies, results, answers = self._read
         for source in self.results[results:]:
             for key, numbers in keyed_numbers(source).items():
                 self._by_key.setdefault(key, set()).update(numbers)
@@ -144,7 +147,18 @@ class Supply:
                 numbers = {n for n in (_number(w) for w in words if w not in ("a", "an")) if n is not None}
                 asked = _stems_of([w for w in re.findall(r"[a-z]+", question.lower()) if len(w) >= 3])
                 self._add_said(numbers, asked)
-        self._read = [len(self.user_texts), len(self.replies), len(self.results)]
+        for text in self.answer_texts[answers:]:
+            # An answer's count of a noun is the user's only where it gives that noun one count:
+            # "holds 120 guests" supplies guests, "120 guests here, 80 there" supplies neither.
+            counts: dict[str, set[Decimal]] = {}
+            for match in _SAID.finditer(text):
+                if (number := _number(match.group(1))) is not None:
+                    for stem in _stems_of(match.group(2).lower().split()):
+                        counts.setdefault(stem, set()).add(number)
+            for stem, numbers in counts.items():
+                if len(numbers) == 1:
+                    self._said.setdefault(stem, set()).update(numbers)
+        self._read = [len(self.user_texts), len(self.replies), len(self.results), len(self.answer_texts)]
 
     def asked(self, arguments: Any) -> None:
         """The numbers a read the tool answered asked for, each under its key."""

@@ -162,6 +162,14 @@ def test_a_count_an_answer_said_of_the_noun_supplies_it_once_the_user_has_read_i
     assert unsupported(conversation("Book it, please.", [call], [said])) == [(key, str(value))]
 
 
+def test_an_answer_that_gives_a_noun_two_counts_supplies_neither() -> None:
+    """ "120 guests" for one room and "80 guests" for another: the user who books one room took up
+    no count, so a booking for 80 is not supplied."""
+    said = "The Oak Room holds 120 guests and the Elm Room 80 guests."
+    call = ("book_hall", {"hall": "Oak Room", "guests": 80}, {"ok": 1})
+    assert unsupported(conversation("Book the Oak Room.", [call], asked=said)) == [("guests", "80")]
+
+
 def test_a_short_reply_to_a_question_that_named_the_thing_supplies_it() -> None:
     """ "How many boxes?" "2, please." supplies boxes 2; the same reply to another question
     does not."""
