@@ -286,7 +286,8 @@ class Pools:
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
-    figures: list[Candidate] = field(default_factory=list)  # figures with a unit the answer writes, grounded
+    # Weights and distances the answer writes that a source grounds (or, on a second pass, a row explains).
+    figures: list[Candidate] = field(default_factory=list)
 
     @cached_property
     def answer_sentences(self) -> list[Sentence]:
@@ -1136,8 +1137,11 @@ def _days_written(text: str) -> set[int]:
     return numbers | periods | {days for v in lengths if (days := _whole_days(v.seconds))}
 
 
-def _moved(day: date, count: DayCount) -> date | None:
-    """``day`` moved on by ``count``; business days, counted one at a time, up to MAX_BUSINESS_DAYS."""
+def _moved(day: date, count: DayCount, back: bool = False) -> date | None:
+    """``day`` moved on (or ``back``) by ``count``; business days, counted one at a time, up to
+    MAX_BUSINESS_DAYS, and only on."""
+    if back:
+        return None if count.business or count.days > (day - date.min).days else day - timedelta(count.days)
     if count.days > (MAX_BUSINESS_DAYS if count.business else (date.max - day).days):
         return None  # past the calendar's end, or past any business-day promise read day by day
     if not count.business:
@@ -1147,11 +1151,6 @@ def _moved(day: date, count: DayCount) -> date | None:
         day += timedelta(days=1)
         left -= day.weekday() < 5
     return None if left else day
-
-
-def _moved_back(day: date, count: DayCount) -> date | None:
-    """``day`` moved back by ``count`` calendar days; None for business days, or before the calendar."""
-    return None if count.business or count.days > (day - date.min).days else day - timedelta(days=count.days)
 
 
 def _date_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -1174,7 +1173,7 @@ def _date_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     lengths = sorted({days for v in read_durations(text) if (days := _whole_days(v.seconds))})
     for first in starts[:MAX_HELD]:
         for count in (DayCount(n, False, str(n), ()) for n in lengths[:MAX_COUNT]):
-            for way, moved in (("on", _moved(first, count)), ("back", _moved_back(first, count))):
+            for way, moved in (("on", _moved(first, count)), ("back", _moved(first, count, back=True))):
                 if moved in f.days:
                     how = f"{first.isoformat()} moved {way} {count.spelled}"
                     source = p.holding(first)  # where the date was read, to cite
@@ -1184,25 +1183,6 @@ def _date_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                         if source and held
                         else Derivation("date-offset", how, ())
                     )
-    return None
-    at, text = f.start - sentences.start, sentences.text
-    text = text[:at] + " " * len(f.text) + text[at + len(f.text) :]
-    # A date written without its year is each grounded date of that month and day.
-    readings = {(month, day, year) for value in read_dates(text) for year, month, day in value.readings}
-    starts = [
-        d
-        for d in dict.fromkeys(p.answer_days)
-        if {(d.month, d.day, d.year), (d.month, d.day, None)} & readings
-    ]
-    business = {n for m in _BUSINESS_DAYS.finditer(text) if (n := parse_number(m.group(1)))}
-    lengths = {days for v in read_durations(text, lenient=True) if (days := _whole_days(v.seconds))}
-    counts = [DayCount(n, False, str(n), ()) for n in sorted(lengths)[:MAX_COUNT]]
-    counts += [DayCount(n, True, str(n), ()) for n in sorted(business)]
-    for first in starts[:MAX_HELD]:
-        for count in counts:
-            for way, moved in (("on", _moved(first, count)), ("back", _moved_back(first, count))):
-                if moved in f.days:
-                    return Derivation("date-offset", f"{first.isoformat()} moved {way} {count.spelled}", ())
     return None
 
 
@@ -1371,7 +1351,7 @@ TABLE = (
     Row("date-offset", "a date grounded, a day count its sentence writes", "2", "date", _CENT, _date_moved),
     Row("rounded", "one record", "1", _ANY + " decimal", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("unit-scale", "one record", "1", "number", _DIGIT, _scaled("unit-scale", _SCALES)),
-    Row("unit-scale", "one record: a weight or distance", "1", "number", _DIGIT, _converted),
+    Row("unit-scale", "one record, or its sentence: a weight or distance", "1", "number", _DIGIT, _converted),
     Row("complement", "one record: a percentage field", "1", _ANY, _DIGIT, _complement),
     Row("column-sum", "one record: a list's rows", "n", _ANY, _DIGIT, _column("column-sum")),
     Row("column-ratio", "one record: a list's rows", "2n", _ANY, _DIGIT, _column("column-ratio")),
