@@ -8,7 +8,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade. An "h" set
   apart from its number is hours only before minutes ("2 h 8 min"), as timetables write it.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
-- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``),
+- **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``, or
+  a unit's letter after a separator, as JSON writes seconds and hours: ``idle_s``, ``ttl_h``),
   and so is each end of a range written there as a string (``eta_days: "5-7"``).
 - **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
   "every two weeks", as the derivations count 14 days from it.
@@ -60,8 +61,12 @@ _GLUED_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])", re.I)
 _SPACED_HOURS = re.compile(r"\d(?<![\w.]\d)\d*\s[hH](?=\s+\d{1,2}\s?(?:min(?:ute)?s?|m)\b)")
 _ISO = re.compile(r"P(?<!\wP)(?:(\d+)D)?T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?\b")
 _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
-_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$", re.I)
-KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT})"\s*:\s*"?-?\d')  # a member named for a unit, in lower-case JSON
+# A member's name may end in a unit's letter after a separator, as JSON writes it: ``idle_s``, ``ttl_h``.
+_KEY_LETTERS = {"s": 1, "h": 3600}
+_KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$|[_\-]([sh])$", re.I)
+KEYED_UNIT = re.compile(
+    rf'(?:{_ANY_UNIT}|[_\-][sh])"\s*:\s*"?-?\d'
+)  # a member named for a unit, in lower-case JSON
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])
@@ -198,4 +203,7 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
 def duration_member_keys(name: str, number: str) -> list[str]:
     """The duration key of a JSON number whose member's name ends in a unit, or none."""
     match = _KEY_WORDS.search(name)
-    return [] if match is None else [duration_key(Decimal(number) * UNITS[match.group(1).lower()])]
+    if match is None:
+        return []
+    unit = UNITS[match.group(1).lower()] if match.group(1) else _KEY_LETTERS[match.group(2).lower()]
+    return [duration_key(Decimal(number) * unit)]

@@ -153,13 +153,19 @@ def test_weeks_abbreviated_are_weeks() -> None:
 
 
 def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
-    """`"waitMinutes": 45` is 45 minutes; `"admin": 45` or `"holiday": 3` only end in a
-    unit's letters and hold no length, so they ground no "45 minutes" or "3 days"."""
+    """`"waitMinutes": 45` is 45 minutes, `"cache_ttl_s": 900` 900 seconds; `"admin": 45`,
+    `"holiday": 3` or `"bus": 15` only end in a unit's letters and hold no length, so they ground
+    no "45 minutes", "3 days" or "15 seconds"."""
     cases = [
         ({"waitMinutes": 45}, "The queue wait is 45 minutes.", []),
         ({"kiln_hours": 3}, "The firing takes 3 hours.", []),
         ({"admin": 45}, "The queue wait is 45 minutes.", ["45 minutes"]),
         ({"holiday": 3}, "The closure lasts 3 days.", ["3 days"]),
+        # A unit's letter after a separator, as JSON writes seconds and hours; "m" is no unit (metres?).
+        ({"cache_ttl_s": 900}, "Cached pages live for 15 minutes.", []),
+        ({"runtime_h": 2.5}, "The batch runs for 2 h 30 min.", []),
+        ({"cable_m": 15}, "The splice takes 15 minutes.", ["15 minutes"]),
+        ({"bus": 15}, "The ride takes 15 seconds.", ["15 seconds"]),
     ]
     for result, answer, flagged in cases:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
