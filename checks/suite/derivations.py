@@ -45,6 +45,8 @@ arbitrary subsets.
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
   now"), or on to a time a record of one later date holds ("Thursday 8:00, 46 hours away");
   never to a time of a record of two dates, nor to one only the answer writes.
+- **The prompt's UTC offset is the desk's clock** ("14:10 BST (UTC+1)"): a time a record holds,
+  moved by it, is the same moment as the desk writes it ("13:14:22Z" is "14:14").
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -1322,6 +1324,29 @@ def _clock_moved(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+# "UTC+1", "GMT−5", "UTC+05:30": the offset of the zone the prompt keeps its clock in.
+_UTC_OFFSET = re.compile(r"\b(?:UTC|GMT) ?([+\-−]) ?(\d{1,2})(?::?([0-5]\d))?(?![\d:])")
+
+
+def _zoned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A clock time one of the newest records holds, moved by the UTC offset the prompt states
+    ("time is 14:10 BST (UTC+1)"): the same moment on the desk's clock, "13:14:22Z" as "14:14"."""
+    targets = {m for t in read_times(f.text) for m in t.minutes()}
+    stated = [match for source in p.prompt for match in _UTC_OFFSET.findall(source.text)]
+    offsets = {
+        (1 if sign == "+" else -1) * (int(hours) * 60 + int(minutes or 0)) for sign, hours, minutes in stated
+    }
+    offsets.discard(0)
+    for source in p.records[:MAX_OFFSET_SOURCES] if targets and offsets else ():
+        for minute, place in _clock_times(source):
+            for offset in sorted(offsets):
+                if (minute + offset) % 1440 in targets:
+                    shift = f"{'+' if offset > 0 else '−'} {abs(offset)} min"
+                    how = f"{minute // 60:02d}:{minute % 60:02d} UTC {shift}"
+                    return Derivation("time-zone", how, place)
+    return None
+
+
 # --- the table ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Row:
@@ -1346,6 +1371,7 @@ TABLE = (
     Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("time-offset", "a time, a length: said, held or stated", "2", "time", _CENT, _clock_moved),
+    Row("time-zone", "one record: a time; the prompt's UTC offset", "2", "time", _CENT, _zoned),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
     Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
     Row("date-offset", "a date grounded, a day count its sentence writes", "2", "date", _CENT, _date_moved),

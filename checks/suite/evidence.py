@@ -111,8 +111,9 @@ _KIND_WORDS = {
     "sentence-arithmetic": "one operation on two numbers its own sentence writes",
     "elapsed": "the time between two clock times the answer or this turn's results write",
     "date-span": "the days between two dates one result or its call holds",
-    "date-offset": "a date one result or the system prompt holds moved on by the days it or the prompt holds",
+    "date-offset": "a date the conversation holds moved on or back by days it holds or its sentence writes",
     "time-offset": "a clock time moved by a length of time the conversation holds",
+    "time-zone": "a clock time a result holds, on the clock of the zone the system prompt states",
 }
 
 

@@ -820,6 +820,36 @@ def test_no_time_is_now_where_the_prompts_first_time_stands_apart_from_its_date(
     assert flagged(dated(prompt, "Job SG-14 will be ready at 11:00, 2 hours from now.", call)) == ["2 hours"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2031-08-09 and the time is 14:10 BST (UTC+1). Historian timestamps are in UTC.",
+            {"entry_id": "LOG-7", "timestamp": "2031-08-09T13:14:22Z"},
+            "Logged as LOG-7 at {} BST.",
+            "14:14",
+            "15:14",
+        ),
+        (
+            "Today is Monday, 2031-02-10, 10:05 EST (UTC−5).",
+            {"container": "MRKU-1", "discharged_at": "2031-02-06T21:40:00Z"},
+            "MRKU-1 was discharged on Thursday at {} EST.",
+            "4:40 PM",
+            "5:40 PM",
+        ),
+    ],
+)
+def test_a_time_a_record_holds_on_the_clock_of_the_prompts_zone_is_computed(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A record's time moved by the UTC offset the prompt states is the same moment on the desk's
+    clock; another time, or the same one where no offset is stated, is flagged."""
+    call = {"tool": "lookup", "result": result}
+    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "time-zone"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+    assert flagged(dated("Today is 2031-08-09.", answer.format(right), call)) == [right]
+
+
 def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:
     """A slot tomorrow at 12:15 is no two hours away from today's 10:15; nor is a time of a record of
     two dates on either of them."""
