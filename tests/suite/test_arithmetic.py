@@ -771,22 +771,8 @@ def test_a_clock_time_moved_by_a_length_is_computed(
             "40.5 hours",
             "16.5 hours",
         ),
-    ],
-)
-def test_a_length_runs_from_the_prompts_time_now_to_a_time_a_record_holds(
-    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """The prompt's one clock time is now: a length to (or back from) a time a record of today holds,
-    or to one a record of one later date holds, is elapsed; another length (the clock's alone) is
-    flagged."""
-    call = {"tool": "lookup", "result": result}
-    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
-    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
-
-
-@pytest.mark.parametrize(
-    ("prompt", "result", "answer", "right", "wrong"),
-    [
+        # Where the prompt writes several clock times, the first, in its date's sentence or the next,
+        # is now: the later ones are the desk's hours.
         (
             "Today is Friday, 2031-01-16. The current time is 10:40. Rush jobs are ready by 17:00.",
             {"job": "SG-14", "ready_by": "17:00"},
@@ -803,11 +789,12 @@ def test_a_length_runs_from_the_prompts_time_now_to_a_time_a_record_holds(
         ),
     ],
 )
-def test_the_prompts_time_now_is_the_one_beside_its_date(
+def test_a_length_runs_from_the_prompts_time_now_to_a_time_a_record_holds(
     prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
 ) -> None:
-    """Where the prompt writes several clock times, the first, written in its date's sentence or the
-    next, is now (the later ones are the desk's hours): lengths from it are elapsed."""
+    """The prompt's clock time is now: a length to (or back from) a time a record of today holds, or
+    to one a record of one later date holds, is elapsed; another length (the clock's alone) is
+    flagged."""
     call = {"tool": "lookup", "result": result}
     assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
