@@ -548,8 +548,10 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     factor = _QUOTIENT.divide(Decimal(_MEASURES[other][0]), Decimal(size))  # one ``other`` in ``unit``s
     found = _scaled("unit-scale", ((factor, f"({other}) in {unit}"),))(f, p, tol)
     sentence = sentence_at(p.answer_sentences, f.start) if found is None else None
+    if sentence is None:
+        return found
     # A grounded figure its sentence writes in the other unit, restated ("20 lb, about 9.07 kg").
-    for c in p.figures if sentence is not None else ():
+    for c in p.figures:
         if sentence.start <= c.start < sentence.end and measure_of(c.unit) == other:
             if abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol:
                 return Derivation("unit-scale", f"{c.text} in {unit} (stated)", p.known.get(c.value, ()))
@@ -907,8 +909,8 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """One operation on two numbers the figure's sentence (or table row) and the one before write:
     "80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350". Each operand is checked on its own."""
     # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
-    sentence = _with_one_before(f, p) if f.number is not None else None
-    if sentence is None:
+    sentence = _with_one_before(f, p)
+    if f.number is None or sentence is None:
         return None
     end = f.start - sentence.start + len(f.text)
     at_figure = f.start - sentence.start
