@@ -169,9 +169,9 @@ _TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
 # ("$45.00/hour").
+_OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:\-]|/[^a-z]|[.,]\d)", re.I)
 # A count in one word, never a piece of a longer one: "twenty-five" is no twenty and no five.
 _WORD_OPERAND = re.compile(rf"(?<![\w-])(?:{COUNT_WORD})(?![\w-])", re.I)
-_OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:\-]|/[^a-z]|[.,]\d)", re.I)
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)
