@@ -64,9 +64,8 @@ _JOINER = re.compile(r",? and |, | ")  # between the parts of one sum
 # A member's name may end in a unit's letter after a separator, as JSON writes it: ``idle_s``, ``ttl_h``.
 _KEY_LETTERS = {"s": 1, "h": 3600}
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$|[_\-]([sh])$", re.I)
-KEYED_UNIT = re.compile(
-    rf'(?:{_ANY_UNIT}|[_\-][sh])"\s*:\s*"?-?\d'
-)  # a member named for a unit, in lower-case JSON
+# A member named for a unit, in lower-case JSON.
+KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT}|[_\-][sh])"\s*:\s*"?-?\d')
 _MAY_HOLD = re.compile(rf"(?:{_ANY_UNIT})\b|\d[hms]\b|\dh ?\d|p(?:\d+d)?t\d|\d:\d\d:\d")  # on lower case
 # The notations ``_parts`` may read: units' words, glued letters, clock-like lengths, ISO.
 READERS = frozenset(["words", "glued", "clock", "iso"])

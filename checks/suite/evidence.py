@@ -350,7 +350,7 @@ class _State:
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
-        pools.figures = [c for c in said if c.unit and c.number is not None and c.value in known]
+        pools.figures = [c for c in said if measure_of(c.unit) and c.number is not None and c.value in known]
         if any("date" in f.shapes or self.prompt and "duration" in f.shapes for f in figures):
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
         if any(f.at >= 0 for f in figures):
