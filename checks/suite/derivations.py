@@ -5,11 +5,11 @@ no invention: a rounding or unit conversion of a number read, a column's sum, th
 total of the amounts it lists, a price times the count the user gave, a date moved by the days
 the user or the prompt states ("the day before"; to the day of the week the user named) or by
 a count of days one record or the prompt holds, the days between two dates one record holds,
-and, once no other row does, one operation on two numbers its sentence (or the one before)
-writes, in figures or in words ("twelve months"), of the MAX_LOCAL nearest it (in a long table,
-its own row and those above). ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
-order tried; a figure is explained by the first row that gives it: no chains, no averages, no
-arbitrary subsets.
+and, once no other row does, one operation on two numbers its sentence (or the one before, else
+the one after too: its working) writes, in figures or in words ("twelve months"), of the
+MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE`` lists every
+derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first row
+that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -895,21 +895,27 @@ def _local_results(a: Decimal, b: Decimal, whole: bool) -> Iterator[tuple[Decima
         yield _QUOTIENT.divide(100 * a, b), "100 × {a} ÷ {b}"
 
 
-def _with_one_before(f: Figure, p: Pools) -> Sentence | None:
-    """The figure's sentence and the one before it, as one; None where it stands in none."""
+def _with_one_before(f: Figure, p: Pools, after: bool = False) -> Sentence | None:
+    """The figure's sentence and the one before it (and with ``after``, the one after), as one; None
+    where it stands in none."""
     split = p.answer_sentences
     at = bisect_right(split, f.start, key=lambda s: s.start) - 1  # as ``sentence_at`` finds it
     if f.start < 0 or at < 0 or f.start >= split[at].end:
         return None
-    first = split[max(0, at - 1)]
-    return Sentence(first.start, split[at].end, p.answer[first.start : split[at].end])
+    first, last = split[max(0, at - 1)], split[min(len(split) - 1, at + after)]
+    return Sentence(first.start, last.end, p.answer[first.start : last.end])
 
 
 def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """One operation on two numbers the figure's sentence (or table row) and the one before write:
-    "80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350". Each operand is checked on its own."""
+    """One operation on two numbers the figure's sentence (or table row) and the one before write
+    ("80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350"), else with the one after too
+    ("Chargeable weight: 259 kg. Gross: 14 × 18.5 kg"). Each operand is checked on its own."""
     # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
-    sentence = _with_one_before(f, p)
+    return _operated(f, _with_one_before(f, p), tol) or _operated(f, _with_one_before(f, p, after=True), tol)
+
+
+def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation | None:
+    """One operation on two of the MAX_LOCAL numbers of ``sentence`` nearest the figure."""
     if f.number is None or sentence is None:
         return None
     end = f.start - sentence.start + len(f.text)

@@ -959,6 +959,24 @@ def test_the_sentence_before_a_figure_may_give_its_operand_but_not_one_further_b
     assert flagged(run(far, quote)) == ["66.60"]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"crates": 14, "kg_each": 18.5}, "Chargeable weight: {}. Gross: 14 × 18.5 kg.", "259 kg", "269 kg"),
+        ({"hours": 12, "rate": 45.5}, "Your bill is ${}. That is 12 hours at $45.50.", "546.00", "556.00"),
+    ],
+)
+def test_the_working_in_the_sentence_after_a_figure_explains_it(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A figure stated first and worked out in the next sentence is computed; one the working does
+    not give is flagged, and so is one whose working stands two sentences on."""
+    assert computed(run(answer.format(right), result))[right]["kind"] == "sentence-arithmetic"
+    assert wrong in flagged(run(answer.format(wrong), result))
+    far = answer.format(right).replace(". ", ". Thanks for waiting. ", 1)
+    assert right in flagged(run(far, result))
+
+
 def test_a_figure_the_sentences_arithmetic_explains_is_an_operand_of_a_total() -> None:
     """Labour worked out on its own line is a term of the total below it, as a figure read is."""
     job = {"hours": 6, "rate": 42.75, "parts": 35.0}
