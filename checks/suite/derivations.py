@@ -43,8 +43,10 @@ that gives it: no chains, no averages, no arbitrary subsets.
 - **The prompt's clock time is now**, where it writes one date and one time (or several, the
   first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
-  now"), or on to a time a record of one later date holds ("Thursday 8:00, 46 hours away");
-  never to a time of a record of two dates, nor to one only the answer writes.
+  now"), or on to a time a record of one later date holds ("Thursday 8:00, 46 hours away"), or
+  to or from a time a timestamp writes with its date, over days too ("2031-06-27T23:06Z", in the
+  prompt's zone where it states one); never to a time of a record of two dates that no timestamp
+  dates, nor to one only the answer writes.
 - **The prompt's UTC offset is the desk's clock** ("14:10 BST (UTC+1)"): a time a record holds,
   moved by it, is the same moment as the desk writes it ("13:14:22Z" is "14:14").
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
@@ -1244,9 +1246,9 @@ def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> tuple[str, str] | None:
-    """The prompt's one clock time (now, on its one date) and a time written that a record of that day
-    (or of one later date) holds too: a length may run from now to it, or back from now to today's; a
-    time only the answer writes would vouch for itself."""
+    """The prompt's clock time (now, on its one date) and a time written that a record of that day (or
+    of one later date) holds too, or a timestamp dates: a length may run from now to it, or back from
+    now to it; a time only the answer writes would vouch for itself."""
     if len(p.prompt) != 1:
         return None
     now = _now(p.prompt[0])
@@ -1262,6 +1264,14 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
         on = 0 if days <= today else (min(days) - day).days if len(days) == 1 else -1
         if on >= 0:
             held.setdefault(on, set()).update(m for m, _ in _clock_times(source))
+        # A timestamp writes its time's day ("2031-08-09T07:42:10Z"); one in UTC is on the prompt's
+        # zone's clock where the prompt states its offset.
+        for stamp in islice(_STAMP.finditer(source.text), MAX_HELD):
+            with suppress(ValueError):
+                at = (date.fromisoformat(stamp.group(1)) - day).days * 1440 + int(stamp.group(2)) * 60
+                shifts = (stamp.group(4) and _prompt_offsets(p)) or {0}
+                for moment in {at + int(stamp.group(3)) + shift for shift in shifts}:
+                    held.setdefault(moment // 1440, set()).add(moment % 1440)
     mark = (now, f"{now // 60:02d}:{now % 60:02d} (the prompt's time now)")
     today_held = held.pop(0, set())
     times = [(m, written) for m, written in clocks if m % 1440 in today_held]
@@ -1269,9 +1279,26 @@ def _from_now(value: DurationValue, clocks: list[tuple[int, str]], p: Pools) -> 
         times += [
             (on * 1440 + m % 1440, f"{w} on {day + timedelta(on)}") for m, w in clocks if m % 1440 in minutes
         ]
-    # Only the pairs with now: those of two written times were tried already (``_elapsed``).
-    pairs = chain(([mark, time] for time in times), ([time, mark] for time in times))
+    # Only the pairs with now: those of two written times were tried already (``_elapsed``). A time of
+    # an earlier day is counted from its day's start, and now that many days later.
+    pairs = chain(
+        ([mark, time] for time in times if time[0] >= 0),
+        ([time, mark] for time in times if time[0] >= 0),
+        ([(m % 1440, w), (now - m // 1440 * 1440, mark[1])] for m, w in times if m < 0),
+    )
     return next((found for pair in pairs if (found := elapsed(value, pair))), None)
+
+
+# A date and its time in one token, and whether it is marked as UTC's.
+_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):([0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(Z|[+]00:?00)?")
+
+
+def _prompt_offsets(p: Pools) -> set[int]:
+    """The minutes the prompt's zone lies from UTC, by the offsets it states ("UTC+1": 60)."""
+    stated = [match for source in p.prompt for match in _UTC_OFFSET.findall(source.text)]
+    return {
+        (1 if sign == "+" else -1) * (int(hours) * 60 + int(minutes or 0)) for sign, hours, minutes in stated
+    } - {0}
 
 
 @kept
@@ -1340,11 +1367,7 @@ def _zoned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A clock time one of the newest records holds, moved by the UTC offset the prompt states
     ("time is 14:10 BST (UTC+1)"): the same moment on the desk's clock, "13:14:22Z" as "14:14"."""
     targets = {m for t in read_times(f.text) for m in t.minutes()}
-    stated = [match for source in p.prompt for match in _UTC_OFFSET.findall(source.text)]
-    offsets = {
-        (1 if sign == "+" else -1) * (int(hours) * 60 + int(minutes or 0)) for sign, hours, minutes in stated
-    }
-    offsets.discard(0)
+    offsets = _prompt_offsets(p)
     for source in p.records[:MAX_OFFSET_SOURCES] if targets and offsets else ():
         for minute, place in _clock_times(source):
             for offset in sorted(offsets):

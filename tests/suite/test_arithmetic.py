@@ -837,6 +837,36 @@ def test_a_time_a_record_holds_on_the_clock_of_the_prompts_zone_is_computed(
     assert flagged(dated("Today is 2031-08-09.", answer.format(right), call)) == [right]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        (
+            "Today is 2031-06-29. The time is 08:15.",
+            {"host": "SQL-1", "last_good_backup": "2031-06-27T23:06:45Z"},
+            "Its last good backup finished at 23:06, {} ago.",
+            "33 h 9 min",
+            "30 h 9 min",
+        ),
+        (
+            "Today is Saturday, 2031-08-09 and the time is 14:10 BST (UTC+1).",
+            {"pump": "P2", "trip_time": "2031-08-09T07:42:10Z", "standby_isolated_since": "2031-08-06"},
+            "Pump 2 tripped at 08:42 BST, about {} ago.",
+            "5 h 28 min",
+            "6 h 28 min",
+        ),
+    ],
+)
+def test_a_timestamp_gives_its_times_day_for_a_length_from_now(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A time written with its date in one timestamp is on that day, on UTC's clock or the prompt's
+    zone's, whatever other dates its record holds: a length back to it from now, over days too, is
+    elapsed; another length is flagged."""
+    call = {"tool": "lookup", "result": result}
+    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
 def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:
     """A slot tomorrow at 12:15 is no two hours away from today's 10:15; nor is a time of a record of
     two dates on either of them."""
