@@ -911,9 +911,17 @@ def _with_one_before(f: Figure, p: Pools, after: bool = False) -> Sentence | Non
 def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """One operation on two numbers the figure's sentence (or table row) and the one before write
     ("80 h at $28.50 is $2,280.00", "up 75% from 4,200 to 7,350"), else with the one after too
-    ("Chargeable weight: 259 kg. Gross: 14 × 18.5 kg"). Each operand is checked on its own."""
+    ("Chargeable weight: 259 kg. Gross: 14 × 18.5 kg"), where what follows the figure writes an
+    operation's sign: its working. Each operand is checked on its own."""
     # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
-    return _operated(f, _with_one_before(f, p), tol) or _operated(f, _with_one_before(f, p, after=True), tol)
+    if (found := _operated(f, _with_one_before(f, p), tol)) is not None:
+        return found
+    wider = _with_one_before(f, p, after=True)
+    shown = wider is not None and _WORKING.search(wider.text, f.start - wider.start + len(f.text))
+    return _operated(f, wider, tol) if shown else None
+
+
+_WORKING = re.compile(r"[×*÷=]|(?<![a-z])x(?![a-z])")  # an operation's sign, written out
 
 
 def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation | None:

@@ -993,18 +993,21 @@ def test_the_sentence_before_a_figure_may_give_its_operand_but_not_one_further_b
     ("result", "answer", "right", "wrong"),
     [
         ({"crates": 14, "kg_each": 18.5}, "Chargeable weight: {}. Gross: 14 × 18.5 kg.", "259 kg", "269 kg"),
-        ({"hours": 12, "rate": 45.5}, "Your bill is ${}. That is 12 hours at $45.50.", "546.00", "556.00"),
+        ({"hours": 12, "rate": 45.5}, "Your bill is ${}. That is 12 h × $45.50.", "546.00", "556.00"),
     ],
 )
 def test_the_working_in_the_sentence_after_a_figure_explains_it(
     result: dict[str, Any], answer: str, right: str, wrong: str
 ) -> None:
     """A figure stated first and worked out in the next sentence is computed; one the working does
-    not give is flagged, and so is one whose working stands two sentences on."""
+    not give is flagged, and so is one whose working stands two sentences on, or one the next
+    sentence's numbers give without an operation's sign ("12 h at $45.50")."""
     assert computed(run(answer.format(right), result))[right]["kind"] == "sentence-arithmetic"
     assert wrong in flagged(run(answer.format(wrong), result))
     far = answer.format(right).replace(". ", ". Thanks for waiting. ", 1)
     assert right in flagged(run(far, result))
+    unshown = answer.format(right).replace("×", "at")
+    assert right in flagged(run(unshown, result))
 
 
 def test_a_figure_the_sentences_arithmetic_explains_is_an_operand_of_a_total() -> None:
