@@ -40,6 +40,11 @@ that gives it: no chains, no averages, no arbitrary subsets.
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
   length the sentence alone writes, which made-up values would fit as well.
+- **A length is an amount of time**: one sum or difference of two lengths its sentence (or the one
+  before) writes gives it, or it restates one in other units, as near as its last written unit
+  ("80 at 312 s is 24,960 s, about 6 h 56 min"). An operand is a length a source grounds or another
+  row explains, or a number written with an hour's or a second's letter ("the 9 h day"), checked on
+  its own: never a length only the answer writes, so made-up lengths never explain one another.
 - **The prompt's clock time is now**, where it writes one date and one time (or several, the
   first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
@@ -292,6 +297,9 @@ class Pools:
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     # Weights and distances the answer writes that a source grounds (or, on a second pass, a row explains).
     figures: list[Candidate] = field(default_factory=list)
+    # Lengths of time the answer writes that a source grounds or a row before the ``last`` ones explains:
+    # where each starts, its seconds, as written.
+    lengths: list[tuple[int, Decimal, str]] = field(default_factory=list)
 
     @cached_property
     def answer_sentences(self) -> list[Sentence]:
@@ -556,7 +564,7 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for c in p.figures:
         if sentence.start <= c.start < sentence.end and measure_of(c.unit) == other:
             if abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol:
-                return Derivation("unit-scale", f"{c.text} in {unit} (stated)", p.known.get(c.value, ()))
+                return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
     return found
 
 
@@ -924,6 +932,51 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 _WORKING = re.compile(r"[×*÷=]|(?<![a-z])x(?![a-z])")  # an operation's sign, written out
 
 
+def length_written(text: str) -> DurationValue | None:
+    """The length of time a text writes from its start ("6 h 56 min"), or None."""
+    return next((v for v in read_durations(text) if v.start == 0), None)
+
+
+def lengths_at(written: Iterable[tuple[int, str]]) -> list[tuple[int, Decimal, str]]:
+    """Each length of time among texts and where they start, with its seconds (``Pools.lengths``)."""
+    return [(at, value.seconds, text) for at, text in written if (value := length_written(text))]
+
+
+# A number written with the letter of an hour or a second ("24,960 s", "the standard 9 h").
+_TIME_LETTER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)? ?([hs])\b")
+_LETTER_SECONDS = {"h": 3600, "s": 1}
+
+
+def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A length that one sum or difference of two lengths its sentence (or the one before) writes
+    gives, or that restates one in other units ("24,960 s = 6 h 56 min"), to the minute or whatever
+    its last written unit is. An operand is a length a source grounds or a row before explains, or a
+    number written with the letter of an hour or a second ("9 h"), checked as a number on its own:
+    never a length only the answer writes, so made-up lengths never explain one another."""
+    value = length_written(f.text)
+    sentence = _with_one_before(f, p)
+    if value is None or sentence is None:
+        return None
+    low, high = sentence.start, sentence.end
+    operands = [
+        (seconds, text) for start, seconds, text in p.lengths if low <= start < high and start != f.start
+    ]
+    lengths = [(v.start, v.end) for v in read_durations(sentence.text)]
+    for m in _TIME_LETTER.finditer(sentence.text):
+        if not any(a <= m.start() < b for a, b in lengths):
+            number = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
+            operands.append((number * _LETTER_SECONDS[m.group(3)], m.group()))
+    half = value.step / 2
+    for i, (a, a_text) in enumerate(operands[:MAX_LOCAL]):
+        if abs(a - value.seconds) <= half:
+            return Derivation("restated", f"{a_text} in other units", ())
+        for b, b_text in operands[i + 1 : MAX_LOCAL]:
+            for total, how in ((a + b, "{a} + {b}"), (abs(a - b), "{a} − {b}")):
+                if abs(total - value.seconds) <= half:
+                    return Derivation("sentence-arithmetic", how.format(a=a_text, b=b_text), ())
+    return None
+
+
 def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation | None:
     """One operation on two of the MAX_LOCAL numbers of ``sentence`` nearest the figure."""
     if f.number is None or sentence is None:
@@ -1047,7 +1100,7 @@ def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A whole number of days between two dates one record holds (a stay, a rental, a notice), or
     from (or to) one of MAX_HELD dates the prompt writes to one the newest results, the prompt or
     the answer (``Pools.answer_days``) holds."""
-    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    value = length_written(f.text)
     # Written in days or weeks, not "24 hours": a span of dates is a count of days.
     days = _whole_days(value.seconds) if value is not None and not value.step % 86400 else 0
     if not 0 < days <= (date.max - date.min).days:
@@ -1232,7 +1285,7 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A duration between two clock times the answer or this turn's results write, or the prompt's
     one clock time (now) and one of them (``durations.elapsed``)."""
-    value = next((v for v in read_durations(f.text) if v.start == 0), None)
+    value = length_written(f.text)
     if value is None:
         return None
     clocks: list[tuple[int, str]] = []
@@ -1437,6 +1490,9 @@ TABLE = (
     Row("column-sum", "the rows a call names", "n", "amount", _DIGIT, _column("column-sum", _CHOSEN)),
     Row("again", "earlier answers", "1", "amount", _CENT, lambda f, p, _: p.before.get(f.number or ZERO)),
     Row("sentence-arithmetic", "its sentence's numbers", "2", _ANY + " amount", _DIGIT, _local, last=True),
+    Row(
+        "sentence-arithmetic", "its sentence's lengths", "1-2", "duration", _DIGIT, _length_worked, last=True
+    ),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)
 
@@ -1500,6 +1556,10 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
         f.people = people if people is not None and people >= 2 else None
     # The rows marked ``last`` join only once the others have explained all they can.
     for last in (False, True):
+        if last:  # the lengths the others explained are operands of the last ones
+            pools.lengths += lengths_at(
+                (f.start, f.text) for f, found in zip(figures, out, strict=True) if found
+            )
         pending = [i for i, found in enumerate(out) if found is None]
         for round_ in range(3):
             stated = [_stated(c, m, known, computed) for c, m in zip(amounts, marks, strict=True)]

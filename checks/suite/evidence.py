@@ -46,6 +46,7 @@ from .derivations import (
     dates_in,
     derive,
     kept,
+    lengths_at,
     measure_of,
     money_leaves,
     named_records,
@@ -97,6 +98,7 @@ _Known = dict[str, tuple[Evidence, ...]]  # a value -> what grounds or explains 
 _KIND_WORDS = {
     "rounded": "a rounding of a number the results carry",
     "unit-scale": "a unit conversion of a number the results carry",
+    "restated": "a figure its own sentence writes, in other units",
     "complement": "a complement (100 minus a percentage) of numbers the results carry",
     "column-sum": "the sum of a column of rows the results carry",
     "column-ratio": "the ratio of two same-unit columns of rows the results carry",
@@ -351,6 +353,9 @@ class _State:
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
         pools.weekdays, pools.prompt = self.weekdays, self.prompt
         pools.figures = [c for c in said if measure_of(c.unit) and c.number is not None and c.value in known]
+        pools.lengths = lengths_at(
+            (c.start, c.text) for c in said if c.shape == "duration" and c.value in known
+        )
         if any("date" in f.shapes or self.prompt and "duration" in f.shapes for f in figures):
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
         if any(f.at >= 0 for f in figures):

@@ -683,7 +683,7 @@ def test_a_measure_restating_a_figure_its_sentence_writes_in_the_other_unit_is_c
 ) -> None:
     """A figure the user gave or the answer computed, converted in its own sentence, is computed;
     the conversion a few units off is flagged."""
-    assert computed(run(answer.format(right), result, user=user))[right]["kind"] == "unit-scale"
+    assert computed(run(answer.format(right), result, user=user))[right]["kind"] == "restated"
     assert flagged(run(answer.format(wrong), result, user=user)) == [wrong]
 
 
@@ -695,6 +695,50 @@ def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
     items = {"items": [{"sku": "A", "price": 5}, {"sku": "B", "price": 7}]}
     found = run("The items total $12. The depot is 12 km away, about 7.5 miles.", items)
     assert "7.5 miles" in flagged(found)
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        # A print queue: a product in seconds, restated in hours and minutes.
+        (
+            {"job": "PJ-31", "copies": 80, "seconds_per_copy": 312},
+            "80 copies at 312 s each is 24,960 s, about {} of printing.",
+            "6 h 56 min",
+            "7 h 56 min",
+        ),
+        # A field-service shift: a limit less the time a record holds.
+        (
+            {"technician": "T-12", "worked_min": 215},
+            "T-12 has worked 215 min today. Against the 9 h day that leaves {}.",
+            "5 h 25 min",
+            "5 h 45 min",
+        ),
+        # A kiln: two firings a record holds, added.
+        (
+            {"kiln": "K-2", "firings": [{"id": "F-1", "minutes": 150}, {"id": "F-2", "minutes": 105}]},
+            "F-1 took 2 h 30 min and F-2 1 h 45 min: {} of firing in all.",
+            "4 h 15 min",
+            "4 h 45 min",
+        ),
+    ],
+)
+def test_a_length_its_sentences_lengths_give_is_computed(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A length one sum or difference of the lengths its sentence writes gives, or that restates
+    one in other units to its last written unit, is computed; one the arithmetic misses is flagged."""
+    assert computed(run(answer.format(right), result))[right]["kind"] in ("restated", "sentence-arithmetic")
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+def test_lengths_only_the_answer_writes_do_not_explain_one_another() -> None:
+    """Made-up lengths never vouch for each other: neither a restatement (one value, judged once)
+    nor a sum of them."""
+    found = run("The crossing takes 90 minutes (1 h 30 min).", {"route": "R-3", "status": "open"})
+    assert flagged(found) == ["90 minutes"]
+    found = run("Setup takes 2 hours and cleanup 1 hour, 3 hours in all.", {"room": "B-2", "free": True})
+    assert flagged(found) == ["2 hours", "1 hour", "3 hours"]
 
 
 @pytest.mark.parametrize(
