@@ -17,7 +17,10 @@ under a time bound.
 - **Points group digits where the writing says so**: two groups or more ("2.750.300"), or
   one before a decimal comma ("10.482,75"). "41.200" alone is as often a decimal.
 - **A sign dresses a number as "$" does**: "-11.5" and "−11.5" (a minus sign) are 11.5 to look
-  up, as a ledger that subtracts writes what a source holds unsigned; "1024×" is 1024 times.
+  up, as a ledger that subtracts writes what a source holds unsigned; "1024×" is 1024 times;
+  "≈4,120" is about 4,120 and "3.8¢" is 3.8 cents.
+- **A unit is no identifier**: a superscript digit is a unit's power ("m³/h"), and letters per a
+  power of ten are a unit ("L/100 km"); only a code mixes letters with digits of its own.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ SEPARATORS = " \t\r\n\f\v\"'`|*()[]{}<>;!?=,\u00a0\u201c\u201d\u2018\u2019\u00ab
 _TO_SPACE = str.maketrans({c: " " for c in SEPARATORS})
 _DIGITS = frozenset("0123456789")
 # Stripped from a token's two ends: punctuation that dresses a value without being part of it.
-DECORATION = ".:-\u2212\u00d7_/#~$+\u20ac\u00a3\u2026^&@"
+DECORATION = ".:-\u2212\u00d7_/#~\u2248$\u00a2+\u20ac\u00a3\u2026^&@"
 _DECORATION_SET = frozenset(DECORATION)
 _TOKEN = re.compile(rf"(?:[^{re.escape(SEPARATORS)}]+|(?<=\d),(?=\d))+")
 
@@ -54,6 +57,7 @@ _DOTTED = re.compile(r"\d{1,3}(?:(?:\.\d{3}){2,}(?:,\d{1,2})?|\.\d{3},\d{1,2})")
 _DOTTED_IN_TEXT = re.compile(rf"(?<![\w.,]){_DOTTED.pattern}(?![\w]|[.,]\d)")
 _HEX = re.compile(r"[0-9a-f]+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_PER_POWER_OF_TEN = re.compile(r"[^\W\d_]{1,3}/10{1,3}")
 _SHORT_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
@@ -222,7 +226,8 @@ def classify(
 ) -> Candidate | None:
     """The candidate a token is, or None for prose. ``unit`` is a unit word written after it."""
     value = token.value
-    if not any(map(str.isdigit, value)):
+    # A superscript is a unit's power ("m³/h"), and a unit per a power of ten ("L/100") no code.
+    if not any(map(str.isdecimal, value)) or _PER_POWER_OF_TEN.fullmatch(value):
         return None
     at = (token.text, token.start, token.end)
     if _NUMBER.fullmatch(value):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from suite_helpers import build_conversation, build_turn
@@ -156,6 +157,26 @@ def test_money_is_checked_whatever_its_digits() -> None:
     result = run("You were charged $740.", {"charged": 1480})
     assert flagged(result) == ["740"]
     assert [f["shape"] for f in result["findings"] if f["code"] == "unsupported_value"] == ["amount"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "result"),
+    [
+        # A print shop: a price per sheet in cents, about a figure.
+        ("Each sheet costs 3.8¢, about ≈0.04 dollars.", {"sheet_price": 0.038}),
+        # A water utility: a flow per hour in cubic metres, and a van's litres per 100 km.
+        ("Pump P-2 moves 540 m³/h; the van averages 11.2 L/100 km.", {"pump": "P-2", "flow": 540}),
+    ],
+)
+def test_a_sign_or_unit_dressing_a_number_makes_no_identifier(answer: str, result: Any) -> None:
+    """A cent sign, an approximation sign, a unit's power and a unit per a power of ten dress a
+    number as "$" does: none of them is a code no result carries."""
+    assert flagged(run(answer, result)) == []
+
+
+def test_a_number_an_approximation_sign_dresses_is_still_checked() -> None:
+    assert flagged(run("About ≈4,120 units shipped.", {"shipped": 4120})) == []
+    assert flagged(run("About ≈4,130 units shipped.", {"shipped": 4120})) == ["4,130"]
 
 
 def test_a_small_bare_number_is_still_not_a_candidate() -> None:
