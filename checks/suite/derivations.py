@@ -41,10 +41,12 @@ that gives it: no chains, no averages, no arbitrary subsets.
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
   length the sentence alone writes, which made-up values would fit as well.
 - **A length is an amount of time**: one sum or difference of two lengths its sentence (or the one
-  before) writes gives it, or it restates one in other units, as near as its last written unit
-  ("80 at 312 s is 24,960 s, about 6 h 56 min"). An operand is a length a source grounds or another
-  row explains, or a number written with an hour's or a second's letter ("the 9 h day"), checked on
-  its own: never a length only the answer writes, so made-up lengths never explain one another.
+  before) writes gives it, or one of them times a count the sentence writes, or it restates one in
+  other units, as near as its last written unit ("80 at 312 s is 24,960 s, about 6 h 56 min"). An
+  operand is a length a source grounds or another row explains, or a number written with an hour's
+  or a second's letter ("the 9 h day"), checked on its own: never a length only the answer writes,
+  so made-up lengths never explain one another. A small whole count of its unit ("10 days") is no
+  product, which small numbers give by chance.
 - **The prompt's clock time is now**, where it writes one date and one time (or several, the
   first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
@@ -948,11 +950,9 @@ _LETTER_SECONDS = {"h": 3600, "s": 1}
 
 
 def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A length that one sum or difference of two lengths its sentence (or the one before) writes
-    gives, or that restates one in other units ("24,960 s = 6 h 56 min"), to the minute or whatever
-    its last written unit is. An operand is a length a source grounds or a row before explains, or a
-    number written with the letter of an hour or a second ("9 h"), checked as a number on its own:
-    never a length only the answer writes, so made-up lengths never explain one another."""
+    """A length that restates one its sentence (or the one before) writes in other units ("24,960 s
+    = 6 h 56 min"), or one sum or difference of two of them gives, or one of them times a count they
+    write, as near as its last written unit (the module's docstring says which operands count)."""
     value = length_written(f.text)
     sentence = _with_one_before(f, p)
     if value is None or sentence is None:
@@ -966,7 +966,13 @@ def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         if not any(a <= m.start() < b for a, b in lengths):
             number = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
             operands.append((number * _LETTER_SECONDS[m.group(3)], m.group()))
-    half = value.step / 2
+    taken = lengths + [m.span() for m in _TIME_LETTER.finditer(sentence.text)]
+    counts = [
+        (n, m.group())
+        for m in chain(_OPERAND.finditer(sentence.text), _WORD_OPERAND.finditer(sentence.text))
+        if not any(a <= m.start() < b for a, b in taken) and (n := parse_number(m.group())) and n >= 2
+    ]
+    half, units = value.step / 2, value.seconds / value.step
     for i, (a, a_text) in enumerate(operands[:MAX_LOCAL]):
         if abs(a - value.seconds) <= half:
             return Derivation("restated", f"{a_text} in other units", ())
@@ -974,6 +980,11 @@ def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             for total, how in ((a + b, "{a} + {b}"), (abs(a - b), "{a} − {b}")):
                 if abs(total - value.seconds) <= half:
                     return Derivation("sentence-arithmetic", how.format(a=a_text, b=b_text), ())
+    # A small whole count of its last unit ("10 days") a product of small numbers gives by chance.
+    for n, n_text in counts[:MAX_LOCAL] if units != units.to_integral_value() or units >= 100 else ():
+        for a, a_text in operands[:MAX_LOCAL]:
+            if abs(a * n - value.seconds) <= half:
+                return Derivation("sentence-arithmetic", f"{a_text} × {n_text}", ())
     return None
 
 

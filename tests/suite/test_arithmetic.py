@@ -714,6 +714,20 @@ def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
             "5 h 25 min",
             "5 h 45 min",
         ),
+        # A call centre: a handling time a record holds, times the calls the sentence counts.
+        (
+            {"queue": "Q-7", "handle_seconds": 240},
+            "At 240 s a call, the 840 calls took {} of agent time.",
+            "3,360 min",
+            "3,400 min",
+        ),
+        # A laundry: minutes a cycle a record holds, over the cycles the sentence counts.
+        (
+            {"machine": "W-3", "idle_minutes": 45},
+            "At 45 minutes idle on each of its 21 cycles, that adds up to {}.",
+            "15 h 45 min",
+            "16 h 45 min",
+        ),
         # A kiln: two firings a record holds, added.
         (
             {"kiln": "K-2", "firings": [{"id": "F-1", "minutes": 150}, {"id": "F-2", "minutes": 105}]},
@@ -739,6 +753,12 @@ def test_lengths_only_the_answer_writes_do_not_explain_one_another() -> None:
     assert flagged(found) == ["90 minutes"]
     found = run("Setup takes 2 hours and cleanup 1 hour, 3 hours in all.", {"room": "B-2", "free": True})
     assert flagged(found) == ["2 hours", "1 hour", "3 hours"]
+
+
+def test_a_small_whole_count_of_a_unit_is_no_product_of_a_length() -> None:
+    """Small numbers multiply to small whole counts by chance: "10 days" is no 2 days times 5."""
+    found = run("Bay 5 holds it for 2 days; the full hold is 10 days.", {"bay": 5, "hold_days": 2})
+    assert flagged(found) == ["10 days"]
 
 
 @pytest.mark.parametrize(
