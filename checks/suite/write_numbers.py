@@ -9,8 +9,9 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   6-month extension" says 6 months), within three words before a word that shares its first
   three letters with a word of the key (generic words like total aside; a key of generic words
   only takes any noun), or as a short reply to a question that named it ("How many bags?"
-  "2"), or as the one count of things (a plural noun) of a message that says only one: "two
-  suitcases" gives the count of bags, with no synonym table; or as a length of time in any
+  "2"), or as the one count of things (a plural noun, or a group the user counts themselves in:
+  "six of us") of a message that says only one: "two suitcases" gives the count of bags, with no
+  synonym table; or as a length of time in any
   unit, under a key named for a unit ("an hour and a half" is ``duration_min`` 90);
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
@@ -135,10 +136,11 @@ class Supply:
                 self._add_said({number}, _stems_of(words))
                 # A count of things: in figures or words ("a" aside), of a plural noun that
                 # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
+                # So is a group the user counts themselves in ("six of us").
                 noun = words[0]
-                if noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES:
-                    if said.lower() not in ("a", "an"):
-                        counted.add(number)
+                things = noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES
+                if (things or words[:2] == ["of", "us"]) and said.lower() not in ("a", "an"):
+                    counted.add(number)
             if len(counted) == 1:
                 self.lone |= counted
         for question, reply in self.replies[replies:]:

@@ -205,6 +205,24 @@ def test_the_one_count_of_a_message_supplies_a_count_whatever_it_names(call, lon
     assert unsupported(conversation(several, [call])) == [(key, str(args[key]))]
 
 
+@pytest.mark.parametrize(
+    ("call", "user", "wrong"),
+    [
+        # A climbing gym: the user counts the party they belong to.
+        (("book_wall", {"wall": "W-2", "climbers": 5}, {"ok": True}), "There are five of us tonight.", 6),
+        # A ferry desk: the same, in figures.
+        (("book_cabin", {"sailing": "S-9", "berths": 4}, {"ok": True}), "Book a cabin, 4 of us.", 3),
+    ],
+)
+def test_a_group_the_user_counts_themselves_in_is_the_one_count_of_their_message(call, user, wrong) -> None:
+    """ "Five of us" counts people as "five climbers" would: the one count of the message supplies
+    the write's count; another number is still flagged."""
+    assert unsupported(conversation(user, [call])) == []
+    name, args, result = call
+    key = next(k for k, v in args.items() if isinstance(v, int))
+    assert unsupported(conversation(user, [(name, {**args, key: wrong}, result)])) == [(key, str(wrong))]
+
+
 def test_a_number_typed_into_a_call_whose_name_says_no_change_is_no_writes_number() -> None:
     """A status query's page size, a stock level's zone: filters of a read, which nobody must
     have said. A name that leads with its object ("ticket_status") says no change, and a
