@@ -19,6 +19,9 @@ under a time bound.
 - **A sign dresses a number as "$" does**: "-11.5" and "−11.5" (a minus sign) are 11.5 to look
   up, as a ledger that subtracts writes what a source holds unsigned; "1024×" is 1024 times;
   "≈4,120" is about 4,120 and "3.8¢" is 3.8 cents.
+- **A thousand's k multiplies its number** on both sides ("12.5k" is 12,500, within fifty, as
+  written); a short one ("4K", "10k") is a word, as often a size or a distance as a count.
+- **Sizes by "x" are one value however spaced**: "48 x 96", "48x96" and "48×96" are one.
 - **A unit is no identifier**: a superscript digit is a unit's power ("m³/h"), and letters per a
   power of ten are a unit ("L/100 km"); only a code mixes letters with digits of its own.
 """
@@ -35,7 +38,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import NamedTuple
 
-from .decimals import read_number
+from .decimals import number_text, read_number
 from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
 from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys
@@ -246,16 +249,21 @@ def classify(
             return Candidate(value, *at, "decimal", (value,), number, _precision(value))
         return None
     glued = _GLUED.fullmatch(value)
+    if glued and glued.group(2) == "k" and len(value) >= 4 and (thousands := read_number(glued.group(1))):
+        whole = number_text(thousands * 1000)
+        return Candidate(
+            whole, *at, "number", (whole, value), thousands * 1000, _precision(glued.group(1)) - 3
+        )
     with_unit = glued if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)) else _RATE.fullmatch(value)
     if with_unit:
-        number_text = canonical_number(with_unit.group(1))
-        both = (number_text, value)
+        digits = canonical_number(with_unit.group(1))
+        both = (digits, value)
         if figures:
-            number, precision = read_number(number_text), _precision(with_unit.group(1))
-            return Candidate(number_text, *at, "figure", both, number, precision, with_unit.group(2))
+            number, precision = read_number(digits), _precision(with_unit.group(1))
+            return Candidate(digits, *at, "figure", both, number, precision, with_unit.group(2))
         # With figures off, a number dressed with a unit is a number like any other.
-        if digit_count(number_text) >= min_digits:
-            return Candidate(number_text, *at, "number", both, unit=with_unit.group(2))
+        if digit_count(digits) >= min_digits:
+            return Candidate(digits, *at, "number", both, unit=with_unit.group(2))
         return None
     too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
     compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits
@@ -302,6 +310,21 @@ def word_forms(text: str, split: str | None = None) -> set[str]:
     if "," in text and _POINT_GROUP.search(lines):
         forms.update(dotted_value(m.group()) for m in _DOTTED_IN_TEXT.finditer(text))
     return forms
+
+
+# Two or three sizes by "x" or "×", spaced or not: "48 x 96", "5×5×11" (no "1/2 x 48").
+_DIMENSIONS = re.compile(r"(?<![\w./])\d+(?:\.\d+)?(?: ?[x×] ?\d+(?:\.\d+)?){1,2}(?!\w|[./]\d)")
+_BY = re.compile(r" ?[x×] ?")
+
+
+SIZE_KEY = re.compile(r"\d+(?:\.\d+)?(?:[x×]\d+(?:\.\d+)?){1,2}")  # a size as looked up: "48x96"
+
+
+def dimension_forms(text: str, forms: AbstractSet[str] = frozenset()) -> list[str]:
+    """The sizes ``text`` writes by "x" or "×", each glued in both spellings: "48 x 96" is "48x96"."""
+    text = text.replace("\\u00d7", "×").replace("\\u00D7", "×") if "\\u00" in text else text  # in JSON
+    sizes = [_BY.split(m.group()) for m in _DIMENSIONS.finditer(text)] if "x" in text or "×" in text else []
+    return [mark.join(size) for size in sizes for mark in "x×"]
 
 
 def grouped_span(text: str, key: str) -> tuple[int, int] | None:
@@ -378,6 +401,8 @@ def token_keys(token: str) -> set[str]:
     glued = _GLUED.fullmatch(core)
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
         return {core, canonical_number(glued.group(1))}
+    if glued and glued.group(2) == "k" and (thousands := read_number(glued.group(1))) is not None:
+        return {core, number_text(thousands * 1000)}
     return {core}
 
 

@@ -179,6 +179,36 @@ def test_a_number_an_approximation_sign_dresses_is_still_checked() -> None:
     assert flagged(run("About ≈4,130 units shipped.", {"shipped": 4120})) == ["4,130"]
 
 
+@given(thousands=st.integers(min_value=10, max_value=9999), tenth=st.integers(min_value=0, max_value=9))
+def test_a_thousands_k_is_the_number_it_multiplies_on_either_side(thousands: int, tenth: int) -> None:
+    """A warehouse's "12.5k units" is 12,500 and a traffic desk's "12,500 visits" is its "12.5k":
+    one value in either notation, on either side; more than half its last digit off is flagged."""
+    short, whole = f"{thousands}.{tenth}k", thousands * 1000 + tenth * 100
+    assert flagged(run(f"You have {short} units in stock.", {"units": whole})) == []
+    assert flagged(run(f"The site had {whole:,} visits.", {"visits": short})) == []
+    assert flagged(run(f"You have {short} units in stock.", {"units": whole + 51})) == [short]
+
+
+@pytest.mark.parametrize("mark", ["x", " x ", "×", " × "])
+@pytest.mark.parametrize(
+    ("sizes", "other"),
+    [
+        (("24", "36"), ("24", "48")),  # a print shop's poster
+        (("5", "5", "11"), ("5", "6", "11")),  # a packing desk's crate
+    ],
+)
+def test_sizes_by_x_are_one_value_however_spaced(
+    mark: str, sizes: tuple[str, ...], other: tuple[str, ...]
+) -> None:
+    """A size a result writes in one spacing grounds it glued in the answer, in either mark, whether
+    the result is JSON (which may escape "×") or text; another size is flagged."""
+    written = mark.join(sizes)
+    for glued in ("x".join(sizes), "×".join(sizes)):
+        assert flagged(run(f"The item is {glued} in.", {"size": written})) == []
+        assert flagged(run(f"The item is {glued} in.", f"size: {written}")) == []
+    assert flagged(run(f"The item is {'x'.join(other)} in.", {"size": written})) == ["x".join(other)]
+
+
 def test_a_small_bare_number_is_still_not_a_candidate() -> None:
     """ "740 people" has no currency beside it and fewer than four digits: not read."""
     assert flagged(run("About 740 people flew.", {"charged": 1480})) == []
