@@ -241,6 +241,7 @@ LAZY_READERS: dict[str, Callable[[str, AbstractSet[str]], list[str]] | MemberRea
     "times": tokens.time_forms,
     "durations": tokens.duration_forms,
     "sizes": tokens.dimension_forms,
+    "codes": tokens.code_forms,
     "periods": durations.period_keys,
     "instants": (values.LONG_NUMBER.search, values.instant_member_keys),  # starts_at
     "lengths": (durations.KEYED_UNIT.search, durations.duration_member_keys),  # wait_minutes
@@ -257,9 +258,11 @@ _READERS_OF = {
 
 def readers_of(key: str) -> tuple[str, ...]:
     """The lazy readers whose keys may include ``key``: none for most keys."""
+    if tokens.SIZE_KEY.fullmatch(key):
+        return ("sizes", "codes")
+    if tokens.JOINED_CODE.fullmatch(key):
+        return ("codes",)
     if key[:1].isdigit():
-        if tokens.SIZE_KEY.fullmatch(key):
-            return ("sizes",)
         return ("dates",) if len(key) <= 4 and key.isdigit() else ()
     return next((readers for prefix, readers in _READERS_OF.items() if key.startswith(prefix)), ())
 

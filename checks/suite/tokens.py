@@ -22,6 +22,8 @@ under a time bound.
 - **A thousand's k multiplies its number** on both sides ("12.5k" is 12,500, within fifty, as
   written); a short one ("4K", "10k") is a word, as often a size or a distance as a count.
 - **Sizes by "x" are one value however spaced**: "48 x 96", "48x96" and "48×96" are one.
+- **A code's marks are notation**: "ABC-123-456", "abc/123/456" and "ABC123456" are one code on
+  either side, as letters' case is.
 - **A unit is no identifier**: a superscript digit is a unit's power ("m³/h"), and letters per a
   power of ten are a unit ("L/100 km"); only a code mixes letters with digits of its own.
 """
@@ -269,9 +271,30 @@ def classify(
     compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits
     if too_short or compound or not any(c.isalpha() or c in ":_-/." for c in value):
         return None
-    # 1204itw is looked up as 1204 too.
+    # 1204itw is looked up as 1204 too, and "abc-123-456" as "abc123456".
     spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
+    spellings += [joined] if (joined := joined_code(value)) else []
     return Candidate(value, *at, "identifier", tuple(spellings))
+
+
+_CODE = re.compile(r"(?=[a-z0-9]*[a-z])[a-z0-9]+(?:[-/.][a-z0-9]+)+", re.I)  # a word of a code and its marks
+_CODE_MARKS = re.compile(r"[-/.]")
+JOINED_CODE = re.compile(r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+")  # how a joined code is looked up
+
+
+def joined_code(value: str) -> str | None:
+    """A code of letters and digits without the hyphens, slashes and dots between its parts
+    ("abc-123-456": "abc123456"), or None where ``value`` is none or has no such mark."""
+    return _CODE_MARKS.sub("", value) if _CODE.fullmatch(value) and any(map(str.isdigit, value)) else None
+
+
+def code_forms(text: str, forms: AbstractSet[str]) -> list[str]:
+    """The codes among a source's tokens (``forms``), joined (``joined_code``)."""
+    return [
+        joined
+        for token in forms
+        if ("-" in token or "/" in token or "." in token) and (joined := joined_code(token))
+    ]
 
 
 def _precision(text: str) -> int:

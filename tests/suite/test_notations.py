@@ -209,6 +209,22 @@ def test_sizes_by_x_are_one_value_however_spaced(
     assert flagged(run(f"The item is {'x'.join(other)} in.", {"size": written})) == ["x".join(other)]
 
 
+@pytest.mark.parametrize(
+    ("marked", "joined", "other"),
+    [
+        ("TK-2024-0815", "TK20240815", "TK20240816"),  # a ticket desk's ticket
+        ("BIN/A7/0042", "BINA70042", "BINA70043"),  # a warehouse's bin
+        ("lot.77b.310", "LOT77B310", "LOT77B311"),  # a lab's sample lot
+    ],
+)
+def test_a_codes_marks_are_notation_on_either_side(marked: str, joined: str, other: str) -> None:
+    """A code with hyphens, slashes or dots between its parts is the code without them, whichever
+    side writes which; a code with another character is flagged."""
+    assert flagged(run(f"Your code is {joined}.", {"code": marked})) == []
+    assert flagged(run(f"Your code is {marked}.", {"code": joined})) == []
+    assert flagged(run(f"Your code is {other}.", {"code": marked})) == [other]
+
+
 def test_a_small_bare_number_is_still_not_a_candidate() -> None:
     """ "740 people" has no currency beside it and fewer than four digits: not read."""
     assert flagged(run("About 740 people flew.", {"charged": 1480})) == []
