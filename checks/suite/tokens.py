@@ -143,12 +143,13 @@ def normalize(token: str) -> str:
 
 
 def lookup_forms(value: str) -> list[str]:
-    """Every spelling a normalized value is looked up under: ``0x`` prefixes both ways."""
+    """Every spelling a normalized value is looked up under: ``0x`` prefixes both ways, a code
+    without its marks (``joined_code``)."""
     if value.startswith("0x") and len(value) > 2:
         return [value, value[2:]]
     if len(value) >= 4 and _HEX.fullmatch(value) and any(map(str.isdigit, value)):
         return [value, "0x" + value]
-    return [value]
+    return [value, joined] if (joined := joined_code(value)) else [value]
 
 
 def digit_count(value: str) -> int:
@@ -271,9 +272,8 @@ def classify(
     compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits
     if too_short or compound or not any(c.isalpha() or c in ":_-/." for c in value):
         return None
-    # 1204itw is looked up as 1204 too, and "abc-123-456" as "abc123456".
+    # 1204itw is looked up as 1204 too.
     spellings = lookup_forms(value) + ([canonical_number(glued.group(1))] if glued else [])
-    spellings += [joined] if (joined := joined_code(value)) else []
     return Candidate(value, *at, "identifier", tuple(spellings))
 
 

@@ -289,3 +289,22 @@ def test_a_value_a_reads_own_result_carries_back_names_something_that_exists(
         "Here it is.", user="Please look it up.", calls=[{"tool": tool, "args": args, "result": result}]
     )
     assert bool(findings(build_conversation(turn), "unsupported_argument")) == flagged
+
+
+@pytest.mark.parametrize(
+    ("said", "typed", "other"),
+    [
+        ("TK20240815", "TK-2024-0815", "TK-2024-0816"),  # a ticket desk's ticket
+        ("BIN/A7/0042", "BINA70042", "BINA70043"),  # a warehouse's bin
+    ],
+)
+def test_a_code_the_user_wrote_with_other_marks_is_theirs(said: str, typed: str, other: str) -> None:
+    """The marks between a code's parts are notation: the user's "TK20240815" supplies the
+    argument "TK-2024-0815"; a code with another character is still invented."""
+    for value, flagged in ((typed, False), (other, True)):
+        turn = build_turn(
+            "Here it is.",
+            calls=[{"tool": "get_record", "args": {"code": value}, "result": {"absent": True}}],
+            user=f"Please look up {said}.",
+        )
+        assert bool(findings(build_conversation(turn), "unsupported_argument")) is flagged
