@@ -225,6 +225,18 @@ def test_a_codes_marks_are_notation_on_either_side(marked: str, joined: str, oth
     assert flagged(run(f"Your code is {other}.", {"code": marked})) == [other]
 
 
+@pytest.mark.parametrize(
+    ("answer", "result"),
+    [
+        ("The blender is rated 4.5/5 by buyers.", {"sku": "BL-7", "rating": 4.5}),  # a shop's reviews
+        ("Your theory test scored 8.5/10.", {"student": "S-3", "score": 8.5}),  # a driving school
+    ],
+)
+def test_a_score_over_its_scale_is_no_code(answer: str, result: Any) -> None:
+    """A score written over its scale with a decimal ("4.5/5") is read as "3/4" is, not as a code."""
+    assert flagged(run(answer, result)) == []
+
+
 def test_a_small_bare_number_is_still_not_a_candidate() -> None:
     """ "740 people" has no currency beside it and fewer than four digits: not read."""
     assert flagged(run("About 740 people flew.", {"charged": 1480})) == []
