@@ -961,12 +961,14 @@ def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     operands = [
         (seconds, text) for start, seconds, text in p.lengths if low <= start < high and start != f.start
     ]
-    lengths = [(v.start, v.end) for v in read_durations(sentence.text)]
-    for m in _TIME_LETTER.finditer(sentence.text):
-        if not any(a <= m.start() < b for a, b in lengths):
-            number = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
-            operands.append((number * _LETTER_SECONDS[m.group(3)], m.group()))
-    taken = lengths + [m.span() for m in _TIME_LETTER.finditer(sentence.text)]
+    taken = [(v.start, v.end) for v in read_durations(sentence.text)]
+    lettered = [
+        m for m in _TIME_LETTER.finditer(sentence.text) if not any(a <= m.start() < b for a, b in taken)
+    ]
+    for m in lettered:
+        number = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
+        operands.append((number * _LETTER_SECONDS[m.group(3)], m.group()))
+    taken += [m.span() for m in lettered]
     counts = [
         (n, m.group())
         for m in chain(_OPERAND.finditer(sentence.text), _WORD_OPERAND.finditer(sentence.text))

@@ -277,7 +277,7 @@ def classify(
     return Candidate(value, *at, "identifier", tuple(spellings))
 
 
-_CODE = re.compile(r"(?=[a-z0-9]*[a-z])[a-z0-9]+(?:[-/.][a-z0-9]+)+", re.I)  # a word of a code and its marks
+_CODE = re.compile(r"(?=[-/.a-z0-9]*[a-z])[a-z0-9]+(?:[-/.][a-z0-9]+)+", re.I)  # a code's parts and marks
 _CODE_MARKS = re.compile(r"[-/.]")
 JOINED_CODE = re.compile(r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+")  # how a joined code is looked up
 
@@ -338,13 +338,12 @@ def word_forms(text: str, split: str | None = None) -> set[str]:
 # Two or three sizes by "x" or "×", spaced or not: "48 x 96", "5×5×11" (no "1/2 x 48").
 _DIMENSIONS = re.compile(r"(?<![\w./])\d+(?:\.\d+)?(?: ?[x×] ?\d+(?:\.\d+)?){1,2}(?!\w|[./]\d)")
 _BY = re.compile(r" ?[x×] ?")
-
-
 SIZE_KEY = re.compile(r"\d+(?:\.\d+)?(?:[x×]\d+(?:\.\d+)?){1,2}")  # a size as looked up: "48x96"
 
 
 def dimension_forms(text: str, forms: AbstractSet[str] = frozenset()) -> list[str]:
-    """The sizes ``text`` writes by "x" or "×", each glued in both spellings: "48 x 96" is "48x96"."""
+    """The sizes ``text`` writes by "x" or "×", each glued in both spellings: "48 x 96" is "48x96"
+    (``forms``, a lazy reader's second argument, is not needed)."""
     text = text.replace("\\u00d7", "×").replace("\\u00D7", "×") if "\\u00" in text else text  # in JSON
     sizes = [_BY.split(m.group()) for m in _DIMENSIONS.finditer(text)] if "x" in text or "×" in text else []
     return [mark.join(size) for size in sizes for mark in "x×"]

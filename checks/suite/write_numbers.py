@@ -11,8 +11,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   only takes any noun), or as a short reply to a question that named it ("How many bags?"
   "2"), or as the one count of things (a plural noun, or a group the user counts themselves in:
   "six of us") of a message that says only one: "two suitcases" gives the count of bags, with no
-  synonym table; or as a length of time in any
-  unit, under a key named for a unit ("an hour and a half" is ``duration_min`` 90);
+  synonym table; or as a length of time in any unit, under a key named for a unit ("an hour and
+  a half" is ``duration_min`` 90);
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
