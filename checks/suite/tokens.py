@@ -305,6 +305,7 @@ def index_text(text: str) -> set[str]:
     """The normalized forms a text carries: its words and the keys of its values and amounts."""
     forms = word_forms(text)
     forms.update([*date_forms(text, forms), *time_forms(text, forms), *duration_forms(text, forms)])
+    forms.update([*code_forms(text, forms), *dimension_forms(text)])
     # The text as written: a code glued to its number is read only in capitals ("USD5").
     forms.update(amount_keys(value_text(text), words=forms))
     return forms
