@@ -69,7 +69,7 @@ that gives it: no chains, no averages, no arbitrary subsets.
   markdown table sums its own column, back to the table's start or an earlier total.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
-  explained (``Pools.answer_days``).
+  explained, and a date move on from one, once (``Pools.answer_days``).
 """
 
 from __future__ import annotations

@@ -378,13 +378,14 @@ class _State:
             again = next((self.days_explained[day] for day in f.days if day in self.days_explained), None)
             if again is not None and f.key not in found:
                 found[f.key] = again
-        # A day count may run to a date the answer itself explained ("by May 9, 10 days from today"):
-        # the counts left are tried once more, with those dates (one step, no longer chains).
+        # A day count may run to a date the answer itself explained ("by May 9, 10 days from today"),
+        # and a date move on from one: the counts and dates left are tried once more, with those
+        # dates (one step, no longer chains).
         explained_days = [day for f in figures if f.key in found for day in f.days]
-        spans = [f for f in figures if "duration" in f.shapes and f.key not in found]
-        if explained_days and spans and self.prompt:
+        left = [f for f in figures if ("duration" in f.shapes or f.days) and f.key not in found]
+        if explained_days and left and self.prompt:
             pools.answer_days = [*pools.answer_days, *explained_days]
-            found |= {f.key: d for f, d in zip(spans, derive(spans, pools), strict=True) if d is not None}
+            found |= {f.key: d for f, d in zip(left, derive(left, pools), strict=True) if d is not None}
         # So may a measure restate one the answer computed ("27.2 lb (about 12.3 kg)"), once.
         # Found by where each stands: a value is keyed once, and "$12" explained is no "12 km".
         explained = {f.start for f in figures if f.key in found and measure_of(f.unit)}

@@ -1389,6 +1389,46 @@ def test_a_count_of_days_may_run_to_a_date_the_answer_explained() -> None:
     assert flagged(dated("Today is 2030-06-06.", answer.format(3), call)) == ["3 days"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        # A lab: the receipt moved on by the incubation the record holds, then the review it holds.
+        (
+            "Today is 2030-06-06.",
+            {
+                "tool": "culture_status",
+                "result": {
+                    "sample": "S-14",
+                    "received": "2030-06-02",
+                    "incubation_days": 6,
+                    "review_days": 14,
+                },
+            },
+            "Incubation takes 6 days, so results are ready on June 8. "
+            "Review follows 14 days after June 8, on {}.",
+            "June 22",
+            "June 23",
+        ),
+        # A canoe rental: today moved on by the record's days, then the prompt's refund delay.
+        (
+            "Today is 2031-07-14. Deposits come back 10 days after the return.",
+            {"tool": "rent_canoe", "result": {"canoe": "C-7", "rental_days": 5}},
+            "The rental covers 5 days: return it by July 19. "
+            "The deposit comes back 10 days after July 19, on {}.",
+            "July 29",
+            "July 30",
+        ),
+    ],
+)
+def test_a_date_the_answer_explained_moves_on_by_days_its_sentence_writes(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """One step from an explained date, as from a grounded one: moved by the days its sentence
+    writes it is computed; a day off is flagged."""
+    assert flagged(dated(prompt, answer.format(right), call)) == []
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
 def test_the_number_of_a_date_is_no_count_of_days_its_sentence_writes() -> None:
     """ "July 10" is the prompt's June 30 moved on by the record's 10 days, but the 10 written is
     the date's own: no count is written, so it stays flagged."""
