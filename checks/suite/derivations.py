@@ -100,7 +100,7 @@ from .durations import (
 from .evidence_index import Source, join_path, json_leaves, last_key, text_leaves
 from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
 from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
-from .tokens import Candidate, value_text
+from .tokens import Candidate, digit_count, value_text
 from .types import MAX_ITEMS, Evidence, walk
 from .values import WEEKDAYS, read_dates, read_times
 
@@ -302,6 +302,7 @@ class Pools:
     # Lengths of time the answer writes that a source grounds or a row before the ``last`` ones explains:
     # where each starts, its seconds, as written.
     lengths: list[tuple[int, Decimal, str]] = field(default_factory=list)
+    min_digits: int = 4  # the digits a number needs to be checked on its own (``EvidenceOptions``)
 
     @cached_property
     def answer_sentences(self) -> list[Sentence]:
@@ -950,44 +951,67 @@ _LETTER_SECONDS = {"h": 3600, "s": 1}
 
 
 def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A length that restates one its sentence (or the one before) writes in other units ("24,960 s
-    = 6 h 56 min"), or one sum or difference of two of them gives, or one of them times a count they
-    write, as near as its last written unit (the module's docstring says which operands count)."""
+    """A length that restates the one written right before it in other units ("24,960 s = 6 h 56
+    min", "67,392 s (18 h 43 min)"), as near as its last written unit; or that one sum or difference
+    of two lengths its sentence (or the one before) writes gives, or one of them times a count they
+    write, to the minute where it is written to the minute, else exactly (the module's docstring
+    says which operands count)."""
     value = length_written(f.text)
     sentence = _with_one_before(f, p)
     if value is None or sentence is None:
         return None
+    text, at = sentence.text, f.start - sentence.start
     low, high = sentence.start, sentence.end
-    operands = [
-        (seconds, text) for start, seconds, text in p.lengths if low <= start < high and start != f.start
+    operands = [  # each: seconds, as written, where it ends in ``text``
+        (seconds, written, start - low + len(written))
+        for start, seconds, written in p.lengths
+        if low <= start < high and start != f.start
     ]
-    taken = [(v.start, v.end) for v in read_durations(sentence.text)]
-    lettered = [
-        m for m in _TIME_LETTER.finditer(sentence.text) if not any(a <= m.start() < b for a, b in taken)
-    ]
+    taken = [(v.start, v.end) for v in read_durations(text)]
+    lettered = [m for m in _TIME_LETTER.finditer(text) if not any(a <= m.start() < b for a, b in taken)]
+    held = [*p.records[:MAX_OFFSET_SOURCES], *p.prompt] if lettered else []
     for m in lettered:
-        number = Decimal(m.group(1).replace(",", "") + (m.group(2) or ""))
-        operands.append((number * _LETTER_SECONDS[m.group(3)], m.group()))
+        number = m.group(1).replace(",", "") + (m.group(2) or "")
+        seconds = Decimal(number) * _LETTER_SECONDS[m.group(3)]
+        if digit_count(number) >= p.min_digits or _held_in(m.group(), seconds, held):
+            operands.append((seconds, m.group(), m.end()))
     taken += [m.span() for m in lettered]
     counts = [
         (n, m.group())
-        for m in chain(_OPERAND.finditer(sentence.text), _WORD_OPERAND.finditer(sentence.text))
+        for m in chain(_OPERAND.finditer(text), _WORD_OPERAND.finditer(text))
         if not any(a <= m.start() < b for a, b in taken) and (n := parse_number(m.group())) and n >= 2
     ]
     half, units = value.step / 2, value.seconds / value.step
-    for i, (a, a_text) in enumerate(operands[:MAX_LOCAL]):
-        if abs(a - value.seconds) <= half:
-            return Derivation("restated", f"{a_text} in other units", ())
-        for b, b_text in operands[i + 1 : MAX_LOCAL]:
+    for seconds, written, end in operands:
+        if _RESTATING.fullmatch(text, end, at) and abs(seconds - value.seconds) <= half:
+            return Derivation("restated", f"{written} in other units", ())
+    # A coarse length ("3 hours", "about 6 hours") is no sum of others within half its unit: by chance.
+    near = half if value.step <= 60 else ZERO
+    for i, (a, a_text, _) in enumerate(operands[:MAX_LOCAL]):
+        for b, b_text, _ in operands[i + 1 : MAX_LOCAL]:
             for total, how in ((a + b, "{a} + {b}"), (abs(a - b), "{a} − {b}")):
-                if abs(total - value.seconds) <= half:
+                if abs(total - value.seconds) <= near:
                     return Derivation("sentence-arithmetic", how.format(a=a_text, b=b_text), ())
     # A small whole count of its last unit ("10 days") a product of small numbers gives by chance.
     for n, n_text in counts[:MAX_LOCAL] if units != units.to_integral_value() or units >= 100 else ():
-        for a, a_text in operands[:MAX_LOCAL]:
-            if abs(a * n - value.seconds) <= half:
+        for a, a_text, _ in operands[:MAX_LOCAL]:
+            if abs(a * n - value.seconds) <= near:
                 return Derivation("sentence-arithmetic", f"{a_text} × {n_text}", ())
     return None
+
+
+# What may stand between a length and its restatement: "=", "(", "≈", "about", "or" ...
+_RESTATING = re.compile(r"[\s*=(≈~:,→]*(?:about|or|roughly|approx\.?|i\.e\.,?)?[\s*=(≈~]*", re.I)
+
+
+def _held_in(written: str, seconds: Decimal, sources: list[Source]) -> bool:
+    """Whether one of ``sources`` holds a length (``_lengths``: ``handle_seconds``) of ``seconds``, or
+    writes ``written`` as a whole ("9 h" of "9 h per day")."""
+    whole = re.compile(rf"(?<![\w.,]){re.escape(written.lower())}(?!\w)")
+    return any(
+        whole.search(source.low) or any(held == seconds for held, _, _ in _lengths(source))
+        for source in sources
+    )
 
 
 def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation | None:

@@ -351,7 +351,7 @@ class _State:
             figures.append(figure)
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
-        pools.weekdays, pools.prompt = self.weekdays, self.prompt
+        pools.weekdays, pools.prompt, pools.min_digits = self.weekdays, self.prompt, opts.min_digits
         pools.figures = [c for c in said if measure_of(c.unit) and c.number is not None and c.value in known]
         pools.lengths = lengths_at(
             (c.start, c.text) for c in said if c.shape == "duration" and c.value in known

@@ -23,7 +23,7 @@ under a time bound.
   written); a short one ("4K", "10k") is a word, as often a size or a distance as a count.
 - **Sizes by "x" are one value however spaced**: "48 x 96", "48x96" and "48×96" are one.
 - **A code's marks are notation**: "ABC-123-456", "abc/123/456" and "ABC123456" are one code on
-  either side, as letters' case is.
+  either side, as letters' case is; a point is no mark ("1.5mg" is no "15mg").
 - **A unit is no identifier**: a superscript digit is a unit's power ("m³/h"), and letters per a
   power of ten are a unit ("L/100 km"); only a code mixes letters with digits of its own.
 """
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import NamedTuple
 
-from .decimals import number_text, read_number
+from .decimals import EXACT, number_text, read_number
 from .durations import UNITS as DURATION_WORDS
 from .durations import duration_keys
 from .money import COMMA_GROUPED, GROUP_SPACES, amount_keys
@@ -252,11 +252,9 @@ def classify(
             return Candidate(value, *at, "decimal", (value,), number, _precision(value))
         return None
     glued = _GLUED.fullmatch(value)
-    if glued and glued.group(2) == "k" and len(value) >= 4 and (thousands := read_number(glued.group(1))):
-        whole = number_text(thousands * 1000)
-        return Candidate(
-            whole, *at, "number", (whole, value), thousands * 1000, _precision(glued.group(1)) - 3
-        )
+    if (thousands := _thousands(value, glued)) is not None:
+        whole = number_text(thousands)
+        return Candidate(whole, *at, "number", (whole, value), thousands, _precision(glued.group(1)) - 3)
     with_unit = glued if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)) else _RATE.fullmatch(value)
     if with_unit:
         digits = canonical_number(with_unit.group(1))
@@ -277,24 +275,29 @@ def classify(
     return Candidate(value, *at, "identifier", tuple(spellings))
 
 
-_CODE = re.compile(r"(?=[-/.a-z0-9]*[a-z])[a-z0-9]+(?:[-/.][a-z0-9]+)+", re.I)  # a code's parts and marks
-_CODE_MARKS = re.compile(r"[-/.]")
+_CODE = re.compile(r"(?=[-/a-z0-9]*[a-z])[a-z0-9]+(?:[-/][a-z0-9]+)+", re.I)  # a code's parts and marks
+_CODE_MARKS = re.compile(r"[-/]")
 JOINED_CODE = re.compile(r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+")  # how a joined code is looked up
 
 
 def joined_code(value: str) -> str | None:
-    """A code of letters and digits without the hyphens, slashes and dots between its parts
-    ("abc-123-456": "abc123456"), or None where ``value`` is none or has no such mark."""
+    """A code of letters and digits without the hyphens and slashes between its parts
+    ("abc-123-456": "abc123456"), or None where ``value`` is none or has no such mark. A point is
+    no mark: "1.5mg" is no "15mg"."""
     return _CODE_MARKS.sub("", value) if _CODE.fullmatch(value) and any(map(str.isdigit, value)) else None
 
 
 def code_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     """The codes among a source's tokens (``forms``), joined (``joined_code``)."""
-    return [
-        joined
-        for token in forms
-        if ("-" in token or "/" in token or "." in token) and (joined := joined_code(token))
-    ]
+    return [joined for token in forms if ("-" in token or "/" in token) and (joined := joined_code(token))]
+
+
+def _thousands(value: str, glued: re.Match[str] | None) -> Decimal | None:
+    """The number a thousands k multiplies ("12.5k": 12500), or None: none, or too short to be sure."""
+    if glued is None or glued.group(2) != "k" or len(value) < 4:
+        return None
+    number = read_number(glued.group(1))
+    return None if number is None else EXACT.multiply(number, Decimal(1000))
 
 
 def _precision(text: str) -> int:
@@ -336,18 +339,29 @@ def word_forms(text: str, split: str | None = None) -> set[str]:
     return forms
 
 
-# Two or three sizes by "x" or "×", spaced or not: "48 x 96", "5×5×11" (no "1/2 x 48").
-_DIMENSIONS = re.compile(r"(?<![\w./])\d+(?:\.\d+)?(?: ?[x×] ?\d+(?:\.\d+)?){1,2}(?!\w|[./]\d)")
-_BY = re.compile(r" ?[x×] ?")
+# A run of two to four sizes by "x" or "×", spaced or not, a part a fraction too: "48 x 96",
+# "5×5×11", "1/2 x 48 x 96" (read whole: no run starts or ends inside a longer one).
+_PART = r"\d+(?:\.\d+)?(?:/\d+)?"
+_DIMENSIONS = re.compile(
+    rf"(?<![\w./×])(?<![x×] ){_PART}(?: ?[x×] ?{_PART}){{1,3}}(?!\w|[./]\d| ?[x×] ?\d)", re.I
+)
+_BY = re.compile(r" ?[x×] ?", re.I)
 SIZE_KEY = re.compile(r"\d+(?:\.\d+)?(?:[x×]\d+(?:\.\d+)?){1,2}")  # a size as looked up: "48x96"
 
 
 def dimension_forms(text: str, forms: AbstractSet[str] = frozenset()) -> list[str]:
-    """The sizes ``text`` writes by "x" or "×", each glued in both spellings: "48 x 96" is "48x96"
-    (``forms``, a lazy reader's second argument, is not needed)."""
+    """The sizes ``text`` writes by "x" or "×", glued in both spellings: each run of two or three
+    of a run's parts in order ("1/2 x 48 x 96" is "48x96" too: a plate's width and length).
+    ``forms``, a lazy reader's second argument, is not needed."""
     text = text.replace("\\u00d7", "×").replace("\\u00D7", "×") if "\\u00" in text else text  # in JSON
-    sizes = [_BY.split(m.group()) for m in _DIMENSIONS.finditer(text)] if "x" in text or "×" in text else []
-    return [mark.join(size) for size in sizes for mark in "x×"]
+    if not ("x" in text or "X" in text or "×" in text):
+        return []
+    out = []
+    for m in _DIMENSIONS.finditer(text):
+        parts = _BY.split(m.group())
+        runs = (parts[i:j] for i in range(len(parts)) for j in range(i + 2, min(len(parts), i + 3) + 1))
+        out += [mark.join(run) for run in runs for mark in "x×"]
+    return out
 
 
 def grouped_span(text: str, key: str) -> tuple[int, int] | None:
@@ -424,8 +438,8 @@ def token_keys(token: str) -> set[str]:
     glued = _GLUED.fullmatch(core)
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
         return {core, canonical_number(glued.group(1))}
-    if glued and glued.group(2) == "k" and (thousands := read_number(glued.group(1))) is not None:
-        return {core, number_text(thousands * 1000)}
+    if (thousands := _thousands(core, glued)) is not None:
+        return {core, number_text(thousands)}
     return {core}
 
 

@@ -57,6 +57,11 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
 _SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
+_GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verbs marks a part
+    r"of us\b(?!\s+(?:are|is|was|were|will|would|can|could|have|has|had|need|needs|want|wants|do|does"
+    r"|don't|doesn't|won't|can't|prefer|prefers)\b)",
+    re.I,
+)
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6
 
@@ -136,10 +141,12 @@ class Supply:
                 self._add_said({number}, _stems_of(words))
                 # A count of things: in figures or words ("a" aside), of a plural noun that
                 # is no unit ("3 days", "5 gb" are amounts of time and size, not things).
-                # So is a group the user counts themselves in ("six of us").
+                # So is a group the user counts themselves in ("there are six of us"), not a part of
+                # one a verb follows ("two of us are vegetarian").
                 noun = words[0]
                 things = noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES
-                if (things or words[:2] == ["of", "us"]) and said.lower() not in ("a", "an"):
+                group = _GROUP.match(text, match.start(2)) is not None
+                if (things or group) and said.lower() not in ("a", "an"):
                     counted.add(number)
             if len(counted) == 1:
                 self.lone |= counted

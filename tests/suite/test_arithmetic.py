@@ -709,7 +709,7 @@ def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
         ),
         # A field-service shift: a limit less the time a record holds.
         (
-            {"technician": "T-12", "worked_min": 215},
+            {"technician": "T-12", "worked_min": 215, "policy": "a 9 h day"},
             "T-12 has worked 215 min today. Against the 9 h day that leaves {}.",
             "5 h 25 min",
             "5 h 45 min",
@@ -753,6 +753,17 @@ def test_lengths_only_the_answer_writes_do_not_explain_one_another() -> None:
     assert flagged(found) == ["90 minutes"]
     found = run("Setup takes 2 hours and cleanup 1 hour, 3 hours in all.", {"room": "B-2", "free": True})
     assert flagged(found) == ["2 hours", "1 hour", "3 hours"]
+
+
+def test_a_length_only_near_another_is_no_restatement_nor_a_sum_of_them() -> None:
+    """A restatement stands right after what it restates, and a made-up short figure ("1.5 h") is
+    no operand; a coarse length ("2 hours", "3 hours") is no sum within half its unit."""
+    found = run("The crossing takes 90 minutes (1.5 h).", {"route": "R-3", "status": "open"})
+    assert flagged(found) == ["90 minutes"]
+    legs = {"flight_min": 130, "drive_min": 45, "layover_min": 95}
+    assert flagged(run("The flight takes 130 minutes; the layover is 2 hours.", legs)) == ["2 hours"]
+    found = run("The flight takes 130 minutes and the drive 45 minutes; the layover is 3 hours.", legs)
+    assert flagged(found) == ["3 hours"]
 
 
 def test_a_small_whole_count_of_a_unit_is_no_product_of_a_length() -> None:

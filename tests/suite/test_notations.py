@@ -214,15 +214,21 @@ def test_sizes_by_x_are_one_value_however_spaced(
     [
         ("TK-2024-0815", "TK20240815", "TK20240816"),  # a ticket desk's ticket
         ("BIN/A7/0042", "BINA70042", "BINA70043"),  # a warehouse's bin
-        ("lot.77b.310", "LOT77B310", "LOT77B311"),  # a lab's sample lot
+        ("lot-77b/310", "LOT77B310", "LOT77B311"),  # a lab's sample lot
     ],
 )
 def test_a_codes_marks_are_notation_on_either_side(marked: str, joined: str, other: str) -> None:
-    """A code with hyphens, slashes or dots between its parts is the code without them, whichever
+    """A code with hyphens or slashes between its parts is the code without them, whichever
     side writes which; a code with another character is flagged."""
     assert flagged(run(f"Your code is {joined}.", {"code": marked})) == []
     assert flagged(run(f"Your code is {marked}.", {"code": joined})) == []
     assert flagged(run(f"Your code is {other}.", {"code": marked})) == [other]
+
+
+def test_a_point_is_no_codes_mark_and_a_short_k_no_thousand() -> None:
+    """A dose "1.5mg" is no "15mg"; a source's short "4k" (a screen, a race) grounds no 4,000."""
+    assert flagged(run("Take 15mg twice a day.", {"dose": "1.5mg"})) == ["15mg"]
+    assert flagged(run("About 4,000 units.", {"display": "4k"})) == ["4,000"]
 
 
 @pytest.mark.parametrize(

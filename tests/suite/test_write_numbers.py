@@ -223,6 +223,12 @@ def test_a_group_the_user_counts_themselves_in_is_the_one_count_of_their_message
     assert unsupported(conversation(user, [(name, {**args, key: wrong}, result)])) == [(key, str(wrong))]
 
 
+def test_a_part_of_the_users_group_is_no_count_of_it() -> None:
+    """ "Two of us are vegetarian" counts some of the party, not the party."""
+    call = ("book_table", {"venue": "V-1", "guests": 2}, {"ok": True})
+    assert unsupported(conversation("Book a table; two of us are vegetarian.", [call])) == [("guests", "2")]
+
+
 def test_a_number_typed_into_a_call_whose_name_says_no_change_is_no_writes_number() -> None:
     """A status query's page size, a stock level's zone: filters of a read, which nobody must
     have said. A name that leads with its object ("ticket_status") says no change, and a
