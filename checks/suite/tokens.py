@@ -252,7 +252,7 @@ def classify(
             return Candidate(value, *at, "decimal", (value,), number, _precision(value))
         return None
     glued = _GLUED.fullmatch(value)
-    if (thousands := _thousands(value, glued)) is not None:
+    if glued is not None and (thousands := _thousands(value, glued)) is not None:
         whole = number_text(thousands)
         return Candidate(whole, *at, "number", (whole, value), thousands, _precision(glued.group(1)) - 3)
     with_unit = glued if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)) else _RATE.fullmatch(value)
@@ -292,9 +292,9 @@ def code_forms(text: str, forms: AbstractSet[str]) -> list[str]:
     return [joined for token in forms if ("-" in token or "/" in token) and (joined := joined_code(token))]
 
 
-def _thousands(value: str, glued: re.Match[str] | None) -> Decimal | None:
+def _thousands(value: str, glued: re.Match[str]) -> Decimal | None:
     """The number a thousands k multiplies ("12.5k": 12500), or None: none, or too short to be sure."""
-    if glued is None or glued.group(2) != "k" or len(value) < 4:
+    if glued.group(2) != "k" or len(value) < 4:
         return None
     number = read_number(glued.group(1))
     return None if number is None else EXACT.multiply(number, Decimal(1000))
@@ -438,7 +438,7 @@ def token_keys(token: str) -> set[str]:
     glued = _GLUED.fullmatch(core)
     if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)):
         return {core, canonical_number(glued.group(1))}
-    if (thousands := _thousands(core, glued)) is not None:
+    if glued is not None and (thousands := _thousands(core, glued)) is not None:
         return {core, number_text(thousands)}
     return {core}
 
