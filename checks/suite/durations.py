@@ -10,7 +10,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
 - **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``, or
   a unit's letter after a separator, as JSON writes seconds and hours: ``idle_s``, ``ttl_h``),
-  and so is each end of a range written there as a string (``eta_days: "5-7"``).
+  and so is each end of a range written there as a string (``eta_days: "5-7"``). A rate's unit
+  stands before its "per": ``hours_per_day: 6`` is six hours, not six days.
 - **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
   "every two weeks", as the derivations count 14 days from it.
 - **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
@@ -199,9 +200,15 @@ def duration_keys(text: str, readers: AbstractSet[str] = READERS) -> set[str]:
     return {key for value in read_durations(text, True, readers) for key in value.keys()}
 
 
+# A member named for a rate, "hours_per_day", "minutesPerSession": what stands before "per" is its unit.
+_PER_KEY = re.compile(r"(.+?)(?:[_\-\s][Pp]er[_\-\s]|(?<=[a-z])Per(?=[A-Z]))\w+")
+
+
 def duration_member_keys(name: str, number: str) -> list[str]:
-    """The duration key of a JSON number whose member's name ends in a unit, or none."""
-    match = _KEY_WORDS.search(name)
+    """The duration key of a JSON number whose member's name ends in a unit (or names one before a
+    "per": 6 under ``hours_per_day`` is six hours, 80 under ``km_per_hour`` none), or none."""
+    rate = _PER_KEY.fullmatch(name)
+    match = _KEY_WORDS.search(rate.group(1) if rate else name)
     if match is None:
         return []
     unit = UNITS[match.group(1).lower()] if match.group(1) else _KEY_LETTERS[match.group(2).lower()]

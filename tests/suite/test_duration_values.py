@@ -155,7 +155,7 @@ def test_weeks_abbreviated_are_weeks() -> None:
 def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
     """`"waitMinutes": 45` is 45 minutes, `"cache_ttl_s": 900` 900 seconds; `"admin": 45`,
     `"holiday": 3` or `"bus": 15` only end in a unit's letters and hold no length, so they ground
-    no "45 minutes", "3 days" or "15 seconds"."""
+    no "45 minutes", "3 days" or "15 seconds"; a rate is in the unit before its "per"."""
     cases = [
         ({"waitMinutes": 45}, "The queue wait is 45 minutes.", []),
         ({"kiln_hours": 3}, "The firing takes 3 hours.", []),
@@ -166,6 +166,11 @@ def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
         ({"runtime_h": 2.5}, "The batch runs for 2 h 30 min.", []),
         ({"cable_m": 15}, "The splice takes 15 minutes.", ["15 minutes"]),
         ({"bus": 15}, "The ride takes 15 seconds.", ["15 seconds"]),
+        # A rate's unit stands before its "per": six hours a day, no six days; no hours in km per hour.
+        ({"hours_per_day": 6}, "The course meets for 6 hours each day.", []),
+        ({"hours_per_day": 6}, "The course runs for 6 days.", ["6 days"]),
+        ({"minutesPerDay": 50}, "You may stream for 50 minutes a day.", []),
+        ({"km_per_hour": 80}, "The trip takes 80 hours.", ["80 hours"]),
     ]
     for result, answer, flagged in cases:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
