@@ -35,7 +35,11 @@ that gives it: no chains, no averages, no arbitrary subsets.
   distance is converted only into the other system's unit of like size (a kilogram and a pound,
   a kilometre and a mile, a centimetre and an inch), where the figure writes that unit; or a
   figure its sentence writes in the other unit, once a source grounds it or another row explains
-  it ("20 lb, about 9.07 kg"): two figures never vouch for each other.
+  it ("20 lb, about 9.07 kg"): two figures never vouch for each other. A temperature converts
+  between Celsius and Fahrenheit likewise, below zero too ("−2 °C (28.4 °F)").
+- **A span of days runs between grounded dates**: from a date its sentence (or the one before)
+  writes to another the answer writes, each one a source grounds; never to a date a row explained,
+  which the count itself may have moved it to (two made-up values would vouch for each other).
 - **A clock time moves by a length**: a time its sentence writes moved on or back by a length one
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
@@ -140,6 +144,9 @@ _MEASURES: dict[str, tuple[str, str]] = {
     "cm": ("0.01", "in"),
     "in": ("0.0254", "cm"),
 }
+# The two scales of temperature, each the other's: a degree Fahrenheit is 1/1.8 of a Celsius one.
+_TEMPERATURES = {"°f": "°c", "°c": "°f"}
+_FAHRENHEIT_DEGREE = Decimal("1.8")
 _MEASURE_OF = {"kgs": "kg", "kilogram": "kg", "kilograms": "kg", "lbs": "lb", "gram": "g", "grams": "g"}
 _MEASURE_OF |= {"ounce": "oz", "ounces": "oz", "kms": "km", "mile": "mi", "miles": "mi", "inch": "in"}
 _MEASURE_OF |= {"inches": "in", "feet": "ft"}
@@ -548,13 +555,15 @@ def measure_of(unit: str | None) -> str | None:
     """The weight or distance unit (of ``_MEASURES``) a figure's unit spells, or None."""
     spelled = (unit or "").lower()
     measure = _MEASURE_OF.get(spelled, spelled)
-    return measure if measure in _MEASURES else None
+    return measure if measure in _MEASURES or measure in _TEMPERATURES else None
 
 
 def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A figure written in a unit of ``_MEASURES``, a number a record carries (or a grounded figure its
     sentence writes, ``Pools.figures``) in the other system's."""
     unit = measure_of(f.unit)
+    if unit in _TEMPERATURES:
+        return _temperature(f, unit, p, tol)
     if unit is None:
         return None
     size, other = _MEASURES[unit]
@@ -569,6 +578,35 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             if abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol:
                 return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
     return found
+
+
+def _temperature(f: Figure, unit: str, p: Pools, tol: Decimal) -> Derivation | None:
+    """A temperature a record carries (or a grounded figure its sentence writes) in the other scale:
+    "24" under ``high_c`` is "75°F" (75.2); "75°F (24°C)"; "−2 °C (28.4 °F)". A number is looked up
+    without its sign, so a source's is read where it first stands: −2 grounds 28.4 °F, not 35.6 °F."""
+    other, degrees = _TEMPERATURES[unit], _signed(f.number or ZERO, p.answer, f.start)
+    if unit == "°f":  # the figure, and how near it must come, in the other scale
+        target, width = _QUOTIENT.divide(degrees - 32, _FAHRENHEIT_DEGREE), tol / _FAHRENHEIT_DEGREE
+    else:
+        target, width = degrees * _FAHRENHEIT_DEGREE + 32, tol * _FAHRENHEIT_DEGREE
+    for source in p.records:
+        if (spelling := _near(source, abs(target), width)) is not None:
+            span = source.span_of(spelling)
+            below = span is not None and _signed(Decimal(1), source.text, span[0]) < 0
+            if below == (target < 0) or abs(target) <= width:  # its sign as written, but for zero
+                return _leaf("unit-scale", f"{{}} ({other}) in {unit}", source, span[0] if span else None)
+    sentence = sentence_at(p.answer_sentences, f.start)
+    low, high = (sentence.start, sentence.end) if sentence is not None else (0, 0)
+    for c in p.figures:
+        if low <= c.start < high and measure_of(c.unit) == other:
+            if abs(_signed(c.number or ZERO, p.answer, c.start) - target) <= width:
+                return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
+    return None
+
+
+def _signed(number: Decimal, text: str, start: int) -> Decimal:
+    """A number written at ``start`` of ``text``, negated where a minus stands right before it."""
+    return -number if text[max(0, start - 1) : start] in ("-", "−") else number
 
 
 def _complement(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:

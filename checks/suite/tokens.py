@@ -65,7 +65,7 @@ _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _PER_POWER_OF_TEN = re.compile(r"[^\W\d_]{1,3}/10{1,3}")
 _SHORT_FRACTION = re.compile(r"\d{1,2}(?:\.\d{1,2})?/\d{1,2}")  # "3/4", a score "4.5/5": no code
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
-_GLUED = re.compile(r"(\d+(?:\.\d+)?)([a-z%]{1,5}(?:/s)?)")
+_GLUED = re.compile(r"(\d+(?:\.\d+)?)(°?[a-z%]{1,5}(?:/s)?)")  # "°c": a temperature's degrees
 _RATE = re.compile(r"(\d+(?:\.\d+)?)((?:/[a-z]+)+)")  # a number per units: "9.50/ft/mo", "12/hr"
 
 # The units a figure is written with, a space from it or glued to it ("12.5 %", "10ms").
@@ -75,6 +75,7 @@ UNITS = frozenset(
     # Distances and weights; never a bare "m" or "g", as often minutes, millions or grams.
     + "km kms cm mm mi mile miles ft feet inch inches kg kgs lb lbs oz kilogram kilograms gram grams".split()
     + "kilometre kilometres kilometer kilometers metre metres meter meters ounce ounces".split()
+    + ["°c", "°f"]  # temperatures: "21.5°C", "70 °F"
 )
 # Units written in two words, each read as one token with the one-word unit as its value.
 WORDED_UNITS: dict[str, str] = {"per cent": "percent"}
@@ -241,7 +242,10 @@ def classify(
         apart = tuple(map(canonical_number, pieces)) if len(pieces) > 1 else ()  # "1 200 300" may be a list
         if figures and unit is not None:
             text = token.text + unit.text if unit.start == token.end else f"{token.text} {unit.text}"
-            both, places = (value, value + unit.value), _precision(token.text)
+            both, places = (
+                (value, value + unit.value, *_undegreed(value + unit.value)),
+                _precision(token.text),
+            )
             return Candidate(
                 value, text, token.start, unit.end, "figure", both, number, places, unit.value, apart
             )
@@ -258,7 +262,7 @@ def classify(
     with_unit = glued if glued and _UNIT_SUFFIX.fullmatch(glued.group(2)) else _RATE.fullmatch(value)
     if with_unit:
         digits = canonical_number(with_unit.group(1))
-        both = (digits, value)
+        both = (digits, value, *_undegreed(value))
         if figures:
             number, precision = read_number(digits), _precision(with_unit.group(1))
             return Candidate(digits, *at, "figure", both, number, precision, with_unit.group(2))
@@ -278,6 +282,11 @@ def classify(
 _CODE = re.compile(r"(?=[-/a-z0-9]*[a-z])[a-z0-9]+(?:[-/][a-z0-9]+)+", re.I)  # a code's parts and marks
 _CODE_MARKS = re.compile(r"[-/]")
 JOINED_CODE = re.compile(r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+")  # how a joined code is looked up
+
+
+def _undegreed(value: str) -> tuple[str, ...]:
+    """A temperature as a source may write it without its degree sign: "31°c" as "31c"."""
+    return (value.replace("°", ""),) if "°" in value else ()
 
 
 def joined_code(value: str) -> str | None:

@@ -687,6 +687,36 @@ def test_a_measure_restating_a_figure_its_sentence_writes_in_the_other_unit_is_c
     assert flagged(run(answer.format(wrong), result, user=user)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        ({"greenhouse": "GH-2", "max_temp_c": 24}, "Bay GH-2 peaked at {} today.", "75°F", "79°F"),
+        ({"freezer": "FZ-9", "setpoint_f": 5}, "Freezer FZ-9 is set to −{} (5 °F).", "15 °C", "12 °C"),
+        ({"freezer": "FZ-9", "reading_c": -2}, "The cold room reads {}.", "28.4 °F", "35.6 °F"),
+    ],
+)
+def test_a_temperature_in_the_other_scale_is_computed_in_any_notation(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A temperature converts a record's reading (below zero too) between Celsius and Fahrenheit,
+    glued to its degrees or spaced from them alike; a few degrees off is flagged."""
+    for spelled in (right, right.replace(" °", "°") if " °" in right else right.replace("°", " °")):
+        found = run(answer.format(spelled), result)
+        assert computed(found)[spelled]["kind"] in ("unit-scale", "restated")
+        assert flagged(found) == []
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+def test_a_temperature_is_checked_however_it_is_spaced() -> None:
+    """A made-up temperature is flagged written glued or spaced; one the user typed without its
+    degree sign ("31C") grounds the answer's "31 °C", which grounds its restatement in Fahrenheit."""
+    stock = {"pallet": "PL-4", "status": "stored"}
+    for spelled in ("8°C", "8 °C", "46°F", "46 °F"):
+        assert flagged(run(f"Pallet PL-4 is held at {spelled}.", stock)) == [spelled]
+    found = run("Noted: 31 °C inside (87.8 °F).", stock, user="the lab reads 31C right now")
+    assert flagged(found) == []
+
+
 def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
     """Neither of two figures nothing grounds is explained by being the other converted; nor is a
     measure the restatement of a figure that only shares an explained amount's number."""
