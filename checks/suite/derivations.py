@@ -303,6 +303,7 @@ class Pools:
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
+    grounded_days: set[date] = field(default_factory=set)  # of those, the ones a source grounds
     before: dict[Decimal, Derivation] = field(default_factory=dict)  # amounts earlier answers explained
     # Weights and distances the answer writes that a source grounds (or, on a second pass, a row explains).
     figures: list[Candidate] = field(default_factory=list)
@@ -1194,12 +1195,33 @@ def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     prompt = [day for source in p.prompt for day, _, _ in _prompt_days(source)][:MAX_HELD]
     held_days = {day for source in p.records for day, _, _ in _dates_held(source)} if prompt else set()
     held_days.update(prompt, p.answer_days)
+    if (found := _grounded_span(f, p, step)) is not None:
+        return found
     for first in prompt:
         for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
             if other in held_days:
                 early, late = sorted((first, other))
                 how = f"the days from {early.isoformat()} to {late.isoformat()} (the day the prompt gives)"
                 return Derivation("date-span", how, ())
+    return None
+
+
+def _grounded_span(f: Figure, p: Pools, step: timedelta) -> Derivation | None:
+    """The days from a date the figure's sentence (or the one before) writes to another the answer
+    writes, each one a source grounds: never one a row explained, which this count may have moved it to."""
+    sentences = _with_one_before(f, p) if p.grounded_days else None
+    written = (
+        {reading for value in read_dates(sentences.text) for reading in value.readings}
+        if sentences
+        else set()
+    )
+    for first in sorted(p.grounded_days):
+        if {(first.year, first.month, first.day), (None, first.month, first.day)}.isdisjoint(written):
+            continue
+        for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
+            if other in p.grounded_days:
+                early, late = sorted((first, other))
+                return Derivation("date-span", f"the days from {early.isoformat()} to {late.isoformat()}", ())
     return None
 
 

@@ -356,8 +356,9 @@ class _State:
         pools.lengths = lengths_at(
             (c.start, c.text) for c in said if c.shape == "duration" and c.value in known
         )
-        if any("date" in f.shapes or self.prompt and "duration" in f.shapes for f in figures):
+        if any("date" in f.shapes or "duration" in f.shapes for f in figures):
             pools.answer_days = [day for c in said if c.value in known for day in self.days_of(c)]
+            pools.grounded_days = set(pools.answer_days)
         if any(f.at >= 0 for f in figures):
             # The operands of amounts: the money read, the user's counts then the results' list lengths,
             # newest first (of each number only the first), and the records the answer names.

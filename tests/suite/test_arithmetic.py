@@ -1243,6 +1243,55 @@ def test_the_days_from_the_day_the_prompt_gives_to_a_date_held_are_a_date_span(
 
 
 @pytest.mark.parametrize(
+    ("user", "call", "answer", "right", "wrong"),
+    [
+        (  # a date the user gives, a slot a result lists
+            "The recital is on June 20.",
+            {"tool": "list_rehearsal_rooms", "result": {"slots": ["2031-06-02T18:00", "2031-06-09T18:00"]}},
+            "Your recital is Friday, June 20.\n\nThe June 9 slot leaves {} days to spare.",
+            "11",
+            "12",
+        ),
+        (  # two dates two results hold
+            "When is the next intake after the audit?",
+            {"tool": "get_audit", "result": {"audit_on": "2032-02-03", "intake_on": "2032-02-17"}},
+            "The audit is on February 3 and the next intake on February 17, {} days later.",
+            "14",
+            "15",
+        ),
+    ],
+)
+def test_the_days_between_two_dates_the_answer_writes_that_sources_ground_are_a_date_span(
+    user: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A count of days from a date its sentence (or the one before) writes to another date the answer
+    writes, each grounded by a result or the user, is computed; one day off is flagged."""
+
+    def asked(count: str) -> dict[str, Any]:
+        return run_suite(build_conversation(build_turn(answer.format(count), calls=[call], user=user)))
+
+    assert computed(asked(right))[f"{right} days"]["kind"] == "date-span"
+    assert flagged(asked(wrong)) == [f"{wrong} days"]
+
+
+@pytest.mark.parametrize(
+    ("user", "answer"),
+    [
+        (
+            "If I plant on May 20, when is the harvest?",
+            "It takes 65 days, so from May 20 you harvest around July 24.",
+        ),
+        ("We leave on 3 March.", "Allow 12 days for the visa from 3 March: it is ready on 15 March."),
+    ],
+)
+def test_a_count_that_moved_a_date_is_no_span_to_the_date_it_moved_it_to(user: str, answer: str) -> None:
+    """A date explained by moving a grounded date by a count the sentence writes never grounds that
+    count in turn: two made-up values would vouch for each other."""
+    found = run_suite(build_conversation(build_turn(answer, user=user)) | {"system": "Today is 2030-03-01."})
+    assert any(text.endswith("days") for text in flagged(found))
+
+
+@pytest.mark.parametrize(
     ("prompt", "call", "answer", "right", "wrong"),
     [
         (
