@@ -30,7 +30,11 @@ the first is only counted, to choose rules; the second is counted as ``holdout``
 validation_6 showed business-to-business desks the hardest, ``development_7`` (twenty such
 desks: telemetry, SCADA, LIMS, dispatch, ...) was written to be read, and ``validation_7``
 (half such desks, half public services) only to be counted, each by someone who saw no rule and
-no set.
+no set. ``development_8`` (twenty desks: a vet clinic, a marina, a court clerk, HVAC dispatch, ...)
+and ``validation_8`` (ten business-to-business desks, ten public and consumer ones: claims
+adjusting, a port's truck appointments, a blood bank, a notary, ...) came once validation_7 had
+judged some thirty more candidates, each written by someone who saw no rule and no set: the first
+is read, the second only counted, to choose rules.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -57,6 +61,7 @@ SETS = (
     "development_5",
     "development_6",
     "development_7",
+    "development_8",
     "validation",
     "validation_2",
     "validation_3",
@@ -64,6 +69,7 @@ SETS = (
     "validation_5",
     "validation_6",
     "validation_7",
+    "validation_8",
     "holdout",
 )
 
