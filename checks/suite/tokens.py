@@ -64,6 +64,8 @@ _HEX = re.compile(r"[0-9a-f]+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _PER_POWER_OF_TEN = re.compile(r"[^\W\d_]{1,3}/10{1,3}")
 _SHORT_FRACTION = re.compile(r"\d{1,2}(?:\.\d{1,2})?/\d{1,2}")  # "3/4", a score "4.5/5": no code
+# "UTC−7", "GMT+5:30": a clock's zone, as a unit names a measure, no value of a record.
+_ZONE_OFFSET = re.compile(r"(?:utc|gmt)[+\-−±]\d{1,2}(?::?[0-5]\d)?")
 _COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)(°?[a-z%]{1,5}(?:/s)?)")  # "°c": a temperature's degrees
 _RATE = re.compile(r"(\d+(?:\.\d+)?)((?:/[a-z]+)+)")  # a number per units: "9.50/ft/mo", "12/hr"
@@ -271,6 +273,7 @@ def classify(
             return Candidate(digits, *at, "number", both, unit=with_unit.group(2))
         return None
     too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
+    too_short = too_short or _ZONE_OFFSET.fullmatch(value)
     compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits
     if too_short or compound or not any(c.isalpha() or c in ":_-/." for c in value):
         return None

@@ -243,6 +243,19 @@ def test_a_score_over_its_scale_is_no_code(answer: str, result: Any) -> None:
     assert flagged(run(answer, result)) == []
 
 
+@pytest.mark.parametrize(
+    ("answer", "result", "unsupported"),
+    [
+        ("The webinar starts at 15:00 in New York (EST, UTC−5).", {"webinar": "W-12", "start": "15:00"}, []),
+        ("Samples post at 09:30 IST (GMT+5:30) or 04:00 (UTC+0).", {"batch": "B-4"}, ["09:30", "04:00"]),
+    ],
+)
+def test_a_zones_offset_from_utc_is_no_value(answer: str, result: Any, unsupported: list[str]) -> None:
+    """ "UTC−5" or "GMT+5:30" names a clock's zone as a unit names a measure: no code a result
+    must carry, while the times beside it are still checked."""
+    assert flagged(run(answer, result)) == unsupported
+
+
 def test_a_small_bare_number_is_still_not_a_candidate() -> None:
     """ "740 people" has no currency beside it and fewer than four digits: not read."""
     assert flagged(run("About 740 people flew.", {"charged": 1480})) == []
