@@ -8,6 +8,8 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
   an hour or as hours alone: "30m" alone is as often a length, "90s" a decade. An "h" set
   apart from its number is hours only before minutes ("2 h 8 min"), as timetables write it.
 - **A sum is one value**: "1 hour and 30 minutes" is 5,400 seconds, not 1 and 30.
+- **A word that says every day counts is part of a length**: "30 calendar days", "14 consecutive
+  days" (business days are no length: the derivations count them apart).
 - **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``, or
   a unit's letter after a separator, as JSON writes seconds and hours: ``idle_s``, ``ttl_h``),
   and so is each end of a range written there as a string (``eta_days: "5-7"``). A rate's unit
@@ -47,10 +49,12 @@ _UNIT_WORD = re.compile(rf"(?:{_ANY_UNIT})\b")
 # A number grouped by commas is read whole ("3,840 hours"); one glued after a comma to digits
 # that group no number ("12,5 hours") is a piece of another and no length.
 _WRITTEN = rf"\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|{_NUMBER}"
-_BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:,])|(?<=[^\d],))({_WRITTEN})[ \u00a0-]?$")
+# A word that only says the days are all counted may stand between them: "30 calendar days".
+_COUNTED_ALL = r"(?:(?:calendar|consecutive)[ \u00a0-])?"
+_BEFORE_NUMBER = re.compile(rf"(?:^|(?<=[^\w.:,])|(?<=[^\d],))({_WRITTEN})[ \u00a0-]?{_COUNTED_ALL}$")
 _BEFORE_CLOCKED = re.compile(r"(?:^|(?<=[^\w.:]))(\d{1,3}):([0-5]\d)[ \u00a0]?$")
 _COUNT_WORDS = alternation([*NUMBER_WORDS, *_ARTICLES])
-_BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]$", re.I)
+_BEFORE_WORDS = re.compile(rf"(?:^|(?<=[^\w-]))({_COUNT_WORDS})( and a half)?[ -]{_COUNTED_ALL}$", re.I)
 _BEFORE_HALF = re.compile(r"(?:^|(?<=[^\w-]))half an? $", re.I)
 _HALF_AFTER = " and a half"
 _AND_MORE = re.compile(rf",? and \d+ ?(?:{_ANY_UNIT})\b", re.I)  # "an hour and 15 minutes": one of a sum

@@ -12,6 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from suite_helpers import build_conversation, build_turn
@@ -182,6 +183,25 @@ def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
         found = [f for f in run_suite(build_conversation(turn))["findings"] if f["severity"] == "flag"]
         assert [f["claim"]["text"] for f in found] == flagged, answer
+
+
+@pytest.mark.parametrize(
+    ("source", "answer", "flagged"),
+    [
+        ("Appeals must be lodged within 30 calendar days.", "You have 720 hours to appeal.", []),
+        ("Appeals must be lodged within 30 calendar days.", "You have 740 hours to appeal.", ["740 hours"]),
+        ("Hold period: 14 days.", "The item is held for 14 consecutive days.", []),
+        ("Hold period: 14 days.", "The item is held for fifteen calendar days.", ["fifteen calendar days"]),
+    ],
+)
+def test_a_word_that_counts_every_day_is_part_of_the_length(
+    source: str, answer: str, flagged: list[str]
+) -> None:
+    """ "30 calendar days" (a tribunal's deadline) or "14 consecutive days" (a library's hold) is a
+    length in days on either side; another count so written is flagged."""
+    turn = build_turn(answer, calls=[{"tool": "lookup", "result": source}])
+    found = [f for f in run_suite(build_conversation(turn))["findings"] if f["severity"] == "flag"]
+    assert [f["claim"]["text"] for f in found] == flagged
 
 
 def test_a_number_grouped_by_commas_is_one_length() -> None:
