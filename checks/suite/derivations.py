@@ -70,7 +70,8 @@ that gives it: no chains, no averages, no arbitrary subsets.
 - **A total sums what is labelled as it is**: "Total fee" sums every "Fee" before it; it may
   also sum the figures the answer itself computed, without their operands. An amount written
   with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
-  markdown table sums its own column, back to the table's start or an earlier total.
+  markdown table sums its own column, back to the table's start or an earlier total; a total may
+  carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
   explained, and a date move on from one, once (``Pools.answer_days``).
@@ -168,7 +169,9 @@ _PERCENT_WORDS = ("pct", "perc", "per_cent", "per-cent", "per cent", "util", "us
 _MONEY_KEY = re.compile(
     r"price|amount|total|cost|fee|fare|balance|paid|payment|refund|charge|credit|subtotal|tax|value", re.I
 )
-_TOTAL_WORDS = re.compile(r"(?i)\b(?:total(?:s|l?ing|led)?|sum|combined|altogether|overall|in all|grand)\b")
+_TOTAL_WORDS = re.compile(
+    r"(?i)\b(?:(?:sub)?total(?:s|l?ing|led)?|sum|combined|altogether|overall|in all|grand)\b"
+)
 _REMAINDER_WORDS = re.compile(
     r"(?i)\b(?:remain(?:s|ing|der)?|refund(?:s|ed)?|balance|difference|left|due|owe[ds]?|outstanding|additional|extra|"
     r"rest|back|less|more|save[ds]?|savings?|cheaper|reduc(?:ed|tion)|discount|credit(?:ed)?|charged?)\b"
@@ -772,15 +775,17 @@ def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """All the amounts stated since the last break (the answer's start, a blank line, a numbered
-    item or heading, the previous total), never a part of them; else the totals listed before."""
+    item or heading, the previous total, or that total carried on: "Subtotal $115, rush $25, total
+    $140"), never a part of them; else the totals listed before."""
     stated, index = f.near, f.index
     for start in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
         closed = start == 0 or stated[start - 1].total
         if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
-            run = stated[start:index]
-            if len(run) >= 2 and all(s.known for s in run):
-                if found := _summed(run, f, tol):
-                    return found
+            carried = [stated[start - 1 : index]] if start and stated[start - 1].total else []
+            for run in [stated[start:index], *carried]:
+                if len(run) >= 2 and all(s.known for s in run):
+                    if found := _summed(run, f, tol):
+                        return found
             if closed:
                 break
     return _last(f, [s for s in stated[:index] if s.known and s.total], tol)
@@ -815,15 +820,22 @@ def _table_column(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     while top and (row := _cell(p.answer, top - 1)) is not None:
         top = row[0]
     run: list[Stated] = []
+    carried: list[Stated] = []  # an earlier total of the column, which a running total carries on
     for s in reversed(f.near[: f.index]):
-        if s.start < top or s.total:
-            break  # above the table, or an earlier total of it
+        if s.start < top:
+            break  # above the table
         cell = _cell(p.answer, s.start)
-        if cell is not None and cell[1] == column and cell[0] < start:
+        in_column = cell is not None and cell[1] == column and cell[0] < start
+        if s.total:
+            carried = [s] if in_column else []
+            break
+        if in_column:
             run.append(s)
-    if not 2 <= len(run) <= MAX_RUN or not all(s.known for s in run):
-        return None
-    return _summed(run[::-1], f, tol)
+    for rows in (run, run + carried) if carried else (run,):
+        if 2 <= len(rows) <= MAX_RUN and all(s.known for s in rows):
+            if (found := _summed(rows[::-1], f, tol)) is not None:
+                return found
+    return None
 
 
 def _like_labelled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:

@@ -196,6 +196,36 @@ def test_a_total_row_of_a_table_sums_its_own_column(result: Any, rows: list, tot
     assert flagged(run(table + f"| **Total** | | **${wrong}** |", result)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "total", "wrong"),
+    [
+        (  # a garage's table: parts, their subtotal, labour after it
+            {"parts": [{"part": "belt", "price": 42.0}, {"part": "pump", "price": 89.99}], "labour": 35.0},
+            "| Item | Price |\n|---|---|\n| Belt | $42.00 |\n| Pump | $89.99 |\n| *Parts subtotal* | $131.99 |\n"
+            "| Labour | $35.00 |\n| **Total** | **${}** |",
+            "166.99",
+            "298.98",
+        ),
+        (  # a lab's list: reagents' subtotal, then courier
+            {
+                "reagents": [{"name": "buffer", "amount": 74.0}, {"name": "enzyme", "amount": 620.0}],
+                "courier": 18,
+            },
+            "Buffer: $74.00\nEnzyme: $620.00\nReagents subtotal: $694.00\nCourier: $18.00\nTotal: ${}",
+            "712.00",
+            "1,406.00",
+        ),
+    ],
+)
+def test_a_total_carries_on_the_subtotal_before_it(result: Any, answer: str, total: str, wrong: str) -> None:
+    """A total after a subtotal sums the subtotal and what follows it, never the subtotal's parts
+    again: counted twice, it is flagged."""
+    found = run(answer.format(total), result)
+    assert flagged(found) == []
+    assert computed(found)[total]["kind"] == "sum"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
 def test_a_tables_column_is_not_summed_across_a_break() -> None:
     """Rows of an earlier table, a blank line above, are no part of the next table's column."""
     first = "| Item | Each | Total |\n|---|---|---|\n| Chairs | $2.25 | $270.00 |\n\n"
