@@ -66,7 +66,8 @@ _PER_POWER_OF_TEN = re.compile(r"[^\W\d_]{1,3}/10{1,3}")
 _SHORT_FRACTION = re.compile(r"\d{1,2}(?:\.\d{1,2})?/\d{1,2}")  # "3/4", a score "4.5/5": no code
 # "UTC−7", "GMT+5:30": a clock's zone, as a unit names a measure, no value of a record.
 _ZONE_OFFSET = re.compile(r"(?:utc|gmt)[+\-−±]\d{1,2}(?::?[0-5]\d)?")
-_COMPOUND = re.compile(r"\d{1,3}(?:-[a-z]+)+")  # 4-port, 24-hour, 64-bit: an adjective, not a value
+# 4-port, 24-hour, 64-bit, 3.5-ton, 2nd-floor: an adjective, not a value.
+_COMPOUND = re.compile(r"\d{1,3}(?:\.\d{1,2}|st|nd|rd|th)?(?:-[a-z]+)+")
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)(°?[a-z%]{1,5}(?:/s)?)")  # "°c": a temperature's degrees
 _RATE = re.compile(r"(\d+(?:\.\d+)?)((?:/[a-z]+)+)")  # a number per units: "9.50/ft/mo", "12/hr"
 

@@ -96,6 +96,9 @@ def test_it_leaves_prose_unexamined() -> None:
     (nor is a count of links, which no result counts)."""
     result = run("We watch it 24/7; the 3rd of 12 links on a 4-port card failed twice in 365 runs.")
     assert result["turns"][0]["candidates"] == 0
+    # So are a compound's number with a decimal or an ordinal: a 2.5-ton hoist, a 2nd-floor office.
+    result = run("The 2.5-ton hoist is in the 2nd-floor bay.")
+    assert result["turns"][0]["candidates"] == 0
     # A length of time is a value at any size, like an amount (``durations``).
     assert flagged(run("The 3rd of 12 links failed twice in 365 days.")) == ["pt31536000s"]
 
