@@ -10,7 +10,9 @@ are read, without per-tool wiring:
   the assistant's own prose did), unless it is a name of words (no run of ``min_digits`` digits),
   the call only reads and its own result, neither failed nor empty, carries it back: the lookup
   found it, so it names something that exists, however the model came to spell it ("tent_20x40"
-  from "a 20x40 tent"), where a guessed order number that happens to exist is still guessed; or a
+  from "a 20x40 tent"), where a guessed order number that happens to exist is still guessed; or an
+  option's name of words joined by underscores whose every number (each short of ``min_digits``
+  digits) was said before the call ("apartment_2br" after "a 2-bedroom"); or a
   number typed into a write that nothing supplied (``write_numbers``). An expression ("100 *
   1.5") is a string of values: each number of it that an answer's check would read must have
   been said before, by anyone, the assistant included (a figure it stated is one it may compute
@@ -173,6 +175,7 @@ def _judge_call(
                 seen.grounds.supplied(forms)
                 or seen.person_texts.holds(lowered)
                 or _found(call, value, forms, result, receipt, options.evidence.min_digits)
+                or _spelled_from_said(lowered, seen, options.evidence.min_digits)
             ):
                 out.append(_unfound(turn, call, path, value, seen.prose.holds(lowered), producers))
         elif producer.tool != call.tool and found_nothing(result, receipt):
@@ -207,6 +210,17 @@ def _found(
     if result is None or says_it_writes(call.tool, receipt) is not False or (receipt and not receipt.ok):
         return False
     return not found_nothing(result, receipt) and any(form in result.forms for form in forms)
+
+
+def _spelled_from_said(value: str, seen: _Seen, min_digits: int) -> bool:
+    """Whether an option's name of words joined by underscores ("late_return_3_days", "apartment_2br")
+    writes only numbers said before the call, each short of ``min_digits``: a spelling of what was
+    said ("3 days late", "a 2-bedroom"), where a guessed code ("order_48213") is still guessed."""
+    runs = re.findall(r"\d+", value)
+    if "_" not in value or not runs or any(len(run) >= min_digits for run in runs):
+        return False
+    texts = (seen.person_texts, seen.prose, seen.tool_texts)
+    return all(any(text.holds(run) for text in texts) for run in runs)
 
 
 def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:

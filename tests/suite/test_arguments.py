@@ -42,6 +42,31 @@ def test_it_flags_an_identifier_assembled_from_nowhere() -> None:
     assert "nowhere" in finding["explanation"]
 
 
+@pytest.mark.parametrize(
+    ("user", "tool", "said", "guessed"),
+    [
+        ("We're moving out of a 2-bedroom apartment.", "get_move_quote", "apartment_2br", "apartment_3br"),
+        ("I'd like the 10-visit pass for the pool.", "buy_pass", "visit_pass_10", "visit_pass_12"),
+    ],
+)
+def test_an_options_name_of_words_writes_only_numbers_said_before(
+    user: str, tool: str, said: str, guessed: str
+) -> None:
+    """An option named in words joined by underscores passes where each of its numbers was said
+    before the call ("a 2-bedroom" for ``apartment_2br``); one with a number nobody said is flagged,
+    and so is a code whose digits are long enough to be an identifier."""
+
+    def asked(value: str) -> list[dict[str, Any]]:
+        call = {"tool": tool, "args": {"option": value}, "result": {"ok": True}}
+        return findings(
+            build_conversation(build_turn("Here it is.", calls=[call], user=user)), "unsupported_argument"
+        )
+
+    assert asked(said) == []
+    assert [f["value"] for f in asked(guessed)] == [guessed]
+    assert [f["value"] for f in asked("order_48213")] == ["order_48213"]
+
+
 def test_it_says_when_the_value_was_found_only_in_the_assistants_prose() -> None:
     """A value the model wrote in its own earlier answer is not evidence, and the finding says so."""
     data = two_turns({"machine": "4417-ganymede"}, first_answer="That is machine 4417-ganymede.")
