@@ -223,6 +223,28 @@ def test_a_group_the_user_counts_themselves_in_is_the_one_count_of_their_message
     assert unsupported(conversation(user, [(name, {**args, key: wrong}, result)])) == [(key, str(wrong))]
 
 
+@pytest.mark.parametrize(
+    ("call", "user", "wrong"),
+    [
+        # A pool desk: a household of its adults and children.
+        (
+            ("buy_pass", {"household": "Reyes", "members": 5}, {"ok": True}),
+            "We're two adults and three kids.",
+            4,
+        ),
+        # A freight desk: a load of its pallets and crates, in figures.
+        (("book_truck", {"lane": "L-4", "pieces": 6}, {"ok": True}), "It's 4 pallets and 2 crates.", 8),
+    ],
+)
+def test_the_counts_a_message_lists_add_up_to_the_group_they_make(call, user, wrong) -> None:
+    """A message that lists two or three counts of things ("two adults and three kids") gives
+    their total too, the size of the group they make; another number is still flagged."""
+    assert unsupported(conversation(user, [call])) == []
+    name, args, result = call
+    key = next(k for k, v in args.items() if isinstance(v, int))
+    assert unsupported(conversation(user, [(name, {**args, key: wrong}, result)])) == [(key, str(wrong))]
+
+
 def test_a_part_of_the_users_group_is_no_count_of_it() -> None:
     """ "Two of us are vegetarian" counts some of the party, not the party."""
     call = ("book_table", {"venue": "V-1", "guests": 2}, {"ok": True})
