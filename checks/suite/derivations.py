@@ -59,7 +59,9 @@ that gives it: no chains, no averages, no arbitrary subsets.
   prompt's zone where it states one); never to a time of a record of two dates that no timestamp
   dates, nor to one only the answer writes.
 - **The prompt's UTC offset is the desk's clock** ("14:10 BST (UTC+1)"): a time a record holds,
-  moved by it, is the same moment as the desk writes it ("13:14:22Z" is "14:14").
+  moved by it, is the same moment as the desk writes it ("13:14:22Z" is "14:14"). A time written
+  with a common zone's name restates one its sentence writes before it in another zone, as the
+  same moment ("16:00 EDT (15:00 CDT)"); a generic name ("ET") is either season, but two keep one.
 - **Tolerance is what the figure's writing allows**: half a unit of its last written digit
   (53.2 for 53.15 to 53.25), half a cent for money, nothing for a date. Numbers are
   ``Decimal``: sums and products are exact; a quotient is taken to QUOTIENT_DIGITS digits and
@@ -88,7 +90,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from functools import cached_property
-from itertools import chain, islice, takewhile
+from itertools import chain, islice, product, takewhile
 from operator import itemgetter
 from typing import Any
 
@@ -1548,6 +1550,40 @@ def _zoned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+# Common zones' offsets from UTC, in minutes; a generic one ("ET") may be either of its pair.
+_ZONES: dict[str, tuple[int, ...]] = {
+    "UTC": (0,), "GMT": (0,), "Z": (0,), "BST": (60,), "CET": (60,), "CEST": (120,), "EET": (120,),
+    "EEST": (180,), "JST": (540,), "AEST": (600,), "AEDT": (660,), "NZST": (720,), "NZDT": (780,),
+    "EST": (-300,), "EDT": (-240,), "CST": (-360,), "CDT": (-300,), "MST": (-420,), "MDT": (-360,),
+    "PST": (-480,), "PDT": (-420,), "AKST": (-540,), "AKDT": (-480,), "HST": (-600,),
+    "ET": (-300, -240), "CT": (-360, -300), "MT": (-420, -360), "PT": (-480, -420),
+}  # fmt: skip
+_ZONE_AFTER = re.compile(rf"[\s(]*({'|'.join(_ZONES)})\b")
+
+
+def _zone_restated(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A clock time written with a zone that restates one its sentence (or the one before) writes
+    before it with another zone, as the same moment: "16:00 EDT (15:00 CDT)"."""
+    zone = _ZONE_AFTER.match(p.answer, f.start + len(f.text))
+    sentence = _with_one_before(f, p) if zone else None
+    if zone is None or sentence is None:
+        return None
+    targets = {m for t in read_times(f.text) for m in t.minutes()}
+    for time in read_times(sentence.text[: f.start - sentence.start]):
+        other = _ZONE_AFTER.match(sentence.text, time.end)
+        if other is None or other.group(1) == zone.group(1):
+            continue
+        heres, theres = _ZONES[zone.group(1)], _ZONES[other.group(1)]
+        # Two generic zones keep one season: standard with standard, daylight with daylight.
+        pairs = zip(heres, theres, strict=True) if len(heres) == len(theres) == 2 else product(heres, theres)
+        shifts = {here - there for here, there in pairs}
+        for minute in time.minutes():
+            if any((minute + shift) % 1440 in targets for shift in shifts):
+                how = f"{sentence.text[time.start : other.end()].strip()} in {zone.group(1)}"
+                return Derivation("restated", how, ())
+    return None
+
+
 # --- the table ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Row:
@@ -1573,6 +1609,7 @@ TABLE = (
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("time-offset", "a time, a length: said, held or stated", "2", "time", _CENT, _clock_moved),
     Row("time-zone", "one record: a time; the prompt's UTC offset", "2", "time", _CENT, _zoned),
+    Row("time-zone", "a time before it in another zone", "1", "time", _CENT, _zone_restated),
     Row("day-mark", "one record: a marked time, a date named", "2", "date", _CENT, _day_marked),
     Row("date-offset", "one record, the prompt: a date, a day count", "2", "date", _CENT, _offset),
     Row("date-offset", "a date grounded, a day count its sentence writes", "2", "date", _CENT, _date_moved),

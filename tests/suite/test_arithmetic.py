@@ -973,6 +973,32 @@ def test_a_time_a_record_holds_on_the_clock_of_the_prompts_zone_is_computed(
 
 
 @pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        (  # a freight desk's delivery appointment
+            {"load": "L-40", "appointment": "16:00 EDT"},
+            "Delivery is booked for 16:00 EDT ({} CDT) in Atlanta.",
+            "15:00",
+            "14:00",
+        ),
+        (  # a broadcast desk's air time, in generic zones and clock notation
+            {"spot": "SP-9", "airs": "9:10 AM PT"},
+            "The spot airs at 9:10 AM PT, which is {} ET.",
+            "12:10 PM",
+            "11:10 AM",
+        ),
+    ],
+)
+def test_a_time_restating_one_before_it_in_another_zone_is_computed(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A clock time written with a zone restates the time its sentence writes before it in another
+    zone, as the same moment by the zones' offsets from UTC; another time is flagged."""
+    assert computed(run(answer.format(right), result))[right]["kind"] == "restated"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+@pytest.mark.parametrize(
     ("prompt", "result", "answer", "right", "wrong"),
     [
         (
