@@ -19,7 +19,8 @@ that gives it: no chains, no averages, no arbitrary subsets.
   discount, a fee): an amount the pools hold times it, or with it added or taken off, is
   explained; a percentage only the answer writes is no rate, unless its sentence gives it.
 - **The system prompt's date is the day the conversation happens**, held by every record: a
-  span may run from it, a count of days may move it. A date moved by a count of days a record
+  span may run from it, a count of days may move it; a date the answer names "today",
+  "tomorrow" or "yesterday" right before it is that day. A date moved by a count of days a record
   holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
   date wherever (business days skip the weekend). A date its sentence (or the one before)
@@ -1156,6 +1157,31 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+# A day named by where it lies from today, right before the date it names: "tomorrow, Tuesday Apr 15".
+_NAMED_DAY = re.compile(r"(?i)\b(today|tomorrow|yesterday)\W{1,4}$")
+_NAMED_SHIFT = {"today": 0, "tomorrow": 1, "yesterday": -1}
+
+
+def _named_day(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A date the answer names as today, tomorrow or yesterday right before it: the prompt's date,
+    or the day after or before it."""
+    named = _NAMED_DAY.search(p.answer, max(0, f.start - 16), f.start)
+    if named is None:
+        return None
+    shift = timedelta(days=_NAMED_SHIFT[named.group(1).lower()])
+    for source in p.prompt:
+        for day, start, end in _prompt_days(source)[:1]:
+            if date.min + timedelta(days=1) <= day <= date.max - timedelta(days=1) and day + shift in f.days:
+                return _from(
+                    "date-shift",
+                    f"{day.isoformat()}, {named.group(1).lower()}",
+                    source,
+                    (start, end),
+                    day.isoformat(),
+                )
+    return None
+
+
 @kept
 def _dates_held(source: Source) -> list[tuple[date, int, int]]:
     """Each date a result writes, with its span, and those its call's arguments name (no span)."""
@@ -1607,6 +1633,7 @@ TABLE = (
     Row("elapsed", "clock times: the answer's, this turn's results'", "2", "duration", _CENT, _elapsed),
     Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
+    Row("date-shift", "the prompt's date; the day the answer names", "1", "date", _CENT, _named_day),
     Row("time-offset", "a time, a length: said, held or stated", "2", "time", _CENT, _clock_moved),
     Row("time-zone", "one record: a time; the prompt's UTC offset", "2", "time", _CENT, _zoned),
     Row("time-zone", "a time before it in another zone", "1", "time", _CENT, _zone_restated),

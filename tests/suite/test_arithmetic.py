@@ -973,6 +973,28 @@ def test_a_time_a_record_holds_on_the_clock_of_the_prompts_zone_is_computed(
 
 
 @pytest.mark.parametrize(
+    ("prompt", "answer", "right", "wrong"),
+    [
+        (
+            "Today is Monday, 2031-04-14.",
+            "The next delivery is tomorrow, {}.",
+            "Tuesday, April 15",
+            "April 16",
+        ),
+        ("Current date: 2030-03-03.", "The clinic took your sample yesterday, {}.", "March 2", "March 1"),
+    ],
+)
+def test_a_date_the_answer_names_as_tomorrow_or_yesterday_is_the_day_after_or_before_the_prompts(
+    prompt: str, answer: str, right: str, wrong: str
+) -> None:
+    """A date written right after "tomorrow" or "yesterday" is the day after or before the
+    prompt's; another date so named is flagged."""
+    call = {"tool": "lookup", "result": {"status": "ok"}}
+    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "date-shift"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
+@pytest.mark.parametrize(
     ("result", "answer", "right", "wrong"),
     [
         (  # a freight desk's delivery appointment
