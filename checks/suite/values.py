@@ -12,7 +12,7 @@ A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19
   unsaid year" (``lookups()``), so two years written must agree. Seconds are not compared.
 - **A member's name may say what its number is**: seconds (or ms) since 1970 under a
   member named for an instant (``starts_at``) are a date and a time in UTC.
-- **A range is its two ends**, and where the first end is none ("Mar 15 — 7:45 AM": no hour
+- **A range is its two ends**, an ISO 8601 interval's too ("2024-05-19/2024-05-23"), and where the first end is none ("Mar 15 — 7:45 AM": no hour
   15 starts a range), the second is still a time; a weekday, an ordinal suffix, a zone and a
   next-day mark ("+1", kept as ``day_offset``) are no part of a value.
 
@@ -298,8 +298,14 @@ def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | No
     return tuple(dict.fromkeys(r for r in candidates if _valid(*r)))
 
 
+# The slash of an ISO 8601 interval, "2025-06-10/2025-06-14": between two dates, no path's.
+_INTERVAL = re.compile(r"(?<=\d{4}-\d\d-\d\d)/(?=\d{4}-\d\d-\d\d)|(?<=[\dZz])/(?=\d{4}-\d\d-\d\d[Tt])")
+
+
 def read_dates(text: str) -> Iterator[DateValue]:
-    """Every date ``text`` writes, in order; a range's two ends are two values."""
+    """Every date ``text`` writes, in order; a range's two ends are two values, an ISO interval's too."""
+    if "/" in text:
+        text = _INTERVAL.sub(" ", text)  # one character for one: the offsets stay
     for match in _DATES.finditer(text):
         notation, numbers, parts = _parts(match.groups(), _DATE_GROUPS)
         readings = _readings(notation, parts)
@@ -357,6 +363,7 @@ def read_times(text: str) -> Iterator[TimeValue]:
 def date_keys(text: str, in_words: bool = True) -> set[str]:
     """The keys of each date ``text`` writes, and its full dates' years; ``in_words=False``: figures only."""
     pattern = _DATES if in_words else _FIGURE_DATES
+    text = _INTERVAL.sub(" ", text) if "/" in text else text  # an ISO interval's two dates
     return {key for found in set(pattern.findall(text)) for key in _date_keys_of(found, in_words)}
 
 

@@ -444,3 +444,19 @@ def test_seconds_since_1970_under_a_member_named_for_an_instant_are_a_date_and_t
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
         found = flags(build_conversation(turn))
         assert [f["claim"]["text"] for f in found] == flagged, answer
+
+
+@given(start=st.dates(min_value=date(1990, 1, 1), max_value=date(2090, 1, 1)), days=st.integers(1, 60))
+def test_each_end_of_an_iso_interval_grounds_its_date(start: date, days: int) -> None:
+    """An ISO 8601 interval ("2031-06-10/2031-06-14", a marina's hold; a maintenance window of two
+    timestamps) writes two dates, as a range does: each grounds its date written in words; a day
+    outside it is flagged."""
+    end = start + timedelta(days=days)
+    for interval in (f"{start}/{end}", f"{start}T23:00:00Z/{end}T03:00:00Z"):
+        source = json.dumps({"hold": interval})
+        for day in (start, end):
+            answer = f"The hold covers {day:%B} {day.day}, {day.year}."
+            assert flags(conversation(source, "tool json", answer)) == [], (interval, answer)
+        other = end + timedelta(days=1)
+        answer = f"The hold covers {other:%B} {other.day}, {other.year}."
+        assert len(flags(conversation(source, "tool json", answer))) == 1
