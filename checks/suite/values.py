@@ -12,9 +12,10 @@ A tool records ``"2024-05-19"``, ``"22:00:00"``; a person writes "Sunday, May 19
   unsaid year" (``lookups()``), so two years written must agree. Seconds are not compared.
 - **A member's name may say what its number is**: seconds (or ms) since 1970 under a
   member named for an instant (``starts_at``) are a date and a time in UTC.
-- **A range is its two ends**, an ISO 8601 interval's too ("2024-05-19/2024-05-23"), and where the first end is none ("Mar 15 — 7:45 AM": no hour
-  15 starts a range), the second is still a time; a weekday, an ordinal suffix, a zone and a
-  next-day mark ("+1", kept as ``day_offset``) are no part of a value.
+- **A range is its two ends**, an ISO 8601 interval's too ("2024-05-19/2024-05-23"), and where
+  the first end is none ("Mar 15 — 7:45 AM": no hour 15 starts a range), the second is still a
+  time; a weekday, an ordinal suffix, a zone and a next-day mark ("+1", kept as ``day_offset``)
+  are no part of a value.
 
 Not read: a two-digit year after dots ("1.2.24" is more often a version), a date glued to
 letters, digits or other separators (a part of an identifier or a path).
