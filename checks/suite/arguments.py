@@ -12,7 +12,8 @@ are read, without per-tool wiring:
   found it, so it names something that exists, however the model came to spell it ("tent_20x40"
   from "a 20x40 tent"), where a guessed order number that happens to exist is still guessed; or an
   option's name of words joined by underscores whose every number (each short of ``min_digits``
-  digits) was said before the call ("apartment_2br" after "a 2-bedroom"); or a
+  digits) was said before the call, by a person or an answer, or by a result next to a word of
+  the name ("apartment_2br" after "a 2-bedroom"); or a
   number typed into a write that nothing supplied (``write_numbers``). An expression ("100 *
   1.5") is a string of values: each number of it that an answer's check would read must have
   been said before, by anyone, the assistant included (a figure it stated is one it may compute
@@ -214,13 +215,23 @@ def _found(
 
 def _spelled_from_said(value: str, seen: _Seen, min_digits: int) -> bool:
     """Whether an option's name of words joined by underscores ("late_return_3_days", "apartment_2br")
-    writes only numbers said before the call, each short of ``min_digits``: a spelling of what was
-    said ("3 days late", "a 2-bedroom"), where a guessed code ("order_48213") is still guessed."""
+    writes only numbers said before the call, each short of ``min_digits``: by a person or an answer,
+    or by a result within three words of a word of the name ("2 bedroom apartment"); a spelling of
+    what was said, where a guessed code ("order_48213") is still guessed."""
     runs = re.findall(r"\d+", value)
-    if "_" not in value or not runs or any(len(run) >= min_digits for run in runs):
+    stems = "|".join(sorted({word[:3] for word in re.findall(r"[a-z]{3,}", value)}))
+    if "_" not in value or not runs or not stems or any(len(run) >= min_digits for run in runs):
         return False
-    texts = (seen.person_texts, seen.prose, seen.tool_texts)
-    return all(any(text.holds(run) for text in texts) for run in runs)
+    said = [*seen.person_texts.texts, *seen.prose.texts]
+    gap = r"(?:[\s,-]+[a-z]+){0,2}[\s,-]+"  # up to two words between
+    for run in runs:
+        number = rf"(?<![\w.]){run}(?![\w.])"
+        near = re.compile(rf"{number}{gap}(?:{stems})|(?<![a-z])(?:{stems})[a-z]*{gap}{number}")
+        if not (
+            any(re.search(number, text) for text in said) or any(map(near.search, seen.tool_texts.texts))
+        ):
+            return False
+    return True
 
 
 def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:

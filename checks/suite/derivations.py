@@ -38,9 +38,9 @@ that gives it: no chains, no averages, no arbitrary subsets.
   figure its sentence writes in the other unit, once a source grounds it or another row explains
   it ("20 lb, about 9.07 kg"): two figures never vouch for each other. A temperature converts
   between Celsius and Fahrenheit likewise, below zero too ("−2 °C (28.4 °F)").
-- **A span of days runs between grounded dates**: from a date its sentence (or the one before)
-  writes to another the answer writes, each one a source grounds; never to a date a row explained,
-  which the count itself may have moved it to (two made-up values would vouch for each other).
+- **A span of days runs between grounded dates**: between two dates its sentence (or the one
+  before) writes, each one a source grounds; never to a date a row explained, which the count
+  itself may have moved it to (two made-up values would vouch for each other).
 - **A clock time moves by a length**: a time its sentence writes moved on or back by a length one
   record holds or the prompt states, or a time one record (or the prompt) holds moved by a length
   the sentence writes ("a 75-minute game from 7:15 PM ends at 8:30 PM"); never a time and a
@@ -548,6 +548,8 @@ def _scaled(kind: str, scales: tuple[tuple[Decimal, str], ...]) -> _Find:
     """The row of a number a record carries (``_near``) times one of ``scales``."""
 
     def find(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+        if kind == "unit-scale" and measure_of(f.unit) in _TEMPERATURES:
+            return None  # a temperature is no thousandth of a number (``_temperature`` converts it)
         for source in p.records:
             for factor, label in scales:
                 if (spelling := _near(source, (f.number or ZERO) / factor, tol / factor)) is not None:
@@ -589,19 +591,17 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 def _temperature(f: Figure, unit: str, p: Pools, tol: Decimal) -> Derivation | None:
     """A temperature a record carries (or a grounded figure its sentence writes) in the other scale:
-    "24" under ``high_c`` is "75°F" (75.2); "75°F (24°C)"; "−2 °C (28.4 °F)". A number is looked up
-    without its sign, so a source's is read where it first stands: −2 grounds 28.4 °F, not 35.6 °F."""
+    "24" under ``high_c`` is "75°F" (75.2); "75°F (24°C)"; "−2 °C (28.4 °F)". Only a member named for
+    a temperature (``_temperatures_held``) in the other scale, or in none its name gives, is read."""
     other, degrees = _TEMPERATURES[unit], _signed(f.number or ZERO, p.answer, f.start)
     if unit == "°f":  # the figure, and how near it must come, in the other scale
         target, width = _QUOTIENT.divide(degrees - 32, _FAHRENHEIT_DEGREE), tol / _FAHRENHEIT_DEGREE
     else:
         target, width = degrees * _FAHRENHEIT_DEGREE + 32, tol * _FAHRENHEIT_DEGREE
     for source in p.records:
-        if (spelling := _near(source, abs(target), width)) is not None:
-            span = source.span_of(spelling)
-            below = span is not None and _signed(Decimal(1), source.text, span[0]) < 0
-            if below == (target < 0) or abs(target) <= width:  # its sign as written, but for zero
-                return _leaf("unit-scale", f"{{}} ({other}) in {unit}", source, span[0] if span else None)
+        for value, scale, path in _temperatures_held(source):
+            if scale in (other, None) and abs(value - target) <= width:
+                return Derivation("unit-scale", f"{path} ({other}) in {unit}", _at(source, path))
     sentence = sentence_at(p.answer_sentences, f.start)
     low, high = (sentence.start, sentence.end) if sentence is not None else (0, 0)
     for c in p.figures:
@@ -609,6 +609,27 @@ def _temperature(f: Figure, unit: str, p: Pools, tol: Decimal) -> Derivation | N
             if abs(_signed(c.number or ZERO, p.answer, c.start) - target) <= width:
                 return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
     return None
+
+
+# A member named for a temperature, and the scale its name gives: "high_c", "setpoint_f", "temp".
+_TEMPERATURE_KEY = re.compile(r"(?i)temp|celsius|fahrenheit|degree|setpoint|(?:^|[_\-])([cf])$")
+
+
+@kept
+def _temperatures_held(source: Source) -> list[tuple[Decimal, str | None, str]]:
+    """The JSON numbers a result holds under a member named for a temperature, each with its scale
+    where the name gives one ("°c" for ``high_c``), and its path."""
+    if source.role != "tool" or not source.looks_json:
+        return []
+    out = []
+    for path, number in json_leaves(source.parsed(), is_number)[:MAX_ITEMS]:
+        name = last_key(path)
+        if (named := _TEMPERATURE_KEY.search(name)) is not None:
+            letter = (named.group(1) or "").lower() or next(
+                (c for word, c in (("celsius", "c"), ("fahrenheit", "f")) if word in name.lower()), ""
+            )
+            out.append((Decimal(number), f"°{letter}" if letter else None, path))
+    return out
 
 
 def _signed(number: Decimal, text: str, start: int) -> Decimal:
@@ -784,7 +805,9 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for start in range(index - 1, max(-1, index - 1 - MAX_RUN), -1):
         closed = start == 0 or stated[start - 1].total
         if closed or _BREAK.search(p.answer, stated[start - 1].end, stated[start].start):
-            carried = [stated[start - 1 : index]] if start and stated[start - 1].total else []
+            carried = (
+                [stated[start - 1 : index]] if start and _carried(p.answer, stated[start - 1], f) else []
+            )
             for run in [stated[start:index], *carried]:
                 if len(run) >= 2 and all(s.known for s in run):
                     if found := _summed(run, f, tol):
@@ -792,6 +815,17 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             if closed:
                 break
     return _last(f, [s for s in stated[:index] if s.known and s.total], tol)
+
+
+def _carried(answer: str, earlier: Stated, f: Figure) -> bool:
+    """Whether a total may carry ``earlier`` on: a subtotal, into a total that is none ("Subtotal
+    $115 ... Total $140"), never one group's total into the next group's."""
+    return bool(_SUBTOTAL.search(_label(answer, earlier.start))) and not _SUBTOTAL.search(
+        _label(answer, f.near[f.index].start)
+    )
+
+
+_SUBTOTAL = re.compile(r"(?i)sub-?\s?total")
 
 
 def _last(f: Figure, run: list[Stated], tol: Decimal) -> Derivation | None:
@@ -830,7 +864,7 @@ def _table_column(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         cell = _cell(p.answer, s.start)
         in_column = cell is not None and cell[1] == column and cell[0] < start
         if s.total:
-            carried = [s] if in_column else []
+            carried = [s] if in_column and _carried(p.answer, s, f) else []
             break
         if in_column:
             run.append(s)
@@ -1158,7 +1192,7 @@ def _shifted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 # A day named by where it lies from today, right before the date it names: "tomorrow, Tuesday Apr 15".
-_NAMED_DAY = re.compile(r"(?i)\b(today|tomorrow|yesterday)\W{1,4}$")
+_NAMED_DAY = re.compile(r"(?i)(?<!after )(?<!before )\b(today|tomorrow|yesterday)[\s,(]{1,3}$")
 _NAMED_SHIFT = {"today": 0, "tomorrow": 1, "yesterday": -1}
 
 
@@ -1169,16 +1203,12 @@ def _named_day(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     if named is None:
         return None
     shift = timedelta(days=_NAMED_SHIFT[named.group(1).lower()])
-    for source in p.prompt:
-        for day, start, end in _prompt_days(source)[:1]:
-            if date.min + timedelta(days=1) <= day <= date.max - timedelta(days=1) and day + shift in f.days:
-                return _from(
-                    "date-shift",
-                    f"{day.isoformat()}, {named.group(1).lower()}",
-                    source,
-                    (start, end),
-                    day.isoformat(),
-                )
+    # The prompt's date is today only where it writes one: "updated 2024-01-01. Today is ..." is two.
+    written = [(day, source, start, end) for source in p.prompt for day, start, end in _prompt_days(source)]
+    for day, source, start, end in written if len({day for day, *_ in written}) == 1 else ():
+        if date.min + timedelta(days=1) <= day <= date.max - timedelta(days=1) and day + shift in f.days:
+            how = f"{day.isoformat()}, {named.group(1).lower()}"
+            return _from("date-shift", how, source, (start, end), day.isoformat())
     return None
 
 
@@ -1247,8 +1277,8 @@ def _spanned(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _grounded_span(f: Figure, p: Pools, step: timedelta) -> Derivation | None:
-    """The days from a date the figure's sentence (or the one before) writes to another the answer
-    writes, each one a source grounds: never one a row explained, which this count may have moved it to."""
+    """The days between two dates the figure's sentence (or the one before) writes, each one a source
+    grounds: never one a row explained, which this count may have moved it to."""
     sentences = _with_one_before(f, p) if p.grounded_days else None
     written = (
         {reading for value in read_dates(sentences.text) for reading in value.readings}
@@ -1259,7 +1289,11 @@ def _grounded_span(f: Figure, p: Pools, step: timedelta) -> Derivation | None:
         if {(first.year, first.month, first.day), (None, first.month, first.day)}.isdisjoint(written):
             continue
         for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
-            if other in p.grounded_days:
+            # Both ends written where the count is: two dates of unrelated records far off are no span.
+            if other in p.grounded_days and not {
+                (other.year, other.month, other.day),
+                (None, other.month, other.day),
+            }.isdisjoint(written):
                 early, late = sorted((first, other))
                 return Derivation("date-span", f"the days from {early.isoformat()} to {late.isoformat()}", ())
     return None
@@ -1584,12 +1618,14 @@ _ZONES: dict[str, tuple[int, ...]] = {
     "PST": (-480,), "PDT": (-420,), "AKST": (-540,), "AKDT": (-480,), "HST": (-600,),
     "ET": (-300, -240), "CT": (-360, -300), "MT": (-420, -360), "PT": (-480, -420),
 }  # fmt: skip
+# What may stand between a time and its restatement: "(", "/", "=", ", which is", "or" ...
+_RESTATING_TIME = re.compile(r"[\s(/,=≈~:*]*(?:or|i\.e\.,?|which is|that's|that is|is)?[\s(/,=≈~:*]*", re.I)
 _ZONE_AFTER = re.compile(rf"[\s(]*({'|'.join(_ZONES)})\b")
 
 
 def _zone_restated(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A clock time written with a zone that restates one its sentence (or the one before) writes
-    before it with another zone, as the same moment: "16:00 EDT (15:00 CDT)"."""
+    """A clock time written with a zone that restates the one written right before it with another
+    zone, as the same moment: "16:00 EDT (15:00 CDT)", "9:10 AM PT, which is 12:10 PM ET"."""
     zone = _ZONE_AFTER.match(p.answer, f.start + len(f.text))
     sentence = _with_one_before(f, p) if zone else None
     if zone is None or sentence is None:
@@ -1599,6 +1635,8 @@ def _zone_restated(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         other = _ZONE_AFTER.match(sentence.text, time.end)
         if other is None or other.group(1) == zone.group(1):
             continue
+        if not _RESTATING_TIME.fullmatch(sentence.text, other.end(), f.start - sentence.start):
+            continue  # a restatement stands right after what it restates, not after another event
         heres, theres = _ZONES[zone.group(1)], _ZONES[other.group(1)]
         # Two generic zones keep one season: standard with standard, daylight with daylight.
         pairs = zip(heres, theres, strict=True) if len(heres) == len(theres) == 2 else product(heres, theres)

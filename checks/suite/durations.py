@@ -12,9 +12,10 @@ A tool records ``"duration_minutes": 90`` or ``"PT1H30M"``; a person writes "90 
   days" (business days are no length: the derivations count them apart).
 - **A JSON number whose member's name ends in a unit is a duration** (``wait_minutes: 90``, or
   a unit's letter after a separator, as JSON writes seconds and hours: ``idle_s``, ``ttl_h``),
-  and so is each end of a range written there as a string (``eta_days: "5-7"``). A rate's unit
-  stands before its "per": ``hours_per_day: 6`` is six hours, not six days; a name opening with a
-  unit in the plural counts it (``days_supply: 30``, ``hours_remaining``).
+  and so is each end of a range written there as a string (``eta_days: "5-7"``); a name opening
+  with a unit in the plural counts it (``days_supply: 30``, ``hours_remaining``), unless it names a
+  price or a share (``days_late_fee``). A rate's unit stands before its "per": ``hours_per_day: 6``
+  is six hours (a day), not six days.
 - **A word for a recurrence writes its length** (``PERIODS``): a source's "paid biweekly" grounds
   "every two weeks", as the derivations count 14 days from it.
 - **No domain.** Ranges ("2-3 hours") are no one value; a month or a year no fixed length.
@@ -72,6 +73,7 @@ _KEY_LETTERS = {"s": 1, "h": 3600}
 _KEY_WORDS = re.compile(rf"(?:^|[_\-\s]|(?-i:(?<=[a-z])(?=[A-Z])))({_ANY_UNIT})$|[_\-]([sh])$", re.I)
 # A member whose name opens with a unit in the plural counts it: "days_supply", "hours_remaining".
 _PLURALS = alternation([word + "s" for word in _SINGULAR])
+_NO_LENGTH = re.compile(r"(?i)fee|rate|price|cost|charge|discount|pct|percent|amount")
 _LEAD_UNIT = re.compile(rf"({_PLURALS})(?:[_\-]|(?-i:(?<=s)(?=[A-Z])))", re.I)
 # A member named for a unit, in lower-case JSON.
 KEYED_UNIT = re.compile(rf'(?:{_ANY_UNIT}|[_\-][sh])"\s*:\s*"?-?\d|"(?:{_PLURALS})[_\-]')
@@ -214,9 +216,11 @@ _PER_KEY = re.compile(r"(.+?)(?:[_\-\s][Pp]er[_\-\s]|(?<=[a-z])Per(?=[A-Z]))\w+"
 
 def duration_member_keys(name: str, number: str) -> list[str]:
     """The duration key of a JSON number whose member's name ends in a unit (or names one before a
-    "per": 6 under ``hours_per_day`` is six hours, 80 under ``km_per_hour`` none), or none."""
+    "per": 6 under ``hours_per_day`` is six hours, 80 under ``km_per_hour`` none), or opens with one
+    in the plural and names no price or share ("days_supply", not "days_late_fee"), or none."""
     rate = _PER_KEY.fullmatch(name)
-    match = _KEY_WORDS.search(rate.group(1) if rate else name) or _LEAD_UNIT.match(name)
+    lead = _LEAD_UNIT.match(name) if _NO_LENGTH.search(name) is None else None
+    match = _KEY_WORDS.search(rate.group(1) if rate else name) or lead
     if match is None:
         return []
     unit = UNITS[match.group(1).lower()] if match.group(1) else _KEY_LETTERS[match.group(2).lower()]

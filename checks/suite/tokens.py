@@ -65,8 +65,9 @@ _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _PER_POWER_OF_TEN = re.compile(r"[^\W\d_]{1,3}/10{1,3}")
 _SHORT_FRACTION = re.compile(r"\d{1,2}(?:\.\d{1,2})?/\d{1,2}")  # "3/4", a score "4.5/5": no code
 # "UTC−7", "GMT+5:30": a clock's zone, as a unit names a measure, no value of a record.
-_ZONE_OFFSET = re.compile(r"(?:utc|gmt)[+\-−±]\d{1,2}(?::?[0-5]\d)?")
+_ZONE_OFFSET = re.compile(r"(?:utc|gmt)[+\-−±](?:1[0-4]|0?\d)(?::?(?:00|30|45))?")
 # 4-port, 24-hour, 64-bit, 3.5-ton, 2nd-floor: an adjective, not a value.
+_MEASURE_COMPOUND = re.compile(r"(\d{1,3}\.\d{1,2})-([a-z]+)")
 _COMPOUND = re.compile(r"\d{1,3}(?:\.\d{1,2}|st|nd|rd|th)?(?:-[a-z]+)+")
 _GLUED = re.compile(r"(\d+(?:\.\d+)?)(°?[a-z%]{1,5}(?:/s)?)")  # "°c": a temperature's degrees
 _RATE = re.compile(r"(\d+(?:\.\d+)?)((?:/[a-z]+)+)")  # a number per units: "9.50/ft/mo", "12/hr"
@@ -276,6 +277,12 @@ def classify(
     too_short = len(value) < 4 or _ORDINAL.fullmatch(value) or _SHORT_FRACTION.fullmatch(value)
     too_short = too_short or _ZONE_OFFSET.fullmatch(value)
     compound = _COMPOUND.fullmatch(value) and digit_count(value) < min_digits
+    # A number hyphened to a unit's word ("15.6-inch", "1.5-mile") is a measure, checked as one.
+    if figures and (measure := _MEASURE_COMPOUND.fullmatch(value)) and is_unit(measure.group(2)):
+        number, precision = read_number(measure.group(1)), _precision(measure.group(1))
+        return Candidate(
+            measure.group(1), *at, "figure", (measure.group(1), value), number, precision, measure.group(2)
+        )
     if too_short or compound or not any(c.isalpha() or c in ":_-/." for c in value):
         return None
     # 1204itw is looked up as 1204 too.

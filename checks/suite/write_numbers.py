@@ -11,8 +11,9 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   only takes any noun), or as a short reply to a question that named it ("How many bags?"
   "2"), or as the one count of things (a plural noun, or a group the user counts themselves in:
   "six of us") of a message that says only one: "two suitcases" gives the count of bags, with no
-  synonym table; or as the total of the two or three counts of things a message lists ("two
-  adults and three kids" make a group of five); or as a length of time in any unit, under a key
+  synonym table; or as the total of the two or three counts of things a message lists as one
+  list, joined by "and" or a comma ("two adults and three kids" make a group of five, "2 rooms
+  for 3 nights" nothing); or as a length of time in any unit, under a key
   named for a unit ("an hour and a half" is ``duration_min`` 90);
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
@@ -63,6 +64,7 @@ _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verb
     r"|don't|doesn't|won't|can't|prefer|prefers)\b)",
     re.I,
 )
+_JOINED = re.compile(r"\s*(?:,|&|\+|\band\b|\bplus\b)\s*(?:and\s+)?", re.I)
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6
 
@@ -135,7 +137,7 @@ class Supply:
         for text in self.user_texts[texts:]:
             self.lengths |= duration_keys(text)
             counted: set[Decimal] = set()
-            listed: list[Decimal] = []
+            listed: list[tuple[Decimal, int, int]] = []  # each count of things, where it and its noun stand
             for match in _SAID.finditer(text):
                 said, words = match.group(1), match.group(2).lower().split()
                 if (number := _number(said)) is None:
@@ -150,11 +152,15 @@ class Supply:
                 group = _GROUP.match(text, match.start(2)) is not None
                 if (things or group) and said.lower() not in ("a", "an"):
                     counted.add(number)
-                    listed.append(number)
+                    listed.append((number, match.start(1), match.start(2) + len(noun)))
             if len(counted) == 1:
                 self.lone |= counted
-            if 2 <= len(listed) <= 3:  # "two adults and three kids": a group of five
-                self.lone.add(sum(listed, ZERO))
+            # "two adults and three kids": one list, its counts joined by "and" or a comma, a group of five.
+            joined = all(
+                _JOINED.fullmatch(text, a[2], b[1]) for a, b in zip(listed, listed[1:], strict=False)
+            )
+            if 2 <= len(listed) <= 3 and joined:
+                self.lone.add(sum((number for number, _, _ in listed), ZERO))
         for question, reply in self.replies[replies:]:
             words = re.findall(r"[a-z0-9-]+", reply.lower())
             if words and len(words) <= MAX_REPLY_WORDS:  # else too long (or too empty) to answer

@@ -65,6 +65,13 @@ def test_an_options_name_of_words_writes_only_numbers_said_before(
     assert asked(said) == []
     assert [f["value"] for f in asked(guessed)] == [guessed]
     assert [f["value"] for f in asked("order_48213")] == ["order_48213"]
+    # A number a result holds far from any word of the name spells nothing: "items": 5 is no "5 days".
+    late = {"tool": "get_order", "args": {"order": "A-1"}, "result": {"items": 5}}
+    fee = {"tool": "settle_fee", "args": {"reason": "late_return_5_days"}, "result": {"ok": True}}
+    turn = build_turn("Done.", calls=[late, fee], user="My order came back 2 days late.")
+    assert [f["value"] for f in findings(build_conversation(turn), "unsupported_argument")] == [
+        "late_return_5_days"
+    ]
 
 
 def test_it_says_when_the_value_was_found_only_in_the_assistants_prose() -> None:

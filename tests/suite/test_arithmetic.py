@@ -226,6 +226,16 @@ def test_a_total_carries_on_the_subtotal_before_it(result: Any, answer: str, tot
     assert flagged(run(answer.format(wrong), result)) == [wrong]
 
 
+def test_a_groups_total_is_not_carried_into_the_next_groups_total() -> None:
+    """A total carries on a subtotal, never one group's total into the next group's: trip B's total
+    of 290 that adds trip A's 150 to its own rows is flagged."""
+    legs = {"legs": [{"leg": "A1", "price": 100}, {"leg": "A2", "price": 50}, {"leg": "B1", "price": 80}]}
+    table = "| Item | Price |\n|---|---|\n| Flight A | $100.00 |\n| Hotel A | $50.00 |\n"
+    table += "| Total (trip A) | $150.00 |\n| Flight B | $80.00 |\n| Hotel B | $60.00 |\n"
+    table += "| Total (trip B) | $290.00 |"
+    assert "290.00" in flagged(run(table, legs))
+
+
 def test_a_tables_column_is_not_summed_across_a_break() -> None:
     """Rows of an earlier table, a blank line above, are no part of the next table's column."""
     first = "| Item | Each | Total |\n|---|---|---|\n| Chairs | $2.25 | $270.00 |\n\n"
@@ -745,6 +755,9 @@ def test_a_temperature_is_checked_however_it_is_spaced() -> None:
         assert flagged(run(f"Pallet PL-4 is held at {spelled}.", stock)) == [spelled]
     found = run("Noted: 31 °C inside (87.8 °F).", stock, user="the lab reads 31C right now")
     assert flagged(found) == []
+    # Only a member named for a temperature converts: no wind speed, no wattage in thousands.
+    assert flagged(run("Tomorrow's high will be 75°F.", {"high_c": 18, "wind_kph": 24})) == ["75°F"]
+    assert flagged(run("The fridge runs at 2.4°C.", {"fridge": "F-2", "watts": 2400})) == ["2.4°C"]
 
 
 def test_two_made_up_measures_do_not_vouch_for_each_other() -> None:
@@ -972,6 +985,17 @@ def test_a_time_a_record_holds_on_the_clock_of_the_prompts_zone_is_computed(
     assert flagged(dated("Today is 2031-08-09.", answer.format(right), call)) == [right]
 
 
+def test_a_day_named_apart_from_the_date_or_under_a_prompt_of_two_dates_explains_nothing() -> None:
+    """ "The day after tomorrow, May 15" is no tomorrow; nor is "yesterday. May 13" across a sentence's
+    end; nor is a prompt's first date today where the prompt writes two."""
+    call = {"tool": "lookup", "result": {"status": "ok"}}
+    today = "Today is 2031-05-14."
+    assert flagged(dated(today, "It arrives the day after tomorrow, May 15.", call)) == ["May 15"]
+    assert flagged(dated(today, "I checked yesterday. May 13 is the deadline.", call)) == ["May 13"]
+    two = "Policy updated 2031-01-01. Today is 2031-05-14."
+    assert flagged(dated(two, "It ships tomorrow, January 2.", call)) == ["January 2"]
+
+
 @pytest.mark.parametrize(
     ("prompt", "answer", "right", "wrong"),
     [
@@ -1018,6 +1042,15 @@ def test_a_time_restating_one_before_it_in_another_zone_is_computed(
     zone, as the same moment by the zones' offsets from UTC; another time is flagged."""
     assert computed(run(answer.format(right), result))[right]["kind"] == "restated"
     assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+def test_a_time_in_another_zone_restates_only_the_time_right_before_it() -> None:
+    """Another event's time earlier in the sentence is no time restated: a pickup at a made-up 14:00
+    CT after a webinar at 15:00 ET is flagged."""
+    result = {"webinar": "W-1", "starts": "15:00 ET"}
+    assert flagged(run("The webinar starts at 15:00 ET, and your pickup is at 14:00 CT.", result)) == [
+        "14:00"
+    ]
 
 
 @pytest.mark.parametrize(

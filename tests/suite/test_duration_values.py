@@ -157,7 +157,7 @@ def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
     """`"waitMinutes": 45` is 45 minutes, `"cache_ttl_s": 900` 900 seconds; `"admin": 45`,
     `"holiday": 3` or `"bus": 15` only end in a unit's letters and hold no length, so they ground
     no "45 minutes", "3 days" or "15 seconds"; a rate is in the unit before its "per", and a name
-    opening with a unit in the plural counts that unit."""
+    opening with a unit in the plural counts that unit unless it names a price."""
     cases = [
         ({"waitMinutes": 45}, "The queue wait is 45 minutes.", []),
         ({"kiln_hours": 3}, "The firing takes 3 hours.", []),
@@ -178,6 +178,7 @@ def test_a_member_named_for_a_unit_is_one_whose_last_word_is_the_unit() -> None:
         ({"hours_remaining": 12}, "The lease has 12 hours left.", []),
         ({"day_of_month": 15}, "Billing runs every 15 days.", ["15 days"]),
         ({"days_supply": 30}, "The inhaler lasts 30 hours.", ["30 hours"]),
+        ({"days_late_fee": 25}, "The fee starts after 25 days.", ["25 days"]),  # a price, not a length
     ]
     for result, answer, flagged in cases:
         turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])

@@ -99,6 +99,9 @@ def test_it_leaves_prose_unexamined() -> None:
     # So are a compound's number with a decimal or an ordinal: a 2.5-ton hoist, a 2nd-floor office.
     result = run("The 2.5-ton hoist is in the 2nd-floor bay.")
     assert result["turns"][0]["candidates"] == 0
+    # But a number hyphened to a unit's word is a measure, checked as one: a 15.6-inch screen.
+    assert flagged(run("It has a 15.6-inch screen.", {"screen_in": 13.3})) == ["15.6"]
+    assert flagged(run("It has a 15.6-inch screen.", {"screen_in": 15.6})) == []
     # A length of time is a value at any size, like an amount (``durations``).
     assert flagged(run("The 3rd of 12 links failed twice in 365 days.")) == ["pt31536000s"]
 

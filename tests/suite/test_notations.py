@@ -252,8 +252,10 @@ def test_a_score_over_its_scale_is_no_code(answer: str, result: Any) -> None:
 )
 def test_a_zones_offset_from_utc_is_no_value(answer: str, result: Any, unsupported: list[str]) -> None:
     """ "UTC−5" or "GMT+5:30" names a clock's zone as a unit names a measure: no code a result
-    must carry, while the times beside it are still checked."""
+    must carry, while the times beside it are still checked; a code that only opens with the
+    letters ("GMT-4521") is still one."""
     assert flagged(run(answer, result)) == unsupported
+    assert flagged(run("Your ticket is GMT-4521.", {"ticket": "GMT-4522"})) == ["GMT-4521"]
 
 
 def test_a_small_bare_number_is_still_not_a_candidate() -> None:

@@ -238,11 +238,14 @@ def test_a_group_the_user_counts_themselves_in_is_the_one_count_of_their_message
 )
 def test_the_counts_a_message_lists_add_up_to_the_group_they_make(call, user, wrong) -> None:
     """A message that lists two or three counts of things ("two adults and three kids") gives
-    their total too, the size of the group they make; another number is still flagged."""
+    their total too, the size of the group they make; another number is still flagged, and so is
+    a sum of counts no list joins ("2 rooms for 3 nights")."""
     assert unsupported(conversation(user, [call])) == []
     name, args, result = call
     key = next(k for k, v in args.items() if isinstance(v, int))
     assert unsupported(conversation(user, [(name, {**args, key: wrong}, result)])) == [(key, str(wrong))]
+    apart = "Please book 2 rooms for 3 nights."
+    assert unsupported(conversation(apart, [(name, {**args, key: 5}, result)])) == [(key, "5")]
 
 
 def test_a_part_of_the_users_group_is_no_count_of_it() -> None:
