@@ -1280,22 +1280,16 @@ def _grounded_span(f: Figure, p: Pools, step: timedelta) -> Derivation | None:
     """The days between two dates the figure's sentence (or the one before) writes, each one a source
     grounds: never one a row explained, which this count may have moved it to."""
     sentences = _with_one_before(f, p) if p.grounded_days else None
-    written = (
+    readings = (
         {reading for value in read_dates(sentences.text) for reading in value.readings}
         if sentences
         else set()
     )
-    for first in sorted(p.grounded_days):
-        if {(first.year, first.month, first.day), (None, first.month, first.day)}.isdisjoint(written):
-            continue
-        for other in (first + step, first - step) if date.min + step <= first <= date.max - step else ():
-            # Both ends written where the count is: two dates of unrelated records far off are no span.
-            if other in p.grounded_days and not {
-                (other.year, other.month, other.day),
-                (None, other.month, other.day),
-            }.isdisjoint(written):
-                early, late = sorted((first, other))
-                return Derivation("date-span", f"the days from {early.isoformat()} to {late.isoformat()}", ())
+    written = {d for d in p.grounded_days if {(d.year, d.month, d.day), (None, d.month, d.day)} & readings}
+    for first in sorted(written):
+        if first <= date.max - step and first + step in written:
+            how = f"the days from {first.isoformat()} to {(first + step).isoformat()}"
+            return Derivation("date-span", how, ())
     return None
 
 
