@@ -578,15 +578,25 @@ def _converted(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     size, other = _MEASURES[unit]
     factor = _QUOTIENT.divide(Decimal(_MEASURES[other][0]), Decimal(size))  # one ``other`` in ``unit``s
     found = _scaled("unit-scale", ((factor, f"({other}) in {unit}"),))(f, p, tol)
-    sentence = sentence_at(p.answer_sentences, f.start) if found is None else None
-    if sentence is None:
+    if found is not None:
         return found
-    # A grounded figure its sentence writes in the other unit, restated ("20 lb, about 9.07 kg").
+    return _restated(
+        f, p, unit, other, lambda c: abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol
+    )
+
+
+def _restated(
+    f: Figure, p: Pools, unit: str, other: str, fits: Callable[[Candidate], bool]
+) -> Derivation | None:
+    """A grounded figure the figure's sentence writes in the ``other`` unit (``Pools.figures``) that
+    ``fits`` it, restated: "20 lb, about 9.07 kg", "75°F (24°C)"."""
+    sentence = sentence_at(p.answer_sentences, f.start)
+    if sentence is None:
+        return None
     for c in p.figures:
-        if sentence.start <= c.start < sentence.end and measure_of(c.unit) == other:
-            if abs((c.number or ZERO) * factor - (f.number or ZERO)) <= tol:
-                return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
-    return found
+        if sentence.start <= c.start < sentence.end and measure_of(c.unit) == other and fits(c):
+            return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
+    return None
 
 
 def _temperature(f: Figure, unit: str, p: Pools, tol: Decimal) -> Derivation | None:
@@ -602,13 +612,9 @@ def _temperature(f: Figure, unit: str, p: Pools, tol: Decimal) -> Derivation | N
         for value, scale, path in _temperatures_held(source):
             if scale in (other, None) and abs(value - target) <= width:
                 return Derivation("unit-scale", f"{path} ({other}) in {unit}", _at(source, path))
-    sentence = sentence_at(p.answer_sentences, f.start)
-    low, high = (sentence.start, sentence.end) if sentence is not None else (0, 0)
-    for c in p.figures:
-        if low <= c.start < high and measure_of(c.unit) == other:
-            if abs(_signed(c.number or ZERO, p.answer, c.start) - target) <= width:
-                return Derivation("restated", f"{c.text} in {unit}", p.known.get(c.value, ()))
-    return None
+    return _restated(
+        f, p, unit, other, lambda c: abs(_signed(c.number or ZERO, p.answer, c.start) - target) <= width
+    )
 
 
 # A member named for a temperature, and the scale its name gives: "high_c", "setpoint_f", "temp".

@@ -303,10 +303,14 @@ def _readings(notation: Notation, parts: dict[str, str]) -> tuple[tuple[int | No
 _INTERVAL = re.compile(r"(?<=\d{4}-\d\d-\d\d)/(?=\d{4}-\d\d-\d\d)|(?<=[\dZz])/(?=\d{4}-\d\d-\d\d[Tt])")
 
 
+def _intervals_apart(text: str) -> str:
+    """``text`` with each ISO interval's slash a space, one character for one: the offsets stay."""
+    return _INTERVAL.sub(" ", text) if "/" in text else text
+
+
 def read_dates(text: str) -> Iterator[DateValue]:
     """Every date ``text`` writes, in order; a range's two ends are two values, an ISO interval's too."""
-    if "/" in text:
-        text = _INTERVAL.sub(" ", text)  # one character for one: the offsets stay
+    text = _intervals_apart(text)
     for match in _DATES.finditer(text):
         notation, numbers, parts = _parts(match.groups(), _DATE_GROUPS)
         readings = _readings(notation, parts)
@@ -364,7 +368,7 @@ def read_times(text: str) -> Iterator[TimeValue]:
 def date_keys(text: str, in_words: bool = True) -> set[str]:
     """The keys of each date ``text`` writes, and its full dates' years; ``in_words=False``: figures only."""
     pattern = _DATES if in_words else _FIGURE_DATES
-    text = _INTERVAL.sub(" ", text) if "/" in text else text  # an ISO interval's two dates
+    text = _intervals_apart(text)
     return {key for found in set(pattern.findall(text)) for key in _date_keys_of(found, in_words)}
 
 
