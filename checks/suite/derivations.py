@@ -75,6 +75,10 @@ that gives it: no chains, no averages, no arbitrary subsets.
   with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
   markdown table sums its own column, back to the table's start or an earlier total; a total may
   carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again.
+- **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"):
+  products before sums, one level of brackets first, a word or two after a term naming what it
+  counts. Where it gives the figure, the figure is explained, its terms being values checked on
+  their own; where it does not, the flag says what it gives.
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
   explained, and a date move on from one, once (``Pools.answer_days``).
@@ -181,13 +185,20 @@ _REMAINDER_WORDS = re.compile(
 )
 _BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|\d+[.)]\s)")
 _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's path in an aggregate's name
-# The terms of written arithmetic are amounts in any notation (``money``), or bare numbers.
+# The terms of written arithmetic are amounts in any notation (``money``), or bare numbers, each
+# with at most two words naming what it counts ("2 adults × $24", "6 nights"), and one level of
+# brackets ("($64 + $10 holiday) × 6 nights").
 _OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
-_EXPRESSION = rf"{AMOUNT_TEXT}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT})+"
+_NAMING = r"(?i:[ \u00a0](?!x\b)[a-z][a-z-]*){0,2}"
+_TERMS = rf"{AMOUNT_TEXT}{_NAMING}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT}{_NAMING})*"
+_FACTOR = rf"(?:{AMOUNT_TEXT}{_NAMING}|\(\s*{_TERMS}\s*\){_NAMING})"
+_EXPRESSION = rf"{_FACTOR}(?:\s*(?:{_OPERATOR_SIGN})\s*{_FACTOR})+"
 _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*[*_]*{MARK_BEFORE_TEXT}?\s*$")  # "= **$792**"
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
-_TERM = re.compile(rf"({AMOUNT_TEXT})(?:\s*({_OPERATOR_SIGN})\s*)?")
+_PIECE = re.compile(
+    rf"\s*(?:(?P<open>\()|(?P<close>\))|(?P<amount>{AMOUNT_TEXT})|(?P<sign>{_OPERATOR_SIGN})|[a-z-]+)", re.I
+)
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
 # ("$45.00/hour").
@@ -754,26 +765,60 @@ def _summed(run: list[Stated] | list[Operand], f: Figure, tol: Decimal) -> Deriv
 
 
 def _evaluate(expression: str) -> tuple[Decimal, str] | None:
-    """The value of a written ``a + b − c × d`` and its kind, or None when it is not one."""
-    total, sign, product, kinds, at = ZERO, 1, None, set(), 0
-    while at < len(expression):
-        match = _TERM.match(expression, at)
-        amount = read_amount(match.group(1)) if match is not None else None
-        if match is None or amount is None or match.end() == at:
-            return None
-        at = match.end()
-        product = amount.magnitude if product is None else product * amount.magnitude
-        op = (match.group(2) or "").strip()
-        if not op:
-            break
-        if op in ("\u00d7", "*", "x"):
-            kinds.add("product")
-            continue
-        total, product, sign = total + sign * product, None, 1 if op == "+" else -1
-        kinds.add("sum" if op == "+" else "difference")
-    if product is None or at < len(expression.rstrip()):
+    """The value of a written ``(a + b) × c − d`` and its kind, or None when it is not one: products
+    first, one level of brackets first of all, the words naming a term read past."""
+    pieces: list[str | Decimal] = []
+    for match in _PIECE.finditer(expression):
+        if match.group("amount") is not None:
+            amount = read_amount(match.group("amount"))
+            if amount is None:
+                return None
+            pieces.append(amount.magnitude)
+        elif match.lastgroup is not None:
+            pieces.append(match.group().strip())
+    kinds: set[str] = set()
+    value, at = _sum_of(pieces, 0, kinds)
+    if value is None or at != len(pieces):
         return None
-    return total + sign * product, next((k for k in ("difference", "product") if k in kinds), "sum")
+    return value, next((k for k in ("difference", "product") if k in kinds), "sum")
+
+
+def _sum_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Decimal | None, int]:
+    """The sum of the products from ``pieces[at]`` on, and where it ends."""
+    total, sign = ZERO, 1
+    while True:
+        product, at = _product_of(pieces, at, kinds)
+        if product is None:
+            return None, at
+        total += sign * product
+        if at == len(pieces) or pieces[at] not in ("+", "-", "\u2212"):
+            return total, at
+        sign = 1 if pieces[at] == "+" else -1
+        kinds.add("sum" if sign == 1 else "difference")
+        at += 1
+
+
+def _product_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Decimal | None, int]:
+    """The product of the factors from ``pieces[at]`` on (a number, or a bracket's sum), and where it ends."""
+    product = Decimal(1)
+    while at < len(pieces):
+        piece = pieces[at]
+        factor: Decimal | None = None
+        if isinstance(piece, Decimal):
+            factor, at = piece, at + 1
+        elif piece == "(":
+            factor, at = _sum_of(pieces, at + 1, kinds)
+            at += 1  # past the bracket's close, which must stand there
+            if at > len(pieces) or pieces[at - 1] != ")":
+                factor = None
+        if factor is None:
+            return None, at
+        product *= factor
+        if at == len(pieces) or str(pieces[at]).lower() not in ("\u00d7", "*", "x"):
+            return product, at
+        kinds.add("product")
+        at += 1
+    return None, at
 
 
 def written_arithmetic(answer: str, start: int, end: int) -> Iterator[tuple[str, Decimal, str]]:

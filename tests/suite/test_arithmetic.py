@@ -125,6 +125,42 @@ def test_the_answers_own_written_arithmetic_is_evaluated() -> None:
 
 
 @pytest.mark.parametrize(
+    ("result", "right", "wrong"),
+    [
+        # A poster print shop: a bracket, and words naming the terms.
+        (
+            {"poster": "A2 matte", "unit_price": 18.0, "rush_fee": 4.5},
+            "4 posters at (€18.00 + €4.50 rush) × 4 posters = €90.00.",
+            "4 posters at (€18.00 + €4.50 rush) × 4 posters = €92.00.",
+        ),
+        # A software reseller: a count named by its noun before the bracket.
+        (
+            {"plan": "team", "seat_price": 30, "support_per_seat": 6},
+            "Renewal: 5 licences × ($30 + $6 support) = $180.",
+            "Renewal: 5 licences × ($30 + $6 support) = $190.",
+        ),
+        # A garden centre: a product of a named count and a price, no bracket.
+        (
+            {"sku": "MULCH-40L", "price": 3.4},
+            "You need 12 bags × $3.40 = $40.80.",
+            "You need 12 bags × $3.40 = $40.90.",
+        ),
+    ],
+)
+def test_written_arithmetic_reads_brackets_and_the_words_naming_its_terms(
+    result: dict[str, Any], right: str, wrong: str
+) -> None:
+    """Products bind before sums, a bracket before both, and a word or two after a term names what
+    it counts: arithmetic that holds explains its figure, and a slip in it is flagged with what it
+    gives."""
+    assert flagged(run(right, result)) == []
+    figure = right.rsplit(" ", 1)[-1].strip("€$.")
+    assert computed(run(right, result))[figure]["from"].endswith("as the answer writes it")
+    [slip] = [f for f in run(wrong, result)["findings"] if f["code"] == "unsupported_value"]
+    assert slip["arithmetic"]["gives"] == figure
+
+
+@pytest.mark.parametrize(
     ("answer", "figure", "written", "gives"),
     [
         # A hardware order: the bracket after the figure.
