@@ -6,8 +6,9 @@ total of the amounts it lists, a price times the count the user gave, a date mov
 the user or the prompt states ("the day before"; to the day of the week the user named) or by
 a count of days one record or the prompt holds, the days between two dates one record holds,
 and, once no other row does, one operation on two numbers its sentence (or the one before, else
-the one after too: its working) writes, in figures or in words ("twelve months"), of the
-MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE`` lists every
+the one after too: its working) writes, in figures (a comma before one or two last digits is a
+decimal one: "€0,15") or in words ("twelve months"), of the MAX_LOCAL nearest it (in a long
+table, its own row and those above). ``TABLE`` lists every
 derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first row
 that gives it: no chains, no averages, no arbitrary subsets.
 
@@ -202,7 +203,9 @@ _PIECE = re.compile(
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
 # ("$45.00/hour").
-_OPERAND = re.compile(r"(?<![\w.,:/\-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:\-]|/[^a-z]|[.,]\d)", re.I)
+_OPERAND = re.compile(
+    r"(?<![\w.,:/\-])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\d+,\d{1,2})(?![\w:\-]|/[^a-z]|[.,]\d)", re.I
+)
 # A count in one word, never a piece of a longer one: "twenty-five" is no twenty and no five.
 _WORD_OPERAND = re.compile(rf"(?<![\w-])(?:{COUNT_WORD})(?![\w-])", re.I)
 MAX_LOCAL = 12  # the operands one sentence may give
@@ -1118,7 +1121,10 @@ def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     counts = [
         (n, m.group())
         for m in chain(_OPERAND.finditer(text), _WORD_OPERAND.finditer(text))
-        if not any(a <= m.start() < b for a, b in taken) and (n := parse_number(m.group())) and n >= 2
+        if not any(a <= m.start() < b for a, b in taken)
+        and not _DECIMAL_COMMA.fullmatch(m.group())  # a count is whole
+        and (n := parse_number(m.group()))
+        and n >= 2
     ]
     half, units = value.step / 2, value.seconds / value.step
     for seconds, written, end in operands:
@@ -1153,6 +1159,16 @@ def _held_in(written: str, seconds: Decimal, sources: list[Source]) -> bool:
     )
 
 
+def _operand_value(written: str) -> Decimal:
+    """A number a sentence writes: a comma before one or two digits is a decimal one ("115,00")."""
+    if _DECIMAL_COMMA.fullmatch(written):
+        return Decimal(written.replace(",", "."))
+    return Decimal(parse_number(written) or written.replace(",", ""))
+
+
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+
+
 def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation | None:
     """One operation on two of the MAX_LOCAL numbers of ``sentence`` nearest the figure."""
     if f.number is None or sentence is None:
@@ -1166,7 +1182,7 @@ def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation 
     nearest = sorted(
         sorted(spans, key=lambda m: abs(m.start() - at_figure))[:MAX_LOCAL], key=lambda m: m.start()
     )
-    operands = [(Decimal(parse_number(m.group()) or m.group().replace(",", "")), m.group()) for m in nearest]
+    operands = [(_operand_value(m.group()), m.group()) for m in nearest]
     # A small whole count ("6 crates") written without decimals: "$65.00", to the cent, is no count.
     small = f.number == f.number.to_integral_value() and abs(f.number) < 100
     whole = "percent" not in f.shapes and not f.precision and small

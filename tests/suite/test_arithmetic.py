@@ -1159,6 +1159,14 @@ def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
         ),
         ({"lane": 4, "bill": 94}, "Split six ways, the $94 bill is about ${} each.", "15.67", "16.67"),
         ({"cloth": "linen", "per_metre": 9.8}, "Linen at €9.80/m for 2.5 m is €{}.", "24.50", "25.50"),
+        # A decimal comma is the same number ("€0,15" is €0.15): a copy shop, a seedling nursery.
+        ({"job": "C-88", "pages": 24, "per_page": 0.15}, "24 pages at €0,15 come to €{}.", "3,60", "3,80"),
+        (
+            {"order": "T-5", "trays": 12, "total": 54},
+            "The 12 trays cost €54,00, so €{} a tray.",
+            "4,50",
+            "4,80",
+        ),
     ],
 )
 def test_one_operation_on_two_numbers_the_sentence_writes_explains_a_figure(
