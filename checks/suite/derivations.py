@@ -76,6 +76,9 @@ that gives it: no chains, no averages, no arbitrary subsets.
   with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
   markdown table sums its own column, back to the table's start or an earlier total; a total may
   carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again.
+- **An amount per a unit is one row's money over its count of that unit** ("$4.50 per load":
+  a row's charge over its ``loads``), the count under a member whose name has a word for the unit
+  ("gal" names ``gallons``).
 - **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"):
   products before sums, one level of brackets first, a word or two after a term naming what it
   counts. Where it gives the figure, the figure is explained, its terms being values checked on
@@ -111,8 +114,17 @@ from .durations import (
     read_durations,
 )
 from .evidence_index import Source, join_path, json_leaves, last_key, text_leaves
-from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount
-from .text import COUNT_WORD, MAX_SENTENCE, NUMBER_WORDS, Sentence, parse_number, sentence_at, sentences
+from .money import AMOUNT_TEXT, CODES, MARK_AFTER_TEXT, MARK_BEFORE_TEXT, read_amount, read_amounts
+from .text import (
+    COUNT_WORD,
+    MAX_SENTENCE,
+    NUMBER_WORDS,
+    Sentence,
+    name_tokens,
+    parse_number,
+    sentence_at,
+    sentences,
+)
 from .tokens import Candidate, digit_count, value_text
 from .types import MAX_ITEMS, Evidence, walk
 from .values import WEEKDAYS, read_dates, read_times
@@ -683,6 +695,38 @@ def _column(kind: str, within: str = "") -> _Find:
         return None
 
     return find
+
+
+def _per_unit(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """An amount written per a unit ("$3.24/gal", "$150 per night") that one row's money over its
+    count of that unit gives, the count under a member named for the unit (``gallons``, ``nights``)."""
+    written = p.answer[max(0, f.start - 8) : f.start + len(f.text) + 32]
+    offset = max(0, f.start - 8)
+    per = next((a.per for a in read_amounts(written) if offset + a.number_start == f.start), None)
+    if per is None or len(per) < 2 or f.number is None:
+        return None
+    for source in p.records:
+        rows = walk(source.parsed(), join_path, max_depth=math.inf)
+        for path, row, _ in islice(rows, MAX_ROWS):
+            if not isinstance(row, dict):
+                continue
+            numbers = [(key, Decimal(value)) for key, value in row.items() if is_number(value) and value > 0]
+            money = [(key, value) for key, value in numbers if _MONEY_KEY.search(key)]
+            units = [(key, value) for key, value in numbers if _names_unit(key, per)]
+            for (m_key, m), (u_key, u) in product(money, units):
+                if m_key != u_key and abs(m / u - f.number) <= tol:
+                    paths = (join_path(path, m_key), join_path(path, u_key))
+                    operands = [
+                        Operand(m, paths[0], _at(source, paths[0])),
+                        Operand(u, paths[1], _at(source, paths[1])),
+                    ]
+                    return _made("unit-rate", f"{paths[0]} ÷ {paths[1]}", operands)
+    return None
+
+
+def _names_unit(key: str, unit: str) -> bool:
+    """Whether a member's name holds a word for ``unit``: "gal" names ``gallons``, "night" ``nights``."""
+    return not _MONEY_KEY.search(key) and any(word[:3] == unit[:3] for word in name_tokens(key))
 
 
 # --- the answer's amounts and the conversation's ---------------------------------------------
@@ -1756,6 +1800,7 @@ TABLE = (
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
+    Row("unit-rate", "one record: a row's money, its count of the unit", "2", "amount", _CENT, _per_unit),
     Row("rate", "amounts; the prompt's percentages", "2", "amount", _CENT, _prompt_rate),
     Row("rounded", "one record", "1", "amount", _DIGIT, _scaled("rounded", ((Decimal(1), ""),))),
     Row("column-sum", "one record: a whole list", "n", "amount paid", _DIGIT, _column("column-sum", "[].")),

@@ -107,6 +107,7 @@ _KIND_WORDS = {
     "difference": "the difference of two amounts the conversation holds",
     "product": "an amount times a count the user or the data gave",
     "rate": "a percentage the system prompt states, of an amount the conversation holds",
+    "unit-rate": "an amount one row of the results holds, over its count of the unit the figure is per",
     "total-less": "a total the answer states less the amounts it lists after it",
     "date-shift": "a date the conversation holds moved by the days the user or the prompt states",
     "day-mark": "the date of a time a result writes with a next-day mark",

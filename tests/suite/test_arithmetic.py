@@ -321,6 +321,31 @@ def test_a_total_less_what_is_listed_after_it_is_computed() -> None:
 # --- products -----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        # A laundromat's card: a row's charges over its loads.
+        (
+            {"card": "LC-220", "visits": [{"day": "Mon", "loads": 6, "charged": 27.0}]},
+            "Monday came to ${} per load.",
+            "4.50",
+            "4.75",
+        ),
+        # A spice wholesaler: an order's price over its weight in kilograms.
+        ({"order": "SP-9", "weight_kg": 2.5, "price": 31.25}, "That works out to €{}/kg.", "12.50", "13.50"),
+    ],
+)
+def test_an_amount_per_a_unit_is_a_rows_money_over_its_count_of_that_unit(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """ "$4.50 per load" is the row's money over the loads it counts; a rate it does not give, or one
+    per a unit no member of the row counts, stays flagged."""
+    found = computed(run(answer.format(right), result))[right]
+    assert found["kind"] == "unit-rate"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+    assert flagged(run(answer.format(right).replace("load", "hour").replace("kg", "day"), result)) == [right]
+
+
 def test_a_price_times_the_passengers_the_user_named_is_a_product() -> None:
     """Three passengers at $152: $456 for 3 passengers is computed."""
     result = run("The total for 3 passengers is $456.", SEARCH, user="Book HAT136 for 3 passengers.")
