@@ -34,7 +34,10 @@ no set. ``development_8`` (twenty desks: a vet clinic, a marina, a court clerk, 
 and ``validation_8`` (ten business-to-business desks, ten public and consumer ones: claims
 adjusting, a port's truck appointments, a blood bank, a notary, ...) came once validation_7 had
 judged some thirty more candidates, each written by someone who saw no rule and no set: the first
-is read, the second only counted, to choose rules.
+is read, the second only counted, to choose rules. ``validation_9`` (twenty desks, eight of them
+business-to-business: a dairy co-op's milk pickups, a sawmill, a wine broker's customs entries, a
+seismic network, ...; every conversation with a write) came once validation_8 had judged some
+fifteen, written the same way: only counted, to choose rules.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -70,6 +73,7 @@ SETS = (
     "validation_6",
     "validation_7",
     "validation_8",
+    "validation_9",
     "holdout",
 )
 
