@@ -5,8 +5,8 @@ as an invented identifier does. So each number in the arguments of a call that m
 something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
 (numbers are compared exactly, as ``Decimal``):
 
-- **the user said it of that noun**, in figures or words ("a bag" is 1), apart or hyphened ("a
-  6-month extension" says 6 months), within three words before a word that shares its first
+- **the user said it of that noun**, in figures or words ("a bag" is 1, "both bags" 2), apart
+  or hyphened ("a 6-month extension" says 6 months), within three words before a word that shares its first
   three letters with a word of the key (generic words like total aside; a key of generic words
   only takes any noun), or as a short reply to a question that named it ("How many bags?"
   "2"), or as the one count of things (a plural noun, or a group the user counts themselves in:
@@ -57,7 +57,7 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 # The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
 # A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6.
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
-_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single|both)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verbs marks a part
     r"of us\b(?!\s+(?:are|is|was|were|will|would|can|could|have|has|had|need|needs|want|wants|do|does"
@@ -95,7 +95,9 @@ def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
 
 def _number(word: str) -> Decimal | None:
     """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
-    value = 1 if word.lower() in ("a", "an", "single") else parse_number(word)
+    value = (
+        1 if word.lower() in ("a", "an", "single") else 2 if word.lower() == "both" else parse_number(word)
+    )
     return None if value is None else Decimal(value)
 
 

@@ -372,3 +372,19 @@ def test_a_number_a_read_the_tool_answered_asked_for_supplies_the_same_key(
     assert unsupported(conversation("Book the first one.", [read, (write, {key: asked}, {"ok": True})])) == []
     wrong = conversation("Book the first one.", [read, (write, {key: asked + 1}, {"ok": True})])
     assert unsupported(wrong) == [(key, str(asked + 1))]
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        # A printer-supplies order and a kayak rental: "both" says two of its noun.
+        ("Please order both toner cartridges for the office.", ("place_order", {"cartridges": 2})),
+        ("Reserve both kayaks for Saturday morning.", ("reserve_boats", {"kayaks": 2, "hours": 0})),
+    ],
+)
+def test_both_is_two_of_its_noun(user: str, call: tuple) -> None:
+    """ "both kayaks" says two kayaks as "two kayaks" does; three is still nobody's."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    key = next(k for k, v in args.items() if v == 2)
+    assert unsupported(conversation(user, [(tool, {**args, key: 3}, {"ok": True})])) == [(key, "3")]
