@@ -5,16 +5,16 @@ as an invented identifier does. So each number in the arguments of a call that m
 something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
 (numbers are compared exactly, as ``Decimal``):
 
-- **the user said it of that noun**, in figures or words ("a bag" is 1, "both bags" 2), apart
-  or hyphened ("a 6-month extension" says 6 months), within three words before a word that shares its first
-  three letters with a word of the key (generic words like total aside; a key of generic words
-  only takes any noun), or as a short reply to a question that named it ("How many bags?"
-  "2"), or as the one count of things (a plural noun, or a group the user counts themselves in:
-  "six of us") of a message that says only one: "two suitcases" gives the count of bags, with no
-  synonym table; or as the total of the two or three counts of things a message lists as one
-  list, joined by "and" or a comma ("two adults and three kids" make a group of five, "2 rooms
-  for 3 nights" nothing); or as a length of time in any unit, under a key
-  named for a unit ("an hour and a half" is ``duration_min`` 90);
+- **the user said it of that noun**, in figures or words ("a bag" is 1, "both bags" 2, "the
+  second dose" 2), apart or hyphened ("a 6-month extension" says 6 months), within three words
+  before a word that shares its first three letters with a word of the key (generic words like
+  total aside; a key of generic words only takes any noun), or as a short reply to a question
+  that named it ("How many bags?" "2"), or as the one count of things (a plural noun, or a group
+  the user counts themselves in: "six of us") of a message that says only one: "two suitcases"
+  gives the count of bags, with no synonym table; or as the total of the two or three counts of
+  things a message lists as one list, joined by "and" or a comma ("two adults and three kids"
+  make a group of five, "2 rooms for 3 nights" nothing); or as a length of time in any unit,
+  under a key named for a unit ("an hour and a half" is ``duration_min`` 90);
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
@@ -57,7 +57,13 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 # The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
 # A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6.
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
-_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single|both)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
+_ORDINALS = {
+    w: n for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)
+}
+_SAID = re.compile(
+    rf"\b(\d+|{COUNT_WORD}|an?|single|both|{'|'.join(_ORDINALS)})(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))",
+    re.I,
+)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verbs marks a part
     r"of us\b(?!\s+(?:are|is|was|were|will|would|can|could|have|has|had|need|needs|want|wants|do|does"
@@ -95,8 +101,13 @@ def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
 
 def _number(word: str) -> Decimal | None:
     """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
+    low = word.lower()
     value = (
-        1 if word.lower() in ("a", "an", "single") else 2 if word.lower() == "both" else parse_number(word)
+        1
+        if low in ("a", "an", "single")
+        else 2
+        if low == "both"
+        else _ORDINALS.get(low) or parse_number(word)
     )
     return None if value is None else Decimal(value)
 
@@ -152,7 +163,7 @@ class Supply:
                 noun = words[0]
                 things = noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES
                 group = _GROUP.match(text, match.start(2)) is not None
-                if (things or group) and said.lower() not in ("a", "an"):
+                if (things or group) and said.lower() not in ("a", "an", *_ORDINALS):
                     counted.add(number)
                     listed.append((number, match.start(1), match.start(2) + len(noun)))
             if len(counted) == 1:

@@ -388,3 +388,21 @@ def test_both_is_two_of_its_noun(user: str, call: tuple) -> None:
     assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
     key = next(k for k, v in args.items() if v == 2)
     assert unsupported(conversation(user, [(tool, {**args, key: 3}, {"ok": True})])) == [(key, "3")]
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        # A loan servicer and a painting crew: an ordinal says its number of the noun it names.
+        ("Please schedule my third installment for Friday.", ("schedule_payment", {"installment": 3})),
+        ("Book the crew for the second coat next week.", ("book_crew", {"coat": 2})),
+    ],
+)
+def test_an_ordinal_says_its_number_of_its_noun(user: str, call: tuple) -> None:
+    """ "my third installment" says installment 3; installment 4 is still nobody's."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    (key, value), *_ = args.items()
+    assert unsupported(conversation(user, [(tool, {key: value + 1}, {"ok": True})])) == [
+        (key, str(value + 1))
+    ]
