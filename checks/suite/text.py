@@ -25,8 +25,14 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"')\]*_]|\Z)|\n\s*\n|\n(?=\s*(?:[-*#>]
 _SMALL = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 _SMALL += " sixteen seventeen eighteen nineteen twenty"
 NUMBER_WORDS = dict(zip(_SMALL.split(), range(21), strict=True))
-NUMBER_WORDS |= {"a single": 1, "twenty-four": 24, "thirty": 30, "forty": 40, "forty-five": 45}
-NUMBER_WORDS |= {"forty-eight": 48, "fifty": 50, "sixty": 60, "seventy-two": 72, "ninety": 90}
+# Every number below a hundred in words, the tens with their units hyphened ("seventy-two").
+_TENS = dict(
+    zip("twenty thirty forty fifty sixty seventy eighty ninety".split(), range(20, 100, 10), strict=True)
+)
+NUMBER_WORDS |= _TENS | {
+    f"{tens}-{unit}": n + u for tens, n in _TENS.items() for unit, u in list(NUMBER_WORDS.items())[1:10]
+}
+NUMBER_WORDS |= {"a single": 1}
 
 
 def alternation(words: Iterable[str]) -> str:

@@ -406,3 +406,21 @@ def test_an_ordinal_says_its_number_of_its_noun(user: str, call: tuple) -> None:
     assert unsupported(conversation(user, [(tool, {key: value + 1}, {"ok": True})])) == [
         (key, str(value + 1))
     ]
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        # A tile shop and a choir's seating: any number below a hundred, in words.
+        ("Please order sixty-five floor tiles in slate.", ("place_order", {"tiles": 65})),
+        ("Reserve thirty-three chairs for the rehearsal.", ("reserve_seating", {"chairs": 33})),
+    ],
+)
+def test_a_count_in_words_is_read_whatever_its_tens_and_units(user: str, call: tuple) -> None:
+    """ "sixty-five tiles" says 65 as "65 tiles" does; 66 is still nobody's."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    (key, value), *_ = args.items()
+    assert unsupported(conversation(user, [(tool, {key: value + 1}, {"ok": True})])) == [
+        (key, str(value + 1))
+    ]
