@@ -52,7 +52,8 @@ that gives it: no chains, no averages, no arbitrary subsets.
   operand is a length a source grounds or another row explains, or a number written with an hour's
   or a second's letter ("the 9 h day"), checked on its own: never a length only the answer writes,
   so made-up lengths never explain one another. A small whole count of its unit ("10 days") is no
-  product, which small numbers give by chance.
+  product, which small numbers give by chance. A length labelled a total ("Total | 4 h 30 min") is
+  the sum of the last two to MAX_RUN such lengths the answer writes before it.
 - **The prompt's clock time is now**, where it writes one date and one time (or several, the
   first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
@@ -1189,6 +1190,23 @@ def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+def _lengths_totalled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A length labelled a total ("Total | 111 min", "10.5 hours in total") that the last two to
+    MAX_RUN lengths the answer writes before it sum to, as near as its last written unit; each of
+    them grounded or explained, never one only the answer writes."""
+    value = length_written(f.text)
+    sentence = sentence_at(p.answer_sentences, f.start)
+    said = _label(p.answer, f.start) + " " + (sentence.text if sentence else "")
+    if value is None or not _TOTAL_WORDS.search(said):
+        return None
+    before = [(seconds, text) for at, seconds, text in p.lengths if at < f.start][-MAX_RUN:]
+    for k in range(2, len(before) + 1):
+        run = before[-k:]
+        if abs(sum((seconds for seconds, _ in run), ZERO) - value.seconds) <= value.step / 2:
+            return Derivation("length-sum", " + ".join(text for _, text in run), ())
+    return None
+
+
 # What may stand between a length and its restatement: "=", "(", "≈", "about", "or" ...
 _RESTATING = re.compile(r"[\s*=(≈~:,→]*(?:about|or|roughly|approx\.?|i\.e\.,?)?[\s*=(≈~]*", re.I)
 
@@ -1809,6 +1827,9 @@ TABLE = (
     Row("sentence-arithmetic", "its sentence's numbers", "2", _ANY + " amount", _DIGIT, _local, last=True),
     Row(
         "sentence-arithmetic", "its sentence's lengths", "1-2", "duration", _DIGIT, _length_worked, last=True
+    ),
+    Row(
+        "length-sum", "the lengths the answer lists", "2-8", "duration", _DIGIT, _lengths_totalled, last=True
     ),
 )
 _SHAPES = tuple(frozenset(row.shapes.split()) for row in TABLE)

@@ -104,6 +104,7 @@ _KIND_WORDS = {
     "column-ratio": "the ratio of two same-unit columns of rows the results carry",
     "column-difference": "the difference of two same-unit columns of rows the results carry",
     "sum": "the sum of the amounts the answer lists",
+    "length-sum": "the sum of the lengths of time the answer lists before it",
     "difference": "the difference of two amounts the conversation holds",
     "product": "an amount times a count the user or the data gave",
     "rate": "a percentage the system prompt states, of an amount the conversation holds",

@@ -880,6 +880,41 @@ def test_a_length_its_sentences_lengths_give_is_computed(
     assert flagged(run(answer.format(wrong), result)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "right", "wrong"),
+    [
+        # A recording studio's session log: a table's total row over the lengths above it.
+        (
+            {
+                "sessions": [
+                    {"id": "S1", "minutes": 95},
+                    {"id": "S2", "minutes": 50},
+                    {"id": "S3", "minutes": 125},
+                ]
+            },
+            "| Session | Length |\n|---|---|\n| S1 | 1 h 35 min |\n| S2 | 50 min |\n| S3 | 2 h 5 min |\n"
+            "| **Total** | **{}** |",
+            "4 h 30 min",
+            "4 h 50 min",
+        ),
+        # A hiking guide: the legs of a route, then their total in prose.
+        (
+            {"route": "R-9", "legs": [{"leg": "A", "minutes": 80}, {"leg": "B", "minutes": 45}]},
+            "Leg A is 1 h 20 min.\n\nLeg B is 45 min.\n\nThat is {} of walking in total.",
+            "2 h 5 min",
+            "2 h 25 min",
+        ),
+    ],
+)
+def test_a_length_labelled_a_total_sums_the_lengths_written_before_it(
+    result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A total of lengths is the sum of the last lengths the answer writes before it, each one
+    grounded; a total they do not give stays flagged."""
+    assert computed(run(answer.format(right), result))[right]["kind"] == "length-sum"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
 def test_lengths_only_the_answer_writes_do_not_explain_one_another() -> None:
     """Made-up lengths never vouch for each other: neither a restatement (one value, judged once)
     nor a sum of them."""
