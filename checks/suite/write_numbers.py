@@ -5,16 +5,18 @@ as an invented identifier does. So each number in the arguments of a call that m
 something (``tool_names.surely_writes``) must be supplied by one of these, and nothing else
 (numbers are compared exactly, as ``Decimal``):
 
-- **the user said it of that noun**, in figures or words ("a bag" is 1, "both bags" 2, "the
-  second dose" 2), apart or hyphened ("a 6-month extension" says 6 months), within three words
-  before a word that shares its first three letters with a word of the key (generic words like
-  total aside; a key of generic words only takes any noun), or as a short reply to a question
-  that named it ("How many bags?" "2"), or as the one count of things (a plural noun, or a group
-  the user counts themselves in: "six of us") of a message that says only one: "two suitcases"
-  gives the count of bags, with no synonym table; or as the total of the two or three counts of
-  things a message lists as one list, joined by "and" or a comma ("two adults and three kids"
-  make a group of five, "2 rooms for 3 nights" nothing); or as a length of time in any unit,
-  under a key named for a unit ("an hour and a half" is ``duration_min`` 90);
+- **the user said it of that noun**, in figures or words ("a bag" is 1), apart or hyphened ("a
+  6-month extension" says 6 months), within three words before a word that shares its first
+  three letters with a word of the key (generic words like total aside; a key of generic words
+  only takes any noun), or as a short reply to a question that named it ("How many bags?" "2"),
+  or as the one count of things (a plural noun, or a group the user counts themselves in: "six
+  of us") of a message that says only one: "two suitcases" gives the count of bags, with no
+  synonym table; or as the total of the two or three counts of things a message lists as one
+  list, joined by "and" or a comma ("two adults and three kids" make a group of five, "2 rooms
+  for 3 nights" nothing); or as a length of time in any unit, under a key named for a unit ("an
+  hour and a half" is ``duration_min`` 90); or, for a key holding the word right after it,
+  "both" as 2 ("both kayaks") and an ordinal as its number ("my third installment"): a position,
+  never a count of other things;
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
@@ -57,13 +59,13 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 # The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
 # A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6.
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
+_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
+# "both kayaks", "my third installment": a number of the one word right after it, and of no other.
 _ORDINALS = {
     w: n for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)
 }
-_SAID = re.compile(
-    rf"\b(\d+|{COUNT_WORD}|an?|single|both|{'|'.join(_ORDINALS)})(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))",
-    re.I,
-)
+# "both" may name a thing by two words ("both toner cartridges"); an ordinal its next one only.
+_NAMING = re.compile(rf"\b(?:both\s+([a-z]+)(?:\s+([a-z]+))?|({'|'.join(_ORDINALS)})\s+([a-z]+))\b", re.I)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verbs marks a part
     r"of us\b(?!\s+(?:are|is|was|were|will|would|can|could|have|has|had|need|needs|want|wants|do|does"
@@ -101,14 +103,7 @@ def keyed_numbers(source: Source) -> dict[str, set[Decimal]]:
 
 def _number(word: str) -> Decimal | None:
     """A number in figures or words (``text.parse_number``); "a bag" and "a single bag" are one."""
-    low = word.lower()
-    value = (
-        1
-        if low in ("a", "an", "single")
-        else 2
-        if low == "both"
-        else _ORDINALS.get(low) or parse_number(word)
-    )
+    value = 1 if word.lower() in ("a", "an", "single") else parse_number(word)
     return None if value is None else Decimal(value)
 
 
@@ -135,6 +130,8 @@ class Supply:
     _money: set[Decimal] = field(default_factory=set, repr=False)
     # Stem of a word a number was said of (or asked about) -> the numbers; "": any noun.
     _said: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
+    # A word "both" or an ordinal named, as written -> the numbers: a key holding that word takes them.
+    _named: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     # The one count of a user message that says only one ("2 suitcases" for a key of bags).
     lone: set[Decimal] = field(default_factory=set, repr=False)
     lengths: set[str] = field(default_factory=set, repr=False)  # the user's lengths of time, as keys
@@ -149,6 +146,12 @@ class Supply:
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
             self.lengths |= duration_keys(text)
+            for match in _NAMING.finditer(text):
+                both, also, ordinal, named = match.groups()
+                position = Decimal(_ORDINALS[ordinal.lower()] if ordinal else 2)
+                for word in (both, also, named):
+                    if word:
+                        self._named.setdefault(word.lower(), set()).add(position)
             counted: set[Decimal] = set()
             listed: list[tuple[Decimal, int, int]] = []  # each count of things, where it and its noun stand
             for match in _SAID.finditer(text):
@@ -163,7 +166,7 @@ class Supply:
                 noun = words[0]
                 things = noun.endswith("s") and not is_unit(noun) and noun not in _MEASURES
                 group = _GROUP.match(text, match.start(2)) is not None
-                if (things or group) and said.lower() not in ("a", "an", *_ORDINALS):
+                if (things or group) and said.lower() not in ("a", "an"):
                     counted.add(number)
                     listed.append((number, match.start(1), match.start(2) + len(noun)))
             if len(counted) == 1:
@@ -212,6 +215,8 @@ class Supply:
             return self.known_amount(in_whole_units(key, value))
         said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
         if value in said or value in self.lone:
+            return True
+        if any(value in self._named.get(word, ()) for word in name_tokens(key)):
             return True
         # A length the user gave, in whatever unit the key is named for ("90 minutes", ``duration_min``).
         if not self.lengths.isdisjoint(duration_member_keys(key, number_text(value))):

@@ -424,3 +424,21 @@ def test_a_count_in_words_is_read_whatever_its_tens_and_units(user: str, call: t
     assert unsupported(conversation(user, [(tool, {key: value + 1}, {"ok": True})])) == [
         (key, str(value + 1))
     ]
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        # A key of another word, or a generic one, takes nothing from "both" or an ordinal.
+        ("Compare both hotels and book the cheaper one.", ("book_room", {"guests": 2})),
+        ("I like both colors, order the blue one.", ("place_order", {"quantity": 2})),
+        ("Add the second item to my cart.", ("add_to_cart", {"quantity": 2})),
+        # A position is no count: the second ticket is one ticket, the first two nights two.
+        ("Cancel the second ticket.", ("cancel_tickets", {"tickets": 2})),
+        ("Book the first two nights only.", ("book_room", {"nights": 1})),
+    ],
+)
+def test_both_and_an_ordinal_supply_only_a_key_holding_the_word_they_name(user: str, call: tuple) -> None:
+    tool, args = call
+    (key, value), *_ = args.items()
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == [(key, str(value))]
