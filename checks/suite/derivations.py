@@ -77,9 +77,10 @@ that gives it: no chains, no averages, no arbitrary subsets.
   with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
   markdown table sums its own column, back to the table's start or an earlier total; a total may
   carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again.
-- **An amount per a unit is one row's money over its count of that unit** ("$4.50 per load":
-  a row's charge over its ``loads``), the count under a member whose name has a word for the unit
-  ("gal" names ``gallons``).
+- **An amount per a unit is one row's price or total over its count of that unit** ("$4.50 per
+  load": a row's charge over its ``loads``), the count under a member whose name has a word for
+  the unit ("gal" names ``gallons``; ``item_id`` names a row, no count): the record's one such
+  row, or the row the sentence names. An average is no one row's rate.
 - **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"):
   products before sums, one level of brackets first, a word or two after a term naming what it
   counts. Where it gives the figure, the figure is explained, its terms being values checked on
@@ -125,6 +126,7 @@ from .text import (
     parse_number,
     sentence_at,
     sentences,
+    singular,
 )
 from .tokens import Candidate, digit_count, value_text
 from .types import MAX_ITEMS, Evidence, walk
@@ -699,23 +701,32 @@ def _column(kind: str, within: str = "") -> _Find:
 
 
 def _per_unit(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """An amount written per a unit ("$3.24/gal", "$150 per night") that one row's money over its
-    count of that unit gives, the count under a member named for the unit (``gallons``, ``nights``)."""
+    """An amount written per a unit ("$3.24/gal", "$150 per night") that one row's price or total
+    over its count of that unit gives, the count under a member named for the unit (``gallons``,
+    ``nights``): the record's one such row, or the row the sentence names by one of its words. An
+    average's sentence asks for more than one row, and no row answers it."""
     written = p.answer[max(0, f.start - 8) : f.start + len(f.text) + 32]
     offset = max(0, f.start - 8)
     per = next((a.per for a in read_amounts(written) if offset + a.number_start == f.start), None)
-    if per is None or len(per) < 2 or f.number is None:
+    sentence = sentence_at(p.answer_sentences, f.start)
+    said = sentence.text.lower() if sentence else ""
+    if per is None or len(per) < 2 or f.number is None or _AVERAGE.search(said):
         return None
     for source in p.records:
-        rows = walk(source.parsed(), join_path, max_depth=math.inf)
-        for path, row, _ in islice(rows, MAX_ROWS):
-            if not isinstance(row, dict):
-                continue
-            numbers = [(key, Decimal(value)) for key, value in row.items() if is_number(value) and value > 0]
-            money = [(key, value) for key, value in numbers if _MONEY_KEY.search(key)]
-            units = [(key, value) for key, value in numbers if _names_unit(key, per)]
-            for (m_key, m), (u_key, u) in product(money, units):
-                if m_key != u_key and abs(m / u - f.number) <= tol:
+        rows = []  # each row with its money and its counts of the unit
+        for path, row, _ in islice(walk(source.parsed(), join_path, max_depth=math.inf), MAX_ROWS):
+            if isinstance(row, dict):
+                numbers = [(key, Decimal(v)) for key, v in row.items() if is_number(v) and v > 0]
+                money = [
+                    (key, v) for key, v in numbers if _MONEY_KEY.search(key) and not _NOT_A_PRICE.search(key)
+                ]
+                units = [(key, v) for key, v in numbers if _names_unit(key, per)]
+                if money and units:
+                    rows.append((path, row, money, units))
+        for path, row, money, units in rows:
+            named = any(isinstance(v, str) and len(v) >= 3 and v.lower() in said for v in row.values())
+            for (m_key, m), (u_key, u) in product(money, units) if len(rows) == 1 or named else ():
+                if abs(m / u - f.number) <= tol:
                     paths = (join_path(path, m_key), join_path(path, u_key))
                     operands = [
                         Operand(m, paths[0], _at(source, paths[0])),
@@ -725,9 +736,18 @@ def _per_unit(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+_AVERAGE = re.compile(r"\b(?:average[ds]?|avg|mean|overall|across|typical(?:ly)?)\b")
+_NOT_A_PRICE = re.compile(r"tax|discount|refund|credit|balance|deposit|tip", re.I)
+_NOT_A_COUNT = frozenset("id ids number no num code ref".split())  # what names a row, not its size
+
+
 def _names_unit(key: str, unit: str) -> bool:
-    """Whether a member's name holds a word for ``unit``: "gal" names ``gallons``, "night" ``nights``."""
-    return not _MONEY_KEY.search(key) and any(word[:3] == unit[:3] for word in name_tokens(key))
+    """Whether a member's name holds a word for ``unit`` ("night" names ``nights``, "gal" as its
+    abbreviation ``gallons``), and is no price and no row's name (``item_id``, ``room_number``)."""
+    words = name_tokens(key)
+    if _MONEY_KEY.search(key) or not words or words[-1] in _NOT_A_COUNT:
+        return False
+    return any(singular(word) == singular(unit) or word.startswith(unit) for word in words)
 
 
 # --- the answer's amounts and the conversation's ---------------------------------------------

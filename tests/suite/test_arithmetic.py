@@ -346,6 +346,41 @@ def test_an_amount_per_a_unit_is_a_rows_money_over_its_count_of_that_unit(
     assert flagged(run(answer.format(right).replace("load", "hour").replace("kg", "day"), result)) == [right]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer"),
+    [
+        # A fuel log: an average over the fills is no one fill's price, whichever it matches.
+        (
+            {
+                "fills": [
+                    {"station": "North", "gallons": 10, "cost": 32.5},
+                    {"station": "East", "gallons": 12, "cost": 37.2},
+                ]
+            },
+            "Across May your average price was $3.25/gal.",
+        ),
+        # Of several rows, only the one the sentence names: Tuesday's is not Monday's.
+        (
+            {
+                "visits": [
+                    {"day": "Mon", "loads": 6, "charged": 27.0},
+                    {"day": "Tue", "loads": 5, "charged": 25.0},
+                ]
+            },
+            "Tuesday came to $4.50 per load.",
+        ),
+        # A row's name is no count of it, a tax no price, and "per" no word of a unit.
+        ({"item_id": 12, "price": 54}, "That works out to $4.50 per item."),
+        ({"nights": 3, "tax": 45, "total": 495}, "The tax is $15.00 per night."),
+        ({"percent_off": 10, "total": 240}, "That is $24.00 per person."),
+    ],
+)
+def test_a_rate_per_unit_comes_from_one_named_row_of_prices_and_counts(
+    result: dict[str, Any], answer: str
+) -> None:
+    assert flagged(run(answer, result)) == [answer.split("$")[1].split("/")[0].split(" ")[0]]
+
+
 def test_a_price_times_the_passengers_the_user_named_is_a_product() -> None:
     """Three passengers at $152: $456 for 3 passengers is computed."""
     result = run("The total for 3 passengers is $456.", SEARCH, user="Book HAT136 for 3 passengers.")
