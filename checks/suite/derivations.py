@@ -1,16 +1,16 @@
 """Numbers no source carries that are derived from numbers sources do: one table of them.
 
-A figure an answer writes, or a number a write is given, that no source carries may still be
-no invention: a rounding or unit conversion of a number read, a column's sum, the answer's own
+A figure an answer writes, or a number a write is given, that no source carries may still be no
+invention: a rounding or unit conversion of a number read, a column's sum, the answer's own
 total of the amounts it lists, a price times the count the user gave, a date moved by the days
-the user or the prompt states ("the day before"; to the day of the week the user named) or by
-a count of days one record or the prompt holds, the days between two dates one record holds,
-and, once no other row does, one operation on two numbers its sentence (or the one before, else
-the one after too: its working) writes, in figures (a comma before one or two last digits is a
-decimal one: "€0,15") or in words ("twelve months"), of the MAX_LOCAL nearest it (in a long
-table, its own row and those above). ``TABLE`` lists every
-derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the first row
-that gives it: no chains, no averages, no arbitrary subsets.
+the user or the prompt states ("the day before"; to the day of the week the user named) or by a
+count of days one record or the prompt holds, the days between two dates one record holds, and,
+once no other row does, one operation on two numbers its sentence (or the one before, else the
+one after too: its working) writes, in figures (a comma before one or two last digits is a
+decimal one, "€0,15", where the answer writes no decimal point) or in words ("twelve months"),
+of the MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE`` lists
+every derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the
+first row that gives it: no chains, no averages, no arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -84,7 +84,8 @@ that gives it: no chains, no averages, no arbitrary subsets.
 - **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"):
   products before sums, one level of brackets first, a word or two after a term naming what it
   counts. Where it gives the figure, the figure is explained, its terms being values checked on
-  their own; where it does not, the flag says what it gives.
+  their own, and a count a word names ("3 nights", too small to be checked) one the conversation
+  holds; where it does not, the flag says what it gives. Digits joined by an "x" are a size ("4x6").
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
   explained, and a date move on from one, once (``Pools.answer_days``).
@@ -105,7 +106,7 @@ from itertools import chain, islice, product, takewhile
 from operator import itemgetter
 from typing import Any
 
-from .decimals import EXACT, ZERO, exactly, is_number, read_number
+from .decimals import EXACT, ZERO, exactly, is_number, number_text, read_number
 from .durations import (
     KEY_PREFIX,
     KEYED_UNIT,
@@ -204,7 +205,7 @@ _COLUMN = re.compile(r"[^\s×÷−Σ]*\[[^\]]*\]\.[^\s×÷−]+")  # a column's 
 # The terms of written arithmetic are amounts in any notation (``money``), or bare numbers, each
 # with at most two words naming what it counts ("2 adults × $24", "6 nights"), and one level of
 # brackets ("($64 + $10 holiday) × 6 nights").
-_OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])x(?![a-z])"
+_OPERATOR_SIGN = r"[-+\u2212\u00d7*]|(?<![a-z])(?!(?<=\d)x\d)x(?![a-z])"  # "4x6" is a size
 _NAMING = r"(?i:[ \u00a0](?!x\b)[a-z][a-z-]*){0,2}"
 _TERMS = rf"{AMOUNT_TEXT}{_NAMING}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT}{_NAMING})*"
 _FACTOR = rf"(?:{AMOUNT_TEXT}{_NAMING}|\(\s*{_TERMS}\s*\){_NAMING})"
@@ -336,6 +337,7 @@ class Pools:
     shifts: list[int] = field(default_factory=list)  # days the user or the prompt moves a date by
     weekdays: dict[int, int] = field(default_factory=dict)  # a day of the week named -> days it may lie ahead
     holding: Callable[[date], Source | None] = lambda day: None  # the source a date is taken from
+    held: Callable[[str], bool] = lambda key: False  # whether a source or a person wrote a value (its key)
     prompt: list[Source] = field(default_factory=list)  # the system prompt: the day the conversation happens
     answer_days: list[date] = field(default_factory=list)  # dates the answer writes, grounded or explained
     grounded_days: set[date] = field(default_factory=set)  # of those, the ones a source grounds
@@ -832,23 +834,31 @@ def _summed(run: list[Stated] | list[Operand], f: Figure, tol: Decimal) -> Deriv
     return _made("sum", " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
 
 
-def _evaluate(expression: str) -> tuple[Decimal, str] | None:
-    """The value of a written ``(a + b) × c − d`` and its kind, or None when it is not one: products
-    first, one level of brackets first of all, the words naming a term read past."""
+def _evaluate(expression: str) -> tuple[Decimal, str, tuple[Decimal, ...]] | None:
+    """The value of a written ``(a + b) × c − d``, its kind and its counts (bare numbers a word
+    names: "3 nights"), or None when it is not one: products first, one level of brackets first
+    of all, the words naming a term read past."""
     pieces: list[str | Decimal] = []
+    counts: list[Decimal] = []
+    bare = None  # the last term read, where no mark of money dresses it
     for match in _PIECE.finditer(expression):
         if match.group("amount") is not None:
             amount = read_amount(match.group("amount"))
             if amount is None:
                 return None
             pieces.append(amount.magnitude)
+            bare = amount.magnitude if amount.kind == "number" else None
         elif match.lastgroup is not None:
             pieces.append(match.group().strip())
+            bare = None
+        elif bare is not None:  # a word naming a bare term: a count of things ("3 nights")
+            counts.append(bare)
+            bare = None
     kinds: set[str] = set()
     value, at = _sum_of(pieces, 0, kinds)
     if value is None or at != len(pieces):
         return None
-    return value, next((k for k in ("difference", "product") if k in kinds), "sum")
+    return value, next((k for k in ("difference", "product") if k in kinds), "sum"), tuple(counts)
 
 
 def _sum_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Decimal | None, int]:
@@ -889,10 +899,12 @@ def _product_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[
     return None, at
 
 
-def written_arithmetic(answer: str, start: int, end: int) -> Iterator[tuple[str, Decimal, str]]:
+def written_arithmetic(
+    answer: str, start: int, end: int
+) -> Iterator[tuple[str, Decimal, str, tuple[Decimal, ...]]]:
     """The answer's own arithmetic for the figure at ``start:end``, just before it (``… = $X``) or
-    in brackets after: each as written, its value and its kind (its operators'). Looked for only
-    where an "=" or "(" stands near the figure."""
+    in brackets after: each as written, its value, its kind (its operators') and its counts.
+    Looked for only where an "=" or "(" stands near the figure."""
     before = after = None
     if "=" in answer[max(0, start - _NEAR) : start]:
         before = _EXPRESSION_BEFORE.search(answer, max(0, start - 200), start)
@@ -906,8 +918,12 @@ def written_arithmetic(answer: str, start: int, end: int) -> Iterator[tuple[str,
 def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """The answer's own arithmetic (``written_arithmetic``) where it gives the figure."""
     figure = f.near[f.index]
-    for written, value, kind in written_arithmetic(p.answer, figure.start, figure.end):
-        if abs(value - figure.value) <= tol:
+    counts = {c.value for c in p.counts}
+    for written, value, kind, named in written_arithmetic(p.answer, figure.start, figure.end):
+        # A money term is a value checked on its own; a count of things ("3 nights") is too small
+        # to be one, so the conversation must hold it: else a made-up count would pass unseen.
+        held = all(n in counts or p.held(number_text(n)) for n in named)
+        if abs(value - figure.value) <= tol and held:
             return (
                 Derivation(kind, f"{written} as the answer writes it", ())
                 if f.people is None or kind == "product"
@@ -1132,11 +1148,14 @@ def _local(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     ("Chargeable weight: 259 kg. Gross: 14 × 18.5 kg"), where what follows the figure writes an
     operation's sign: its working. Each operand is checked on its own."""
     # With the sentence before it: "Base: 3 × $185 = $555. Surcharge (12%): $66.60."
-    if (found := _operated(f, _with_one_before(f, p), tol)) is not None:
+    # A comma before one or two last digits is a decimal one only where the answer writes no point
+    # in a number: "seats 14,15" beside "$16.00" is a list.
+    commas = _POINTED.search(p.answer) is None
+    if (found := _operated(f, _with_one_before(f, p), tol, commas)) is not None:
         return found
     wider = _with_one_before(f, p, after=True)
     shown = wider is not None and _WORKING.search(wider.text, f.start - wider.start + len(f.text))
-    return _operated(f, wider, tol) if shown else None
+    return _operated(f, wider, tol, commas) if shown else None
 
 
 _WORKING = re.compile(r"[×*÷=]|(?<![a-z])x(?![a-z])")  # an operation's sign, written out
@@ -1249,17 +1268,23 @@ def _operand_value(written: str) -> Decimal:
 
 
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+_POINTED = re.compile(r"\d\.\d{1,2}(?!\d)")  # a decimal point, not a thousands one ("3.800,00")
 
 
-def _operated(f: Figure, sentence: Sentence | None, tol: Decimal) -> Derivation | None:
-    """One operation on two of the MAX_LOCAL numbers of ``sentence`` nearest the figure."""
+def _operated(f: Figure, sentence: Sentence | None, tol: Decimal, commas: bool) -> Derivation | None:
+    """One operation on two of the MAX_LOCAL numbers of ``sentence`` nearest the figure (``commas``:
+    a comma may be a decimal one)."""
     if f.number is None or sentence is None:
         return None
     end = f.start - sentence.start + len(f.text)
     at_figure = f.start - sentence.start
     # A count in words is the same number: "Twelve months at $29.99" as "12 months at $29.99".
     words = (m for m in _WORD_OPERAND.finditer(sentence.text) if m.group().lower() not in ("zero", "one"))
-    spans = [m for m in chain(_OPERAND.finditer(sentence.text), words) if not at_figure <= m.start() < end]
+    spans = [
+        m
+        for m in chain(_OPERAND.finditer(sentence.text), words)
+        if not at_figure <= m.start() < end and (commas or not _DECIMAL_COMMA.fullmatch(m.group()))
+    ]
     # The MAX_LOCAL nearest the figure, in the text's order: in a long table, its row and those above.
     nearest = sorted(
         sorted(spans, key=lambda m: abs(m.start() - at_figure))[:MAX_LOCAL], key=lambda m: m.start()

@@ -353,6 +353,7 @@ class _State:
             figures.append(figure)
         pools = Pools(self.tools.newest(MAX_SOURCES), turn.answer, amounts, known, turn=read)
         pools.shifts, pools.holding, pools.before = list(self.shifts), self.holding_date, self.derivations
+        pools.held = lambda key: self.grounds.ground((key,)) is not None or self.grounds.supplied((key,))
         pools.weekdays, pools.prompt, pools.min_digits = self.weekdays, self.prompt, opts.min_digits
         pools.figures = [c for c in said if measure_of(c.unit) and c.number is not None and c.value in known]
         pools.lengths = lengths_at(
@@ -562,7 +563,7 @@ def _miscomputed(answer: str, candidate: Candidate) -> tuple[str, str] | None:
     gives, where that is another figure: the slip a reviewer corrects, named in the finding."""
     if candidate.number is None:
         return None
-    for written, value, _ in written_arithmetic(answer, candidate.start, candidate.end):
+    for written, value, _, _ in written_arithmetic(answer, candidate.start, candidate.end):
         digits = candidate.precision or 0
         with localcontext(EXACT):
             if abs(value - candidate.number) > written_tolerance(digits):

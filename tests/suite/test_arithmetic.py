@@ -129,19 +129,19 @@ def test_the_answers_own_written_arithmetic_is_evaluated() -> None:
     [
         # A poster print shop: a bracket, and words naming the terms.
         (
-            {"poster": "A2 matte", "unit_price": 18.0, "rush_fee": 4.5},
+            {"poster": "A2 matte", "copies": 4, "unit_price": 18.0, "rush_fee": 4.5},
             "4 posters at (€18.00 + €4.50 rush) × 4 posters = €90.00.",
             "4 posters at (€18.00 + €4.50 rush) × 4 posters = €92.00.",
         ),
         # A software reseller: a count named by its noun before the bracket.
         (
-            {"plan": "team", "seat_price": 30, "support_per_seat": 6},
+            {"plan": "team", "seats": 5, "seat_price": 30, "support_per_seat": 6},
             "Renewal: 5 licences × ($30 + $6 support) = $180.",
             "Renewal: 5 licences × ($30 + $6 support) = $190.",
         ),
         # A garden centre: a product of a named count and a price, no bracket.
         (
-            {"sku": "MULCH-40L", "price": 3.4},
+            {"sku": "MULCH-40L", "price": 3.4, "bags_needed": 12},
             "You need 12 bags × $3.40 = $40.80.",
             "You need 12 bags × $3.40 = $40.90.",
         ),
@@ -158,6 +158,31 @@ def test_written_arithmetic_reads_brackets_and_the_words_naming_its_terms(
     assert computed(run(right, result))[figure]["from"].endswith("as the answer writes it")
     [slip] = [f for f in run(wrong, result)["findings"] if f["code"] == "unsupported_value"]
     assert slip["arithmetic"]["gives"] == figure
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "user"),
+    [
+        # A hotel desk: three nights written where the user asked for two.
+        (
+            {"room": "R-12", "rate": 189, "fee": 25},
+            "Total: 3 nights × $189 + $25 booking fee = $592.",
+            "Two nights, please.",
+        ),
+        # A print lab: a size is no product ("4x6"), so 4 × 6 × $0.30 explains nothing.
+        (
+            {"order": "P-1", "prints": 48, "price": 0.3},
+            "The 48 4x6 prints × $0.30 = $7.20.",
+            "Print my photos.",
+        ),
+    ],
+)
+def test_written_arithmetic_explains_nothing_through_a_count_nobody_gave(
+    result: dict[str, Any], answer: str, user: str
+) -> None:
+    """A count a word names ("3 nights") is no value checked on its own, so the conversation must
+    hold it; and digits joined by an "x" are a size, not a product."""
+    assert flagged(run(answer, result, user=user)) == [answer.rsplit("$", 1)[1].rstrip(".")]
 
 
 @pytest.mark.parametrize(
@@ -1274,6 +1299,12 @@ def test_one_operation_on_two_numbers_the_sentence_writes_explains_a_figure(
     kinds = {d["kind"] for d in computed(found).values()}
     assert "sentence-arithmetic" in kinds
     assert flagged(run(answer.format(wrong), result)) == [wrong + "%" if "%" in answer else wrong]
+
+
+def test_a_comma_is_no_decimal_one_where_the_answer_writes_points() -> None:
+    """ "Seats 14,15" beside "$16.00" are two seats, not 14.15: $30.15 is no sum of its sentence's numbers."""
+    found = run("Seats 14,15 add $16.00, so you pay $30.15.", {"show": "S-1", "seat_fee": 16.0})
+    assert flagged(found) == ["30.15"]
 
 
 @pytest.mark.parametrize(
