@@ -52,8 +52,9 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   operand is a length a source grounds or another row explains, or a number written with an hour's
   or a second's letter ("the 9 h day"), checked on its own: never a length only the answer writes,
   so made-up lengths never explain one another. A small whole count of its unit ("10 days") is no
-  product, which small numbers give by chance. A length labelled a total ("Total | 4 h 30 min") is
-  the sum of the last two to MAX_RUN such lengths the answer writes before it.
+  product, which small numbers give by chance. A length labelled a total ("Total | 4 h 30 min") sums
+  such lengths before it as a total of amounts does: all since a break or an earlier total, or the
+  totals before it, never a part of either.
 - **The prompt's clock time is now**, where it writes one date and one time (or several, the
   first in its date's sentence or the next: the later ones are the desk's hours): a length may run
   from it to a time a record of that day holds, or back ("ready at 11:00, 45 minutes from
@@ -1230,20 +1231,41 @@ def _length_worked(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 
 
 def _lengths_totalled(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
-    """A length labelled a total ("Total | 111 min", "10.5 hours in total") that the last two to
-    MAX_RUN lengths the answer writes before it sum to, as near as its last written unit; each of
-    them grounded or explained, never one only the answer writes."""
+    """A length labelled a total ("Total | 4 h 30 min") that the lengths the answer writes before it
+    sum to, as near as its last written unit, each grounded or explained: as a total of amounts is,
+    all of those since a break (a blank line, a heading or a numbered item) or an earlier total,
+    never a part of them; else the totals before it."""
     value = length_written(f.text)
-    sentence = sentence_at(p.answer_sentences, f.start)
-    said = _label(p.answer, f.start) + " " + (sentence.text if sentence else "")
-    if value is None or not _TOTAL_WORDS.search(said):
+    if value is None or not _said_a_total(p, f.start, f.start + len(f.text), in_its_sentence=True):
         return None
-    before = [(seconds, text) for at, seconds, text in p.lengths if at < f.start][-MAX_RUN:]
-    for k in range(2, len(before) + 1):
-        run = before[-k:]
-        if abs(sum((seconds for seconds, _ in run), ZERO) - value.seconds) <= value.step / 2:
-            return Derivation("length-sum", " + ".join(text for _, text in run), ())
+    before = sorted(entry for entry in p.lengths if entry[0] < f.start)[-MAX_RUN:]
+    half = value.step / 2
+    for start in range(len(before) - 1, -1, -1):
+        previous_end = before[start - 1][0] + len(before[start - 1][2]) if start else 0
+        closed = start == 0 or _said_a_total(p, before[start - 1][0], previous_end)
+        if closed or _BREAK.search(p.answer, previous_end, before[start][0]):
+            run = before[start:]
+            if len(run) >= 2 and abs(sum((s for _, s, _ in run), ZERO) - value.seconds) <= half:
+                return Derivation("length-sum", " + ".join(text for _, _, text in run), ())
+            if closed:
+                break
+    totals = [entry for entry in before if _said_a_total(p, entry[0], entry[0] + len(entry[2]))]
+    for k in range(2, len(totals) + 1):
+        if abs(sum((s for _, s, _ in totals[-k:]), ZERO) - value.seconds) <= half:
+            return Derivation("length-sum", " + ".join(text for _, _, text in totals[-k:]), ())
     return None
+
+
+def _said_a_total(p: Pools, at: int, end: int, in_its_sentence: bool = False) -> bool:
+    """Whether the line before ``at`` or the words after it up to the clause's end ("1 h 55 min in
+    total") label what stands there a total, or (``in_its_sentence``) its sentence does."""
+    after = _CLAUSE.match(p.answer, end)
+    sentence = sentence_at(p.answer_sentences, at) if in_its_sentence else None
+    said = [_label(p.answer, at), after.group() if after else "", sentence.text if sentence else ""]
+    return bool(_TOTAL_WORDS.search(" ".join(said)))
+
+
+_CLAUSE = re.compile(r"[^.,;:\n|]{0,40}")
 
 
 # What may stand between a length and its restatement: "=", "(", "≈", "about", "or" ...

@@ -975,6 +975,26 @@ def test_a_length_labelled_a_total_sums_the_lengths_written_before_it(
     assert flagged(run(answer.format(wrong), result)) == [wrong]
 
 
+def test_a_total_of_lengths_sums_a_whole_run_and_a_grand_total_the_totals_before_it() -> None:
+    """As a total of amounts: the run since a break, never its tail, and a grand total over the
+    totals before it, never their parts again. A climbing gym's route log and a tutor's two days."""
+    legs = {
+        "route": "R-9",
+        "legs": [{"leg": "A", "minutes": 80}, {"leg": "B", "minutes": 45}, {"leg": "C", "minutes": 30}],
+    }
+    listed = "- Leg A: 1 h 20 min\n- Leg B: 45 min\n- Leg C: 30 min\n\nThat is {} of climbing in total."
+    assert flagged(run(listed.format("2 h 35 min"), legs)) == []
+    assert flagged(run(listed.format("1 h 15 min"), legs)) == ["1 h 15 min"]  # the last two alone
+    assert flagged(run(listed.format("1 hour"), legs)) == ["1 hour"]
+    days = {"tutor": "T-2", "sessions": [{"minutes": m} for m in (50, 65, 40, 35, 115, 75)]}
+    two_days = (
+        "Day 1: 50 min, then 1 h 5 min, 1 h 55 min in total.\n"
+        "Day 2: 40 min, then 35 min, 1 h 15 min in total.\nGrand total: {}"
+    )
+    assert computed(run(two_days.format("3 h 10 min"), days))["3 h 10 min"]["kind"] == "length-sum"
+    assert flagged(run(two_days.format("6 h 20 min"), days)) == ["6 h 20 min"]
+
+
 def test_lengths_only_the_answer_writes_do_not_explain_one_another() -> None:
     """Made-up lengths never vouch for each other: neither a restatement (one value, judged once)
     nor a sum of them."""
