@@ -60,7 +60,7 @@ _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund
 # A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6.
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
 _SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
-# "both kayaks", "my third installment": a number of the one word right after it, and of no other.
+# "both kayaks", "my third installment": a number of the words right after it, and of no other.
 _ORDINALS = {
     w: n for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)
 }
