@@ -866,10 +866,10 @@ def _sum_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Deci
     """The sum of the products from ``pieces[at]`` on, and where it ends."""
     total, sign = ZERO, 1
     while True:
-        product, at = _product_of(pieces, at, kinds)
-        if product is None:
+        term, at = _product_of(pieces, at, kinds)
+        if term is None:
             return None, at
-        total += sign * product
+        total += sign * term
         if at == len(pieces) or pieces[at] not in ("+", "-", "\u2212"):
             return total, at
         sign = 1 if pieces[at] == "+" else -1
@@ -879,7 +879,7 @@ def _sum_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Deci
 
 def _product_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Decimal | None, int]:
     """The product of the factors from ``pieces[at]`` on (a number, or a bracket's sum), and where it ends."""
-    product = Decimal(1)
+    result = Decimal(1)
     while at < len(pieces):
         piece = pieces[at]
         factor: Decimal | None = None
@@ -892,9 +892,9 @@ def _product_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[
                 factor = None
         if factor is None:
             return None, at
-        product *= factor
+        result *= factor
         if at == len(pieces) or str(pieces[at]).lower() not in ("\u00d7", "*", "x"):
-            return product, at
+            return result, at
         kinds.add("product")
         at += 1
     return None, at
@@ -1283,10 +1283,9 @@ def _held_in(written: str, seconds: Decimal, sources: list[Source]) -> bool:
 
 
 def _operand_value(written: str) -> Decimal:
-    """A number a sentence writes: a comma before one or two digits is a decimal one ("115,00")."""
-    if _DECIMAL_COMMA.fullmatch(written):
-        return Decimal(written.replace(",", "."))
-    return Decimal(parse_number(written) or written.replace(",", ""))
+    """A number a sentence writes, in figures as ``money`` reads them ("1,250", "115,00") or in words."""
+    amount = read_amount(written)
+    return amount.magnitude if amount is not None else Decimal(parse_number(written) or 0)
 
 
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")

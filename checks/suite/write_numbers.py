@@ -65,7 +65,9 @@ _ORDINALS = {
     w: n for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)
 }
 # "both" may name a thing by two words ("both toner cartridges"); an ordinal its next one only.
-_NAMING = re.compile(rf"\b(?:both\s+([a-z]+)(?:\s+([a-z]+))?|({'|'.join(_ORDINALS)})\s+([a-z]+))\b", re.I)
+_BOTH_OR_ORDINAL = re.compile(
+    rf"\b(?:both\s+([a-z]+)(?:\s+([a-z]+))?|({'|'.join(_ORDINALS)})\s+([a-z]+))\b", re.I
+)
 _MEASURES = {*DURATION_UNITS, "months", "years"}  # with ``tokens.is_unit``: no count of things
 _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verbs marks a part
     r"of us\b(?!\s+(?:are|is|was|were|will|would|can|could|have|has|had|need|needs|want|wants|do|does"
@@ -146,7 +148,7 @@ class Supply:
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
             self.lengths |= duration_keys(text)
-            for match in _NAMING.finditer(text):
+            for match in _BOTH_OR_ORDINAL.finditer(text):
                 both, also, ordinal, named = match.groups()
                 position = Decimal(_ORDINALS[ordinal.lower()] if ordinal else 2)
                 for word in (both, also, named):
