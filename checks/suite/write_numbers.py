@@ -16,7 +16,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   for 3 nights" nothing); or as a length of time in any unit, under a key named for a unit ("an
   hour and a half" is ``duration_min`` 90); or, for a key holding the word right after it,
   "both" as 2 ("both kayaks") and an ordinal as its number ("my third installment"): a position,
-  never a count of other things;
+  never a count of other things; or with a sign that is a word: "6%" is said of a percent (a key
+  named ``percent`` or ``pct``) and of nothing else;
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
@@ -74,6 +75,9 @@ _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verb
     r"|don't|doesn't|won't|can't|prefer|prefers)\b)",
     re.I,
 )
+# "6%": the sign says percent, as the word would.
+_PERCENT = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?%")
+_PERCENT_STEMS = frozenset({"per", "pct"})
 _JOINED = re.compile(r"\s*(?:,|&|\+|\band\b|\bplus\b)\s*(?:and\s+)?", re.I)
 MAX_NODES = 2000
 MAX_REPLY_WORDS = 6
@@ -154,6 +158,9 @@ class Supply:
                 for word in (both, also, named):
                     if word:
                         self._named.setdefault(word.lower(), set()).add(position)
+            for match in _PERCENT.finditer(text):  # of a percent only: no count of things
+                for stem in _PERCENT_STEMS:
+                    self._said.setdefault(stem, set()).add(Decimal(match.group(1)))
             counted: set[Decimal] = set()
             listed: list[tuple[Decimal, int, int]] = []  # each count of things, where it and its noun stand
             for match in _SAID.finditer(text):

@@ -415,3 +415,27 @@ def test_both_and_an_ordinal_supply_only_a_key_holding_the_word_they_name(user: 
     tool, args = call
     (key, value), *_ = args.items()
     assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == [(key, str(value))]
+
+
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        ("Raise my pension contribution from 4% to 7%.", ("set_contribution", {"percent": 7})),
+        ("Put a 12.5 % markdown on the winter coats.", ("apply_markdown", {"markdown_pct": 12.5})),
+    ],
+)
+def test_a_number_with_a_percent_sign_is_said_of_a_percent(user: str, call: tuple) -> None:
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    (key, value), *_ = args.items()
+    assert unsupported(conversation(user, [(tool, {key: value + 1}, {"ok": True})])) == [
+        (key, str(value + 1))
+    ]
+
+
+def test_a_percent_is_no_count_of_things() -> None:
+    """ "15%" says how much, never how many: a quantity of 15 is still the model's own."""
+    result = conversation(
+        "Order the blue mugs, with my 15% discount.", [("place_order", {"quantity": 15}, {"ok": True})]
+    )
+    assert unsupported(result) == [("quantity", "15")]
