@@ -37,7 +37,10 @@ judged some thirty more candidates, each written by someone who saw no rule and 
 is read, the second only counted, to choose rules. ``validation_9`` (twenty desks, eight of them
 business-to-business: a dairy co-op's milk pickups, a sawmill, a wine broker's customs entries, a
 seismic network, ...; every conversation with a write) came once validation_8 had judged some
-fifteen, written the same way: only counted, to choose rules.
+fifteen, written the same way: only counted, to choose rules. ``validation_10`` (twenty desks, eight
+of them business-to-business: a wafer fab, a quarry's dispatch, a calibration lab, ...; the rest
+consumer and public: an optician, a food bank, municipal snow removal, ...) came once validation_9
+had judged some ten more, written the same way: only counted, to choose rules.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -74,6 +77,7 @@ SETS = (
     "validation_7",
     "validation_8",
     "validation_9",
+    "validation_10",
     "holdout",
 )
 
