@@ -16,8 +16,8 @@ are read, without per-tool wiring:
   the name ("apartment_2br" after "a 2-bedroom"); or a
   number typed into a write that nothing supplied (``write_numbers``). An expression ("100 *
   1.5") is a string of values: each number of it that an answer's check would read must have
-  been said before, by anyone, the assistant included (a figure it stated is one it may compute
-  with).
+  been said before, by anyone, the assistant included (``expressions``); what such a call computed
+  backs nothing in the answer.
 - ``empty_lookup`` (info): a value one tool's result produced, looked up by another tool that found
   nothing.
 
@@ -37,6 +37,7 @@ from . import deadline
 from .decimals import number_text
 from .evidence import clip
 from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, text_leaves
+from .expressions import is_expression, unsaid_operands
 from .money import money_values
 from .options import Options
 from .shown import Texts
@@ -46,11 +47,6 @@ from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, To
 from .write_numbers import Supply, unsupplied
 
 NAME = "arguments"
-# Written arithmetic: numbers joined by operators, nothing else ("(16-14)+(20-17)", "100 * 1.5").
-_EXPRESSION = re.compile(r"[\s(]*\d[\d.,]*(?:[\s()]*[-+*/×÷^%][\s(]*\d[\d.,]*)+[\s)]*")
-# What tells arithmetic from a date, a range or a code ("2026-11-29", "10/12", "555-0100"):
-# an operator no such value uses, a bracket, or a minus or slash set apart by spaces.
-_ARITHMETIC = re.compile(r"[+*×÷^%()]|\s[-/]\s")
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}(?:-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?)?)?|\d{1,2}:\d{2}(?::\d{2})?"
 )
@@ -162,7 +158,7 @@ def _judge_call(
     result = at.get(answered) if answered is not None else None
     out: list[Finding] = []
     for path, raw in text_leaves(arguments):
-        if _EXPRESSION.fullmatch(raw) and _ARITHMETIC.search(raw):
+        if is_expression(raw):
             out.extend(_operands(turn, call, path, raw, options.evidence.min_digits, seen))
             continue
         value = _checked_value(raw, producers is not None, options.evidence.min_digits)
@@ -235,27 +231,24 @@ def _spelled_from_said(value: str, seen: _Seen, min_digits: int) -> bool:
 
 
 def _operands(turn: Turn, call: ToolCall, path: str, raw: str, min_digits: int, seen: _Seen) -> list[Finding]:
-    """The operands nobody said before (module docstring); a fraction is also its percent ("0.15": 15%)."""
+    """The operands nobody said before (``expressions``)."""
+
+    def said(forms: list[str]) -> bool:
+        lowered = [form.lower() for form in forms]
+        return (
+            seen.grounds.supplied(forms)
+            or seen.producer(forms, lowered[0], None) is not None
+            or any(seen.person_texts.holds(form) or seen.prose.holds(form) for form in lowered)
+        )
+
     out = []
-    for match in re.finditer(r"\d+(?:[.,]\d+)*", raw):
-        token = tokenize(match.group())[0]
-        candidate = classify(token, min_digits=min_digits, figures=True, decimal_rounding=True)
-        if candidate is None or candidate.number is None:
-            continue
-        forms = [*lookup_forms(candidate.value)]
-        if 0 < candidate.number < 1:
-            forms += lookup_forms(number_text(candidate.number * 100))
-        said = [form.lower() for form in forms]
-        if seen.grounds.supplied(forms) or seen.producer(forms, said[0], None) is not None:
-            continue
-        if any(seen.person_texts.holds(form) or seen.prose.holds(form) for form in said):
-            continue
+    for operand in unsaid_operands(raw, min_digits, said):
         why = (
             f"The expression {path} of {call.tool} (call {call.call_id}), “{clip(raw)}”, computes with "
-            f"{match.group()}, which no user message, system prompt, tool result or earlier answer "
+            f"{operand}, which no user message, system prompt, tool result or earlier answer "
             "states: an operand made up."
         )
-        out.append(_unsupported(turn, call, path, match.group(), why, "nowhere"))
+        out.append(_unsupported(turn, call, path, operand, why, "nowhere"))
     return out
 
 

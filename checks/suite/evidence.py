@@ -18,6 +18,9 @@ more often than a ratio), and a number grouped by spaces is grounded whole ("41 
 read apart (a list). It is no truth judge: a real value said of the wrong subject passes, and it leans
 toward silence, since a false accusation refuses a good answer.
 
+A call that computes with an operand nobody said ("100 * 1.5", ``expressions``) backs nothing: neither
+its arguments nor its result ground a value, which the answer then states unsupported.
+
 An example of a format is no claim (``is_format_example``): an identifier whose digits are a placeholder
 (four zeros or more and no other digit: "#A0000000", "TK-00000"), or a value a sentence gives as the
 example of a format it names ("looks like", "in the format", a placeholder such as YYYY-MM-DD or
@@ -57,11 +60,12 @@ from .derivations import (
     written_tolerance,
 )
 from .evidence_index import CORRECTION_PREFIX, Grounds, Source, index_for, text_leaves
+from .expressions import is_expression, unsaid_operands
 from .money import Amount, read_amounts
 from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, receipt_findings, route_findings
-from .shown import Shown
+from .shown import Shown, Texts
 from .text import MAX_SENTENCE
 from .tokens import (
     PERCENT_UNITS,
@@ -272,8 +276,43 @@ class _State:
         self.prompt: list[Source] = []  # the system prompt: the day the conversation happens
         self.days_explained: dict[date, Derivation] = {}  # dates earlier answers explained
         self.invented: dict[str, int] = {}  # a key nothing backed -> the turn whose answer first said it
+        # For a call's arithmetic (``expressions``): the people's words and the assistant's own, and the
+        # calls that computed with an operand none of them, nor a result, said.
+        self.person_texts, self.prose = Texts(), Texts()
+        self.prose_read = (-1, 0)  # the turn and message up to which the assistant's words are read
+        self.made_up: list[Source] = []  # the results of those calls, which back nothing
+
+    def read_prose(self, turn: Turn, upto: int) -> None:
+        """The assistant's words of ``turn`` before its message ``upto``, once each."""
+        start = self.prose_read[1] if self.prose_read[0] == turn.index else 0
+        for message in turn.messages[start:upto]:
+            if message.role == "assistant" and message.text:
+                self.prose.add(message.text.lower())
+        self.prose_read = (turn.index, max(start, upto))
+
+    def _computes_made_up(self, result: Source) -> bool:
+        """Whether the arguments of the call a result answers hold arithmetic with an operand nobody
+        said before it."""
+
+        def said(forms: list[str]) -> bool:
+            lowered = [form.lower() for form in forms]
+            return (
+                self.grounds.supplied(forms)
+                or self.grounds.ground(forms) is not None
+                or any(self.person_texts.holds(form) or self.prose.holds(form) for form in lowered)
+            )
+
+        return any(
+            next(unsaid_operands(raw, self.opts.min_digits, said), None) is not None
+            for _, raw in text_leaves(result.arguments)
+            if is_expression(raw)
+        )
 
     def absorb(self, source: Source) -> None:
+        if source.role == "tool" and self._computes_made_up(source):
+            self.made_up.append(source)
+        if source.role in ("tool", "call") and source.call_id in {s.call_id for s in self.made_up}:
+            return  # what a made-up operand computed backs nothing
         if not self.grounds.absorb(source):
             return
         if source.role in ("tool", "call"):
@@ -281,6 +320,7 @@ class _State:
             (self.tools if source.role == "tool" else self.queries).add(source)
             return
         self.people.add(source)
+        self.person_texts.add(source.text.lower())
         if source.role == "system":
             self.prompt.append(source)
         who = "the user's words" if source.role == "user" else "the system prompt"
@@ -434,11 +474,14 @@ class EvidenceChecker:
             sources = index.by_turn[turn.index]
             before = [s for s in sources if turn.answer_index is None or s.message_index <= turn.answer_index]
             for source in before:
+                state.read_prose(turn, source.message_index)
                 state.absorb(source)
             _judge(turn, state, report, [s for s in before if s.role == "tool"])
             state.results_before.extend(turn.tool_results)
             for source in sources[len(before) :]:
+                state.read_prose(turn, source.message_index)
                 state.absorb(source)
+            state.read_prose(turn, len(turn.messages))
         return report
 
 
@@ -526,6 +569,12 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
             f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
             "conversation, and no user message or system prompt supplied it"
         )
+        if computed := next((s for s in state.made_up if any(f in s.forms for f in candidate.forms)), None):
+            why = (
+                f"“{clip(candidate.text)}” ({candidate.shape}) appears only in the result of call "
+                f"{computed.call_id}, which computed it with an operand nobody said, and no user message "
+                "or system prompt supplied it"
+            )
         if candidate.shape in ("number", "figure") and opts.figures:
             why += (
                 "; it is also no rounding, unit conversion, complement, column sum, ratio or "

@@ -277,6 +277,47 @@ def test_a_number_of_an_expression_that_nobody_said_is_invented(
 
 
 @pytest.mark.parametrize(
+    ("user", "result", "said", "made_up", "answer"),
+    [
+        # a ticket desk: the total for four seats, then with a tax rate nobody gave
+        (
+            "Price 4 seats of show S-2 for me.",
+            {"seat_price": 37.5},
+            ("4 * 37.5", "150"),
+            ("4 * 37.5 * 1.08", "162"),
+            "That is ${} in all.",
+        ),
+        # an inventory: stock less what the user took out, then with a shrink rate nobody gave
+        (
+            "I took 37 units of BOLT-6 out.",
+            {"on_hand": 1250},
+            ("1250 - 37", "1213"),
+            ("1250 * 0.93 - 37", "1125.5"),
+            "That leaves {} units.",
+        ),
+    ],
+)
+def test_what_a_made_up_operand_computed_backs_nothing_in_the_answer(
+    user: str, result: dict[str, Any], said: tuple[str, str], made_up: tuple[str, str], answer: str
+) -> None:
+    """A calculator's result grounds the answer that repeats it only where every operand was said:
+    computed with a made-up one, it backs nothing, and the answer's figure is unsupported, with the
+    call named as the only place that writes it."""
+
+    def answered(expression: str, value: str) -> list[dict[str, Any]]:
+        calls = [
+            {"tool": "lookup", "args": {"q": "x"}, "result": result},
+            {"tool": "calculate", "id": "calc-1", "args": {"expression": expression}, "result": value},
+        ]
+        data = build_conversation(build_turn(answer.format(value), calls=calls, user=user))
+        return [f for f in run_suite(data)["findings"] if f["code"] == "unsupported_value"]
+
+    assert answered(*said) == []
+    (finding,) = answered(*made_up)
+    assert "only in the result of call calc-1" in finding["explanation"]
+
+
+@pytest.mark.parametrize(
     ("tool", "args", "result", "flagged"),
     [
         # A seed catalogue: the slug spelled from "Brandywine tomatoes" is a variety the lookup found.
