@@ -91,6 +91,8 @@ class _Seen:
             self.tool_texts.add(source.low)
             return
         self.person_texts.add(source.text.lower())
+        if source.role == "system":
+            self.supply.prompt_amounts |= money_values(source.text)
         if source.role == "user":
             # The answers the user has read before speaking again: what they said the user took up.
             self.supply.answer_texts.extend(self.unread_prose)

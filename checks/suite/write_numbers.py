@@ -29,8 +29,10 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   noun; money (in whole units where the key counts cents: ``amount_cents``) an answer or the
   user stated, a result holds under a money key or names in its text, or a sum over a
   result's list (``derivations``), or one share of a payment whose shares add up to such an
-  amount; a count no larger than another supplied argument of the same call that names the
-  same thing;
+  amount; or such an amount (or none) plus an amount the system prompt states, each times a count
+  the records give (a list's length) or the user said: a payment for every row of a party, a fee
+  per head, a voucher of the prompt's rate for each one; a count no larger than another supplied
+  argument of the same call that names the same thing;
 - **zero**, the default of every count.
 """
 
@@ -44,7 +46,7 @@ from itertools import islice
 from typing import Any
 
 from .decimals import ZERO, exactly, is_number, number_text
-from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, money_leaves
+from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_counts, money_leaves, user_counts
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
@@ -129,11 +131,13 @@ class Supply:
     # Short replies with the question they answer: "2" after "How many bags will you check?"
     replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
+    prompt_amounts: set[Decimal] = field(default_factory=set)  # money the system prompt states
     results: list[Source] = field(default_factory=list)
     # How many user texts, replies, results and answer texts are read into the indexes.
     _read: list[int] = field(default_factory=lambda: [0, 0, 0, 0], repr=False)
     _by_key: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     _money: set[Decimal] = field(default_factory=set, repr=False)
+    _counts: set[Decimal] = field(default_factory=set, repr=False)  # lists' lengths, the user's counts
     # Stem of a word a number was said of (or asked about) -> the numbers; "": any noun.
     _said: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     # A word "both" or an ordinal named, as written -> the numbers: a key holding that word takes them.
@@ -148,10 +152,12 @@ class Supply:
             for key, numbers in keyed_numbers(source).items():
                 self._by_key.setdefault(key, set()).update(numbers)
             self._money.update(leaf.value for leaf in money_leaves(source))
+            self._counts.update(count.value for count in list_counts(source))
             if not source.looks_json:  # what it names ("total price is 305") or writes as money ("$250")
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
             self.lengths |= duration_keys(text)
+            self._counts.update(count.value for count in user_counts(text))
             for match in _BOTH_OR_ORDINAL.finditer(text):
                 both, also, ordinal, named = match.groups()
                 position = Decimal(_ORDINALS[ordinal.lower()] if ordinal else 2)
@@ -233,8 +239,20 @@ class Supply:
         return any(value in (old + count, old - count) for old in same_key for count in said)
 
     def known_amount(self, value: Decimal) -> bool:
-        """Money stated, held by a result (``_money``), or a sum over one result's list."""
+        """Money stated, held by a result (``_money``), or a sum over one result's list; or such an
+        amount (or none) plus one the prompt states, times a count the records or the user give."""
         self._catch_up()
+        if self._held_amount(value):
+            return True
+        for count in self._counts:
+            each = value / count
+            for fee in (ZERO, *self.prompt_amounts):
+                rest = each - fee
+                if rest == 0 or (rest > 0 and rest == round(rest, 2) and self._held_amount(rest)):
+                    return True
+        return False
+
+    def _held_amount(self, value: Decimal) -> bool:
         if value in self.prose_amounts or value in self._money:
             return True
         paid = Figure(value, frozenset({"paid"}), precision=2)

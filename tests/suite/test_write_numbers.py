@@ -439,3 +439,42 @@ def test_a_percent_is_no_count_of_things() -> None:
         "Order the blue mugs, with my 15% discount.", [("place_order", {"quantity": 15}, {"ok": True})]
     )
     assert unsupported(result) == [("quantity", "15")]
+
+
+@pytest.mark.parametrize(
+    ("system", "result", "call", "wrong"),
+    [
+        # a ferry desk: both legs' fares for each of the three travellers on the booking, plus the
+        # prompt's insurance fee per head
+        (
+            "Insurance costs $30 per passenger.",
+            {
+                "passengers": [{"name": "A"}, {"name": "B"}, {"name": "C"}],
+                "legs": [{"fare": 80}, {"fare": 60}],
+            },
+            ("pay_booking", {"amount": 510}),
+            511,
+        ),
+        # a tool library: the prompt's late fee for each of the four items the loan holds
+        (
+            "A late return costs a flat €2.50 per item.",
+            {
+                "loan": "L-7",
+                "items": [{"tool": "drill"}, {"tool": "saw"}, {"tool": "sander"}, {"tool": "clamp"}],
+            },
+            ("apply_late_fee", {"fee": 10}),
+            12.5,
+        ),
+    ],
+)
+def test_money_for_each_of_a_records_rows_at_a_held_or_prompted_amount_is_supplied(
+    system: str, result: dict[str, Any], call: tuple, wrong: float
+) -> None:
+    """A payment is a held amount (or a sum over a list), plus a fee the prompt states, times a count
+    the records give; another amount is still the model's own."""
+    tool, args = call
+    (key,) = args
+    calls = [("get_record", {"id": "R-1"}, result), (tool, args, {"ok": True})]
+    assert unsupported(conversation("Please settle it.", calls, system=system)) == []
+    calls[-1] = (tool, {key: wrong}, {"ok": True})
+    assert unsupported(conversation("Please settle it.", calls, system=system)) == [(key, str(wrong))]
