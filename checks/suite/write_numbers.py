@@ -16,8 +16,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   for 3 nights" nothing); or as a length of time in any unit, under a key named for a unit ("an
   hour and a half" is ``duration_min`` 90); or, for a key holding the word right after it,
   "both" as 2 ("both kayaks") and an ordinal as its number ("my third installment"): a position,
-  never a count of other things; or with a sign that is a word: "6%" is said of a percent (a key
-  named ``percent`` or ``pct``) and of nothing else;
+  never a count of other things; or with a sign that is a word: "6%" is said of a percent, for a
+  key holding the word ``percent``, ``percentage`` or ``pct``, and of nothing else;
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
@@ -29,10 +29,12 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   noun; money (in whole units where the key counts cents: ``amount_cents``) an answer or the
   user stated, a result holds under a money key or names in its text, or a sum over a
   result's list (``derivations``), or one share of a payment whose shares add up to such an
-  amount; or such an amount (or none) plus an amount the system prompt states, each times a count
-  the records give (a list's length) or the user said: a payment for every row of a party, a fee
-  per head, a voucher of the prompt's rate for each one; a count no larger than another supplied
-  argument of the same call that names the same thing;
+  amount; or a sum over a result's list (or nothing) plus an amount the system prompt states per
+  unit ("$30 per passenger", "€2.50 each"), times the length of a list the records hold or the one
+  count of things the user said: the listed fares for each of a party, a fee per head, a voucher at
+  the prompt's rate for each one, never a single amount (one charge for each of two guests) nor a
+  limit ("refunds above $500"); a count no larger than another supplied argument of the same call
+  that names the same thing;
 - **zero**, the default of every count.
 """
 
@@ -40,13 +42,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import islice
 from typing import Any
 
 from .decimals import ZERO, exactly, is_number, number_text
-from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_counts, money_leaves, user_counts
+from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_counts, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
@@ -79,9 +82,10 @@ _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verb
 )
 # "6%": the sign says percent, as the word would.
 _PERCENT = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?%")
-_PERCENT_STEMS = frozenset({"per", "pct"})
+_PERCENT_WORDS = ("percent", "percentage", "pct")
 _JOINED = re.compile(r"\s*(?:,|&|\+|\band\b|\bplus\b)\s*(?:and\s+)?", re.I)
 MAX_NODES = 2000
+MAX_FEES = 8  # the prompt's per-unit fees a payment is tried with
 MAX_REPLY_WORDS = 6
 
 
@@ -131,16 +135,19 @@ class Supply:
     # Short replies with the question they answer: "2" after "How many bags will you check?"
     replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
-    prompt_amounts: set[Decimal] = field(default_factory=set)  # money the system prompt states
+    unit_fees: set[Decimal] = field(default_factory=set)  # money the system prompt states per unit
     results: list[Source] = field(default_factory=list)
     # How many user texts, replies, results and answer texts are read into the indexes.
     _read: list[int] = field(default_factory=lambda: [0, 0, 0, 0], repr=False)
     _by_key: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     _money: set[Decimal] = field(default_factory=set, repr=False)
-    _counts: set[Decimal] = field(default_factory=set, repr=False)  # lists' lengths, the user's counts
+    # The lengths of the results' lists, each with where those lists stand ("passengers").
+    _lengths: dict[Decimal, set[str]] = field(default_factory=dict, repr=False)
+    _known: dict[tuple[Decimal, int, int], bool] = field(default_factory=dict, repr=False)
     # Stem of a word a number was said of (or asked about) -> the numbers; "": any noun.
     _said: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
-    # A word "both" or an ordinal named, as written -> the numbers: a key holding that word takes them.
+    # A word "both" or an ordinal named, as written (or "percent", of "6%") -> the numbers: a key
+    # holding that word takes them.
     _named: dict[str, set[Decimal]] = field(default_factory=dict, repr=False)
     # The one count of a user message that says only one ("2 suitcases" for a key of bags).
     lone: set[Decimal] = field(default_factory=set, repr=False)
@@ -152,12 +159,12 @@ class Supply:
             for key, numbers in keyed_numbers(source).items():
                 self._by_key.setdefault(key, set()).update(numbers)
             self._money.update(leaf.value for leaf in money_leaves(source))
-            self._counts.update(count.value for count in list_counts(source))
+            for count in list_counts(source):
+                self._lengths.setdefault(count.value, set()).add(count.label.split(" rows of ", 1)[-1])
             if not source.looks_json:  # what it names ("total price is 305") or writes as money ("$250")
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
             self.lengths |= duration_keys(text)
-            self._counts.update(count.value for count in user_counts(text))
             for match in _BOTH_OR_ORDINAL.finditer(text):
                 both, also, ordinal, named = match.groups()
                 position = Decimal(_ORDINALS[ordinal.lower()] if ordinal else 2)
@@ -165,8 +172,8 @@ class Supply:
                     if word:
                         self._named.setdefault(word.lower(), set()).add(position)
             for match in _PERCENT.finditer(text):  # of a percent only: no count of things
-                for stem in _PERCENT_STEMS:
-                    self._said.setdefault(stem, set()).add(Decimal(match.group(1)))
+                for word in _PERCENT_WORDS:
+                    self._named.setdefault(word, set()).add(Decimal(match.group(1)))
             counted: set[Decimal] = set()
             listed: list[tuple[Decimal, int, int]] = []  # each count of things, where it and its noun stand
             for match in _SAID.finditer(text):
@@ -239,24 +246,35 @@ class Supply:
         return any(value in (old + count, old - count) for old in same_key for count in said)
 
     def known_amount(self, value: Decimal) -> bool:
-        """Money stated, held by a result (``_money``), or a sum over one result's list; or such an
-        amount (or none) plus one the prompt states, times a count the records or the user give."""
+        """Money stated, held by a result (``_money``), or a sum over one result's list; or such a
+        sum (or none) plus a fee the prompt states per unit, times a count the records or the user
+        give. Kept per value while nothing new is read: a call's lines ask again for one total."""
         self._catch_up()
-        if self._held_amount(value):
-            return True
-        for count in self._counts:
-            each = value / count
-            for fee in (ZERO, *self.prompt_amounts):
-                rest = each - fee
-                if rest == 0 or (rest > 0 and rest == round(rest, 2) and self._held_amount(rest)):
-                    return True
-        return False
+        key = (value, sum(self._read), len(self.prose_amounts))
+        if key not in self._known:
+            counts = {n: set() if n in self.lone else self._lengths[n] for n in {*self._lengths, *self.lone}}
+            self._known[key] = self._stated_or_held(value) or any(
+                self._for_each(value / n, counted) for n, counted in counts.items() if n >= 2
+            )
+        return self._known[key]
 
-    def _held_amount(self, value: Decimal) -> bool:
-        if value in self.prose_amounts or value in self._money:
-            return True
+    def _stated_or_held(self, value: Decimal) -> bool:
+        return value in self.prose_amounts or value in self._money or self._list_sum(value)
+
+    def _list_sum(self, value: Decimal, counted: AbstractSet[str] = frozenset()) -> bool:
+        """Whether ``value`` sums a result's list, none of the ``counted`` ones (a list's total is
+        no amount for each of its own rows)."""
         paid = Figure(value, frozenset({"paid"}), precision=2)
-        return derive([paid], Pools(self.results[-MAX_SOURCES:][::-1]))[0] is not None
+        found = derive([paid], Pools(self.results[-MAX_SOURCES:][::-1]))[0]
+        return found is not None and not any(f"{path}[]" in found.source for path in counted)
+
+    def _for_each(self, each: Decimal, counted: AbstractSet[str]) -> bool:
+        """Whether one head's share is a list's sum, a fee the prompt states per unit, or both."""
+        for fee in (ZERO, *sorted(self.unit_fees)[:MAX_FEES]):
+            rest = each - fee
+            if (rest == 0 and fee) or (rest > 0 and rest == round(rest, 2) and self._list_sum(rest, counted)):
+                return True
+        return False
 
 
 @exactly

@@ -318,6 +318,36 @@ def test_what_a_made_up_operand_computed_backs_nothing_in_the_answer(
 
 
 @pytest.mark.parametrize(
+    ("user", "result", "expression", "value", "answer"),
+    [
+        # a ticket desk: the tax the user named, as the factor it makes
+        (
+            "Price 4 seats with the 8% sales tax.",
+            {"seat_price": 37.5},
+            "4 * 37.5 * 1.08",
+            "162",
+            "${} in all.",
+        ),
+        # a print farm: hours of run time in seconds, at a rate per hour
+        ("What will job J-4 cost?", {"run_seconds": 45000, "rate": 84}, "45000 / 3600 * 84", "1050", "${}."),
+        # a shop: the user's discount, as what is left to pay
+        ("Price the rug with my 15% discount.", {"price": 1240}, "1240 * 0.85", "1054", "That is ${}."),
+    ],
+)
+def test_a_constant_or_a_rate_as_its_factor_is_no_made_up_operand(
+    user: str, result: dict[str, Any], expression: str, value: str, answer: str
+) -> None:
+    """A constant of the clock or a scale, and one plus or minus a percent the user said, are
+    nobody's value to say: the expression is not flagged, and its result backs the answer."""
+    calls = [
+        {"tool": "lookup", "args": {"q": "x"}, "result": result},
+        {"tool": "calculate", "args": {"expression": expression}, "result": value},
+    ]
+    data = build_conversation(build_turn(answer.format(value), calls=calls, user=user))
+    assert [f["code"] for f in run_suite(data)["findings"] if f["severity"] == "flag"] == []
+
+
+@pytest.mark.parametrize(
     ("tool", "args", "result", "flagged"),
     [
         # A seed catalogue: the slug spelled from "Brandywine tomatoes" is a variety the lookup found.

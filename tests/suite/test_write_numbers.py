@@ -433,12 +433,22 @@ def test_a_number_with_a_percent_sign_is_said_of_a_percent(user: str, call: tupl
     ]
 
 
-def test_a_percent_is_no_count_of_things() -> None:
-    """ "15%" says how much, never how many: a quantity of 15 is still the model's own."""
-    result = conversation(
-        "Order the blue mugs, with my 15% discount.", [("place_order", {"quantity": 15}, {"ok": True})]
-    )
-    assert unsupported(result) == [("quantity", "15")]
+@pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        ("Order the blue mugs, with my 15% discount.", ("place_order", {"quantity": 15})),
+        ("Book a table for Friday and apply my 20% off coupon.", ("book_table", {"persons": 20})),
+        ("Set the rate to 12% for the plan.", ("update_plan", {"period_months": 12})),
+    ],
+)
+def test_a_percent_is_no_count_of_things_nor_of_a_word_that_starts_like_percent(
+    user: str, call: tuple
+) -> None:
+    """ "15%" says how much, never how many, and only of a key holding the word percent: a
+    quantity, persons or a period of the same number are still the model's own."""
+    tool, args = call
+    (key, value), *_ = args.items()
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == [(key, str(value))]
 
 
 @pytest.mark.parametrize(
@@ -478,3 +488,33 @@ def test_money_for_each_of_a_records_rows_at_a_held_or_prompted_amount_is_suppli
     assert unsupported(conversation("Please settle it.", calls, system=system)) == []
     calls[-1] = (tool, {key: wrong}, {"ok": True})
     assert unsupported(conversation("Please settle it.", calls, system=system)) == [(key, str(wrong))]
+
+
+@pytest.mark.parametrize(
+    ("user", "system", "result", "amount"),
+    [
+        # a list's own total for each of its own rows: the two items' 65 twice
+        ("Please refund the blue scarf.", "", {"items": [{"price": 45}, {"price": 20}]}, 130),
+        # a limit the prompt states is no fee per head: $500 for each of two items
+        (
+            "Please refund the order.",
+            "Refunds above $500 need a manager's approval.",
+            {"items": [{"price": 45}, {"price": 20}]},
+            1000,
+        ),
+        # one charge for each of the two guests: a single amount is no list's sum
+        (
+            "Refund the minibar, I never used it.",
+            "",
+            {"guests": [{"name": "A"}, {"name": "B"}], "charges": [{"room": 189.0}, {"minibar": 23.75}]},
+            47.5,
+        ),
+        # the 3 of a date is no count of things
+        ("I sent the scarf back on June 3, please refund it.", "", {"price": 45}, 135),
+    ],
+)
+def test_a_payment_per_head_takes_only_another_lists_sum_and_a_fee_stated_per_unit(
+    user: str, system: str, result: dict[str, Any], amount: float
+) -> None:
+    calls = [("get_record", {"id": "R-1"}, result), ("issue_refund", {"amount": amount}, {"ok": True})]
+    assert unsupported(conversation(user, calls, system=system)) == [("amount", str(amount))]
