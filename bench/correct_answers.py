@@ -40,7 +40,11 @@ seismic network, ...; every conversation with a write) came once validation_8 ha
 fifteen, written the same way: only counted, to choose rules. ``validation_10`` (twenty desks, eight
 of them business-to-business: a wafer fab, a quarry's dispatch, a calibration lab, ...; the rest
 consumer and public: an optician, a food bank, municipal snow removal, ...) came once validation_9
-had judged some ten more, written the same way: only counted, to choose rules.
+had judged some ten more, written the same way: only counted, to choose rules. ``development_9`` and
+``validation_11`` (twenty desks each, written together by someone who saw no rule and no set, of the
+transactional kind real runtimes serve: rail and coach tickets, car sharing, shops, streaming and
+loyalty accounts, passports and permits; every conversation with a write, most confirmed first)
+came with them: the first is read, the second only counted, to choose rules.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -68,6 +72,7 @@ SETS = (
     "development_6",
     "development_7",
     "development_8",
+    "development_9",
     "validation",
     "validation_2",
     "validation_3",
@@ -78,6 +83,7 @@ SETS = (
     "validation_8",
     "validation_9",
     "validation_10",
+    "validation_11",
     "holdout",
 )
 
