@@ -13,7 +13,8 @@ result returns say (what the claim names counts only where the conversation's to
 thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
 holds ("the credit has been added"): a write on a record covers the parts the record holds. A claim not
 told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
-text reports what that record says: no action is claimed.
+text, or names a member it sets ("seats_booked": 2, "notice_sent_at": a time; not zero, null or
+false), reports what that record says: no action is claimed.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
 Refusals, offers, plans, hypotheticals and questions never count.
@@ -279,6 +280,14 @@ def _texts(value: object) -> list[tuple[str, str]]:
     ]
 
 
+def _named_states(value: object) -> set[str]:
+    """The words of the members a JSON value holds with a value that is set (not empty, zero, false
+    or null): ``lessons_booked: 1`` says some are booked, ``cancelled_at: "…"`` that it is cancelled."""
+    return {
+        word for key, item in members(value) if isinstance(key, str) and item for word in name_tokens(key)
+    }
+
+
 def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
     result = turn.result_of(call)
     parts: set[tuple[str, str]] = set()
@@ -436,6 +445,7 @@ class ActionClaims:
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
                 states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
+                states.update(_spelled(word) for r in results for word in _named_states(r.value))
                 read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
             pending.extend(

@@ -409,6 +409,38 @@ def test_a_state_a_read_record_holds_is_no_action_claimed(conversation, turn, to
     assert finding["code"] == "unverified_action"
 
 
+@pytest.mark.parametrize(
+    ("tool", "record", "unset", "answer"),
+    [
+        # a concert box office: a count of seats under a member named for their state
+        (
+            "get_account",
+            {"account": "A-5", "seats_booked": 2},
+            {"seats_booked": 0},
+            "Two seats are booked for Friday.",
+        ),
+        # a parcel locker: the time a notice went out, under a member named for it
+        (
+            "get_parcel",
+            {"parcel": "P-9", "notice_sent_at": "2025-03-01T10:00:00Z"},
+            {"notice_sent_at": None},
+            "The pickup notice has been sent.",
+        ),
+    ],
+)
+def test_a_state_a_read_record_names_a_member_for_is_no_action_claimed(
+    conversation, turn, tool, record, unset, answer
+) -> None:
+    """A member named for a state and set ("seats_booked": 2, "notice_sent_at": a time) says the
+    record is in it, as a status text would; unset (zero, null), it says nothing, and the claim
+    stands."""
+    calls = [{"tool": tool, "result": record}]
+    assert action_findings(run_suite(conversation(turn(answer, calls=calls)))) == []
+    calls = [{"tool": tool, "result": record | unset}]
+    (finding,) = action_findings(run_suite(conversation(turn(answer, calls=calls))))
+    assert finding["code"] == "unverified_action"
+
+
 def test_a_status_is_its_own_singular() -> None:
     from checks.suite.text import singular
 
