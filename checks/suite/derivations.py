@@ -82,8 +82,9 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   load": a row's charge over its ``loads``), the count under a member whose name has a word for
   the unit ("gal" names ``gallons``; ``item_id`` names a row, no count): the record's one such
   row, or the row the sentence names. An average is no one row's rate.
-- **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"):
-  products before sums, one level of brackets first, a word or two after a term naming what it
+- **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"),
+  before an "=", in brackets after the figure, or in the table cell before the figure's (a
+  calculation column: "| 14 × ($6.50 + $4.00) | $147.00 |"): products before sums, one level of brackets first, a word or two after a term naming what it
   counts. Where it gives the figure, the figure is explained, its terms being values checked on
   their own, and a count a word names ("3 nights", too small to be checked) one the conversation
   holds; where it does not, the flag says what it gives. Digits joined by an "x" are a size ("4x6").
@@ -212,6 +213,8 @@ _TERMS = rf"{AMOUNT_TEXT}{_NAMING}(?:\s*(?:{_OPERATOR_SIGN})\s*{AMOUNT_TEXT}{_NA
 _FACTOR = rf"(?:{AMOUNT_TEXT}{_NAMING}|\(\s*{_TERMS}\s*\){_NAMING})"
 _EXPRESSION = rf"{_FACTOR}(?:\s*(?:{_OPERATOR_SIGN})\s*{_FACTOR})+"
 _EXPRESSION_BEFORE = re.compile(rf"({_EXPRESSION})\s*=\s*[*_]*{MARK_BEFORE_TEXT}?\s*$")  # "= **$792**"
+# A table's cell of arithmetic right before the figure's: "| 14 × ($6.50 + $4.00) | $147.00 |".
+_CELL_BEFORE = re.compile(rf"\|\s*({_EXPRESSION})\s*\|\s*[*_]*{MARK_BEFORE_TEXT}?\s*$")
 _EXPRESSION_AFTER = re.compile(rf"{MARK_AFTER_TEXT}?\s*\(\s*({_EXPRESSION})\s*\)")
 _NEAR = 16
 _PIECE = re.compile(
@@ -903,15 +906,18 @@ def _product_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[
 def written_arithmetic(
     answer: str, start: int, end: int
 ) -> Iterator[tuple[str, Decimal, str, tuple[Decimal, ...]]]:
-    """The answer's own arithmetic for the figure at ``start:end``, just before it (``… = $X``) or
-    in brackets after: each as written, its value, its kind (its operators') and its counts.
-    Looked for only where an "=" or "(" stands near the figure."""
-    before = after = None
-    if "=" in answer[max(0, start - _NEAR) : start]:
+    """The answer's own arithmetic for the figure at ``start:end``, just before it (``… = $X``), in
+    the table cell before its own, or in brackets after: each as written, its value, its kind (its
+    operators') and its counts. Looked for only where an "=", a "|" or a "(" stands near the figure."""
+    before = cell = after = None
+    near = answer[max(0, start - _NEAR) : start]
+    if "=" in near:
         before = _EXPRESSION_BEFORE.search(answer, max(0, start - 200), start)
+    if "|" in near:
+        cell = _CELL_BEFORE.search(answer, max(0, start - 200), start)
     if "(" in answer[end : end + _NEAR]:
         after = _EXPRESSION_AFTER.match(answer, end)
-    for match in (before, after):
+    for match in (before, cell, after):
         if match is not None and (evaluated := _evaluate(match.group(1))) is not None:
             yield " ".join(match.group(1).split()), *evaluated
 

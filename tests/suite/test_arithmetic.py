@@ -161,6 +161,36 @@ def test_written_arithmetic_reads_brackets_and_the_words_naming_its_terms(
 
 
 @pytest.mark.parametrize(
+    ("result", "right", "wrong"),
+    [
+        # A team kit shop: the printing per shirt, for every shirt, in the cell before the amount.
+        (
+            {"shirts": 14, "number_print": 6.5, "name_print": 4.0},
+            "| Item | Calculation | Amount |\n|---|---|---|\n| Printing | 14 × ($6.50 + $4.00) | $147.00 |",
+            "| Item | Calculation | Amount |\n|---|---|---|\n| Printing | 14 × ($6.50 + $4.00) | $157.00 |",
+        ),
+        # A lab's sample fees: a product of a held count and a held price.
+        (
+            {"samples": 36, "fee_each": 12.75},
+            "| Line | Working | Fee |\n|---|---|---|\n| Assays | 36 × £12.75 | **£459.00** |",
+            "| Line | Working | Fee |\n|---|---|---|\n| Assays | 36 × £12.75 | **£469.00** |",
+        ),
+    ],
+)
+def test_the_cell_of_arithmetic_before_a_figures_cell_is_its_written_arithmetic(
+    result: dict[str, Any], right: str, wrong: str
+) -> None:
+    """A table's calculation column is the answer's own arithmetic for the amount beside it, as
+    "= $X" is: where it holds, it explains the figure; where it does not, the figure is flagged
+    with what it gives."""
+    figure = right.rsplit("|", 2)[1].strip(" *$£")
+    assert flagged(run(right, result)) == []
+    assert computed(run(right, result))[figure]["from"].endswith("as the answer writes it")
+    [slip] = [f for f in run(wrong, result)["findings"] if f["code"] == "unsupported_value"]
+    assert slip["arithmetic"]["gives"] == figure
+
+
+@pytest.mark.parametrize(
     ("result", "answer", "user"),
     [
         # A hotel desk: three nights written where the user asked for two.
