@@ -24,7 +24,8 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   "tomorrow" or "yesterday" right before it is that day. A date moved by a count of days a record
   holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
-  date wherever (business days skip the weekend). A date its sentence (or the one before)
+  date wherever (business days skip the weekend; a range, "5–7 business days", by either end). A
+  date its sentence (or the one before)
   writes that a source grounds moves on or back by a length in days they write, itself checked
   ("60 days from May 20"): never by one no check reads ("a week").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
@@ -243,7 +244,10 @@ _WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(WEEKDAYS)})\b", re.I)
 _BUSINESS = re.compile(r"(?i)business|working|week_?day")
 _PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(PERIODS)})\b")  # a recurrence's length (``durations``)
 # Days no calendar length counts, written in words: "10 business days", "a 3-working-day window".
-_BUSINESS_DAYS = re.compile(rf"(?i)\b(\d+|{COUNT_WORD})[\s-]+(?:business|working)[\s-]+days?\b")
+# A range gives both its ends: "5–7 business days" is 5 and 7.
+_BUSINESS_DAYS = re.compile(
+    rf"(?i)\b(?:(\d+|{COUNT_WORD})\s*(?:[-–]|to)\s*)?(\d+|{COUNT_WORD})[\s-]+(?:business|working)[\s-]+days?\b"
+)
 
 
 @dataclass(frozen=True)
@@ -1559,8 +1563,9 @@ def _day_counts(source: Source) -> list[DayCount]:
         days, words = PERIODS[match.group().lower()], match.group()
         out.append(DayCount(days, False, words, _place(source, match.span())))
     for match in islice(_BUSINESS_DAYS.finditer(source.text), MAX_COUNT):
-        if working := parse_number(match.group(1)):
-            out.append(DayCount(working, True, match.group(), _place(source, match.span())))
+        for end in filter(None, match.groups()):
+            if working := parse_number(end):
+                out.append(DayCount(working, True, match.group(), _place(source, match.span())))
     return out
 
 

@@ -1695,6 +1695,21 @@ def test_the_days_from_the_prompts_date_run_to_a_date_an_earlier_turn_read(
             "March 17",
             "March 13",
         ),
+        # A range of business days the prompt states gives both its ends.
+        (
+            "Today is Tuesday, 2031-07-15. Card refunds take 3–5 business days.",
+            {"tool": "refund_order", "result": {"refund": "RF-1", "issued": "2031-07-15"}},
+            "Refunded today; expect it between {} and Tuesday, July 22.",
+            "Friday, July 18",
+            "Thursday, July 17",
+        ),
+        (
+            "Today is Monday, 2031-03-03. Soil tests take 2 to 4 working days.",
+            {"tool": "log_soil_sample", "result": {"sample": "SO-4", "received": "2031-03-03"}},
+            "Your results should come between {} and Friday, March 7.",
+            "Wednesday, March 5",
+            "Tuesday, March 4",
+        ),
         # A count the prompt states is a policy: it moves a record's date unwritten.
         (
             "Today is 2031-07-14. Library holds stay on the shelf for 7 days.",
