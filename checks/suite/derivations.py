@@ -85,10 +85,11 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   row, or the row the sentence names. An average is no one row's rate.
 - **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"),
   before an "=", in brackets after the figure, or in the table cell before the figure's (a
-  calculation column: "| 14 × ($6.50 + $4.00) | $147.00 |"): products before sums, one level of brackets first, a word or two after a term naming what it
-  counts. Where it gives the figure, the figure is explained, its terms being values checked on
-  their own, and a count a word names ("3 nights", too small to be checked) one the conversation
-  holds; where it does not, the flag says what it gives. Digits joined by an "x" are a size ("4x6").
+  calculation column: "| 14 × ($6.50 + $4.00) | $147.00 |"): products before sums, one level of
+  brackets first, a word or two after a term naming what it counts. Where it gives the figure,
+  the figure is explained, its terms being values checked on their own, and a count a word names
+  ("3 nights", too small to be checked) one the conversation holds; where it does not, the flag
+  says what it gives. Digits joined by an "x" are a size ("4x6").
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
   explained, and a date move on from one, once (``Pools.answer_days``).
