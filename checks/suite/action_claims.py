@@ -13,8 +13,10 @@ result returns say (what the claim names counts only where the conversation's to
 thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
 holds ("the credit has been added"): a write on a record covers the parts the record holds. A claim not
 told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
-text, or names a member it sets ("seats_booked": 2, "notice_sent_at": a time; not zero, null or
-false), reports what that record says: no action is claimed.
+text, or that a member is named for with the thing the claim names ("seats_booked": 2 of "two
+seats are booked", "notice_sent_at": a time), set (not zero, null or false) and naming no
+bookkeeping ("updated_at"), chance or negation ("can_be_cancelled", "email_not_sent"), reports
+what that record says: no action is claimed.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
 Refusals, offers, plans, hypotheticals and questions never count.
@@ -23,6 +25,7 @@ Refusals, offers, plans, hypotheticals and questions never count.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from . import deadline
@@ -280,12 +283,41 @@ def _texts(value: object) -> list[tuple[str, str]]:
     ]
 
 
-def _named_states(value: object) -> set[str]:
-    """The words of the members a JSON value holds with a value that is set (not empty, zero, false
-    or null): ``lessons_booked: 1`` says some are booked, ``cancelled_at: "…"`` that it is cancelled."""
-    return {
-        word for key, item in members(value) if isinstance(key, str) and item for word in name_tokens(key)
-    }
+# A member named for a state is "<what>_<state>", or that with a time after ("notice_sent_at"); words
+# that say it may happen or did not, and bookkeeping times every record has, name no state.
+_STATE_TIME = frozenset("at on date time ts timestamp".split())
+_NO_STATE = frozenset(
+    "not non no never can cannot auto if allowed allow eligible pending will may un".split()
+)
+_BOOKKEEPING = frozenset("created updated modified changed".split())
+NamedState = tuple[str, frozenset[str]]  # the state's word, and the stems of what holds it
+
+
+def _named_states(value: object) -> set[NamedState]:
+    """The states a JSON value's members are named for, where set (a count above zero, true, a
+    text or a list): ``lessons_booked: 1`` says lessons are booked, ``notice_sent_at: "…"`` that a
+    notice was sent."""
+    out: set[NamedState] = set()
+    for key, item in members(value):
+        if not isinstance(key, str) or not _is_set(item):
+            continue
+        words = name_tokens(key)
+        if words and words[-1] in _STATE_TIME:
+            words = words[:-1]
+        what = [w for w in words[:-1] if w not in _FUNCTION_WORDS]
+        if what and words[-1] not in _BOOKKEEPING and not _NO_STATE & set(words):
+            out.add((_spelled(words[-1]), frozenset(singular(w)[:3] for w in what)))
+    return out
+
+
+def _is_set(item: object) -> bool:
+    if isinstance(item, bool) or item is None:
+        return bool(item)
+    if isinstance(item, int | float):
+        return item > 0
+    if isinstance(item, str):
+        return item.strip().lower() not in ("", "false", "no", "none", "null", "0")
+    return isinstance(item, list) and bool(item)
 
 
 def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
@@ -387,6 +419,7 @@ def check_turn(
     earlier: set[_Shape],
     kinds: set[str],
     states: set[str],
+    named: AbstractSet[NamedState] = frozenset(),
 ) -> list[Finding]:
     """The turn's claims against the calls that could have made them: ``calls`` the turn's, ``earlier`` the
     shapes of earlier turns' calls that did not fail, ``states`` the texts results read so far hold."""
@@ -406,6 +439,13 @@ def check_turn(
     for claim in claims:
         if not claim.own and claim.verb and _spelled(claim.verb) in states:
             continue  # a state the records hold, restated
+        stems = {word[:3] for word in claim.objects}
+        if (
+            not claim.own
+            and claim.verb
+            and any(state == _spelled(claim.verb) and (not stems or stems & what) for state, what in named)
+        ):
+            continue  # a state a record's member is named for, restated of what it names
         claim = replace(claim, objects=frozenset(w for w in claim.objects if w[:3] in kinds or w in held))
         if claim.perfect and any(_could(claim, shape) for shape in earlier):
             continue  # an earlier call that did not fail could have done it
@@ -431,6 +471,7 @@ class ActionClaims:
         pending: list[tuple[Turn, ToolCall, Receipt | None]] = []
         kinds: set[str] | None = None
         states: set[str] = set()
+        named: set[NamedState] = set()
         read = 0  # the turns whose results ``states`` holds, read only once a claim asks
         for position, turn in enumerate(conversation.turns):
             deadline.check()
@@ -445,9 +486,9 @@ class ActionClaims:
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
                 states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
-                states.update(_spelled(word) for r in results for word in _named_states(r.value))
+                named.update(state for r in results for state in _named_states(r.value))
                 read = position + 1
-                findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states))
+                findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states, named))
             pending.extend(
                 (turn, call, r) for call, r in made if r is None or not (r.effect == "read" or _failure(r))
             )

@@ -245,9 +245,9 @@ _WEEKDAY = re.compile(rf"\b(next\s+)?({'|'.join(WEEKDAYS)})\b", re.I)
 _BUSINESS = re.compile(r"(?i)business|working|week_?day")
 _PERIOD = re.compile(rf"(?i)\b(?:{'|'.join(PERIODS)})\b")  # a recurrence's length (``durations``)
 # Days no calendar length counts, written in words: "10 business days", "a 3-working-day window".
-# A range gives both its ends: "5–7 business days" is 5 and 7.
+# A range gives both its ends: "5–7 business days" is 5 and 7 (its first end only beside the last's).
 _BUSINESS_DAYS = re.compile(
-    rf"(?i)\b(?:(\d+|{COUNT_WORD})\s*(?:[-–]|to)\s*)?(\d+|{COUNT_WORD})[\s-]+(?:business|working)[\s-]+days?\b"
+    rf"(?i)\b(?:(\d+|{COUNT_WORD})\s*[-–]\s*)?(\d+|{COUNT_WORD})[\s-]+(?:business|working)[\s-]+days?\b"
 )
 
 
@@ -913,7 +913,9 @@ def written_arithmetic(
 ) -> Iterator[tuple[str, Decimal, str, tuple[Decimal, ...]]]:
     """The answer's own arithmetic for the figure at ``start:end``, just before it (``… = $X``), in
     the table cell before its own, or in brackets after: each as written, its value, its kind (its
-    operators') and its counts. Looked for only where an "=", a "|" or a "(" stands near the figure."""
+    operators') and its counts. Looked for only where an "=", a "|" or a "(" stands near the figure.
+    A cell stands apart from the figure, so it must price something (a size, "8 × 10", does not),
+    and each of its bare numbers is a count the conversation must hold."""
     before = cell = after = None
     near = answer[max(0, start - _NEAR) : start]
     if "=" in near:
@@ -923,8 +925,17 @@ def written_arithmetic(
     if "(" in answer[end : end + _NEAR]:
         after = _EXPRESSION_AFTER.match(answer, end)
     for match in (before, cell, after):
-        if match is not None and (evaluated := _evaluate(match.group(1))) is not None:
-            yield " ".join(match.group(1).split()), *evaluated
+        if match is None or (evaluated := _evaluate(match.group(1))) is None:
+            continue
+        value, kind, counts = evaluated
+        if match is cell:
+            terms = [
+                read_amount(m.group("amount")) for m in _PIECE.finditer(match.group(1)) if m.group("amount")
+            ]
+            if not any(term is not None and term.kind == "money" for term in terms):
+                continue
+            counts = tuple(term.magnitude for term in terms if term is not None and term.kind == "number")
+        yield " ".join(match.group(1).split()), value, kind, counts
 
 
 def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
@@ -1527,6 +1538,7 @@ class DayCount:
     business: bool
     label: str  # where it stands: a member's path, or the words as written
     evidence: tuple[Evidence, ...]
+    last: int | None = None  # for a range's first end, its last: a date it reaches is no deadline alone
 
     @property
     def spelled(self) -> str:
@@ -1564,9 +1576,12 @@ def _day_counts(source: Source) -> list[DayCount]:
         days, words = PERIODS[match.group().lower()], match.group()
         out.append(DayCount(days, False, words, _place(source, match.span())))
     for match in islice(_BUSINESS_DAYS.finditer(source.text), MAX_COUNT):
-        for end in filter(None, match.groups()):
-            if working := parse_number(end):
-                out.append(DayCount(working, True, match.group(), _place(source, match.span())))
+        first, last = (parse_number(end) if end else None for end in match.groups())
+        place = _place(source, match.span())
+        if last:
+            out.append(DayCount(last, True, match.group(), place))
+            if first:
+                out.append(DayCount(first, True, match.group(), place, last=last))
     return out
 
 
@@ -1648,10 +1663,24 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         held = [(day, record, (start, end)) for day, start, end in _dates_held(record)] if record else []
         for first, source, span in (held[:MAX_HELD] + prompt_days[:MAX_HELD]) if counts else ():
             for count in counts:
-                if _moved(first, count) in f.days:
+                if _moved(first, count) in f.days and _with_its_last(first, count, sentence):
                     how = f"{first.isoformat()} moved on {count.spelled} ({count.label})"
                     return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
     return None
+
+
+def _with_its_last(first: date, count: DayCount, sentence: Sentence | None) -> bool:
+    """Whether a range's first end may move ``first``: only where the sentence also writes the date
+    its last end reaches ("between Friday and Tuesday"), so the early date is never read as a
+    deadline alone; any other count may."""
+    if count.last is None:
+        return True
+    latest = _moved(first, replace(count, days=count.last, last=None))
+    if latest is None or sentence is None:
+        return False
+    # Written with its year or without: "Tuesday, July 22" is every July 22.
+    keys = {f"date {latest.isoformat()}", f"date md {latest:%m-%d}"}
+    return any(latest in found.dates() or keys & set(found.lookups()) for found in read_dates(sentence.text))
 
 
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:

@@ -441,6 +441,26 @@ def test_a_state_a_read_record_names_a_member_for_is_no_action_claimed(
     assert finding["code"] == "unverified_action"
 
 
+@pytest.mark.parametrize(
+    ("record", "answer"),
+    [
+        # bookkeeping every record has, a state that may come, one that did not, and a part's
+        ({"address": "1 Main St", "updated_at": "2025-01-02T10:00:00Z"}, "Your address has been updated."),
+        ({"order": "O-1", "can_be_cancelled": True}, "Your order has been cancelled."),
+        ({"order": "O-1", "email_not_sent": True}, "Your receipt has been sent."),
+        ({"order": "O-1", "cancelled_items": ["SKU-3"]}, "Your order has been cancelled."),
+        # the state of another thing than the claim names
+        ({"venue": "V-2", "tickets_booked": 2}, "Your table is booked."),
+    ],
+)
+def test_a_member_that_names_no_state_of_the_claimed_thing_leaves_the_claim_standing(
+    conversation, turn, record, answer
+) -> None:
+    calls = [{"tool": "get_record", "result": record}]
+    (finding,) = action_findings(run_suite(conversation(turn(answer, calls=calls))))
+    assert finding["code"] == "unverified_action"
+
+
 def test_a_status_is_its_own_singular() -> None:
     from checks.suite.text import singular
 

@@ -191,6 +191,26 @@ def test_the_cell_of_arithmetic_before_a_figures_cell_is_its_written_arithmetic(
 
 
 @pytest.mark.parametrize(
+    ("result", "answer"),
+    [
+        # A team kit shop: fifteen shirts in the cell where the order holds fourteen.
+        (
+            {"shirts": 14, "number_print": 6.5, "name_print": 4.0},
+            "| Item | Calculation | Amount |\n|---|---|---|\n| Printing | 15 × ($6.50 + $4.00) | $157.50 |",
+        ),
+        # A frame shop: a size in the cell before a price prices nothing.
+        ({"size": "8x10", "price": 25.0}, "| Print size | Price |\n|---|---|\n| 8 × 10 | $80 |"),
+    ],
+)
+def test_a_cell_explains_nothing_through_a_count_nobody_gave_or_a_size(
+    result: dict[str, Any], answer: str
+) -> None:
+    """A cell stands apart from its figure: each of its bare numbers must be a count the
+    conversation holds, and a cell with no money in it is a size, not a price's working."""
+    assert flagged(run(answer, result)) == [answer.rsplit("$", 1)[1].strip(" |")]
+
+
+@pytest.mark.parametrize(
     ("result", "answer", "user"),
     [
         # A hotel desk: three nights written where the user asked for two.
@@ -1704,7 +1724,7 @@ def test_the_days_from_the_prompts_date_run_to_a_date_an_earlier_turn_read(
             "Thursday, July 17",
         ),
         (
-            "Today is Monday, 2031-03-03. Soil tests take 2 to 4 working days.",
+            "Today is Monday, 2031-03-03. Soil tests take 2-4 working days.",
             {"tool": "log_soil_sample", "result": {"sample": "SO-4", "received": "2031-03-03"}},
             "Your results should come between {} and Friday, March 7.",
             "Wednesday, March 5",
@@ -1737,6 +1757,28 @@ def test_a_date_moved_on_by_the_days_a_record_or_the_prompt_holds_is_a_date_offs
     assert flagged(found) == []
     assert computed(found)[right]["kind"] == "date-offset"
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "answer"),
+    [
+        # A range's first end, alone, is no deadline: the refund may take five days.
+        (
+            "Today is Tuesday, 2031-07-15. Card refunds take 3–5 business days.",
+            "It will be back on your card no later than Friday, July 18.",
+        ),
+        # Opening hours are no range of days: nine business days are no policy here.
+        (
+            "Today is Tuesday, 2031-07-15. We are open 9 to 5 business days. Repairs take 5 business days.",
+            "Your repair will be done by Monday, July 28.",
+        ),
+    ],
+)
+def test_a_range_of_business_days_moves_a_date_by_its_first_end_only_beside_its_last(
+    prompt: str, answer: str
+) -> None:
+    call = {"tool": "log_job", "result": {"job": "J-1", "received": "2031-07-15"}}
+    assert flagged(dated(prompt, answer, call)) == [answer.split("by ")[-1].split("than ")[-1].rstrip(".")]
 
 
 @pytest.mark.parametrize("key", ["transit_days", "transit_business_days"])
