@@ -24,8 +24,9 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   "tomorrow" or "yesterday" right before it is that day. A date moved by a count of days a record
   holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
-  date wherever (business days skip the weekend; a range, "5–7 business days", by either end). A
-  date its sentence (or the one before)
+  date wherever (business days skip the weekend; a range, "5–7 business days", by its first end
+  only beside the date its last reaches), and back where the sentence says the window closes
+  before it ("exchanges up to 72 hours before the show"). A date its sentence (or the one before)
   writes that a source grounds moves on or back by a length in days they write, itself checked
   ("60 days from May 20"): never by one no check reads ("a week").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
@@ -1656,6 +1657,8 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     if not written and not prompt_counts:
         return None
     prompt_days = [(day, s, (start, end)) for s in p.prompt for day, start, end in _prompt_days(s)]
+    # A window that closes before a date ("48 hours before departure") moves it back.
+    before = sentence is not None and _BEFORE.search(sentence.text) is not None
     for record in [*p.records[:MAX_OFFSET_SOURCES], None]:
         # A record's count only where the sentence writes it; the prompt's (a policy) wherever.
         counts = [c for c in (_day_counts(record) if record is not None else ()) if c.days in written]
@@ -1666,7 +1669,13 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                 if _moved(first, count) in f.days and _with_its_last(first, count, sentence):
                     how = f"{first.isoformat()} moved on {count.spelled} ({count.label})"
                     return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
+                if before and _moved(first, count, back=True) in f.days:
+                    how = f"{first.isoformat()} moved back {count.spelled} ({count.label})"
+                    return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
     return None
+
+
+_BEFORE = re.compile(r"(?i)\b(?:before|prior\s+to|ahead\s+of)\b")
 
 
 def _with_its_last(first: date, count: DayCount, sentence: Sentence | None) -> bool:

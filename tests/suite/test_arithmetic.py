@@ -1781,6 +1781,40 @@ def test_a_range_of_business_days_moves_a_date_by_its_first_end_only_beside_its_
     assert flagged(dated(prompt, answer, call)) == [answer.split("by ")[-1].split("than ")[-1].rstrip(".")]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "right", "wrong"),
+    [
+        # A theatre: exchanges close 72 hours before the show a record dates.
+        (
+            "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show.",
+            {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}},
+            "You can exchange it until the day 72 hours before the show: {}.",
+            "Saturday, May 17",
+            "Sunday, May 18",
+        ),
+        # A tool hire: a full refund needs a cancellation 14 days before the hire starts.
+        (
+            "Today is 2031-08-01. A full refund needs 14 days' notice before the start date.",
+            {"tool": "get_hire", "result": {"hire": "H-3", "start_date": "2031-09-01"}},
+            "For a full refund, cancel before {}.",
+            "Monday, August 18",
+            "Tuesday, August 19",
+        ),
+    ],
+)
+def test_a_window_that_closes_before_a_date_moves_it_back(
+    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A count the prompt states, where the sentence says "before", moves a record's date back: the
+    day the window closes is computed; a day it does not reach is flagged."""
+    found = dated(prompt, answer.format(right), call)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "date-offset"
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
+    # Without "before", nothing says the window runs back: the same date is no policy's.
+    assert flagged(dated(prompt, f"The date is {right}.", call)) == [right]
+
+
 @pytest.mark.parametrize("key", ["transit_days", "transit_business_days"])
 def test_a_count_of_days_past_the_calendar_moves_no_date(key: str) -> None:
     """A count no calendar holds (or business days past MAX_BUSINESS_DAYS, counted a day at a
