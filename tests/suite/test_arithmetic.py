@@ -1730,6 +1730,21 @@ def test_the_days_from_the_prompts_date_run_to_a_date_an_earlier_turn_read(
             "Wednesday, March 5",
             "Tuesday, March 4",
         ),
+        # A window the prompt states that closes before a record's date moves it back.
+        (
+            "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show.",
+            {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}},
+            "You can exchange it until the day 72 hours before the show: {}.",
+            "Saturday, May 17",
+            "Sunday, May 18",
+        ),
+        (
+            "Today is 2031-08-01. A full refund needs 14 days' notice before the start date.",
+            {"tool": "get_hire", "result": {"hire": "H-3", "start_date": "2031-09-01"}},
+            "For a full refund, cancel before {}.",
+            "Monday, August 18",
+            "Tuesday, August 19",
+        ),
         # A count the prompt states is a policy: it moves a record's date unwritten.
         (
             "Today is 2031-07-14. Library holds stay on the shelf for 7 days.",
@@ -1781,38 +1796,12 @@ def test_a_range_of_business_days_moves_a_date_by_its_first_end_only_beside_its_
     assert flagged(dated(prompt, answer, call)) == [answer.split("by ")[-1].split("than ")[-1].rstrip(".")]
 
 
-@pytest.mark.parametrize(
-    ("prompt", "call", "answer", "right", "wrong"),
-    [
-        # A theatre: exchanges close 72 hours before the show a record dates.
-        (
-            "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show.",
-            {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}},
-            "You can exchange it until the day 72 hours before the show: {}.",
-            "Saturday, May 17",
-            "Sunday, May 18",
-        ),
-        # A tool hire: a full refund needs a cancellation 14 days before the hire starts.
-        (
-            "Today is 2031-08-01. A full refund needs 14 days' notice before the start date.",
-            {"tool": "get_hire", "result": {"hire": "H-3", "start_date": "2031-09-01"}},
-            "For a full refund, cancel before {}.",
-            "Monday, August 18",
-            "Tuesday, August 19",
-        ),
-    ],
-)
-def test_a_window_that_closes_before_a_date_moves_it_back(
-    prompt: str, call: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """A count the prompt states, where the sentence says "before", moves a record's date back: the
-    day the window closes is computed; a day it does not reach is flagged."""
-    found = dated(prompt, answer.format(right), call)
-    assert flagged(found) == []
-    assert computed(found)[right]["kind"] == "date-offset"
-    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
-    # Without "before", nothing says the window runs back: the same date is no policy's.
-    assert flagged(dated(prompt, f"The date is {right}.", call)) == [right]
+def test_a_window_runs_back_from_a_date_only_where_the_sentence_says_before() -> None:
+    """Without "before", nothing says a policy's window closes ahead of a record's date: the day
+    72 hours before the show is no policy's date there."""
+    prompt = "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show."
+    call = {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}}
+    assert flagged(dated(prompt, "The date is Saturday, May 17.", call)) == ["Saturday, May 17"]
 
 
 @pytest.mark.parametrize("key", ["transit_days", "transit_business_days"])
