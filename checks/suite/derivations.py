@@ -772,8 +772,8 @@ def money_leaves(source: Source) -> list[Operand]:
 
 
 @kept
-def list_counts(source: Source) -> list[Operand]:
-    """The lengths (2 to 9) of the lists of records a JSON result holds: counts the data gave."""
+def list_lengths(source: Source) -> list[tuple[str, int]]:
+    """Where each list of records (2 to 9 of them) a JSON result holds stands, and its length."""
     found = (
         (path, len(node))
         for path, node, _ in walk(source.parsed(), join_path)
@@ -781,9 +781,14 @@ def list_counts(source: Source) -> list[Operand]:
         and 2 <= len(node) <= MAX_COUNT
         and all(isinstance(row, dict) for row in node)
     )
+    return list(islice(found, 16))
+
+
+def list_counts(source: Source) -> list[Operand]:
+    """The lengths of the lists of records a JSON result holds (``list_lengths``): counts the data gave."""
     return [
         Operand(Decimal(n), f"the {n} rows of {path or 'the result'}", _at(source, path))
-        for path, n in islice(found, 16)
+        for path, n in list_lengths(source)
     ]
 
 

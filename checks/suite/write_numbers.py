@@ -49,7 +49,7 @@ from itertools import islice
 from typing import Any
 
 from .decimals import ZERO, exactly, is_number, number_text
-from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_counts, money_leaves
+from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_lengths, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
@@ -159,8 +159,8 @@ class Supply:
             for key, numbers in keyed_numbers(source).items():
                 self._by_key.setdefault(key, set()).update(numbers)
             self._money.update(leaf.value for leaf in money_leaves(source))
-            for count in list_counts(source):
-                self._lengths.setdefault(count.value, set()).add(count.label.split(" rows of ", 1)[-1])
+            for path, length in list_lengths(source):
+                self._lengths.setdefault(Decimal(length), set()).add(path)
             if not source.looks_json:  # what it names ("total price is 305") or writes as money ("$250")
                 self._money |= labelled_amounts(source.text[:20_000]) | money_values(source.text[:20_000])
         for text in self.user_texts[texts:]:
