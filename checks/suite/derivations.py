@@ -63,9 +63,7 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   now"), or on to a time a record of one later date holds ("Thursday 8:00, 46 hours away"), or
   to or from a time a timestamp writes with its date, over days too ("2031-06-27T23:06Z", in the
   prompt's zone where it states one); never to a time of a record of two dates that no timestamp
-  dates, nor to one only the answer writes. A time the prompt states for the desk ("closes at
-  6:00 PM") bounds a length written to the minute, as a result's time does ("6:12 PM, 12 min
-  late"); a coarse length ("1 day") would fit some pair of them by chance.
+  dates, nor to one only the answer writes.
 - **The prompt's UTC offset is the desk's clock** ("14:10 BST (UTC+1)"): a time a record holds,
   moved by it, is the same moment as the desk writes it ("13:14:22Z" is "14:14"). A time written
   with a common zone's name restates one its sentence writes before it in another zone, as the
@@ -1701,31 +1699,22 @@ def _with_its_last(first: date, count: DayCount, sentence: Sentence | None) -> b
 
 def _elapsed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A duration between two clock times the answer or this turn's results write, or the prompt's
-    one clock time (now) and one of them (``durations.elapsed``); else between one of them and a
-    time the prompt states as the desk's ("closes at 6:00 PM": a pickup at 6:12 PM is 12 min late),
-    where the length is written to the minute."""
+    one clock time (now) and one of them (``durations.elapsed``)."""
     value = length_written(f.text)
     if value is None:
         return None
+    clocks: list[tuple[int, str]] = []
     places: dict[str, tuple[Evidence, ...]] = {}
-
-    def read(texts: list[tuple[str, str, Source | None]]) -> list[tuple[int, str]]:
-        out: list[tuple[int, str]] = []
-        for text, where, source in texts:
-            for time in read_times(value_text(text)):
-                mark = f"+{time.day_offset}" if time.day_offset else ""
-                label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
-                out.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
-                places[label] = (source.evidence_at((time.start, time.end)),) if source is not None else ()
-                if len(out) >= MAX_POOL:
-                    break
-        return out
-
-    clocks = read([(p.answer, "stated", None), *((s.text, s.call_id or s.role, s) for s in p.turn)])
+    texts = [(p.answer, "stated", None), *((s.text, s.call_id or s.role, s) for s in p.turn)]
+    for text, where, source in texts:
+        for time in read_times(value_text(text)):
+            mark = f"+{time.day_offset}" if time.day_offset else ""
+            label = f"{time.hour:02d}:{time.minute:02d}{mark} ({where})"
+            clocks.append((time.hour * 60 + time.minute + 1440 * time.day_offset, label))
+            places[label] = (source.evidence_at((time.start, time.end)),) if source is not None else ()
+            if len(clocks) >= MAX_POOL:
+                break
     found = elapsed(value, clocks) or _from_now(value, clocks, p)
-    if found is None and p.prompt and value.step <= 60:  # to the minute: a coarse "1 day" fits by chance
-        desk = read([(s.text, "the system prompt", s) for s in p.prompt])
-        found = elapsed(value, desk + clocks) or elapsed(value, clocks + desk)
     if found is None:
         return None
     operands = [Operand(ZERO, label, places.get(label, ())) for label in found]

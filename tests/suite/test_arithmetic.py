@@ -1309,37 +1309,6 @@ def test_a_timestamp_gives_its_times_day_for_a_length_from_now(
     assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
 
 
-@pytest.mark.parametrize(
-    ("prompt", "result", "answer", "right", "wrong"),
-    [
-        # A parking garage: a car out after the closing time the prompt states.
-        (
-            "You answer for Dockside Garage. The garage closes at 11:00 PM.",
-            {"ticket": "G-41", "exit_time": "23:25"},
-            "Your car left at 11:25 PM, {} after closing.",
-            "25 minutes",
-            "35 minutes",
-        ),
-        # A library: a noise report inside the quiet hours the prompt states.
-        (
-            "Quiet hours in the reading rooms start at 9:30 PM.",
-            {"report": "NR-7", "received": "22:05"},
-            "The report came in at 10:05 PM, {} into quiet hours.",
-            "35 min",
-            "45 min",
-        ),
-    ],
-)
-def test_a_length_from_a_time_the_prompt_states_to_one_a_result_holds_is_elapsed(
-    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """A time the prompt states for the desk (a closing time, quiet hours) and one this turn's
-    result holds bound a length written to the minute: elapsed; another length is flagged."""
-    call = {"tool": "lookup", "result": result}
-    assert computed(dated(prompt, answer.format(right), call))[right]["kind"] == "elapsed"
-    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
-
-
 def test_no_length_runs_from_now_to_a_time_on_another_day() -> None:
     """A slot tomorrow at 12:15 is no two hours away from today's 10:15; nor is a time of a record of
     two dates on either of them."""
