@@ -849,31 +849,46 @@ def _summed(run: list[Stated] | list[Operand], f: Figure, tol: Decimal) -> Deriv
     return _made("sum", " + ".join(s.text if isinstance(s, Stated) else s.label for s in run), operands)
 
 
-def _evaluate(expression: str) -> tuple[Decimal, str, tuple[Decimal, ...]] | None:
-    """The value of a written ``(a + b) × c − d``, its kind and its counts (bare numbers a word
-    names: "3 nights"), or None when it is not one: products first, one level of brackets first
-    of all, the words naming a term read past."""
+@dataclass(frozen=True)
+class _Evaluated:
+    """Written arithmetic's value, its kind (its operators'), its counts (bare numbers a word
+    names: "3 nights"), all its bare numbers, and whether money dresses any term."""
+
+    value: Decimal
+    kind: str
+    counts: tuple[Decimal, ...]
+    bare: tuple[Decimal, ...]
+    priced: bool
+
+
+def _evaluate(expression: str) -> _Evaluated | None:
+    """The written ``(a + b) × c − d`` read, or None when it is not one: products first, one level
+    of brackets first of all, the words naming a term read past."""
     pieces: list[str | Decimal] = []
     counts: list[Decimal] = []
-    bare = None  # the last term read, where no mark of money dresses it
+    bare: list[Decimal] = []
+    named = None  # the last term read, where no mark of money dresses it
     for match in _PIECE.finditer(expression):
         if match.group("amount") is not None:
             amount = read_amount(match.group("amount"))
             if amount is None:
                 return None
             pieces.append(amount.magnitude)
-            bare = amount.magnitude if amount.kind == "number" else None
+            named = amount.magnitude if amount.kind == "number" else None
+            bare += [amount.magnitude] if amount.kind == "number" else []
         elif match.lastgroup is not None:
             pieces.append(match.group().strip())
-            bare = None
-        elif bare is not None:  # a word naming a bare term: a count of things ("3 nights")
-            counts.append(bare)
-            bare = None
+            named = None
+        elif named is not None:  # a word naming a bare term: a count of things ("3 nights")
+            counts.append(named)
+            named = None
     kinds: set[str] = set()
     value, at = _sum_of(pieces, 0, kinds)
     if value is None or at != len(pieces):
         return None
-    return value, next((k for k in ("difference", "product") if k in kinds), "sum"), tuple(counts)
+    kind = next((k for k in ("difference", "product") if k in kinds), "sum")
+    terms = sum(isinstance(piece, Decimal) for piece in pieces)
+    return _Evaluated(value, kind, tuple(counts), tuple(bare), terms > len(bare))
 
 
 def _sum_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[Decimal | None, int]:
@@ -931,17 +946,12 @@ def written_arithmetic(
     if "(" in answer[end : end + _NEAR]:
         after = _EXPRESSION_AFTER.match(answer, end)
     for match in (before, cell, after):
-        if match is None or (evaluated := _evaluate(match.group(1))) is None:
+        if match is None or (read := _evaluate(match.group(1))) is None:
             continue
-        value, kind, counts = evaluated
-        if match is cell:
-            terms = [
-                read_amount(m.group("amount")) for m in _PIECE.finditer(match.group(1)) if m.group("amount")
-            ]
-            if not any(term is not None and term.kind == "money" for term in terms):
-                continue
-            counts = tuple(term.magnitude for term in terms if term is not None and term.kind == "number")
-        yield " ".join(match.group(1).split()), value, kind, counts
+        if match is cell and not read.priced:
+            continue
+        counts = read.bare if match is cell else read.counts
+        yield " ".join(match.group(1).split()), read.value, read.kind, counts
 
 
 def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:

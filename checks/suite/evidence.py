@@ -280,7 +280,7 @@ class _State:
         # calls that computed with an operand none of them, nor a result, said.
         self.person_texts, self.prose = Texts(), Texts()
         self.prose_read = (-1, 0)  # the turn and message up to which the assistant's words are read
-        self.made_up: list[Source] = []  # the results of those calls, which back nothing
+        self.made_up: dict[str, Source] = {}  # those calls' ids -> their results, which back nothing
 
     def read_prose(self, turn: Turn, upto: int) -> None:
         """The assistant's words of ``turn`` before its message ``upto``, once each."""
@@ -309,9 +309,9 @@ class _State:
         )
 
     def absorb(self, source: Source) -> None:
-        if source.role == "tool" and self._computes_made_up(source):
-            self.made_up.append(source)
-        if source.role in ("tool", "call") and source.call_id in {s.call_id for s in self.made_up}:
+        if source.role == "tool" and source.call_id is not None and self._computes_made_up(source):
+            self.made_up[source.call_id] = source
+        if source.role in ("tool", "call") and source.call_id in self.made_up:
             return  # what a made-up operand computed backs nothing
         if not self.grounds.absorb(source):
             return
@@ -569,7 +569,8 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
             f"“{clip(candidate.text)}” ({candidate.shape}) appears in no tool result of this "
             "conversation, and no user message or system prompt supplied it"
         )
-        if computed := next((s for s in state.made_up if any(f in s.forms for f in candidate.forms)), None):
+        made_up = state.made_up.values()
+        if computed := next((s for s in made_up if any(f in s.forms for f in candidate.forms)), None):
             why = (
                 f"“{clip(candidate.text)}” ({candidate.shape}) appears only in the result of call "
                 f"{computed.call_id}, which computed it with an operand nobody said, and no user message "
