@@ -153,8 +153,12 @@ def test_written_arithmetic_reads_brackets_and_the_words_naming_its_terms(
     """Products bind before sums, a bracket before both, and a word or two after a term names what
     it counts: arithmetic that holds explains its figure, and a slip in it is flagged with what it
     gives."""
+    assert_written_arithmetic(result, right, wrong, right.rsplit(" ", 1)[-1].strip("€$."))
+
+
+def assert_written_arithmetic(result: dict[str, Any], right: str, wrong: str, figure: str) -> None:
+    """``right``'s arithmetic explains ``figure``; ``wrong``'s slip is flagged with what it gives."""
     assert flagged(run(right, result)) == []
-    figure = right.rsplit(" ", 1)[-1].strip("€$.")
     assert computed(run(right, result))[figure]["from"].endswith("as the answer writes it")
     [slip] = [f for f in run(wrong, result)["findings"] if f["code"] == "unsupported_value"]
     assert slip["arithmetic"]["gives"] == figure
@@ -183,31 +187,7 @@ def test_the_cell_of_arithmetic_before_a_figures_cell_is_its_written_arithmetic(
     """A table's calculation column is the answer's own arithmetic for the amount beside it, as
     "= $X" is: where it holds, it explains the figure; where it does not, the figure is flagged
     with what it gives."""
-    figure = right.rsplit("|", 2)[1].strip(" *$£")
-    assert flagged(run(right, result)) == []
-    assert computed(run(right, result))[figure]["from"].endswith("as the answer writes it")
-    [slip] = [f for f in run(wrong, result)["findings"] if f["code"] == "unsupported_value"]
-    assert slip["arithmetic"]["gives"] == figure
-
-
-@pytest.mark.parametrize(
-    ("result", "answer"),
-    [
-        # A team kit shop: fifteen shirts in the cell where the order holds fourteen.
-        (
-            {"shirts": 14, "number_print": 6.5, "name_print": 4.0},
-            "| Item | Calculation | Amount |\n|---|---|---|\n| Printing | 15 × ($6.50 + $4.00) | $157.50 |",
-        ),
-        # A frame shop: a size in the cell before a price prices nothing.
-        ({"size": "8x10", "price": 25.0}, "| Print size | Price |\n|---|---|\n| 8 × 10 | $80 |"),
-    ],
-)
-def test_a_cell_explains_nothing_through_a_count_nobody_gave_or_a_size(
-    result: dict[str, Any], answer: str
-) -> None:
-    """A cell stands apart from its figure: each of its bare numbers must be a count the
-    conversation holds, and a cell with no money in it is a size, not a price's working."""
-    assert flagged(run(answer, result)) == [answer.rsplit("$", 1)[1].strip(" |")]
+    assert_written_arithmetic(result, right, wrong, right.rsplit("|", 2)[1].strip(" *$£"))
 
 
 @pytest.mark.parametrize(
@@ -225,14 +205,24 @@ def test_a_cell_explains_nothing_through_a_count_nobody_gave_or_a_size(
             "The 48 4x6 prints × $0.30 = $7.20.",
             "Print my photos.",
         ),
+        # A team kit shop: fifteen shirts in the cell where the order holds fourteen.
+        (
+            {"shirts": 14, "number_print": 6.5, "name_print": 4.0},
+            "| Item | Calculation | Amount |\n|---|---|---|\n| Printing | 15 × ($6.50 + $4.00) | $157.50 |",
+            "Price the printing.",
+        ),
+        # A frame shop: a size in the cell before a price prices nothing.
+        ({"size": "8x10", "price": 25.0}, "| Print size | Price |\n|---|---|\n| 8 × 10 | $80 |", "Price it."),
     ],
 )
 def test_written_arithmetic_explains_nothing_through_a_count_nobody_gave(
     result: dict[str, Any], answer: str, user: str
 ) -> None:
     """A count a word names ("3 nights") is no value checked on its own, so the conversation must
-    hold it; and digits joined by an "x" are a size, not a product."""
-    assert flagged(run(answer, result, user=user)) == [answer.rsplit("$", 1)[1].rstrip(".")]
+    hold it; digits joined by an "x" are a size, not a product. A table's calculation cell stands
+    apart from its figure: each of its bare numbers must be a count the conversation holds, and a
+    cell with no money in it is a size, not a price's working."""
+    assert flagged(run(answer, result, user=user)) == [answer.rsplit("$", 1)[1].strip(" |.")]
 
 
 @pytest.mark.parametrize(
