@@ -80,6 +80,8 @@ first row that gives it: no chains, no averages, no arbitrary subsets.
   with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
   markdown table sums its own column, back to the table's start or an earlier total; a total may
   carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again.
+  A line that shows its working ("Labour: 3.5 h × $145.00 = $507.50") is one line: the total
+  sums its result, and the rate written in its working is no line of its own.
 - **An amount per a unit is one row's price or total over its count of that unit** ("$4.50 per
   load": a row's charge over its ``loads``), the count under a member whose name has a word for
   the unit ("gal" names ``gallons``; ``item_id`` names a row, no count): the record's one such
@@ -276,6 +278,7 @@ class Stated:
     total: bool = False  # labelled a total on its line (``_label``)
     computed: bool = False  # explained here by a derivation, not read
     taken_off: bool = False  # written with a minus before it ("−$11.00"): a ledger's deduction
+    term: bool = False  # a term of the arithmetic the answer writes for another amount (``_terms``)
 
     def operand(self) -> Operand:
         return Operand(self.value, f"{self.text} (stated)", self.evidence, self.start, self.end)
@@ -929,14 +932,24 @@ def _product_of(pieces: list[str | Decimal], at: int, kinds: set[str]) -> tuple[
     return None, at
 
 
-def written_arithmetic(
-    answer: str, start: int, end: int
-) -> Iterator[tuple[str, Decimal, str, tuple[Decimal, ...]]]:
+@dataclass(frozen=True)
+class Working:
+    """The answer's own arithmetic for one figure: as written, its value, its kind (its
+    operators'), its counts, and where it stands in the answer."""
+
+    written: str
+    value: Decimal
+    kind: str
+    counts: tuple[Decimal, ...]
+    start: int
+    end: int
+
+
+def written_arithmetic(answer: str, start: int, end: int) -> Iterator[Working]:
     """The answer's own arithmetic for the figure at ``start:end``, just before it (``… = $X``), in
-    the table cell before its own, or in brackets after: each as written, its value, its kind (its
-    operators') and its counts. Looked for only where an "=", a "|" or a "(" stands near the figure.
-    A cell stands apart from the figure, so it must price something (a size, "8 × 10", does not),
-    and each of its bare numbers is a count the conversation must hold."""
+    the table cell before its own, or in brackets after. Looked for only where an "=", a "|" or a
+    "(" stands near the figure. A cell stands apart from the figure, so it must price something (a
+    size, "8 × 10", does not), and each of its bare numbers is a count the conversation must hold."""
     before = cell = after = None
     near = answer[max(0, start - _NEAR) : start]
     if "=" in near:
@@ -951,21 +964,22 @@ def written_arithmetic(
         if match is cell and not read.priced:
             continue
         counts = read.bare if match is cell else read.counts
-        yield " ".join(match.group(1).split()), read.value, read.kind, counts
+        written = " ".join(match.group(1).split())
+        yield Working(written, read.value, read.kind, counts, match.start(1), match.end(1))
 
 
 def _written(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """The answer's own arithmetic (``written_arithmetic``) where it gives the figure."""
     figure = f.near[f.index]
     counts = {c.value for c in p.counts}
-    for written, value, kind, named in written_arithmetic(p.answer, figure.start, figure.end):
+    for w in written_arithmetic(p.answer, figure.start, figure.end):
         # A money term is a value checked on its own; a count of things ("3 nights") is too small
         # to be one, so the conversation must hold it: else a made-up count would pass unseen.
-        held = all(n in counts or p.held(number_text(n)) for n in named)
-        if abs(value - figure.value) <= tol and held:
+        held = all(n in counts or p.held(number_text(n)) for n in w.counts)
+        if abs(w.value - figure.value) <= tol and held:
             return (
-                Derivation(kind, f"{written} as the answer writes it", ())
-                if f.people is None or kind == "product"
+                Derivation(w.kind, f"{w.written} as the answer writes it", ())
+                if f.people is None or w.kind == "product"
                 else None
             )
     return None
@@ -982,7 +996,8 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             carried = (
                 [stated[start - 1 : index]] if start and _carried(p.answer, stated[start - 1], f) else []
             )
-            for run in [stated[start:index], *carried]:
+            for whole in [stated[start:index], *carried]:
+                run = [s for s in whole if not s.term]  # a line's result stands for its working
                 if len(run) >= 2 and all(s.known for s in run):
                     if found := _summed(run, f, tol):
                         return found
@@ -1993,15 +2008,27 @@ _TAKEN_OFF = re.compile(r"(?:^|[\s|(:])(?:−\s?|-(?!\s))[^\s\d]{0,3}$")
 
 
 def _stated(
-    c: Candidate, marks: tuple[bool, bool], known: dict[str, tuple[Evidence, ...]], computed: set[str]
+    c: Candidate, marks: tuple[bool, bool, bool], known: dict[str, tuple[Evidence, ...]], computed: set[str]
 ) -> Stated:
     """An amount the answer writes, as known this round; ``marks``: whether it is labelled a total,
-    whether a minus takes it off."""
-    (total, off), grounds = marks, known.get(c.value)
+    whether a minus takes it off, whether it is a term of another amount's working."""
+    (total, off, term), grounds = marks, known.get(c.value)
     made = c.value in computed
     return Stated(
-        c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made, off
+        c.number or ZERO, c.start, c.end, c.text, grounds is not None, grounds or (), total, made, off, term
     )
+
+
+def _terms(answer: str, amounts: list[Candidate]) -> set[int]:
+    """Where the answer writes an amount as a term of the arithmetic it writes for another one
+    ("Labour: 3.5 h × $145.00 = $507.50"): the rate is the working of that line, not a line of its
+    own, so a total of the lines sums the result in its place."""
+    starts = [c.start for c in amounts]
+    terms: set[int] = set()
+    for c in amounts:
+        for w in written_arithmetic(answer, c.start, c.end):
+            terms.update(starts[bisect_left(starts, w.start) : bisect_left(starts, w.end)])
+    return terms
 
 
 @exactly
@@ -2009,10 +2036,12 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     """Each figure's first derivation in ``TABLE`` order, or None; amounts are tried in three rounds."""
     out: list[Derivation | None] = [None] * len(figures)
     answer, amounts, known = pools.answer, pools.amounts, pools.known
+    terms = _terms(answer, amounts)
     marks = [
         (
             bool(_TOTAL_WORDS.search(_label(answer, c.start))),
             bool(_TAKEN_OFF.search(answer[max(0, c.start - 6) : c.start])),
+            c.start in terms,
         )
         for c in amounts
     ]

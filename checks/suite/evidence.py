@@ -613,11 +613,11 @@ def _miscomputed(answer: str, candidate: Candidate) -> tuple[str, str] | None:
     gives, where that is another figure: the slip a reviewer corrects, named in the finding."""
     if candidate.number is None:
         return None
-    for written, value, _, _ in written_arithmetic(answer, candidate.start, candidate.end):
+    for w in written_arithmetic(answer, candidate.start, candidate.end):
         digits = candidate.precision or 0
         with localcontext(EXACT):
-            if abs(value - candidate.number) > written_tolerance(digits):
-                return written, f"{value.quantize(Decimal(1).scaleb(-digits)):,}"
+            if abs(w.value - candidate.number) > written_tolerance(digits):
+                return w.written, f"{w.value.quantize(Decimal(1).scaleb(-digits)):,}"
     return None
 
 

@@ -703,6 +703,37 @@ def test_a_total_of_the_figures_the_answer_computed_skips_their_operands(
     assert flagged(run(answer.replace(right, wrong), record)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("record", "answer", "right", "wrong"),
+    [
+        # A sign shop: the installation line shows its hours times the rate.
+        (
+            {"vinyl": 84.0, "install_hours": 2.5, "hourly_rate": 60.0, "permit_fee": 35.0},
+            "- Vinyl: $84.00\n- Install: 2.5 h × $60.00 = $150.00\n- Permit: $35.00\n- Total: ${}",
+            "269.00",
+            "329.00",
+        ),
+        # A tutoring centre: the sessions line shows its count times the fee, in brackets after.
+        (
+            {"registration": 25.0, "sessions": 6, "session_fee": 42.5, "materials": 18.0},
+            "- Registration: €25.00\n- Sessions: €255.00 (6 sessions × €42.50)\n- Materials: €18.00\n"
+            "- **Total: €{}**",
+            "298.00",
+            "340.50",
+        ),
+    ],
+)
+def test_a_total_of_lines_sums_a_worked_lines_result_not_its_terms(
+    record: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A line that shows its working is one line of the list: the total below sums its result,
+    and the rate in its working is no line of its own, so a total that adds it is flagged."""
+    found = run(answer.format(right), record)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "sum"
+    assert flagged(run(answer.format(wrong), record)) == [wrong]
+
+
 # --- figures written to the cent: their arithmetic holds whatever words surround them ----------
 
 # Each result holds a row the answer leaves out: no sum of a whole list gives the figure.
