@@ -1,16 +1,17 @@
 """Numbers no source carries that are derived from numbers sources do: one table of them.
 
 A figure an answer writes, or a number a write is given, that no source carries may still be no
-invention: a rounding or unit conversion of a number read, a column's sum, the answer's own
-total of the amounts it lists, a price times the count the user gave, a date moved by the days
-the user or the prompt states ("the day before"; to the day of the week the user named) or by a
-count of days one record or the prompt holds, the days between two dates one record holds, and,
-once no other row does, one operation on two numbers its sentence (or the one before, else the
-one after too: its working) writes, in figures (a comma before one or two last digits is a
-decimal one, "€0,15", where the answer writes no decimal point) or in words ("twelve months"),
-of the MAX_LOCAL nearest it (in a long table, its own row and those above). ``TABLE`` lists
-every derivation accepted, one ``Row`` each, in the order tried; a figure is explained by the
-first row that gives it: no chains, no averages, no arbitrary subsets.
+invention: a rounding or unit conversion of a number read, a column's sum, the answer's own total of
+the amounts it lists, a price times the count the user gave, a date moved by the days the user or
+the prompt states ("the day before"; to the day of the week the user named) or by a count of days
+one record or the prompt holds, the days between two dates one record holds, and, once no other row
+does, one operation on two numbers its sentence (or the one before, else the one after too: its
+working) writes, in figures (a comma before one or two last digits is a decimal one, "€0,15", where
+the answer writes no decimal point) or in words ("twelve months"), a count glued to its unit by a
+hyphen too ("the 12-month plan", "a six-week course"), of the MAX_LOCAL nearest it (in a long table,
+its own row and those above). ``TABLE`` lists every derivation accepted, one ``Row`` each, in the
+order tried; a figure is explained by the first row that gives it: no chains, no averages, no
+arbitrary subsets.
 
 - **Every operand is a value a pool holds**, never a number found in passing: one record
   (each newest result read alone: values of two results are never paired by chance), the
@@ -228,11 +229,16 @@ _PIECE = re.compile(
 # A number a sentence writes as an operand: grouped or plain, never a piece of a date, a time or
 # an identifier ("2025-06-10", "9:30", "RC-48213"); a rate's slash before a word is no date's
 # ("$45.00/hour").
+# A unit glued to a count by a hyphen: "a 12-month plan", "the six-month season" count months.
+_UNIT_AFTER = r"(?:minute|hour|day|night|week|month|year|person|seat|ticket|item|piece|pack|unit)s?\b"
 _OPERAND = re.compile(
-    r"(?<![\w.,:/\-])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\d+,\d{1,2})(?![\w:\-]|/[^a-z]|[.,]\d)", re.I
+    r"(?<![\w.,:/\-])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\d+,\d{1,2})(?![\w:]|-(?!"
+    + _UNIT_AFTER
+    + r")|/[^a-z]|[.,]\d)",
+    re.I,
 )
 # A count in one word, never a piece of a longer one: "twenty-five" is no twenty and no five.
-_WORD_OPERAND = re.compile(rf"(?<![\w-])(?:{COUNT_WORD})(?![\w-])", re.I)
+_WORD_OPERAND = re.compile(rf"(?<![\w-])(?:{COUNT_WORD})(?![\w]|-(?!{_UNIT_AFTER}))", re.I)
 MAX_LOCAL = 12  # the operands one sentence may give
 _PEOPLE = r"(?:passengers?|people|persons?|travell?ers?|guests?|adults?)"
 _FOR_PEOPLE = re.compile(rf"\bfor\s+(?:all\s+|the\s+)?(\d+|{COUNT_WORD})\s+(?:of\s+you\s+|{_PEOPLE})", re.I)

@@ -1369,6 +1369,14 @@ def test_a_held_time_and_a_held_length_alone_explain_no_time() -> None:
             "369.88",
         ),
         ({"lane": 4, "bill": 94}, "Split six ways, the $94 bill is about ${} each.", "15.67", "16.67"),
+        # A count glued to its unit by a hyphen counts that unit: a gym's plan, a language course.
+        ({"plan": "annual", "price": 540}, "The 12-month plan is $540, so ${} a month.", "45.00", "47.00"),
+        (
+            {"course": "B1", "weeks": 6, "fee": 390},
+            "The six-week course is €390, or €{} a week.",
+            "65.00",
+            "67.00",
+        ),
         ({"cloth": "linen", "per_metre": 9.8}, "Linen at €9.80/m for 2.5 m is €{}.", "24.50", "25.50"),
         # A decimal comma is the same number ("€0,15" is €0.15): a copy shop, a seedling nursery.
         ({"job": "C-88", "pages": 24, "per_page": 0.15}, "24 pages at €0,15 come to €{}.", "3,60", "3,80"),
