@@ -203,16 +203,12 @@ _SECONDS = r"(?::(?P<second>[0-5][0-9])(?:\.[0-9]+)?)"
 # After a time: a zone ("Z", or "+05:30" after seconds) or a next-day (or previous-day) mark ("+1").
 _ZONE_OFFSET = rf"(?<={_DIGIT}{{2}}:{_DIGIT}{{2}}:{_DIGIT}{{2}})[+-]{_DIGIT}{{2}}:{_DIGIT}{{2}}"
 _TIME_NOTE = rf"(?:[zZ]\b|{_ZONE_OFFSET}|(?P<offset>[+-][1-3]))?"
-# Between a time range's two ends: a dash, or "to" ("from 2:00 to 9:00 PM" is "2:00–9:00 PM").
-_TIME_RANGE_GAP = rf"(?:[ \u00a0]?{_RANGE_DASH}[ \u00a0]?|[ \u00a0]to[ \u00a0])"
-_RANGE_GAP_END = re.compile(r"[ \u00a0]to[ \u00a0]*$")
 _HALF = rf"(?:[ \u00a0]?(?P<half>(?:{alternation(HALF_DAY_MARKS)})(?!\w)))"
 TIME_NOTATIONS: tuple[Notation, ...] = (
-    Notation(  # 9-11 AM, 9:30–10:15 p.m., 2:00 to 9:00 PM: the first in the half the mark names unless
-        # it wraps (11-1 PM).
+    Notation(  # 9-11 AM, 9:30–10:15 p.m.: the first in the half the mark names unless it wraps (11-1 PM).
         "range",
-        rf"(?P<first_hour>{_DIGIT}{{1,2}})(?::(?P<first_minute>{_DIGIT}{{2}}))?{_TIME_RANGE_GAP}"
-        rf"(?P<hour>{_DIGIT}{{1,2}})(?::(?P<minute>{_DIGIT}{{2}}))?{_HALF}",
+        rf"(?P<first_hour>{_DIGIT}{{1,2}})(?::(?P<first_minute>{_DIGIT}{{2}}))?[ \u00a0]?{_RANGE_DASH}"
+        rf"[ \u00a0]?(?P<hour>{_DIGIT}{{1,2}})(?::(?P<minute>{_DIGIT}{{2}}))?{_HALF}",
     ),
     Notation(  # 22:00, 22:00:00, 03:00:00+1, 5:00, 10:00 PM, 10:00 p.m., 12:00 noon.
         "clock",
@@ -363,8 +359,7 @@ def read_times(text: str) -> Iterator[TimeValue]:
             yield found
         elif found is not None:
             split = match.start(numbers["hour"])
-            before = _RANGE_GAP_END.sub("", text[:split]).rstrip(_DASHES)
-            first = _range_start(parts, found, match.start(), len(before))
+            first = _range_start(parts, found, match.start(), len(text[:split].rstrip(_DASHES)))
             if first is not None:  # "14 — 6:12 PM" is no range, but its end is still a time
                 yield first
             yield replace(found, start=split)

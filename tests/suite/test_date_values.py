@@ -16,7 +16,6 @@ from datetime import date, time, timedelta
 from string import Formatter
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from suite_helpers import build_conversation, build_turn
@@ -411,29 +410,6 @@ def test_a_range_of_hours_with_one_half_day_mark_is_two_times() -> None:
     for answer, role, source, flagged in cases:
         found = flags(conversation(source, role, answer))
         assert [f["claim"]["text"] for f in found] == flagged, answer
-
-
-@pytest.mark.parametrize(
-    ("dashed", "worded", "ends"),
-    [
-        # A rink's public skate, the half-day mark after the last end only.
-        ("7:30–9:30 pm", "from 7:30 to 9:30 pm", [(19, 30), (21, 30)]),
-        # A clinic's walk-in hours, wrapping past noon; and whole hours.
-        ("10:00–2:00 PM", "10:00 to 2:00 PM", [(10, 0), (14, 0)]),
-        ("1-3 PM", "from 1 to 3 PM", [(13, 0), (15, 0)]),
-    ],
-)
-def test_a_range_of_hours_written_with_to_is_the_range_written_with_a_dash(
-    dashed: str, worded: str, ends: list[tuple[int, int]]
-) -> None:
-    """ "from 2:00 to 9:00 PM" shares its one half-day mark as "2:00–9:00 PM" does: both ends
-    are read alike, and a record's 24-hour times ground both alike."""
-    for written in (dashed, worded):
-        assert [(v.hour, v.minute) for v in read_values(written) if hasattr(v, "hour")] == ends, written
-    held = " until ".join(f"{hour:02d}:{minute:02d}" for hour, minute in ends)  # "19:30 until 21:30"
-    for written in (dashed, worded):
-        answer = f"Open {written} today."
-        assert flags(conversation(held, "tool json", answer)) == [], answer
 
 
 def test_a_time_after_a_number_and_a_dash_is_a_time_where_no_range_ends_there() -> None:
