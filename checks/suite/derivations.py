@@ -88,9 +88,10 @@ arbitrary subsets.
   the unit ("gal" names ``gallons``; ``item_id`` names a row, no count): the record's one such
   row, or the row the sentence names. An average is no one row's rate.
 - **The answer's own arithmetic is read as written** ("(€18 + €4.50 rush) × 4 posters = €90"),
-  before an "=", in brackets after the figure, or in the table cell before the figure's (a
-  calculation column: "| 14 × ($6.50 + $4.00) | $147.00 |"): products before sums, one level of
-  brackets first, a word or two after a term naming what it counts. Where it gives the figure,
+  before an "=" on the figure's line (a list's dash above it is no minus), in brackets after it,
+  or in the table cell before the figure's (a calculation column: "| 14 × ($6.50 + $4.00) |
+  $147.00 |"): products before sums, one level of brackets first, a word or two after a term
+  naming what it counts. Where it gives the figure,
   the figure is explained, its terms being values checked on their own, and a count a word names
   ("3 nights", too small to be checked) one the conversation holds; where it does not, the flag
   says what it gives. Digits joined by an "x" are a size ("4x6").
@@ -958,10 +959,11 @@ def written_arithmetic(answer: str, start: int, end: int) -> Iterator[Working]:
     size, "8 × 10", does not), and each of its bare numbers is a count the conversation must hold."""
     before = cell = after = None
     near = answer[max(0, start - _NEAR) : start]
+    line = max(0, start - 200, answer.rfind("\n", 0, start) + 1)  # a list's dash above is no minus
     if "=" in near:
-        before = _EXPRESSION_BEFORE.search(answer, max(0, start - 200), start)
+        before = _EXPRESSION_BEFORE.search(answer, line, start)
     if "|" in near:
-        cell = _CELL_BEFORE.search(answer, max(0, start - 200), start)
+        cell = _CELL_BEFORE.search(answer, line, start)
     if "(" in answer[end : end + _NEAR]:
         after = _EXPRESSION_AFTER.match(answer, end)
     for match in (before, cell, after):
@@ -2028,12 +2030,14 @@ def _stated(
 def _terms(answer: str, amounts: list[Candidate]) -> set[int]:
     """Where the answer writes an amount as a term of the arithmetic it writes for another one
     ("Labour: 3.5 h × $145.00 = $507.50"): the rate is the working of that line, not a line of its
-    own, so a total of the lines sums the result in its place."""
+    own, so a total of the lines sums the result in its place. Only a working that gives its
+    figure: a slip explains nothing, so its terms stay lines of the list."""
     starts = [c.start for c in amounts]
     terms: set[int] = set()
     for c in amounts:
         for w in written_arithmetic(answer, c.start, c.end):
-            terms.update(starts[bisect_left(starts, w.start) : bisect_left(starts, w.end)])
+            if c.number is not None and abs(w.value - c.number) <= _CENT:
+                terms.update(starts[bisect_left(starts, w.start) : bisect_left(starts, w.end)])
     return terms
 
 

@@ -734,6 +734,60 @@ def test_a_total_of_lines_sums_a_worked_lines_result_not_its_terms(
     assert flagged(run(answer.format(wrong), record)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("record", "answer", "right", "short"),
+    [
+        # A guest house: the nights line opens with its count, under a line of parking.
+        (
+            {"parking": 20, "nights": 3, "nightly_rate": 100, "tax": 45},
+            "- Parking: $20\n- 3 nights × $100 = $300\n- Tax: $45\n- Total: ${}",
+            "365",
+            "345",
+        ),
+        # A sign shop: each line opens with its amount, so the list's dashes sit between amounts.
+        (
+            {"vinyl": 84.0, "install_hours": 2.5, "hourly_rate": 60.0, "permit_fee": 35.0},
+            "- $84.00 vinyl\n- 2.5 h × $60.00 = $150.00\n- $35.00 permit\n- Total: ${}",
+            "269.00",
+            "185.00",
+        ),
+    ],
+)
+def test_a_worked_line_takes_no_term_from_the_line_above(
+    record: dict[str, Any], answer: str, right: str, short: str
+) -> None:
+    """A list's dash is no minus: the line above a worked line is a line of its own, so the total
+    adds it, and a total that leaves it out is flagged."""
+    found = run(answer.format(right), record)
+    assert flagged(found) == []
+    assert computed(found)[right]["kind"] == "sum"
+    assert short in flagged(run(answer.format(short), record))
+
+
+@pytest.mark.parametrize(
+    ("record", "answer"),
+    [
+        # A guest house's one-line bill: the dash before the nights parts two items.
+        (
+            {"parking": 20, "nights": 3, "nightly_rate": 100, "tax": 45, "towels": 8},
+            "Parking $20 - 3 nights × $100 = $300, tax $45, towels $8, total ${}.",
+        ),
+        # A courier's one-line quote: the dash before the boxes parts two items.
+        (
+            {"pickup": 12, "boxes": 4, "per_box": 9.5, "fuel": 6, "tape": 1.25},
+            "Pickup $12.00 - 4 boxes × $9.50 = $38.00, fuel $6.00, tape $1.25, total ${}.",
+        ),
+    ],
+)
+def test_arithmetic_that_does_not_give_its_figure_sets_no_term_aside(
+    record: dict[str, Any], answer: str
+) -> None:
+    """A working read that does not give the figure after it is no working of it: its amounts
+    stay items of the list, so a total that leaves one of them out is flagged."""
+    short = {20: "353", 12: "45.25"}[next(iter(record.values()))]
+    assert short in flagged(run(answer.format(short), record))
+
+
 # --- figures written to the cent: their arithmetic holds whatever words surround them ----------
 
 # Each result holds a row the answer leaves out: no sum of a whole list gives the figure.
