@@ -26,6 +26,10 @@ An example of a format is no claim (``is_format_example``): an identifier whose 
 example of a format it names ("looks like", "in the format", a placeholder such as YYYY-MM-DD or
 NNN-NNNN) right after that name or after "e.g.", "for example", "such as" or "like", is neither flagged
 nor grounded.
+
+The answer's own illustration is no claim (``illustrations``): a sentence that says "for example",
+"for instance" or "e.g." shows how a rate or a rule works on a case the answer makes up ("for example,
+a 3-hour stay would come to $13.50"), so the values only it writes are not flagged.
 """
 
 from __future__ import annotations
@@ -66,7 +70,7 @@ from .notations import count_key, number_run
 from .options import EvidenceOptions, Options
 from .records import contradicted_findings, names_in, other_record_findings, receipt_findings, route_findings
 from .shown import Shown, Texts
-from .text import MAX_SENTENCE
+from .text import MAX_SENTENCE, sentences
 from .tokens import (
     PERCENT_UNITS,
     Candidate,
@@ -485,6 +489,17 @@ class EvidenceChecker:
         return report
 
 
+_ILLUSTRATION = re.compile(r"\b(?:for\s+example|for\s+instance|e\.g\.)", re.I)
+
+
+def illustrations(answer: str) -> list[tuple[int, int]]:
+    """Where the answer's own examples stand: each sentence that says "for example", "for instance"
+    or "e.g.", whose values illustrate a case the answer makes up."""
+    if _ILLUSTRATION.search(answer) is None:  # most answers: no sentence to split
+        return []
+    return [(s.start, s.end) for s in sentences(answer) if _ILLUSTRATION.search(s.text)]
+
+
 def is_format_example(answer: str, candidate: Candidate) -> bool:
     """Whether the candidate is an example of a format (the module's docstring says when), read back to
     the line's start ("e.g." ends no sentence here), at most a sentence long."""
@@ -531,7 +546,12 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
         evidence = [known[candidate.value][0].to_dict()]
         report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
-    unread_claims = [c for c in unread.values() if not is_format_example(turn.answer, c)]
+    examples = illustrations(turn.answer)
+    unread_claims = [
+        c
+        for c in unread.values()
+        if not is_format_example(turn.answer, c) and not any(a <= c.start < b for a, b in examples)
+    ]
     explained = state.explain(turn, candidates, unread_claims, known, read)
     unsupported = [c for c in unread_claims if c.value not in explained]
     for candidate in (c for c in unread_claims if c.value in explained):

@@ -606,6 +606,41 @@ def test_a_distance_or_weight_no_source_holds_is_flagged(record, grounded, inven
     assert flags(invented) == [flagged]
 
 
+# --- the answer's own illustrations -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("record", "illustration", "claim"),
+    [
+        # A parking garage: the rate, then what a stay of some length would cost.
+        (
+            {"garage": "G-4", "hourly": 4.5, "daily_cap": 30},
+            "For example, a 3-hour stay would come to $13.50, and longer stays stop at the cap.",
+            "Your 3-hour stay came to $13.50.",
+        ),
+        # A tutoring service: a package discount shown on a number of sessions nobody asked about.
+        (
+            {"plan": "T-10", "session_fee": 40, "package_discount_pct": 10},
+            "A 12-session package, for instance, would be $432 instead of $480.",
+            "Your 12-session package is $432 instead of $480.",
+        ),
+    ],
+)
+def test_a_figure_in_the_answers_own_example_is_no_claim(
+    record: dict[str, Any], illustration: str, claim: str
+) -> None:
+    """ "For example", "for instance", "e.g.": the sentence illustrates how a rate works on a case
+    the answer makes up, so its figures are not claims a result must hold; the same figures told
+    as what happened are."""
+
+    def flags(answer: str) -> list[str]:
+        result = run_suite(build_conversation(build_turn(answer, calls=[{"tool": "read", "result": record}])))
+        return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
+
+    assert flags(illustration) == []
+    assert flags(claim) != []
+
+
 # --- examples of a format -------------------------------------------------------------------
 
 
