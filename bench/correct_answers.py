@@ -44,7 +44,12 @@ had judged some ten more, written the same way: only counted, to choose rules. `
 ``validation_11`` (twenty desks each, written together by someone who saw no rule and no set, of the
 transactional kind real runtimes serve: rail and coach tickets, car sharing, shops, streaming and
 loyalty accounts, passports and permits; every conversation with a write, most confirmed first)
-came with them: the first is read, the second only counted, to choose rules.
+came with them: the first is read, the second only counted, to choose rules. ``development_10`` and
+``validation_12`` (twenty desks each, written apart by two people who saw no rule and no set: hostels,
+rail, ferries, car and bike hire, theatres, clinics, claims, cards, parcels; and half consumer, half
+business-to-business: cinemas, campsites, ski schools, a print supplier, an inbound dock, a lab's
+intake, plant hire, freight quotes) came last: the first is read, the second only counted, to choose
+rules.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -73,6 +78,7 @@ SETS = (
     "development_7",
     "development_8",
     "development_9",
+    "development_10",
     "validation",
     "validation_2",
     "validation_3",
@@ -84,6 +90,7 @@ SETS = (
     "validation_9",
     "validation_10",
     "validation_11",
+    "validation_12",
     "holdout",
 )
 
