@@ -34,7 +34,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   count of things the user said: the listed fares for each of a party, a fee per head, a voucher at
   the prompt's rate for each one, never a single amount (one charge for each of two guests) nor a
   limit ("refunds above $500"); a count no larger than another supplied argument of the same call
-  that names the same thing;
+  that names the same thing; under a key named a total of nothing in particular ("total",
+  "estimated_total", never "total_guests"), an amount stated or held, as under a money key;
 - **zero**, the default of every count.
 """
 
@@ -235,6 +236,10 @@ class Supply:
             return True
         if is_money_key(key):  # in whole units where the key counts a minor one ("amount_cents")
             return self.known_amount(in_whole_units(key, value))
+        # A key named a total of nothing in particular ("total", "estimated_total") may total money:
+        # an amount stated or held supplies it, as a count said of any noun does.
+        if name_tokens(key)[-1:] in (["total"], ["subtotal"]) and self.known_amount(value):
+            return True
         said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
         if value in said or value in self.lone:
             return True

@@ -128,6 +128,39 @@ def test_payment_shares_that_add_up_to_a_stated_total_are_supplied() -> None:
     assert unsupported(off) == [("payments[0].amount", "20"), ("payments[1].amount", "5")]
 
 
+@pytest.mark.parametrize(
+    ("user", "answer", "call", "made_up"),
+    [
+        # A kayak rental: the total the answer quoted, typed into the booking.
+        (
+            "Yes, book the two kayaks.",
+            "Two kayaks for the afternoon: 2 × €19.50 = €39.00. Shall I book it?",
+            ("book_kayaks", {"kayaks": 2, "total": 39.0}),
+            41.0,
+        ),
+        # A lab's sample intake: the estimate the answer gave, under an ``estimated_total``.
+        (
+            "Go ahead and log the 6 water samples.",
+            "Six water samples at $42.50 each come to $255.00 before any rush fee.",
+            ("create_intake", {"samples": 6, "estimated_total": 255.0}),
+            265.0,
+        ),
+    ],
+)
+def test_a_key_named_a_total_takes_an_amount_stated_or_held(
+    user: str, answer: str, call: tuple[str, dict[str, Any]], made_up: float
+) -> None:
+    """ "total" names no thing it counts: an amount the answer stated (or a result holds) supplies
+    it, as a money key's is; an amount nobody stated is flagged."""
+    tool, args = call
+    key = next(k for k in args if k.endswith("total"))
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})], asked=answer)) == []
+    args = {**args, key: made_up}
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})], asked=answer)) == [
+        (key, f"{made_up:g}")
+    ]
+
+
 def test_zero_is_every_counts_default() -> None:
     result = conversation(
         "Order TEA-01.", [("create_order", {"sku": "TEA-01", "gift_wraps": 0}, {"ok": True})]
