@@ -18,6 +18,10 @@ more often than a ratio), and a number grouped by spaces is grounded whole ("41 
 read apart (a list). It is no truth judge: a real value said of the wrong subject passes, and it leans
 toward silence, since a false accusation refuses a good answer.
 
+A value the answer writes more than once is judged once, where it first stands, but is explained where
+any of its first MAX_PLACES places is (a table's fare worked out in the list below it): a derivation
+of the same value anywhere in the answer is its working.
+
 A call that computes with an operand nobody said ("100 * 1.5", ``expressions``) backs nothing: neither
 its arguments nor its result ground a value, which the answer then states unsupported.
 
@@ -87,6 +91,7 @@ from .values import day_of_key, read_values
 
 NAME = "evidence"
 MAX_REPORTED_VALUES = 12
+MAX_PLACES = 3  # the places of one value the answer writes that are tried for what explains it
 MAX_VALUE_CHARS = 64
 
 MAX_YEARS = 8  # the years a date written without one is tried in
@@ -372,9 +377,16 @@ class _State:
         if not opts.figures and not opts.decimal_rounding:
             return {}
         amounts = [c for c in said if c.shape == "amount" and c.number is not None]
-        place = {c.value: i for i, c in reversed(list(enumerate(amounts)))}  # each value's first place
+        place = {id(c): i for i, c in enumerate(amounts)}  # each amount's place among them
+        written: dict[tuple[str, str], list[Candidate]] = {}  # each value where the answer writes it
+        for c in said:
+            written.setdefault((c.value, c.shape), []).append(c)
         figures: list[Figure] = []
-        for c in unread:
+        # A value written more than once is explained where any of its places explains it (a
+        # table's figure worked out in the list below it): each place is a figure of the value.
+        for c in (
+            c for first in unread for c in written.get((first.value, first.shape), [first])[:MAX_PLACES]
+        ):
             shapes: set[str] = set()
             if c.number is not None and c.shape != "amount":
                 if opts.decimal_rounding and "." in c.value:
@@ -390,7 +402,7 @@ class _State:
                 shapes |= {"amount"} if c.shape == "amount" and c.number is not None else set()
             if not shapes:
                 continue
-            at = place[c.value] if "amount" in shapes else -1
+            at = place[id(c)] if "amount" in shapes else -1
             figure = Figure(
                 c.number, frozenset(shapes), c.precision or 0, c.value, c.text, days, at, c.start, c.unit
             )
@@ -420,7 +432,10 @@ class _State:
             for source in pools.records:
                 for record in named_records(source, wanted - set(pools.named)):
                     pools.named.setdefault(record.name, record)
-        found = {f.key: d for f, d in zip(figures, derive(figures, pools), strict=True) if d is not None}
+        found: dict[str, Derivation] = {}
+        for f, d in zip(figures, derive(figures, pools), strict=True):
+            if d is not None:
+                found.setdefault(f.key, d)  # where the answer first writes it, if that place explains it
         # A date an earlier answer explained is explained where a later one restates it, as an amount is.
         for f in figures:
             again = next((self.days_explained[day] for day in f.days if day in self.days_explained), None)

@@ -788,6 +788,35 @@ def test_arithmetic_that_does_not_give_its_figure_sets_no_term_aside(
     assert short in flagged(run(answer.format(short), record))
 
 
+@pytest.mark.parametrize(
+    ("record", "answer", "right", "wrong"),
+    [
+        # A ferry desk: the fare in the table, worked out in the list below it.
+        (
+            {"sailing": "08:15", "adult_fare": 21.0, "car_fare": 15.0, "adults": 2},
+            "| Sailing | Fare |\n|---|---|\n| 08:15 | €{} |\n\nHow it adds up:\n\n"
+            "- 08:15: 2 adults × €21.00 + €15.00 car = €{}",
+            "57.00",
+            "59.00",
+        ),
+        # A print shop: the order's price first, its working two paragraphs on.
+        (
+            {"order": "PR-31", "posters": 24, "unit_price": 3.6},
+            "Your order comes to ${}.\n\nDelivery is free this week.\n\nBreakdown: 24 posters × $3.60 = ${}",
+            "86.40",
+            "88.40",
+        ),
+    ],
+)
+def test_a_figure_written_twice_is_explained_where_either_place_explains_it(
+    record: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A figure the answer writes first and works out further on is explained by that working;
+    written twice where the working gives another figure, it is flagged."""
+    assert flagged(run(answer.format(right, right), record)) == []
+    assert wrong in flagged(run(answer.format(wrong, wrong), record))
+
+
 # --- figures written to the cent: their arithmetic holds whatever words surround them ----------
 
 # Each result holds a row the answer leaves out: no sum of a whole list gives the figure.
