@@ -19,8 +19,9 @@ read apart (a list). It is no truth judge: a real value said of the wrong subjec
 toward silence, since a false accusation refuses a good answer.
 
 A value the answer writes more than once is judged once, where it first stands, but is explained where
-any of its first MAX_PLACES places is (a table's fare worked out in the list below it): a derivation
-of the same value anywhere in the answer is its working.
+a later one of its first MAX_PLACES places is, on a line naming something the first place's line names
+(the fare of "RE 4217" in a table, then in the list that works it out): the same figure, not another
+that happens to match ("Your refund: $70" and "Checked bags: 2 × $35 = $70" are two).
 
 A call that computes with an operand nobody said ("100 * 1.5", ``expressions``) backs nothing: neither
 its arguments nor its result ground a value, which the answer then states unsupported.
@@ -31,9 +32,11 @@ example of a format it names ("looks like", "in the format", a placeholder such 
 NNN-NNNN) right after that name or after "e.g.", "for example", "such as" or "like", is neither flagged
 nor grounded.
 
-The answer's own illustration is no claim (``illustrations``): a sentence that says "for example",
-"for instance" or "e.g." shows how a rate or a rule works on a case the answer makes up ("for example,
-a 3-hour stay would come to $13.50"), so the values only it writes are not flagged.
+The answer's own illustration is no claim (``illustrations``): after "for example", "for instance" or
+"e.g.", a sentence that says what would (or could) be, or if, shows how a rate or a rule works on a
+case the answer makes up ("for example, a 3-hour stay would come to $13.50"): a value the answer
+writes only there is not flagged. A value it also states elsewhere is a claim, and a report that
+says "for example" without a would or an if is one too.
 """
 
 from __future__ import annotations
@@ -382,11 +385,16 @@ class _State:
         for c in said:
             written.setdefault((c.value, c.shape), []).append(c)
         figures: list[Figure] = []
-        # A value written more than once is explained where any of its places explains it (a
-        # table's figure worked out in the list below it): each place is a figure of the value.
-        for c in (
-            c for first in unread for c in written.get((first.value, first.shape), [first])[:MAX_PLACES]
-        ):
+        # A value written more than once is explained where a later place of it is, on a line naming
+        # what its first place's does (a table's fare worked out in the list below it): each such
+        # place is a figure of the value.
+        places = [
+            c
+            for first in unread
+            for c in written.get((first.value, first.shape), [first])[:MAX_PLACES]
+            if c is first or _works_out_again(turn.answer, first, c)
+        ]
+        for c in places:
             shapes: set[str] = set()
             if c.number is not None and c.shape != "amount":
                 if opts.decimal_rounding and "." in c.value:
@@ -504,15 +512,46 @@ class EvidenceChecker:
         return report
 
 
-_ILLUSTRATION = re.compile(r"\b(?:for\s+example|for\s+instance|e\.g\.)", re.I)
+_ILLUSTRATION = re.compile(r"(?<![\w./])(?:for\s+example|for\s+instance|e\.g\.)", re.I)
+_HYPOTHETICAL = re.compile(r"\b(?:would|could|might|if)\b|\w(?:'|\u2019)d\b", re.I)
+
+
+_NAMING_WORD = re.compile(r"[a-z0-9][a-z0-9-]*", re.I)
+_PLAIN_WORDS = frozenset(
+    "the your you our and for with this that are was were from per each all its has have will can new total "
+    "subtotal comes come".split()
+)
+
+
+def _line_names(answer: str, at: int) -> set[str]:
+    """The words naming something on the line before ``at``: three letters or more, or a digit."""
+    line = answer[answer.rfind("\n", 0, at) + 1 : at].lower()
+    words = (w for w in _NAMING_WORD.findall(line) if len(w) >= 3 or any(ch.isdigit() for ch in w))
+    return {w for w in words if w not in _PLAIN_WORDS}
+
+
+def _works_out_again(answer: str, first: Candidate, later: Candidate) -> bool:
+    """Whether an amount written again stands on a line that names something the first place's
+    line names (the fare of "RE 4217" in a table, then in the list that works it out): the same
+    figure, not another that happens to match."""
+    return not _line_names(answer, first.start).isdisjoint(_line_names(answer, later.start))
 
 
 def illustrations(answer: str) -> list[tuple[int, int]]:
-    """Where the answer's own examples stand: each sentence that says "for example", "for instance"
-    or "e.g.", whose values illustrate a case the answer makes up."""
+    """Where the answer's own examples stand: what follows "for example", "for instance" or "e.g."
+    to the end of its sentence and its line, where that sentence says what would (or could) be, or
+    if: a case the answer makes up, not a report."""
     if _ILLUSTRATION.search(answer) is None:  # most answers: no sentence to split
         return []
-    return [(s.start, s.end) for s in sentences(answer) if _ILLUSTRATION.search(s.text)]
+    out: list[tuple[int, int]] = []
+    for sentence in sentences(answer):
+        for marker in _ILLUSTRATION.finditer(sentence.text):
+            line_end = sentence.text.find("\n", marker.end())
+            end = line_end if line_end >= 0 else len(sentence.text)
+            line_start = sentence.text.rfind("\n", 0, marker.start()) + 1
+            if _HYPOTHETICAL.search(sentence.text, line_start, end):
+                out.append((sentence.start + marker.end(), sentence.start + end))
+    return out
 
 
 def is_format_example(answer: str, candidate: Candidate) -> bool:
@@ -561,11 +600,11 @@ def _judge(turn: Turn, state: _State, report: CheckerReport, read: list[Source])
         evidence = [known[candidate.value][0].to_dict()]
         report.provenance.append({"turn": turn.index, "value": value, "claim": claim, "evidence": evidence})
 
+    # A value the answer also states outside its own examples is a claim there.
     examples = illustrations(turn.answer)
+    outside = {c.value for c in candidates if not any(a <= c.start < b for a, b in examples)}
     unread_claims = [
-        c
-        for c in unread.values()
-        if not is_format_example(turn.answer, c) and not any(a <= c.start < b for a, b in examples)
+        c for c in unread.values() if not is_format_example(turn.answer, c) and c.value in outside
     ]
     explained = state.explain(turn, candidates, unread_claims, known, read)
     unsupported = [c for c in unread_claims if c.value not in explained]

@@ -95,6 +95,18 @@ def key_stems(key: str) -> set[str]:
     return {singular(word)[:3] for word in name_tokens(key) if word not in _GENERIC_WORDS and len(word) >= 3}
 
 
+_TOTAL_WORDS = frozenset({"total", "subtotal"})
+# Words that say which total, and name nothing it counts ("estimated_total", "order_total").
+_OF_A_TOTAL = frozenset("grand estimated expected quoted final new order booking".split())
+
+
+def _names_a_total(key: str) -> bool:
+    """Whether a key names a total of nothing it counts: ``total``, ``estimated_total``, never
+    ``guests_total`` or ``total_baggages``."""
+    words = name_tokens(key)
+    return bool(words) and words[-1] in _TOTAL_WORDS and all(w in _OF_A_TOTAL for w in words[:-1])
+
+
 def is_money_key(key: str) -> bool:
     return any(word in _MONEY_WORDS for word in name_tokens(key))
 
@@ -238,7 +250,7 @@ class Supply:
             return self.known_amount(in_whole_units(key, value))
         # A key named a total of nothing in particular ("total", "estimated_total") may total money:
         # an amount stated or held supplies it, as a count said of any noun does.
-        if name_tokens(key)[-1:] in (["total"], ["subtotal"]) and self.known_amount(value):
+        if _names_a_total(key) and self.known_amount(value):
             return True
         said = set().union(*(self._said.get(stem, set()) for stem in key_stems(key) or {""}))
         if value in said or value in self.lone:

@@ -802,7 +802,7 @@ def test_arithmetic_that_does_not_give_its_figure_sets_no_term_aside(
         # A print shop: the order's price first, its working two paragraphs on.
         (
             {"order": "PR-31", "posters": 24, "unit_price": 3.6},
-            "Your order comes to ${}.\n\nDelivery is free this week.\n\nBreakdown: 24 posters × $3.60 = ${}",
+            "Your order comes to ${}.\n\nDelivery is free this week.\n\nYour order: 24 posters × $3.60 = ${}",
             "86.40",
             "88.40",
         ),
@@ -815,6 +815,32 @@ def test_a_figure_written_twice_is_explained_where_either_place_explains_it(
     written twice where the working gives another figure, it is flagged."""
     assert flagged(run(answer.format(right, right), record)) == []
     assert wrong in flagged(run(answer.format(wrong, wrong), record))
+
+
+@pytest.mark.parametrize(
+    ("record", "answer", "first"),
+    [
+        # A ticket desk: the refund and the bags' fee are two things that happen to match.
+        (
+            {"fare": 120, "bag_fee": 35, "bags": 2},
+            "Your refund for R7 comes to $70.\n\nChecked bags: 2 × $35 = $70.",
+            "70",
+        ),
+        # A stockroom: a write-off and a reorder's cost.
+        (
+            {"reorder_qty": 4, "unit_cost": 12.5, "written_off": 80},
+            "Stock written off this month: $50.00. That clears bin C-9.\n\n"
+            "Reorder for bin C-4: 4 × $12.50 = $50.00.",
+            "50.00",
+        ),
+    ],
+)
+def test_a_working_of_the_same_value_on_a_line_about_something_else_explains_nothing(
+    record: dict[str, Any], answer: str, first: str
+) -> None:
+    """The same value worked out on a line that names nothing the first place's line names is
+    another figure that happens to match: the first stays flagged."""
+    assert first in flagged(run(answer, record))
 
 
 # --- figures written to the cent: their arithmetic holds whatever words surround them ----------

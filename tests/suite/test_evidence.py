@@ -639,6 +639,10 @@ def test_a_figure_in_the_answers_own_example_is_no_claim(
 
     assert flags(illustration) == []
     assert flags(claim) != []
+    # Told as a fact elsewhere in the answer too, the value is a claim there.
+    assert flags(f"{illustration} {claim}") != []
+    # A report that says "for example" but nothing of what would be is one too.
+    assert flags(claim.replace("Your", "For example, your", 1)) != []
 
 
 # --- examples of a format -------------------------------------------------------------------

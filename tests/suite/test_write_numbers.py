@@ -161,6 +161,14 @@ def test_a_key_named_a_total_takes_an_amount_stated_or_held(
     ]
 
 
+def test_a_total_of_things_counted_takes_no_amount() -> None:
+    """ "guests_total" counts guests: the $8 a head the answer stated supplies no count of them."""
+    args = {"menu": "set", "guests_total": 8}
+    asked = "The set menu is $8 a head."
+    result = conversation("Book the set menu.", [("book_table", args, {"ok": True})], asked=asked)
+    assert unsupported(result) == [("guests_total", "8")]
+
+
 def test_zero_is_every_counts_default() -> None:
     result = conversation(
         "Order TEA-01.", [("create_order", {"sku": "TEA-01", "gift_wraps": 0}, {"ok": True})]
