@@ -721,30 +721,15 @@ def test_a_total_of_the_figures_the_answer_computed_skips_their_operands(
             "298.00",
             "340.50",
         ),
-    ],
-)
-def test_a_total_of_lines_sums_a_worked_lines_result_not_its_terms(
-    record: dict[str, Any], answer: str, right: str, wrong: str
-) -> None:
-    """A line that shows its working is one line of the list: the total below sums its result,
-    and the rate in its working is no line of its own, so a total that adds it is flagged."""
-    found = run(answer.format(right), record)
-    assert flagged(found) == []
-    assert computed(found)[right]["kind"] == "sum"
-    assert flagged(run(answer.format(wrong), record)) == [wrong]
-
-
-@pytest.mark.parametrize(
-    ("record", "answer", "right", "short"),
-    [
-        # A guest house: the nights line opens with its count, under a line of parking.
+        # A guest house: the nights line opens with its count, under a line of parking; a list's
+        # dash is no minus, so the parking is a line of its own and a total without it is short.
         (
             {"parking": 20, "nights": 3, "nightly_rate": 100, "tax": 45},
             "- Parking: $20\n- 3 nights × $100 = $300\n- Tax: $45\n- Total: ${}",
             "365",
             "345",
         ),
-        # A sign shop: each line opens with its amount, so the list's dashes sit between amounts.
+        # The sign shop again, each line opening with its amount: the dashes sit between amounts.
         (
             {"vinyl": 84.0, "install_hours": 2.5, "hourly_rate": 60.0, "permit_fee": 35.0},
             "- $84.00 vinyl\n- 2.5 h × $60.00 = $150.00\n- $35.00 permit\n- Total: ${}",
@@ -753,15 +738,16 @@ def test_a_total_of_lines_sums_a_worked_lines_result_not_its_terms(
         ),
     ],
 )
-def test_a_worked_line_takes_no_term_from_the_line_above(
-    record: dict[str, Any], answer: str, right: str, short: str
+def test_a_total_of_lines_sums_a_worked_lines_result_not_its_terms(
+    record: dict[str, Any], answer: str, right: str, wrong: str
 ) -> None:
-    """A list's dash is no minus: the line above a worked line is a line of its own, so the total
-    adds it, and a total that leaves it out is flagged."""
+    """A line that shows its working is one line of the list: the total below sums its result,
+    and neither the rate in its working (a total that adds it) nor the line above it (a total
+    that leaves it out) is read as its term: either total is flagged."""
     found = run(answer.format(right), record)
     assert flagged(found) == []
     assert computed(found)[right]["kind"] == "sum"
-    assert short in flagged(run(answer.format(short), record))
+    assert wrong in flagged(run(answer.format(wrong), record))
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,12 @@ def flagged(result: dict[str, Any]) -> list[str]:
     return [f["value"] for f in codes(result, "unsupported_value")]
 
 
+def flagged_after(answer: str, record: Any) -> list[str]:
+    """The claims flagged unsupported in ``answer``, written after one read of ``record``."""
+    result = run_suite(build_conversation(build_turn(answer, calls=[{"tool": "read", "result": record}])))
+    return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
+
+
 def grounded(result: dict[str, Any]) -> list[str]:
     return [p["value"] for p in result["provenance"]]
 
@@ -598,12 +604,8 @@ def test_a_distance_or_weight_no_source_holds_is_flagged(record, grounded, inven
     """Distances and weights are figures with units, as durations and sizes are: a small
     one a source holds is grounded, one no source holds is flagged with its unit."""
 
-    def flags(answer: str) -> list[str]:
-        result = run_suite(build_conversation(build_turn(answer, calls=[{"tool": "read", "result": record}])))
-        return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
-
-    assert flags(grounded) == []
-    assert flags(invented) == [flagged]
+    assert flagged_after(grounded, record) == []
+    assert flagged_after(invented, record) == [flagged]
 
 
 # --- the answer's own illustrations -----------------------------------------------------------
@@ -632,17 +634,12 @@ def test_a_figure_in_the_answers_own_example_is_no_claim(
     """ "For example", "for instance", "e.g.": the sentence illustrates how a rate works on a case
     the answer makes up, so its figures are not claims a result must hold; the same figures told
     as what happened are."""
-
-    def flags(answer: str) -> list[str]:
-        result = run_suite(build_conversation(build_turn(answer, calls=[{"tool": "read", "result": record}])))
-        return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
-
-    assert flags(illustration) == []
-    assert flags(claim) != []
+    assert flagged_after(illustration, record) == []
+    assert flagged_after(claim, record) != []
     # Told as a fact elsewhere in the answer too, the value is a claim there.
-    assert flags(f"{illustration} {claim}") != []
+    assert flagged_after(f"{illustration} {claim}", record) != []
     # A report that says "for example" but nothing of what would be is one too.
-    assert flags(claim.replace("Your", "For example, your", 1)) != []
+    assert flagged_after(claim.replace("Your", "For example, your", 1), record) != []
 
 
 # --- examples of a format -------------------------------------------------------------------
@@ -670,12 +667,5 @@ def test_an_example_of_a_format_is_no_claim_but_the_same_value_stated_is(
 ) -> None:
     """A help desk's and a warehouse's formats: an example given for a format is neither
     flagged nor grounded; a value stated as a fact, outside a format's sentence, is flagged."""
-
-    def flags(answer: str) -> list[str]:
-        result = run_suite(
-            build_conversation(build_turn(answer, calls=[{"tool": "read", "result": {"ok": True}}]))
-        )
-        return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
-
-    assert flags(example) == []
-    assert flags(claim) == [flagged]
+    assert flagged_after(example, {"ok": True}) == []
+    assert flagged_after(claim, {"ok": True}) == [flagged]
