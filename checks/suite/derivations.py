@@ -91,10 +91,10 @@ arbitrary subsets.
   before an "=" on the figure's line (a list's dash above it is no minus), in brackets after it,
   or in the table cell before the figure's (a calculation column: "| 14 × ($6.50 + $4.00) |
   $147.00 |"): products before sums, one level of brackets first, a word or two after a term
-  naming what it counts. Where it gives the figure,
-  the figure is explained, its terms being values checked on their own, and a count a word names
-  ("3 nights", too small to be checked) one the conversation holds; where it does not, the flag
-  says what it gives. Digits joined by an "x" are a size ("4x6").
+  naming what it counts. Where it gives the figure, the figure is explained, its terms being
+  values checked on their own, and a count a word names ("3 nights", too small to be checked) one
+  the conversation holds; where it does not, the flag says what it gives. Digits joined by an "x"
+  are a size ("4x6").
 - **One explained figure is an operand of the next** (a total, then what it leaves):
   amounts are tried in rounds (``derive``); a count of days may run to a date the answer
   explained, and a date move on from one, once (``Pools.answer_days``).

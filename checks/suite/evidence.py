@@ -392,7 +392,7 @@ class _State:
             c
             for first in unread
             for c in written.get((first.value, first.shape), [first])[:MAX_PLACES]
-            if c is first or _works_out_again(turn.answer, first, c)
+            if c is first or _of_the_same(turn.answer, first, c)
         ]
         for c in places:
             shapes: set[str] = set()
@@ -530,7 +530,7 @@ def _line_names(answer: str, at: int) -> set[str]:
     return {w for w in words if w not in _PLAIN_WORDS}
 
 
-def _works_out_again(answer: str, first: Candidate, later: Candidate) -> bool:
+def _of_the_same(answer: str, first: Candidate, later: Candidate) -> bool:
     """Whether an amount written again stands on a line that names something the first place's
     line names (the fare of "RE 4217" in a table, then in the list that works it out): the same
     figure, not another that happens to match."""
