@@ -36,6 +36,7 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   limit ("refunds above $500"); a count no larger than another supplied argument of the same call
   that names the same thing; under a key named a total of nothing in particular ("total",
   "estimated_total", never "total_guests"), an amount stated or held, as under a money key;
+  under a key naming age, a person's age the user gave with no noun ("I'm 23", "he's 30");
 - **zero**, the default of every count.
 """
 
@@ -84,6 +85,12 @@ _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verb
 # "6%": the sign says percent, as the word would.
 _PERCENT = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?%")
 _PERCENT_WORDS = ("percent", "percentage", "pct")
+# "I'm 23", "he's 30", "aged 9": a person's age, said with no noun after it ("I'm 5 minutes away" is none).
+_AGED = re.compile(
+    r"\b(?:I['\u2019]m|I am|he['\u2019]s|he is|she['\u2019]s|she is|aged)\s+(\d{1,3})(?![\d.:%])"
+    r"(?!\s+(?!(?:and|or|but|so|years?|yrs?)\b)[a-z])",
+    re.I,
+)
 _JOINED = re.compile(r"\s*(?:,|&|\+|\band\b|\bplus\b)\s*(?:and\s+)?", re.I)
 MAX_NODES = 2000
 MAX_FEES = 8  # the prompt's per-unit fees a payment is tried with
@@ -204,6 +211,8 @@ class Supply:
                 if (things or group) and said.lower() not in ("a", "an"):
                     counted.add(number)
                     listed.append((number, match.start(1), match.start(2) + len(noun)))
+            for match in _AGED.finditer(text):  # "I'm 23", "he's 30": a person's age
+                self._add_said({Decimal(match.group(1))}, {"age"})
             if len(counted) == 1:
                 self.lone |= counted
             # "two adults and three kids": one list, its counts joined by "and" or a comma, a group of five.

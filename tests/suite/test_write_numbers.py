@@ -169,6 +169,36 @@ def test_a_total_of_things_counted_takes_no_amount() -> None:
     assert unsupported(result) == [("guests_total", "8")]
 
 
+@pytest.mark.parametrize(
+    ("user", "call", "made_up"),
+    [
+        # A car hire desk: the driver's and the second driver's ages.
+        (
+            "I'm 23 and my friend Dana (she's 31) will drive too.",
+            ("book_car", {"driver": {"age": 23}, "extra_driver": {"age": 31}}),
+            ("extra_driver", "age", 35),
+        ),
+        # A climbing gym's waiver: a child's age, "aged 9".
+        (
+            "Sign up my son, aged 9, for the taster.",
+            ("book_taster", {"climber_age": 9}),
+            ("", "climber_age", 8),
+        ),
+    ],
+)
+def test_an_age_the_user_gave_with_no_noun_supplies_a_key_naming_age(
+    user: str, call: tuple[str, dict[str, Any]], made_up: tuple[str, str, int]
+) -> None:
+    """ "I'm 23", "she's 31", "aged 9": an age, said with no noun after it, is said of age; an age
+    nobody gave is flagged."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+    outer, key, wrong = made_up
+    changed = {**args, outer: {**args[outer], key: wrong}} if outer else {**args, key: wrong}
+    path = f"{outer}.{key}" if outer else key
+    assert unsupported(conversation(user, [(tool, changed, {"ok": True})])) == [(path, str(wrong))]
+
+
 def test_zero_is_every_counts_default() -> None:
     result = conversation(
         "Order TEA-01.", [("create_order", {"sku": "TEA-01", "gift_wraps": 0}, {"ok": True})]
