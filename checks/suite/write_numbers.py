@@ -85,9 +85,10 @@ _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verb
 # "6%": the sign says percent, as the word would.
 _PERCENT = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?%")
 _PERCENT_WORDS = ("percent", "percentage", "pct")
-# "I'm 23", "he's 30", "aged 9": a person's age, said with no noun after it ("I'm 5 minutes away" is none).
+# "I'm 23", "he's 30", "who's 9", "aged 9": a person's age, said with no noun after it ("I'm 5 minutes
+# away" is none).
 _AGED = re.compile(
-    r"\b(?:I['\u2019]m|I am|he['\u2019]s|he is|she['\u2019]s|she is|aged)\s+(\d{1,3})(?![\d.:%])"
+    r"\b(?:I['\u2019]m|I am|(?:he|she|who)['\u2019]s|(?:he|she|who) is|aged)\s+(\d{1,3})(?![\d:%]|\.\d)"
     r"(?!\s+(?!(?:and|or|but|so|years?|yrs?)\b)[a-z])",
     re.I,
 )

@@ -184,19 +184,26 @@ def test_a_total_of_things_counted_takes_no_amount() -> None:
             ("book_taster", {"climber_age": 9}),
             ("", "climber_age", 8),
         ),
+        # A ski school: "who's 7", at the end of the sentence.
+        (
+            "Two lessons for my daughter, who's 7.",
+            ("book_lessons", {"child_ages": [7]}),
+            ("", "child_ages", [6]),
+        ),
     ],
 )
 def test_an_age_the_user_gave_with_no_noun_supplies_a_key_naming_age(
-    user: str, call: tuple[str, dict[str, Any]], made_up: tuple[str, str, int]
+    user: str, call: tuple[str, dict[str, Any]], made_up: tuple[str, str, Any]
 ) -> None:
-    """ "I'm 23", "she's 31", "aged 9": an age, said with no noun after it, is said of age; an age
-    nobody gave is flagged."""
+    """ "I'm 23", "she's 31", "aged 9", "who's 7": an age, said with no noun after it, is said of
+    age; an age nobody gave is flagged."""
     tool, args = call
     assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
     outer, key, wrong = made_up
     changed = {**args, outer: {**args[outer], key: wrong}} if outer else {**args, key: wrong}
     path = f"{outer}.{key}" if outer else key
-    assert unsupported(conversation(user, [(tool, changed, {"ok": True})])) == [(path, str(wrong))]
+    path, shown = (f"{path}[0]", str(wrong[0])) if isinstance(wrong, list) else (path, str(wrong))
+    assert unsupported(conversation(user, [(tool, changed, {"ok": True})])) == [(path, shown)]
 
 
 def test_zero_is_every_counts_default() -> None:
