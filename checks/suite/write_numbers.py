@@ -88,7 +88,7 @@ _PERCENT_WORDS = ("percent", "percentage", "pct")
 # "I'm 23", "he's 30", "who's 9", "aged 9": a person's age, said with no noun after it ("I'm 5 minutes
 # away" is none).
 _AGED = re.compile(
-    r"\b(?:I['\u2019]m|I am|(?:he|she|who)['\u2019]s|(?:he|she|who) is|aged)\s+(\d{1,3})(?![\d:%]|\.\d)"
+    r"\b(?:I['\u2019]m|I am|(?:he|she|who)['\u2019]s|(?:he|she|who) is|aged)\s+(\d{1,3})(?![\d:%a-z]|\.\d)"
     r"(?!\s+(?!(?:and|or|but|so|years?|yrs?)\b)[a-z])",
     re.I,
 )
