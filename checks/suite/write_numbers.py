@@ -212,8 +212,8 @@ class Supply:
                 if (things or group) and said.lower() not in ("a", "an"):
                     counted.add(number)
                     listed.append((number, match.start(1), match.start(2) + len(noun)))
-            for match in _AGED.finditer(text):  # "I'm 23", "he's 30": a person's age
-                self._add_said({Decimal(match.group(1))}, {"age"})
+            for match in _AGED.finditer(text):  # "I'm 23", "he's 30": an age, and no count of anything
+                self._said.setdefault("age", set()).add(Decimal(match.group(1)))
             if len(counted) == 1:
                 self.lone |= counted
             # "two adults and three kids": one list, its counts joined by "and" or a comma, a group of five.

@@ -206,6 +206,16 @@ def test_an_age_the_user_gave_with_no_noun_supplies_a_key_naming_age(
     assert unsupported(conversation(user, [(tool, changed, {"ok": True})])) == [(path, shown)]
 
 
+def test_an_age_is_no_count_of_anything() -> None:
+    """ "who's 9" says an age: a key of generic words ("quantity"), which takes a count said of
+    any noun, does not take it."""
+    user = "Book a taster for my son, who's 9, please."
+    assert unsupported(conversation(user, [("book_taster", {"climber_age": 9}, {"ok": True})])) == []
+    assert unsupported(conversation(user, [("book_taster", {"quantity": 9}, {"ok": True})])) == [
+        ("quantity", "9")
+    ]
+
+
 def test_zero_is_every_counts_default() -> None:
     result = conversation(
         "Order TEA-01.", [("create_order", {"sku": "TEA-01", "gift_wraps": 0}, {"ok": True})]
