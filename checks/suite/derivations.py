@@ -27,7 +27,9 @@ arbitrary subsets.
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
   date wherever (business days skip the weekend; a range, "5–7 business days", by its first end
   only beside the date its last reaches), and back where the sentence says the window closes
-  before it ("exchanges up to 72 hours before the show"). A date its sentence (or the one before)
+  before it ("exchanges up to 72 hours before the show"), or writes a deadline ("until", "by") where
+  the prompt's sentence stating the count says it closes before ("free cancellation until 48 hours
+  before check-in"). A date its sentence (or the one before)
   writes that a source grounds moves on or back by a length in days they write, itself checked
   ("60 days from May 20"): never by one no check reads ("a week").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
@@ -1695,8 +1697,19 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     if not written and not prompt_counts:
         return None
     prompt_days = [(day, s, (start, end)) for s in p.prompt for day, start, end in _prompt_days(s)]
-    # A window that closes before a date ("48 hours before departure") moves it back.
+    # A window that closes before a date ("48 hours before departure") moves it back: where the
+    # figure's sentence says so, or where it writes a deadline ("until", "by") and the prompt's
+    # sentence that states the count says so.
     before = sentence is not None and _BEFORE.search(sentence.text) is not None
+    deadline = sentence is not None and _DEADLINE.search(sentence.text) is not None
+    closing = {
+        c.label
+        for s in (p.prompt if deadline else ())
+        for said in sentences(s.text)
+        if _BEFORE.search(said.text)
+        for c in _day_counts(s)
+        if c.label in said.text
+    }
     for record in [*p.records[:MAX_OFFSET_SOURCES], None]:
         # A record's count only where the sentence writes it; the prompt's (a policy) wherever.
         counts = [c for c in (_day_counts(record) if record is not None else ()) if c.days in written]
@@ -1707,13 +1720,14 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
                 if _moved(first, count) in f.days and _with_its_last(first, count, sentence):
                     how = f"{first.isoformat()} moved on {count.spelled} ({count.label})"
                     return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
-                if before and _moved(first, count, back=True) in f.days:
+                if (before or count.label in closing) and _moved(first, count, back=True) in f.days:
                     how = f"{first.isoformat()} moved back {count.spelled} ({count.label})"
                     return _from("date-offset", how, source, span, first.isoformat(), count.evidence)
     return None
 
 
 _BEFORE = re.compile(r"(?i)\b(?:before|prior\s+to|ahead\s+of)\b")
+_DEADLINE = re.compile(r"(?i)\b(?:until|till|by|no\s+later\s+than|up\s+to|through)\b")
 
 
 def _with_its_last(first: date, count: DayCount, sentence: Sentence | None) -> bool:

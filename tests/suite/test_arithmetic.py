@@ -1869,6 +1869,22 @@ def test_the_days_from_the_prompts_date_run_to_a_date_an_earlier_turn_read(
             "Monday, August 18",
             "Tuesday, August 19",
         ),
+        # A deadline the answer writes ("until"), where the prompt's own sentence says the window
+        # closes before the record's date: a boat hire, a concert hall.
+        (
+            "Today is 2031-06-01. Free cancellation until 48 hours before the hire starts.",
+            {"tool": "get_hire", "result": {"hire": "B-2", "start_date": "2031-06-20"}},
+            "You can cancel free of charge until {}.",
+            "Wednesday, June 18",
+            "Thursday, June 19",
+        ),
+        (
+            "Today is 2031-09-01. Seats can be swapped until 72 hours before the concert.",
+            {"tool": "get_seats", "result": {"booking": "C-7", "concert_date": "2031-09-27"}},
+            "Swaps stay open until {}.",
+            "Wednesday, September 24",
+            "Thursday, September 25",
+        ),
         # A count the prompt states is a policy: it moves a record's date unwritten.
         (
             "Today is 2031-07-14. Library holds stay on the shelf for 7 days.",
@@ -1921,8 +1937,8 @@ def test_a_range_of_business_days_moves_a_date_by_its_first_end_only_beside_its_
 
 
 def test_a_window_runs_back_from_a_date_only_where_the_sentence_says_before() -> None:
-    """Without "before", nothing says a policy's window closes ahead of a record's date: the day
-    72 hours before the show is no policy's date there."""
+    """Without "before" or a deadline ("until", "by"), nothing says a policy's window closes ahead
+    of a record's date: the day 72 hours before the show is no policy's date there."""
     prompt = "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show."
     call = {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}}
     assert flagged(dated(prompt, "The date is Saturday, May 17.", call)) == ["Saturday, May 17"]
