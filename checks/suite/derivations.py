@@ -27,9 +27,9 @@ arbitrary subsets.
   a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
   date wherever (business days skip the weekend; a range, "5–7 business days", by its first end
   only beside the date its last reaches), and back where the sentence says the window closes
-  before it ("exchanges up to 72 hours before the show"), or writes a deadline ("until", "by") where
-  the prompt's sentence stating the count says it closes before ("free cancellation until 48 hours
-  before check-in"). A date its sentence (or the one before)
+  before it ("exchanges up to 72 hours before the show"), or writes a deadline right before it
+  ("until 15:00 on", "by") where the prompt writes "before" right after the count ("free
+  cancellation until 48 hours before check-in"). A date its sentence (or the one before)
   writes that a source grounds moves on or back by a length in days they write, itself checked
   ("60 days from May 20"): never by one no check reads ("a week").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
@@ -1698,17 +1698,15 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         return None
     prompt_days = [(day, s, (start, end)) for s in p.prompt for day, start, end in _prompt_days(s)]
     # A window that closes before a date ("48 hours before departure") moves it back: where the
-    # figure's sentence says so, or where it writes a deadline ("until", "by") and the prompt's
-    # sentence that states the count says so.
+    # figure's sentence says so, or where a deadline stands right before the figure ("until 15:00
+    # on") and the prompt writes "before" right after the count ("until 48 hours before check-in").
     before = sentence is not None and _BEFORE.search(sentence.text) is not None
-    deadline = sentence is not None and _DEADLINE.search(sentence.text) is not None
+    deadline = _DEADLINE.search(p.answer, max(0, f.start - 40), max(0, f.start)) is not None
     closing = {
         c.label
         for s in (p.prompt if deadline else ())
-        for said in sentences(s.text)
-        if _BEFORE.search(said.text)
         for c in _day_counts(s)
-        if c.label in said.text
+        if re.search(rf"(?<![\w.]){re.escape(c.label)}\W+(?:\w+\W+)?{_BEFORE_WORDS}", s.text, re.I)
     }
     for record in [*p.records[:MAX_OFFSET_SOURCES], None]:
         # A record's count only where the sentence writes it; the prompt's (a policy) wherever.
@@ -1726,8 +1724,13 @@ def _offset(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
-_BEFORE = re.compile(r"(?i)\b(?:before|prior\s+to|ahead\s+of)\b")
-_DEADLINE = re.compile(r"(?i)\b(?:until|till|by|no\s+later\s+than|up\s+to|through)\b")
+_BEFORE_WORDS = r"\b(?:before|prior\s+to|ahead\s+of)\b"
+_BEFORE = re.compile(rf"(?i){_BEFORE_WORDS}")
+# A deadline written right before a date: "until 15:00 on", "by", "no later than the".
+_DEADLINE = re.compile(
+    r"(?i)\b(?:until|till|by|no\s+later\s+than)\s+"
+    r"(?:(?:\d[\d:.]*(?:\s*[ap]\.?m\.?)?|on|the|end\s+of|midnight|noon)[\s,]+){0,3}[*_]*$"
+)
 
 
 def _with_its_last(first: date, count: DayCount, sentence: Sentence | None) -> bool:

@@ -1936,12 +1936,45 @@ def test_a_range_of_business_days_moves_a_date_by_its_first_end_only_beside_its_
     assert flagged(dated(prompt, answer, call)) == [answer.split("by ")[-1].split("than ")[-1].rstrip(".")]
 
 
-def test_a_window_runs_back_from_a_date_only_where_the_sentence_says_before() -> None:
-    """Without "before" or a deadline ("until", "by"), nothing says a policy's window closes ahead
-    of a record's date: the day 72 hours before the show is no policy's date there."""
-    prompt = "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show."
-    call = {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}}
-    assert flagged(dated(prompt, "The date is Saturday, May 17.", call)) == ["Saturday, May 17"]
+@pytest.mark.parametrize(
+    ("prompt", "call", "answer", "wrong"),
+    [
+        # No "before" and no deadline right before the date: the day 72 hours before is no policy's.
+        (
+            "Today is 2031-05-01. Tickets can be exchanged up to 72 hours before the show.",
+            {"tool": "get_ticket", "result": {"ticket": "T-9", "show_date": "2031-05-20"}},
+            "The date is {}.",
+            "Saturday, May 17",
+        ),
+        # "by" that is no deadline of the date ("by email").
+        (
+            "Today is 2031-06-01. Free cancellation until 48 hours before the hire starts.",
+            {"tool": "get_hire", "result": {"hire": "B-2", "start_date": "2031-06-20"}},
+            "Your hire starts on {}; we will remind you by email.",
+            "Wednesday, June 18",
+        ),
+        # A "before" that follows another clause, not the count ("14 days after booking, before …").
+        (
+            "Today is 2031-06-01. Payment is due 14 days after booking, before the tickets are issued.",
+            {"tool": "get_booking", "result": {"booking": "K-1", "booked_on": "2031-06-20"}},
+            "Payment is due by {}.",
+            "Friday, June 6",
+        ),
+        # A count inside another ("2 days" in "12 days") is not the one "before" follows.
+        (
+            "Today is 2031-06-01. Refunds take 2 days. Free cancellation until 12 days before arrival.",
+            {"tool": "get_stay", "result": {"stay": "S-4", "arrival": "2031-06-20"}},
+            "Cancel by {} for a full refund.",
+            "Wednesday, June 18",
+        ),
+    ],
+)
+def test_a_window_runs_back_from_a_date_only_where_before_is_said_of_it(
+    prompt: str, call: dict[str, Any], answer: str, wrong: str
+) -> None:
+    """Without "before" in its sentence, or a deadline right before the date where the prompt says
+    "before" right after the count, nothing says a policy's window closes ahead of a record's date."""
+    assert flagged(dated(prompt, answer.format(wrong), call)) == [wrong]
 
 
 @pytest.mark.parametrize("key", ["transit_days", "transit_business_days"])
