@@ -372,6 +372,12 @@ class Pools:
     min_digits: int = 4  # the digits a number needs to be checked on its own (``EvidenceOptions``)
 
     @cached_property
+    def terms(self) -> set[int]:
+        """Where the answer writes an amount as a term of another's working (``_terms``), found once
+        for every ``derive`` over these pools."""
+        return _terms(self.answer, self.amounts)
+
+    @cached_property
     def answer_sentences(self) -> list[Sentence]:
         """The answer's sentences, split once for every row that reads them."""
         return sentences(self.answer)
@@ -837,7 +843,7 @@ def user_counts(text: str) -> list[Operand]:
     ]
 
 
-def _label(answer: str, start: int) -> str:
+def line_label(answer: str, start: int) -> str:
     """The words before an amount on its line ("Total Price:"), read no further back than a
     sentence is (``text.MAX_SENTENCE``): each amount of one long line costs the same."""
     begin = max(0, start - MAX_SENTENCE)
@@ -845,7 +851,7 @@ def _label(answer: str, start: int) -> str:
 
 
 def _label_words(answer: str, start: int) -> list[str]:
-    return re.findall(r"[a-z]+", _label(answer, start).lower())
+    return re.findall(r"[a-z]+", line_label(answer, start).lower())
 
 
 def _made(kind: str, source: str, operands: list[Operand]) -> Derivation:
@@ -1019,8 +1025,8 @@ def _listed(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 def _carried(answer: str, earlier: Stated, f: Figure) -> bool:
     """Whether a total may carry ``earlier`` on: a subtotal, into a total that is none ("Subtotal
     $115 ... Total $140"), never one group's total into the next group's."""
-    return bool(_SUBTOTAL.search(_label(answer, earlier.start))) and not _SUBTOTAL.search(
-        _label(answer, f.near[f.index].start)
+    return bool(_SUBTOTAL.search(line_label(answer, earlier.start))) and not _SUBTOTAL.search(
+        line_label(answer, f.near[f.index].start)
     )
 
 
@@ -1324,7 +1330,7 @@ def _said_a_total(p: Pools, at: int, end: int, in_its_sentence: bool = False) ->
     total") label what stands there a total, or (``in_its_sentence``) its sentence does."""
     after = _CLAUSE.match(p.answer, end)
     sentence = sentence_at(p.answer_sentences, at) if in_its_sentence else None
-    said = [_label(p.answer, at), after.group() if after else "", sentence.text if sentence else ""]
+    said = [line_label(p.answer, at), after.group() if after else "", sentence.text if sentence else ""]
     return bool(_TOTAL_WORDS.search(" ".join(said)))
 
 
@@ -2063,10 +2069,10 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     """Each figure's first derivation in ``TABLE`` order, or None; amounts are tried in three rounds."""
     out: list[Derivation | None] = [None] * len(figures)
     answer, amounts, known = pools.answer, pools.amounts, pools.known
-    terms = _terms(answer, amounts)
+    terms = pools.terms
     marks = [
         (
-            bool(_TOTAL_WORDS.search(_label(answer, c.start))),
+            bool(_TOTAL_WORDS.search(line_label(answer, c.start))),
             bool(_TAKEN_OFF.search(answer[max(0, c.start - 6) : c.start])),
             c.start in terms,
         )
@@ -2076,7 +2082,7 @@ def derive(figures: list[Figure], pools: Pools) -> list[Derivation | None]:
     for f in (f for f in figures if f.at >= 0):
         f.sentence = sentence_at(pools.answer_sentences, amounts[f.at].start)
         said = f.sentence.text if f.sentence else ""
-        f.said = _label(answer, amounts[f.at].start) + " " + said
+        f.said = line_label(answer, amounts[f.at].start) + " " + said
         people = parse_number(match.group(1)) if (match := _FOR_PEOPLE.search(said)) else None
         f.people = people if people is not None and people >= 2 else None
     # The rows marked ``last`` join only once the others have explained all they can.

@@ -61,6 +61,7 @@ from .derivations import (
     derive,
     kept,
     lengths_at,
+    line_label,
     measure_of,
     money_leaves,
     named_records,
@@ -525,8 +526,11 @@ _PLAIN_WORDS = frozenset(
 
 def _line_names(answer: str, at: int) -> set[str]:
     """The words naming something on the line before ``at``: three letters or more, or a digit."""
-    line = answer[answer.rfind("\n", 0, at) + 1 : at].lower()
-    words = (w for w in _NAMING_WORD.findall(line) if len(w) >= 3 or any(ch.isdigit() for ch in w))
+    words = (
+        w
+        for w in _NAMING_WORD.findall(line_label(answer, at).lower())
+        if len(w) >= 3 or any(ch.isdigit() for ch in w)
+    )
     return {w for w in words if w not in _PLAIN_WORDS}
 
 
