@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import deadline
+from . import deadline, grants
 from .decimals import number_text
 from .evidence import clip
 from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, text_leaves
@@ -95,6 +95,7 @@ class _Seen:
             self.supply.unit_fees |= {
                 a.magnitude for a in read_amounts(source.text) if a.per and a.kind == "money"
             }
+            self.supply.grants += grants.read(source.text)
         if source.role == "user":
             # The answers the user has read before speaking again: what they said the user took up.
             self.supply.answer_texts.extend(self.unread_prose)

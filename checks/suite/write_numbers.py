@@ -36,7 +36,10 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   limit ("refunds above $500"); a count no larger than another supplied argument of the same call
   that names the same thing; under a key named a total of nothing in particular ("total",
   "estimated_total", never "total_guests"), an amount stated or held, as under a money key;
-  under a key naming age, a person's age the user gave with no noun ("I'm 23", "he's 30");
+  under a key naming age, a person's age the user gave with no noun ("I'm 23", "he's 30"); under
+  a key naming what the prompt grants for each of some unit ("1 free bag for each economy
+  passenger"), that count times the units the records list, where the records meet the grant's
+  terms and the user asked for it ("use my free allowance"; ``grants``);
 - **zero**, the default of every count.
 """
 
@@ -55,6 +58,7 @@ from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_lengths,
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
+from .grants import Grant, applies, asked_for, nearest_first, unit_counts
 from .money import in_whole_units, labelled_amounts, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
@@ -157,6 +161,7 @@ class Supply:
     replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
     unit_fees: set[Decimal] = field(default_factory=set)  # money the system prompt states per unit
+    grants: list[Grant] = field(default_factory=list)  # counts the system prompt grants per unit
     results: list[Source] = field(default_factory=list)
     # How many user texts, replies, results and answer texts are read into the indexes.
     _read: list[int] = field(default_factory=lambda: [0, 0, 0, 0], repr=False)
@@ -272,6 +277,22 @@ class Supply:
             return True
         return any(value in (old + count, old - count) for old in same_key for count in said)
 
+    def granted(self, key: str, value: Decimal, arguments: Any) -> bool:
+        """Whether ``value`` is what the prompt grants of the key's noun, for the units the records
+        and the write list, under terms they meet, and the user asked for it (``grants``)."""
+        stems = key_stems(key)
+        grants = [g for g in self.grants if g.noun in stems and asked_for(g, self.user_texts)]
+        if not grants:
+            return False
+        results = [(source.arguments, source.parsed()) for source in self.results if source.looks_json]
+        layers = nearest_first(arguments, results)
+        return any(
+            value == grant.count * units
+            for grant in grants
+            if applies(grant, layers)
+            for units in unit_counts(layers, grant.unit)
+        )
+
     def known_amount(self, value: Decimal) -> bool:
         """Money stated, held by a result (``_money``), or a sum over one result's list; or such a
         sum (or none) plus a fee the prompt states per unit, times a count the records or the user
@@ -308,7 +329,10 @@ class Supply:
 def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     """The numbers of a write's arguments that nothing supplied, with their paths."""
     numbers = [(path, Decimal(leaf)) for path, leaf in json_leaves(arguments, is_number)]
-    supplied = {path: supply.supplies(last_key(path), value) for path, value in numbers}
+    supplied = {
+        path: supply.supplies(last_key(path), value) or supply.granted(last_key(path), value, arguments)
+        for path, value in numbers
+    }
     out = []
     for path, value in numbers:
         if supplied[path]:

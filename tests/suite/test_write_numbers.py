@@ -607,3 +607,103 @@ def test_a_payment_per_head_takes_only_another_lists_sum_and_a_fee_stated_per_un
 ) -> None:
     calls = [("get_record", {"id": "R-1"}, result), ("issue_refund", {"amount": amount}, {"ok": True})]
     assert unsupported(conversation(user, calls, system=system)) == [("amount", str(amount))]
+
+
+# A coworking space: meeting-room hours free for each desk seat, by plan and by desk.
+COWORKING = (
+    "You book rooms for Loft & Ledger Coworking.\n"
+    "- Meeting room hours: If the member is on the flex plan, 2 free room hours for each hot desk "
+    "seat and 4 free room hours for each dedicated desk seat. If the member is on the team plan, 4 "
+    "free room hours for each hot desk seat and 6 free room hours for each dedicated desk seat.\n"
+    "- Extra room hours are $15 each."
+)
+COWORKING_RECORDS = [
+    ("get_member", {"member_id": "CW-301"}, {"member_id": "CW-301", "plan": "team", "company": "Quill"}),
+    (
+        "get_desks",
+        {"member_id": "CW-301"},
+        {"member_id": "CW-301", "desk_type": "dedicated_desk", "seats": [{"name": "Ada"}, {"name": "Bo"}]},
+    ),
+]
+# A warehouse: free storage days for each pallet, by contract and by pallet size; the client's
+# other shipment, of standard pallets, is no part of the one invoiced.
+WAREHOUSE = (
+    "Storage invoicing for Northgate Logistics. Free storage: If the client is on the basic "
+    "contract, 5 free storage days per standard pallet and 2 free storage days per oversize pallet. "
+    "If the client is on the premier contract, 10 free storage days per standard pallet and 4 free "
+    "storage days per oversize pallet."
+)
+WAREHOUSE_RECORDS = [
+    (
+        "get_shipment",
+        {"shipment_id": "SH-88"},
+        {"shipment_id": "SH-88", "client_id": "CL-7", "pallet_size": "oversize", "pallets": [{}, {}, {}]},
+    ),
+    (
+        "get_shipment",
+        {"shipment_id": "SH-91"},
+        {"shipment_id": "SH-91", "client_id": "CL-7", "pallet_size": "standard", "pallets": [{}]},
+    ),
+    ("get_client", {"client_id": "CL-7"}, {"client_id": "CL-7", "contract": "premier"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("system", "records", "user", "call", "rivals"),
+    [
+        # the team plan's 6 hours for each of the two dedicated seats; the flex plan's or the hot
+        # desk's hours are another member's
+        (
+            COWORKING,
+            COWORKING_RECORDS,
+            "Book the boardroom on Friday and use the free room hours our plan includes.",
+            ("book_room", {"member_id": "CW-301", "room": "boardroom", "free_hours": 12}),
+            [8, 4, 6],
+        ),
+        # the premier contract's 4 days for each of the three oversize pallets of SH-88, not the
+        # standard pallets of SH-91
+        (
+            WAREHOUSE,
+            WAREHOUSE_RECORDS,
+            "Invoice SH-88 and apply whatever free storage days our contract gives us.",
+            ("create_invoice", {"shipment_id": "SH-88", "free_days": 12}),
+            [30, 6, 10, 4],
+        ),
+    ],
+)
+def test_what_the_prompt_grants_for_each_unit_the_records_list_is_supplied_where_the_user_asks(
+    system: str, records: list, user: str, call: tuple[str, dict[str, Any]], rivals: list[int]
+) -> None:
+    """A count the prompt grants per unit, under a tier and a class the write's records hold, times
+    the units they list, is supplied once the user asks for the allowance; another tier's, another
+    class's or one unit's count is still the model's own."""
+    tool, args = call
+    key = next(k for k, v in args.items() if isinstance(v, int))
+    calls = [*records, (tool, args, {"ok": True})]
+    assert unsupported(conversation(user, calls, system=system)) == []
+    for rival in rivals:
+        calls[-1] = (tool, {**args, key: rival}, {"ok": True})
+        assert unsupported(conversation(user, calls, system=system)) == [(key, str(rival))]
+
+
+@pytest.mark.parametrize(
+    ("system", "records", "user", "call"),
+    [
+        (COWORKING, COWORKING_RECORDS, "Book the boardroom on Friday.", ("book_room", {"free_hours": 12})),
+        (
+            WAREHOUSE,
+            WAREHOUSE_RECORDS,
+            "Please invoice SH-88.",
+            ("create_invoice", {"shipment_id": "SH-88", "free_days": 12}),
+        ),
+    ],
+)
+def test_an_allowance_nobody_asked_to_use_is_the_models_choice(
+    system: str, records: list, user: str, call: tuple[str, dict[str, Any]]
+) -> None:
+    """The user never spoke of the free hours or days: the policy's count typed in is the model's."""
+    tool, args = call
+    key = next(k for k, v in args.items() if isinstance(v, int))
+    assert unsupported(conversation(user, [*records, (tool, args, {"ok": True})], system=system)) == [
+        (key, "12")
+    ]
