@@ -48,8 +48,15 @@ came with them: the first is read, the second only counted, to choose rules. ``d
 ``validation_12`` (twenty desks each, written apart by two people who saw no rule and no set: hostels,
 rail, ferries, car and bike hire, theatres, clinics, claims, cards, parcels; and half consumer, half
 business-to-business: cinemas, campsites, ski schools, a print supplier, an inbound dock, a lab's
-intake, plant hire, freight quotes) came last: the first is read, the second only counted, to choose
-rules.
+intake, plant hire, freight quotes) came next: the first is read, the second only counted, to choose
+rules. ``development_11`` and ``validation_13`` (twenty desks each, written apart by two people who saw
+no rule and no set) are policy-driven desks: their prompts state tiers, allowances, fees per unit and
+compensation rules, and their writes carry the counts and amounts those imply. ``development_12`` and
+``validation_14`` (fifteen conversations each), and ``development_13`` and ``validation_15`` (fifteen
+each), are the shared corpora's own desks, the airline's and the shop's, with their prompts word for
+word but new users, records and tasks, answered as a careful frontier model answers: the shared
+corpora's desks are two of those the suite is judged on, with other agents. Each first one is read,
+each second only counted, to choose rules. The last four are in the messages shape runtimes log.
 
     .venv/bin/python bench/correct_answers.py        # every set
     .venv/bin/python bench/correct_answers.py -v     # and each development set's flags
@@ -79,6 +86,9 @@ SETS = (
     "development_8",
     "development_9",
     "development_10",
+    "development_11",
+    "development_12",
+    "development_13",
     "validation",
     "validation_2",
     "validation_3",
@@ -91,6 +101,9 @@ SETS = (
     "validation_10",
     "validation_11",
     "validation_12",
+    "validation_13",
+    "validation_14",
+    "validation_15",
     "holdout",
 )
 
@@ -104,8 +117,9 @@ def measure(path: Path, verbose: bool) -> str:
             continue
         conversation = json.loads(line)
         conversations += 1
-        turns += len(conversation["turns"])
-        flags = [f for f in run_suite(conversation)["findings"] if f["severity"] == "flag"]
+        report = run_suite(conversation)  # native turns, or messages as a runtime logs them
+        turns += len(report["turns"])
+        flags = [f for f in report["findings"] if f["severity"] == "flag"]
         flagged_turns += len({f["turn"] for f in flags})
         codes.update(f["code"] for f in flags)
         for f in flags if verbose else ():
