@@ -82,7 +82,8 @@ arbitrary subsets.
   also sum the figures the answer itself computed, without their operands. An amount written
   with a minus before it ("−$11.00", "-€5") is taken off, as a ledger writes it. A total row of a
   markdown table sums its own column, back to the table's start or an earlier total; a total may
-  carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again.
+  carry on a subtotal before it ("subtotal $115, rush $25, total $140"), never its parts again; in a
+  table, a row that sums the rows above it in its column is such a subtotal, however labelled.
   A line that shows its working ("Labour: 3.5 h × $145.00 = $507.50") is one line: the total
   sums its result, and the rate written in its working is no line of its own.
 - **An amount per a unit is one row's price or total over its count of that unit** ("$4.50 per
@@ -1076,6 +1077,14 @@ def _table_column(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     for rows in (run, run + carried) if carried else (run,):
         if 2 <= len(rows) <= MAX_RUN and all(s.known for s in rows):
             if (found := _summed(rows[::-1], f, tol)) is not None:
+                return found
+    # A row that sums the rows above it is a subtotal, whatever its label ("**Fares** | $1,218"):
+    # the total carries it on with the rows below it.
+    top_down = run[::-1][:MAX_RUN]
+    for i in range(2, len(top_down) - 1):
+        if abs(sum((s.value for s in top_down[:i]), ZERO) - top_down[i].value) <= _CENT:
+            rows = top_down[i:]
+            if all(s.known for s in rows) and (found := _summed(rows, f, tol)) is not None:
                 return found
     return None
 

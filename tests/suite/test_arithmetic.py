@@ -327,6 +327,43 @@ def test_a_total_carries_on_the_subtotal_before_it(result: Any, answer: str, tot
     assert flagged(run(answer.format(wrong), result)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "total", "wrong"),
+    [
+        (  # a venue's quote: the hire's two rows, their sum in bold, then catering and cleaning
+            {"hall": 400.0, "chairs": 120.0, "catering": 310.0, "cleaning": 45.0},
+            "| Item | Price |\n|---|---|\n| Hall | $400.00 |\n| Chairs | $120.00 |\n"
+            "| **Venue hire** | **$520.00** |\n| Catering | $310.00 |\n| Cleaning | $45.00 |\n"
+            "| **Total** | **${}** |",
+            "875.00",
+            "885.00",
+        ),
+        (  # a clinic's bill: three fees, their sum, then a dressing and a parking fee
+            {
+                "fees": [{"item": "consult", "fee": 85.0}, {"item": "x-ray", "fee": 140.0}],
+                "bloods": 62.5,
+                "dressing": 12.25,
+                "parking": 4.0,
+            },
+            "| Service | Fee |\n|---|---|\n| Consult | $85.00 |\n| X-ray | $140.00 |\n| Bloods | $62.50 |\n"
+            "| **Clinic fees** | **$287.50** |\n| Dressing | $12.25 |\n| Parking | $4.00 |\n"
+            "| **Amount due** | **${}** |",
+            "303.75",
+            "313.75",
+        ),
+    ],
+)
+def test_a_row_that_sums_the_rows_above_it_is_a_subtotal_however_labelled(
+    result: Any, answer: str, total: str, wrong: str
+) -> None:
+    """A row equal to the sum of the rows above it in its column is a subtotal, whatever its label
+    says: the total below carries it on with the rows after it; counting its rows again is flagged."""
+    found = run(answer.format(total), result)
+    assert flagged(found) == []
+    assert computed(found)[total]["kind"] == "sum"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
 def test_a_groups_total_is_not_carried_into_the_next_groups_total() -> None:
     """A total carries on a subtotal, never one group's total into the next group's: trip B's total
     of 290 that adds trip A's 150 to its own rows is flagged."""
