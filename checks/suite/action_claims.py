@@ -11,7 +11,9 @@ A call could have made it (``_could``) unless it only read: its verb must be abl
 it must act on what the claim names, as its name, its arguments' names or the parts of the record its
 result returns say (what the claim names counts only where the conversation's tools deal in that kind of
 thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
-holds ("the credit has been added"): a write on a record covers the parts the record holds. A claim not
+holds ("the credit has been added"): a write on a record covers the parts the record holds. A call
+whose result is a sentence saying it did the claim's act to what the claim names ("Voucher V-88 added
+to member M-2") did it, whatever its name's verb (``send_voucher``): the result is its receipt. A claim not
 told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
 text, or that a member is named for with the thing the claim names ("seats_booked": 2 of "two
 seats are booked", "notice_sent_at": a time), set (not zero, null or false) and naming no
@@ -266,7 +268,14 @@ _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 # A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the words of its
 # arguments' names, and the parts of the record its result returns (a word of a member's name, the
 # member's text in lower case). Calls share shapes, so a "has been" claim weighs each earlier one once.
-_Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]]]
+# A call's tool, its receipt's effect, its arguments' names, the parts of the record it returned, and
+# the words of a result it wrote as a sentence ("Certificate certificate_3221322 added to user ...").
+_Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]], frozenset[str]]
+MAX_REPORT = 400  # characters of a result written as a sentence: a short report of what was done
+# A result's sentence that says the act was not done, or not yet: no report of it.
+_NOT_DONE = re.compile(
+    r"\b(?:not|no|never|error|fail\w*|unable|cannot|denied|rejected|queued|pending)\b|n't", re.I
+)
 
 
 def _argument_name_words(call: ToolCall) -> frozenset[str]:
@@ -328,7 +337,11 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
         texts = [(key, text.lower()) for key, text in _texts(result.value)]
         parts = {(singular(word), low) for key, low in texts if low not in given for word in name_tokens(key)}
     effect = receipt.effect if receipt is not None else None
-    return call.tool, effect, _argument_name_words(call), frozenset(parts)
+    reported: frozenset[str] = frozenset()
+    text = result.text if result is not None and not result.is_error and result.value is None else ""
+    if len(text) <= MAX_REPORT and not _NOT_DONE.search(text):
+        reported = frozenset(singular(word) for word in re.findall(r"[a-z]+", text.lower()))
+    return call.tool, effect, _argument_name_words(call), frozenset(parts), reported
 
 
 def _held(shape: _Shape) -> set[str]:
@@ -338,9 +351,12 @@ def _held(shape: _Shape) -> set[str]:
 
 def _could(claim: ActionClaim, shape: _Shape) -> bool:
     """Whether a call of this shape could have done what ``claim`` reports."""
-    tool, effect, name_words, parts = shape
+    tool, effect, name_words, parts, reported = shape
     if effect == "read":
         return False
+    # Its result says, as a sentence, that it did the act to the thing the claim names: its receipt.
+    if claim.verb in reported and any(word[:3] == said[:3] for word in claim.objects for said in reported):
+        return True
     if effect == "write" and (claim.verb is None or not claim.objects):
         return True
     verb = verb_of(tool)

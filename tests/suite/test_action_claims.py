@@ -525,3 +525,47 @@ def test_a_thing_the_writes_record_holds_was_made_by_that_write(
     )
     (finding,) = judged(turn(answer, calls=[{"tool": tool, "args": args, "result": other}]))
     assert finding[1] == "unverified_action"
+
+
+LICENCES = {"tool": "get_licences", "args": {"user": "jdoe"}, "result": {"licences": [], "seats_free": 4}}
+
+
+@pytest.mark.parametrize(
+    ("calls", "answer"),
+    [
+        # a loyalty desk: the voucher tool's result says, as a sentence, that the voucher was added
+        (
+            [
+                {
+                    "tool": "send_voucher",
+                    "args": {"member": "M-2", "value": 20},
+                    "result": "Voucher V-88 added to member M-2 with value 20.",
+                }
+            ],
+            "A $20 voucher has been added to your account.",
+        ),
+        # an IT desk: after a read of the user's licences, the notifier's result says one was assigned
+        (
+            [
+                LICENCES,
+                {
+                    "tool": "notify_user",
+                    "args": {"user": "jdoe"},
+                    "result": "Licence L-301 assigned to user jdoe.",
+                },
+            ],
+            "I've assigned the licence to you; the key is in your inbox.",
+        ),
+    ],
+)
+def test_a_result_that_says_it_did_the_act_backs_the_claim_whatever_the_tools_verb(
+    turn, calls: list[dict[str, Any]], answer: str
+) -> None:
+    """The result is the receipt of what a call did: "Voucher V-88 added to member M-2" backs "a
+    voucher has been added", though sending is no adding; a result that says the act was not done,
+    or only queued, backs nothing."""
+    assert judged(turn(answer, calls=calls)) == []
+    claim = find_action_claims(answer)[0].span.text
+    for text in ("Request for M-2 queued for review.", "Licence could not be assigned: no seats left."):
+        changed = [*calls[:-1], {**calls[-1], "result": text}]
+        assert judged(turn(answer, calls=changed)) == [(0, "unverified_action", claim)]
