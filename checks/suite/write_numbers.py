@@ -58,7 +58,7 @@ from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_lengths,
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
-from .grants import Grant, applies, asked_for, nearest_first, unit_counts
+from .grants import Grant, Records, asked_for, takes
 from .money import in_whole_units, labelled_amounts, money_values
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
@@ -277,21 +277,14 @@ class Supply:
             return True
         return any(value in (old + count, old - count) for old in same_key for count in said)
 
-    def granted(self, key: str, value: Decimal, arguments: Any) -> bool:
-        """Whether ``value`` is what the prompt grants of the key's noun, for the units the records
-        and the write list, under terms they meet, and the user asked for it (``grants``)."""
-        stems = key_stems(key)
-        grants = [g for g in self.grants if g.noun in stems and asked_for(g, self.user_texts)]
+    def granted(self, arguments: Any) -> list[tuple[Grant, Decimal]]:
+        """What the prompt grants a write, each grant with its count times the units its records
+        list, where they meet its terms and the user asked for it (``grants``)."""
+        grants = [grant for grant in self.grants if asked_for(grant, self.user_texts)]
         if not grants:
-            return False
-        results = [(source.arguments, source.parsed()) for source in self.results if source.looks_json]
-        layers = nearest_first(arguments, results)
-        return any(
-            value == grant.count * units
-            for grant in grants
-            if applies(grant, layers)
-            for units in unit_counts(layers, grant.unit)
-        )
+            return []
+        records = Records.of(arguments, [(s.arguments, s.parsed()) for s in self.results if s.looks_json])
+        return [(grant, grant.count * units) for grant in grants for units in records.counts(grant)]
 
     def known_amount(self, value: Decimal) -> bool:
         """Money stated, held by a result (``_money``), or a sum over one result's list; or such a
@@ -329,8 +322,10 @@ class Supply:
 def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     """The numbers of a write's arguments that nothing supplied, with their paths."""
     numbers = [(path, Decimal(leaf)) for path, leaf in json_leaves(arguments, is_number)]
+    granted = supply.granted(arguments) if numbers and supply.grants else []
     supplied = {
-        path: supply.supplies(last_key(path), value) or supply.granted(last_key(path), value, arguments)
+        path: supply.supplies(last_key(path), value)
+        or any(count == value and takes(grant, last_key(path)) for grant, count in granted)
         for path, value in numbers
     }
     out = []

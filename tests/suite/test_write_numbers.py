@@ -669,6 +669,17 @@ WAREHOUSE_RECORDS = [
             ("create_invoice", {"shipment_id": "SH-88", "free_days": 12}),
             [30, 6, 10, 4],
         ),
+        # the same coworking policy with a tier per bullet, its heading the condition, and a clause
+        # with no noun granting the noun before it ("and 6 for each dedicated desk seat")
+        (
+            "Meeting room hours by plan:\n"
+            "- Flex plan: 2 free room hours for each hot desk seat and 4 for each dedicated desk seat.\n"
+            "- Team plan: 4 free room hours for each hot desk seat and 6 for each dedicated desk seat.",
+            COWORKING_RECORDS,
+            "Book the boardroom on Friday and use the free room hours our plan includes.",
+            ("book_room", {"member_id": "CW-301", "room": "boardroom", "free_hours": 12}),
+            [8, 4],
+        ),
     ],
 )
 def test_what_the_prompt_grants_for_each_unit_the_records_list_is_supplied_where_the_user_asks(
@@ -689,6 +700,7 @@ def test_what_the_prompt_grants_for_each_unit_the_records_list_is_supplied_where
 @pytest.mark.parametrize(
     ("system", "records", "user", "call"),
     [
+        # the user never spoke of the free hours or days
         (COWORKING, COWORKING_RECORDS, "Book the boardroom on Friday.", ("book_room", {"free_hours": 12})),
         (
             WAREHOUSE,
@@ -696,12 +708,60 @@ def test_what_the_prompt_grants_for_each_unit_the_records_list_is_supplied_where
             "Please invoice SH-88.",
             ("create_invoice", {"shipment_id": "SH-88", "free_days": 12}),
         ),
+        # the user declined it, or asked for a count of their own
+        (
+            COWORKING,
+            COWORKING_RECORDS,
+            "Book the boardroom on Friday, but don't use our free room hours.",
+            ("book_room", {"free_hours": 12}),
+        ),
+        (
+            COWORKING,
+            COWORKING_RECORDS,
+            "Book the boardroom for 3 hours on Friday, with the free room hours.",
+            ("book_room", {"hours": 12}),
+        ),
+        # a key that names another kind of the noun takes no free allowance
+        (
+            COWORKING,
+            COWORKING_RECORDS,
+            "Book the boardroom on Friday and use the free room hours our plan includes.",
+            ("book_room", {"paid_hours": 12}),
+        ),
+        # seats of both kinds: neither class's count is the desk's
+        (
+            COWORKING,
+            [
+                COWORKING_RECORDS[0],
+                (
+                    "get_desks",
+                    {"member_id": "CW-301"},
+                    {
+                        "member_id": "CW-301",
+                        "seats": [{"desk_type": "hot_desk"}, {"desk_type": "dedicated_desk"}],
+                    },
+                ),
+            ],
+            "Book the boardroom on Friday and use the free room hours our plan includes.",
+            ("book_room", {"member_id": "CW-301", "free_hours": 12}),
+        ),
+        # a limit per unit grants nothing
+        (
+            WAREHOUSE.replace("contract, ", "contract, up to ").replace(
+                "per standard pallet and ", "per standard pallet and up to "
+            ),
+            WAREHOUSE_RECORDS,
+            "Invoice SH-88 and apply whatever free storage days our contract gives us.",
+            ("create_invoice", {"shipment_id": "SH-88", "free_days": 12}),
+        ),
     ],
 )
-def test_an_allowance_nobody_asked_to_use_is_the_models_choice(
+def test_an_allowance_nobody_asked_to_use_or_that_is_no_grant_is_the_models_choice(
     system: str, records: list, user: str, call: tuple[str, dict[str, Any]]
 ) -> None:
-    """The user never spoke of the free hours or days: the policy's count typed in is the model's."""
+    """The policy's count typed in is the model's own where the user never asked for the allowance,
+    declined it or gave a count; where the key names another kind of the noun ("paid"); where the
+    records hold both classes; or where the prompt writes a limit, not a grant."""
     tool, args = call
     key = next(k for k, v in args.items() if isinstance(v, int))
     assert unsupported(conversation(user, [*records, (tool, args, {"ok": True})], system=system)) == [
