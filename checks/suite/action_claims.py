@@ -18,7 +18,9 @@ told in the first person ("the ticket is closed") whose word a result read so fa
 text, or that a member is named for with the thing the claim names ("seats_booked": 2 of "two
 seats are booked", "notice_sent_at": a time), set (not zero, null or false) and naming no
 bookkeeping ("updated_at"), chance or negation ("can_be_cancelled", "email_not_sent"), reports
-what that record says: no action is claimed.
+what that record says: no action is claimed. Nor does one dated by a clock time a timestamp read so far
+holds ("- Booked this morning at 9:12 AM" beside ``"booked_at": "2025-03-04T09:12:00"``): that is
+when the record says it was done.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
 Refusals, offers, plans, hypotheticals and questions never count.
@@ -47,6 +49,7 @@ from .text import (
 from .tool_names import GROUPED_VERBS, READ_VERBS, VERB_GROUPS, object_words, verb_of
 from .tool_receipts import result_evidence
 from .types import CheckerReport, Conversation, Finding, Receipt, RunContext, Span, ToolCall, Turn, members
+from .values import TimeValue, read_times
 
 NAME = "action_claims"
 
@@ -299,6 +302,21 @@ _NO_STATE = frozenset(
     "not non no never can cannot auto if allowed allow eligible pending will may un".split()
 )
 _BOOKKEEPING = frozenset("created updated modified changed".split())
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ](\d{2}):(\d{2})")  # a timestamp's clock time
+
+
+def _stamp(text: str) -> tuple[int, int] | None:
+    """The hour and minute of a timestamp a record holds ("2024-05-15T08:40:00"), or None."""
+    match = _STAMP.match(text)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _clock(time: TimeValue | tuple[int, int]) -> str:
+    """A clock time as ``states`` holds it, apart from any text a record holds: "@08:40"."""
+    hour, minute = (time.hour, time.minute) if isinstance(time, TimeValue) else time
+    return f"@{hour:02d}:{minute:02d}"
+
+
 NamedState = tuple[str, frozenset[str]]  # the state's word, and the stems of what holds it
 
 
@@ -455,6 +473,8 @@ def check_turn(
     for claim in claims:
         if not claim.own and claim.verb and _spelled(claim.verb) in states:
             continue  # a state the records hold, restated
+        if not claim.own and not states.isdisjoint(map(_clock, read_times(claim.sentence))):
+            continue  # when a record says it was done ("Booked today at 8:40 AM"): the record, restated
         stems = {word[:3] for word in claim.objects}
         if (
             not claim.own
@@ -502,6 +522,9 @@ class ActionClaims:
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
                 states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
+                states.update(
+                    _clock(stamp) for r in results for _, text in _texts(r.value) if (stamp := _stamp(text))
+                )
                 named.update(state for r in results for state in _named_states(r.value))
                 read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states, named))

@@ -569,3 +569,38 @@ def test_a_result_that_says_it_did_the_act_backs_the_claim_whatever_the_tools_ve
     for text in ("Request for M-2 queued for review.", "Licence could not be assigned: no seats left."):
         changed = [*calls[:-1], {**calls[-1], "result": text}]
         assert judged(turn(answer, calls=changed)) == [(0, "unverified_action", claim)]
+
+
+@pytest.mark.parametrize(
+    ("call", "answer", "moved"),
+    [
+        # a clinic: the appointment's record says when it was booked
+        (
+            {
+                "tool": "get_appointment",
+                "args": {"id": "A-7"},
+                "result": {"id": "A-7", "booked_at": "2025-03-04T09:12:00"},
+            },
+            "Your appointment A-7:\n- Booked this morning at 9:12 AM, with Dr Osei.",
+            ("9:12 AM", "9:40 AM"),
+        ),
+        # a library: the loan's record says when it was updated
+        (
+            {
+                "tool": "get_loan",
+                "args": {"loan": "L-2"},
+                "result": {"loan": "L-2", "renewed": "2025-06-02 16:05:00"},
+            },
+            "Loan L-2:\n- Updated on June 2 at 16:05, due back June 30.",
+            ("16:05", "17:05"),
+        ),
+    ],
+)
+def test_an_act_dated_by_a_time_a_record_holds_restates_the_record(
+    turn, call: dict[str, Any], answer: str, moved: tuple[str, str]
+) -> None:
+    """A list item opening with an act, dated by the clock time of a timestamp the records hold, says
+    when the record says it was done; at a time no record holds, it reports an act nothing did."""
+    assert judged(turn(answer, calls=[call])) == []
+    verb = find_action_claims(answer)[0].span.text
+    assert judged(turn(answer.replace(*moved), calls=[call])) == [(0, "unverified_action", verb)]
