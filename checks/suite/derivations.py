@@ -86,6 +86,10 @@ arbitrary subsets.
   table, a row that sums the rows above it in its column is such a subtotal, however labelled.
   A line that shows its working ("Labour: 3.5 h × $145.00 = $507.50") is one line: the total
   sums its result, and the rate written in its working is no line of its own.
+- **A share of a split is what the others leave of it**: the items of a list, one amount each,
+  that add up to an amount the answer states and knows outside the list are its shares ("$250 from
+  the voucher", "$1,430 on the card" of "$1,680"): one no source carries is the total less the
+  others, each of them known.
 - **An amount per a unit is one row's price or total over its count of that unit** ("$4.50 per
   load": a row's charge over its ``loads``), the count under a member whose name has a word for
   the unit ("gal" names ``gallons``; ``item_id`` names a row, no count): the record's one such
@@ -1136,6 +1140,43 @@ def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return _made("total-less", " − ".join(s.text for s in run), [s.operand() for s in run])
 
 
+# A line that is an item of a list: a dash, a star, a bullet or a number before it.
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]")
+
+
+def _shares(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """One share of an amount split over a list's items, one amount an item: the shares of the
+    figure's run of items add up to an amount the answer states and knows ("$250 from the voucher",
+    "$1,430 on the card" of "$1,680"), and the figure is what the others leave of it."""
+    figure = f.near[f.index]
+    line_start = p.answer.rfind("\n", 0, figure.start) + 1
+    if not _LIST_ITEM.match(p.answer, line_start):
+        return None
+    first = last = line_start  # the starts of the run's first and last items
+    while first and _LIST_ITEM.match(p.answer, above := p.answer.rfind("\n", 0, first - 1) + 1):
+        first = above
+    while (below := p.answer.find("\n", last) + 1) and _LIST_ITEM.match(p.answer, below):
+        last = below
+    end = p.answer.find("\n", last)
+    end = len(p.answer) if end < 0 else end
+    shares = [s for s in f.near if first <= s.start < end]
+    items = {p.answer.rfind("\n", 0, s.start) for s in shares}
+    others = [s for s in shares if s is not figure]
+    if not 1 <= len(others) < MAX_RUN or len(items) != len(shares) or not all(s.known for s in others):
+        return None  # an item with two amounts is no share, nor one of a list too long to be a split
+    whole = sum((s.value for s in shares), ZERO)
+    total = next(
+        (s for s in f.near if s.known and not first <= s.start < end and abs(s.value - whole) <= tol), None
+    )
+    if total is None:
+        return None
+    return _made(
+        "shares",
+        " − ".join(s.text for s in [total, *others]),
+        [total.operand(), *(s.operand() for s in others)],
+    )
+
+
 def _difference(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """``a − b`` of two amounts the pools hold; two only read, from one result (a price and its refund)."""
     pool = [s.operand() for i, s in enumerate(f.near) if s.known and i != f.index][:MAX_POOL]
@@ -2003,6 +2044,7 @@ TABLE = (
     Row("sum", "the column of the answer's table", "2-8", "amount", _CENT, _table_column, _TOTAL_WORDS),
     Row("total-less", "the answer's amounts", "2-8", "amount", _CENT, _total_less, _REMAINDER_WORDS),
     Row("difference", "amounts stated; one result's", "2", "amount", _CENT, _difference, _REMAINDER_WORDS),
+    Row("shares", "the answer's amounts: a total, the other shares", "2-8", "amount", _CENT, _shares),
     Row("product", "amounts; the user's counts, lists' lengths", "2", "amount", _CENT, _product),
     Row("unit-rate", "one record: a row's money, its count of the unit", "2", "amount", _CENT, _per_unit),
     Row("rate", "amounts; the prompt's percentages", "2", "amount", _CENT, _prompt_rate),

@@ -127,6 +127,7 @@ _KIND_WORDS = {
     "rate": "a percentage the system prompt states, of an amount the conversation holds",
     "unit-rate": "an amount one row of the results holds, over its count of the unit the figure is per",
     "total-less": "a total the answer states less the amounts it lists after it",
+    "shares": "one share of a total the answer states, split over a list's items: the total less the others",
     "date-shift": "a date the conversation holds moved by the days the user or the prompt states",
     "day-mark": "the date of a time a result writes with a next-day mark",
     "sentence-arithmetic": "one operation on two numbers its own sentence writes",

@@ -364,6 +364,36 @@ def test_a_row_that_sums_the_rows_above_it_is_a_subtotal_however_labelled(
     assert flagged(run(answer.format(wrong), result)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "share", "wrong"),
+    [
+        (  # a gym: a year's membership paid from a voucher, the rest on a card
+            {"plan": "annual", "price": 1140.0, "voucher": {"id": "GV-12", "balance": 150.0}, "card": "4410"},
+            "Your 12-month membership is $1,140.00.\n\n**Payment:**\n- Voucher GV-12: $150.00\n"
+            "- Card ending 4410: ${}",
+            "990.00",
+            "980.00",
+        ),
+        (  # a clinic: an invoice split over a health-savings card and a credit card
+            {"invoice": "INV-33", "amount_due": 860, "hsa_balance": 500, "card": "0091"},
+            "Invoice INV-33 comes to $860, paid as:\n1. HSA card: $500\n2. Visa ending 0091: ${}",
+            "360",
+            "350",
+        ),
+    ],
+)
+def test_one_share_of_a_split_is_what_the_others_leave_of_the_total(
+    result: Any, answer: str, share: str, wrong: str
+) -> None:
+    """A list's items, one amount each, that add up to an amount the answer states are shares of it:
+    the one no source carries is the total less the others; a share that leaves the sum short is
+    flagged."""
+    found = run(answer.format(share), result)
+    assert flagged(found) == []
+    assert computed(found)[share]["kind"] == "shares"
+    assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
 def test_a_groups_total_is_not_carried_into_the_next_groups_total() -> None:
     """A total carries on a subtotal, never one group's total into the next group's: trip B's total
     of 290 that adds trip A's 150 to its own rows is flagged."""
