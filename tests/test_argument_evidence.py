@@ -35,7 +35,7 @@ def test_a_real_argument_flag_shows_its_call_and_where_the_value_could_have_come
     client: Any, project: Any, alice: Any
 ) -> None:
     payload = next(
-        json.loads(line) for line in CORPUS.read_text().splitlines() if '"tau-airline-10-3-160"' in line
+        json.loads(line) for line in CORPUS.read_text().splitlines() if '"tau-airline-10-0-10"' in line
     )
     conversation = ingest_and_check(project, payload)
     finding = Finding.objects.filter(conversation=conversation, code="unsupported_argument").first()

@@ -69,9 +69,12 @@ _GENERIC_WORDS = frozenset(
 )
 _MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
 # The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
-# A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6.
+# A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6. A count is a whole
+# number: the cents of "$45.60 per night" and the thousands of "1,200 guests" are no count of their own.
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
-_SAID = re.compile(rf"\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I)
+_SAID = re.compile(
+    rf"(?<![\d.,])\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I
+)
 # "both kayaks", "my third installment": a number of the words right after it, and of no other.
 _ORDINALS = {
     w: n for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)

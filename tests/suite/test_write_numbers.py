@@ -250,6 +250,33 @@ def test_a_count_an_answer_said_of_the_noun_supplies_it_once_the_user_has_read_i
     assert unsupported(conversation("Book it, please.", [call], [said])) == [(key, str(value))]
 
 
+@pytest.mark.parametrize(
+    ("said", "call"),
+    [
+        # a marina: the nightly fee's cents are no count of nights
+        (
+            "The north berth is free for 7 nights at $45.60 per night.",
+            ("book_berth", {"berth": "north", "nights": 7}, {"ok": True}),
+        ),
+        # a venue: the thousands of a capacity are no count of guests
+        (
+            "Hall B seats 250 guests; Hall A holds 1,200 guests, far more than you need.",
+            ("book_hall", {"hall": "B", "guests": 250}, {"ok": True}),
+        ),
+    ],
+)
+def test_a_piece_of_a_written_number_is_no_count_of_the_noun_after_it(
+    said: str, call: tuple[str, dict[str, Any], Any]
+) -> None:
+    """ "$45.60 per night" says no 60 nights, nor "1,200 guests" 200 guests: the answer gives the
+    noun one count, which the user took up, and a count beside the whole number is the model's."""
+    key, value = next((key, value) for key, value in call[1].items() if isinstance(value, int))
+    assert unsupported(conversation("Book it, please.", [call], asked=said)) == []
+    other = 60 if value == 7 else 200
+    changed = (call[0], {**call[1], key: other}, call[2])
+    assert unsupported(conversation("Book it, please.", [changed], asked=said)) == [(key, str(other))]
+
+
 def test_an_answer_that_gives_a_noun_two_counts_supplies_neither() -> None:
     """ "120 guests" for one room and "80 guests" for another: the user who books one room took up
     no count, so a booking for 80 is not supplied."""
