@@ -33,12 +33,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import deadline, grants
+from . import deadline
 from .decimals import number_text
 from .evidence import clip
 from .evidence_index import BACKS, Grounds, Source, found_nothing, index_for, text_leaves
 from .expressions import is_expression, unsaid_operands
-from .money import money_values, read_amounts
+from .money import money_values
 from .options import Options
 from .shown import Texts
 from .tokens import classify, lookup_forms, normalize, tokenize
@@ -92,10 +92,7 @@ class _Seen:
             return
         self.person_texts.add(source.text.lower())
         if source.role == "system":
-            self.supply.unit_fees |= {
-                a.magnitude for a in read_amounts(source.text) if a.per and a.kind == "money"
-            }
-            self.supply.grants += grants.read(source.text)
+            self.supply.read_prompt(source.text)
         if source.role == "user":
             # The answers the user has read before speaking again: what they said the user took up.
             self.supply.answer_texts.extend(self.unread_prose)

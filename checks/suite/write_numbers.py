@@ -17,7 +17,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   hour and a half" is ``duration_min`` 90); or, for a key holding the word right after it,
   "both" as 2 ("both kayaks") and an ordinal as its number ("my third installment"): a position,
   never a count of other things; or with a sign that is a word: "6%" is said of a percent, for a
-  key holding the word ``percent``, ``percentage`` or ``pct``, and of nothing else;
+  key holding the word ``percent``, ``percentage`` or ``pct``, and of nothing else; so is a
+  percentage the system prompt states ("Silver members get 10% off"), a rate the desk applies;
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
@@ -53,13 +54,14 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any
 
+from . import grants
 from .decimals import ZERO, exactly, is_number, number_text
 from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_lengths, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
 from .grants import Grant, Records, asked_for, takes
-from .money import in_whole_units, labelled_amounts, money_values
+from .money import in_whole_units, labelled_amounts, money_values, read_amounts
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
 from .types import walk
@@ -257,6 +259,15 @@ class Supply:
     def _add_said(self, numbers: set[Decimal], stems: set[str]) -> None:
         for stem in ("", *stems):
             self._said.setdefault(stem, set()).update(numbers)
+
+    def read_prompt(self, text: str) -> None:
+        """What the system prompt states: money per unit, grants per unit, and its percentages,
+        the rates the desk applies, each said of a key naming a percent."""
+        self.unit_fees |= {a.magnitude for a in read_amounts(text) if a.per and a.kind == "money"}
+        self.grants += grants.read(text)
+        for match in _PERCENT.finditer(text):
+            for word in _PERCENT_WORDS:
+                self._named.setdefault(word, set()).add(Decimal(match.group(1)))
 
     def supplies(self, key: str, value: Decimal) -> bool:
         """Whether the user, a result or a derivation supplied ``value`` for ``key`` (``last_key``)."""

@@ -541,6 +541,30 @@ def assert_not_supplied(user: str, call: tuple) -> None:
 
 
 @pytest.mark.parametrize(
+    ("system", "call"),
+    [
+        # a gym: the member discount the prompt states
+        ("Gold members get 15% off personal training packs.", ("sell_pack", {"discount_pct": 15})),
+        # a warehouse: the prompt's surcharge on late pickups
+        (
+            "A late pickup adds a 5% surcharge to the storage bill.",
+            ("add_surcharge", {"surcharge_percent": 5}),
+        ),
+    ],
+)
+def test_a_percentage_the_prompt_states_is_said_of_a_percent(system: str, call: tuple) -> None:
+    """The prompt's rate is the desk's policy: a key naming a percent takes it, and no other."""
+    tool, args = call
+    (key, value), *_ = args.items()
+    user = "Please go ahead."
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})], system=system)) == []
+    args = {key: value + 1}
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})], system=system)) == [
+        (key, str(value + 1))
+    ]
+
+
+@pytest.mark.parametrize(
     ("user", "call"),
     [
         ("Raise my pension contribution from 4% to 7%.", ("set_contribution", {"percent": 7})),
