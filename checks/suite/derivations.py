@@ -1078,17 +1078,23 @@ def _table_column(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
             break
         if in_column:
             run.append(s)
+    # A row the answer made that sums the rows above it since the table's start or the last such row
+    # (a deduction taken off) is a subtotal, whatever its label ("**Fares** | $1,218"): the total
+    # carries the last one on with the rows after it, and only that. A row a result holds as an item
+    # of its own is no subtotal, whatever it equals.
+    top_down = run[::-1]
+    segment, running = 0, ZERO
+    for j, s in enumerate(top_down):
+        signed = -s.value if s.taken_off else s.value
+        if j - segment >= 2 and (s.computed or not s.known) and abs(running - signed) <= _CENT:
+            segment, running = j, ZERO
+        running += signed
+    if segment:
+        rows = top_down[segment:]
+        return _summed(rows, f, tol) if 2 <= len(rows) <= MAX_RUN and all(s.known for s in rows) else None
     for rows in (run, run + carried) if carried else (run,):
         if 2 <= len(rows) <= MAX_RUN and all(s.known for s in rows):
             if (found := _summed(rows[::-1], f, tol)) is not None:
-                return found
-    # A row that sums the rows above it is a subtotal, whatever its label ("**Fares** | $1,218"):
-    # the total carries it on with the rows below it.
-    top_down = run[::-1][:MAX_RUN]
-    for i in range(2, len(top_down) - 1):
-        if abs(sum((s.value for s in top_down[:i]), ZERO) - top_down[i].value) <= _CENT:
-            rows = top_down[i:]
-            if all(s.known for s in rows) and (found := _summed(rows, f, tol)) is not None:
                 return found
     return None
 

@@ -357,7 +357,7 @@ def test_a_row_that_sums_the_rows_above_it_is_a_subtotal_however_labelled(
     result: Any, answer: str, total: str, wrong: str
 ) -> None:
     """A row equal to the sum of the rows above it in its column is a subtotal, whatever its label
-    says: the total below carries it on with the rows after it; counting its rows again is flagged."""
+    says: the total below carries it on with the rows after it; a total that misses is flagged."""
     found = run(answer.format(total), result)
     assert flagged(found) == []
     assert computed(found)[total]["kind"] == "sum"
@@ -392,6 +392,36 @@ def test_one_share_of_a_split_is_what_the_others_leave_of_the_total(
     assert flagged(found) == []
     assert computed(found)[share]["kind"] == "shares"
     assert flagged(run(answer.format(wrong), result)) == [wrong]
+
+
+@pytest.mark.parametrize(
+    ("result", "rows", "right", "wrong"),
+    [
+        (  # a sports hall: a second subtotal carries the first; counting both again is no total
+            {"hall": 110.0, "chairs": 25.0, "locker": 12.0, "towels": 7.0},
+            [("Hall", "$110.00"), ("Chairs", "$25.00"), ("**Hire**", "**$135.00**"), ("Lockers", "$12.00")]
+            + [("**Hire and lockers**", "**$147.00**"), ("Towels", "$7.00")],
+            "154.00",
+            "301.00",
+        ),
+        (  # a clinic: a scan a result holds that equals the two consults above it is no subtotal
+            {"consult_fee": 40.0, "visits": 2, "scan": 80.0, "dressing": 12.0, "parking": 3.0},
+            [("Consult (Mon)", "$40.00"), ("Consult (Thu)", "$40.00"), ("Ultrasound", "$80.00")]
+            + [("Dressing", "$12.00"), ("Parking", "$3.00")],
+            "175.00",
+            "95.00",
+        ),
+    ],
+)
+def test_a_subtotal_is_a_row_the_answer_made_and_only_the_last_is_carried(
+    result: Any, rows: list[tuple[str, str]], right: str, wrong: str
+) -> None:
+    """Only a row the answer worked out is a subtotal, and a total carries the last one with the rows
+    after it: an earlier subtotal counted again, or rows dropped for an item that equals them, are
+    flagged."""
+    table = "| Item | Price |\n|---|---|\n" + "".join(f"| {label} | {amount} |\n" for label, amount in rows)
+    assert flagged(run(table + f"| **Total** | **${right}** |", result)) == []
+    assert flagged(run(table + f"| **Total** | **${wrong}** |", result)) == [wrong]
 
 
 def test_a_groups_total_is_not_carried_into_the_next_groups_total() -> None:
