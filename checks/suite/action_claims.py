@@ -12,8 +12,11 @@ it must act on what the claim names, as its name, its arguments' names or the pa
 result returns say (what the claim names counts only where the conversation's tools deal in that kind of
 thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
 holds ("the credit has been added"): a write on a record covers the parts the record holds. A call
-whose result is a sentence saying it did the claim's act to what the claim names ("Voucher V-88 added
-to member M-2") did it, whatever its name's verb (``send_voucher``): the result is its receipt. A claim not
+that is no read and whose result is a sentence reporting the claim's act done to a record of what the
+claim names, by its id ("Voucher V-88 added to member M-2"), did it, whatever its name's verb
+(``send_voucher``): the result is its receipt. A clause that says the act was not done, not yet, not
+for sure, or undone ("will be added once approved", "added: false", "added, then rolled back") is no
+receipt. A claim not
 told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
 text, or that a member is named for with the thing the claim names ("seats_booked": 2 of "two
 seats are booked", "notice_sent_at": a time), set (not zero, null or false) and naming no
@@ -272,12 +275,26 @@ _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 # arguments' names, and the parts of the record its result returns (a word of a member's name, the
 # member's text in lower case). Calls share shapes, so a "has been" claim weighs each earlier one once.
 # A call's tool, its receipt's effect, its arguments' names, the parts of the record it returned, and
-# the words of a result it wrote as a sentence ("Certificate certificate_3221322 added to user ...").
-_Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]], frozenset[str]]
+# the acts a result written as sentences reports done, each with what it was done to ("Certificate
+# certificate_3221322 added to user ...": added, certificate).
+_Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]], frozenset[tuple[str, str]]]
 MAX_REPORT = 400  # characters of a result written as a sentence: a short report of what was done
-# A result's sentence that says the act was not done, or not yet: no report of it.
-_NOT_DONE = re.compile(
-    r"\b(?:not|no|never|error|fail\w*|unable|cannot|denied|rejected|queued|pending)\b|n't", re.I
+# A result's clause, and what a clause says when it reports a done act to a record it names: the
+# record's noun, its id (a word with a digit), the act ("Voucher V-88 added"), or the act first
+# ("Added licence L-301").
+_CLAUSE = re.compile(r"(?:[^.;!?\n]|\.(?=\s*\d)|(?<=\bno)\.)+")
+_RECEIPT = re.compile(
+    r"\b(?P<n1>[a-z]+)\s+(?=[\w-]*\d)[\w-]+\s+(?:(?:was|were|has\s+been|have\s+been)\s+)?(?P<v1>[a-z]+ed)\b"
+    r"|\b(?P<v2>[a-z]+ed)\s+(?:(?:a|an|the|\d+)\s+)?(?P<n2>[a-z]+)\s+(?=[\w-]*\d)[\w-]+",
+    re.I,
+)
+# In a clause, these say the act was not done, not yet, not for sure or undone: no receipt of it.
+_UNDONE = re.compile(
+    r"\b(?:not|no(?!\.\s*\d)|never|error|fail\w*|unable|cannot|can|could|only|would|will|shall|should|must|may"
+    r"|might|to be|once|after|until|when|if|denied|rejected|refused|blocked|invalid|queue\w*|pending|awaiting"
+    r"|approval|review|waitlist\w*|dry|simulat\w*|test mode|preview|then|revoked|reverted|rolled"
+    r"|undone|false|null|none|previously|already|last)\b|n't|:\s*0\b|^\s*0\s",
+    re.I,
 )
 
 
@@ -355,11 +372,17 @@ def _shape(turn: Turn, call: ToolCall, receipt: Receipt | None) -> _Shape:
         texts = [(key, text.lower()) for key, text in _texts(result.value)]
         parts = {(singular(word), low) for key, low in texts if low not in given for word in name_tokens(key)}
     effect = receipt.effect if receipt is not None else None
-    reported: frozenset[str] = frozenset()
+    reported: set[tuple[str, str]] = set()  # (the act, what it was done to) of each receipt clause
     text = result.text if result is not None and not result.is_error and result.value is None else ""
-    if len(text) <= MAX_REPORT and not _NOT_DONE.search(text):
-        reported = frozenset(singular(word) for word in re.findall(r"[a-z]+", text.lower()))
-    return call.tool, effect, _argument_name_words(call), frozenset(parts), reported
+    if text and len(text) <= MAX_REPORT and verb_of(call.tool) not in READ_VERBS:
+        for clause in _CLAUSE.findall(text):
+            if not _UNDONE.search(clause):
+                for m in _RECEIPT.finditer(clause):
+                    noun, verb = (
+                        (m.group("n1"), m.group("v1")) if m.group("n1") else (m.group("n2"), m.group("v2"))
+                    )
+                    reported.add((verb.lower(), singular(noun.lower())))
+    return call.tool, effect, _argument_name_words(call), frozenset(parts), frozenset(reported)
 
 
 def _held(shape: _Shape) -> set[str]:
@@ -373,7 +396,7 @@ def _could(claim: ActionClaim, shape: _Shape) -> bool:
     if effect == "read":
         return False
     # Its result says, as a sentence, that it did the act to the thing the claim names: its receipt.
-    if claim.verb in reported and any(word[:3] == said[:3] for word in claim.objects for said in reported):
+    if any(verb == claim.verb and word[:3] == noun[:3] for word in claim.objects for verb, noun in reported):
         return True
     if effect == "write" and (claim.verb is None or not claim.objects):
         return True

@@ -563,10 +563,16 @@ def test_a_result_that_says_it_did_the_act_backs_the_claim_whatever_the_tools_ve
 ) -> None:
     """The result is the receipt of what a call did: "Voucher V-88 added to member M-2" backs "a
     voucher has been added", though sending is no adding; a result that says the act was not done,
-    or only queued, backs nothing."""
+    not yet or not for sure, or names no record it did it to, backs nothing."""
     assert judged(turn(answer, calls=calls)) == []
     claim = find_action_claims(answer)[0].span.text
-    for text in ("Request for M-2 queued for review.", "Licence could not be assigned: no seats left."):
+    for text in (
+        "Request for M-2 queued for review.",
+        "Licence could not be assigned: no seats left.",
+        "Voucher V-88 will be added once a manager approves it.",
+        "Licence L-301 assigned, then revoked.",
+        "Hint: vouchers and licences are added or assigned by the front desk.",
+    ):
         changed = [*calls[:-1], {**calls[-1], "result": text}]
         assert judged(turn(answer, calls=changed)) == [(0, "unverified_action", claim)]
 
