@@ -27,7 +27,8 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   asked for it under the same key (a write that books the party of five a search found tables
   for);
 - **a documented derivation gives it**: that value plus or minus a count the user said of the
-  noun; money (in whole units where the key counts cents: ``amount_cents``) an answer or the
+  noun; under a key naming money (a price, a fee or fees, a deposit, a discount; never a percent),
+  money (in whole units where the key counts cents: ``amount_cents``) an answer or the
   user stated, a result holds under a money key or names in its text, or a sum over a
   result's list (``derivations``), or one share of a payment whose shares add up to such an
   amount; or a sum over a result's list (or nothing) plus an amount the system prompt states per
@@ -69,7 +70,10 @@ from .types import walk
 _GENERIC_WORDS = frozenset(
     "total num number count quantity qty new old max min nonfree free extra id ids".split()
 )
-_MONEY_WORDS = frozenset("amount price cost fee fare balance paid payment refund charge credit".split())
+_MONEY_WORDS = frozenset(
+    "amount price cost fee fare balance paid payment refund charge credit deposit discount surcharge"
+    " supplement tax tip".split()
+)
 # The words after a number are looked ahead at, not taken: "2 adults and a child" says a child too.
 # A word holds a letter and may hold digits: "48 4x6 prints" says 48 of the 4x6. A count is a whole
 # number: the cents of "$45.60 per night" and the thousands of "1,200 guests" are no count of their own.
@@ -125,7 +129,10 @@ def _names_a_total(key: str) -> bool:
 
 
 def is_money_key(key: str) -> bool:
-    return any(word in _MONEY_WORDS for word in name_tokens(key))
+    """Whether a key names money, in the singular or the plural (``booking_fees``), and no percent
+    (``discount_pct`` is a rate)."""
+    words = [singular(word) for word in name_tokens(key)]
+    return any(word in _MONEY_WORDS for word in words) and not any(word in _PERCENT_WORDS for word in words)
 
 
 def _under_key(key: str, at: str | int) -> str:

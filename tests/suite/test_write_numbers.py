@@ -541,6 +541,33 @@ def assert_not_supplied(user: str, call: tuple) -> None:
 
 
 @pytest.mark.parametrize(
+    ("asked", "call"),
+    [
+        # a kennel: the deposit the answer quoted
+        (
+            "Two dogs for 6 nights come to £870.80, with a £217.70 deposit today.",
+            ("create_boarding", {"deposit": 217.7}),
+        ),
+        # a conference desk: fees, in the plural, the answer quoted
+        (
+            "Six passes are $6,025.50, plus $21.00 in processing fees.",
+            ("create_registration", {"processing_fees": 21}),
+        ),
+    ],
+)
+def test_a_key_naming_money_in_any_number_takes_an_amount_stated(asked: str, call: tuple) -> None:
+    """A deposit, a discount or fees (plural) are money: an amount the answer quoted supplies them,
+    and another is the model's own."""
+    tool, args = call
+    ((key, value),) = args.items()
+    assert unsupported(conversation("Yes, go ahead.", [(tool, args, {"ok": True})], asked=asked)) == []
+    wrong = value + 5
+    assert unsupported(conversation("Yes, go ahead.", [(tool, {key: wrong}, {"ok": True})], asked=asked)) == [
+        (key, str(wrong))
+    ]
+
+
+@pytest.mark.parametrize(
     ("system", "call"),
     [
         # a gym: the member discount the prompt states
