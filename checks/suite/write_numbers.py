@@ -122,10 +122,15 @@ _OF_A_TOTAL = frozenset("grand estimated expected quoted final new order booking
 
 
 def _names_a_total(key: str) -> bool:
-    """Whether a key names a total of nothing it counts: ``total``, ``estimated_total``, never
-    ``guests_total`` or ``total_baggages``."""
+    """Whether a key names a total of nothing it counts: ``total``, ``estimated_total``, the total of
+    one thing (``ticket_total``, ``bill_total``: a noun in the singular), never ``guests_total`` or
+    ``total_baggages``."""
     words = name_tokens(key)
-    return bool(words) and words[-1] in _TOTAL_WORDS and all(w in _OF_A_TOTAL for w in words[:-1])
+    return (
+        bool(words)
+        and words[-1] in _TOTAL_WORDS
+        and all(w in _OF_A_TOTAL or singular(w) == w for w in words[:-1])
+    )
 
 
 def is_money_key(key: str) -> bool:

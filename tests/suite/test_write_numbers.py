@@ -145,13 +145,21 @@ def test_payment_shares_that_add_up_to_a_stated_total_are_supplied() -> None:
             ("create_intake", {"samples": 6, "estimated_total": 255.0}),
             265.0,
         ),
+        # A water park: the total of one thing, the ticket, under a ``ticket_total``.
+        (
+            "OK, book the tickets.",
+            "Two child tickets at $21.00 each: $42.00 in total. Shall I book them?",
+            ("create_ticket_booking", {"children": 2, "ticket_total": 42.0}),
+            44.0,
+        ),
     ],
 )
 def test_a_key_named_a_total_takes_an_amount_stated_or_held(
     user: str, answer: str, call: tuple[str, dict[str, Any]], made_up: float
 ) -> None:
-    """ "total" names no thing it counts: an amount the answer stated (or a result holds) supplies
-    it, as a money key's is; an amount nobody stated is flagged."""
+    """ "total" names no thing it counts, nor the total of one thing ("ticket_total"): an amount the
+    answer stated (or a result holds) supplies it, as a money key's is; an amount nobody stated is
+    flagged."""
     tool, args = call
     key = next(k for k in args if k.endswith("total"))
     assert unsupported(conversation(user, [(tool, args, {"ok": True})], asked=answer)) == []
