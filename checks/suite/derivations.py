@@ -20,18 +20,19 @@ arbitrary subsets.
 - **A percentage the system prompt states is a rate the desk applies** (a share paid out, a
   discount, a fee): an amount the pools hold times it, or with it added or taken off, is
   explained; a percentage only the answer writes is no rate, unless its sentence gives it.
-- **The system prompt's date is the day the conversation happens**, held by every record: a
-  span may run from it, a count of days may move it; a date the answer names "today",
-  "tomorrow" or "yesterday" right before it is that day. A date moved by a count of days a record
-  holds (or a period: "biweekly" is 14) is explained only where its sentence writes that count;
-  a count the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a
-  date wherever (business days skip the weekend; a range, "5–7 business days", by its first end
-  only beside the date its last reaches), and back where the sentence says the window closes
-  before it ("exchanges up to 72 hours before the show"), or writes a deadline right before it
-  ("until 15:00 on", "by") where the prompt writes "before" right after the count ("free
-  cancellation until 48 hours before check-in"). A date its sentence (or the one before)
-  writes that a source grounds moves on or back by a length in days they write, itself checked
-  ("60 days from May 20"): never by one no check reads ("a week").
+- **The system prompt's date is the day the conversation happens**, held by every record: a span may
+  run from it, a count of days may move it; a date the answer names "today", "tomorrow" or
+  "yesterday" right before it is that day, and a year written alone that is the one before or after
+  its year is the desk's calendar ("renews in 2026"). A date moved by a count of days a record holds
+  (or a period: "biweekly" is 14) is explained only where its sentence writes that count; a count
+  the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a date wherever
+  (business days skip the weekend; a range, "5–7 business days", by its first end only beside the
+  date its last reaches), and back where the sentence says the window closes before it ("exchanges
+  up to 72 hours before the show"), or writes a deadline right before it ("until 15:00 on", "by")
+  where the prompt writes "before" right after the count ("free cancellation until 48 hours before
+  check-in"). A date its sentence (or the one before) writes that a source grounds moves on or back
+  by a length in days they write, itself checked ("60 days from May 20"): never by one no check
+  reads ("a week").
 - **What the sentence says the figure is must fit**: a total only where labelled one, what
   remains only where said to remain, a figure for N people only as a product by N. An amount
   with cents (not ".00") is the exception: a sum or difference that gives it to the cent needs
@@ -1532,6 +1533,19 @@ def _named_day(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+def _calendar_year(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
+    """A year written alone (four figures) that is the one before or after the prompt's date's:
+    the desk's calendar ("renews in 2026", "Spring 2026"), where the prompt writes one date."""
+    if f.number is None or not re.fullmatch(r"\d{4}", f.text):
+        return None
+    written = [(day, source, start, end) for source in p.prompt for day, start, end in _prompt_days(source)]
+    for day, source, start, end in written if len({day for day, *_ in written}) == 1 else ():
+        if f.number in (day.year - 1, day.year + 1):
+            how = f"{day.isoformat()}, the year {'after' if f.number > day.year else 'before'}"
+            return _from("date-shift", how, source, (start, end), day.isoformat())
+    return None
+
+
 @kept
 def _dates_held(source: Source) -> list[tuple[date, int, int]]:
     """Each date a result writes, with its span, and those its call's arguments name (no span)."""
@@ -2028,6 +2042,7 @@ TABLE = (
     Row("date-span", "one record: dates held", "2", "duration", _CENT, _spanned),
     Row("date-shift", "dates held; days the user asked for", "2", "date", _CENT, _shifted),
     Row("date-shift", "the prompt's date; the day the answer names", "1", "date", _CENT, _named_day),
+    Row("date-shift", "the prompt's date: the year before or after", "1", "number", _CENT, _calendar_year),
     Row("time-offset", "a time, a length: said, held or stated", "2", "time", _CENT, _clock_moved),
     Row("time-zone", "one record: a time; the prompt's UTC offset", "2", "time", _CENT, _zoned),
     Row("time-zone", "a time before it in another zone", "1", "time", _CENT, _zone_restated),

@@ -597,6 +597,42 @@ def test_a_percentage_the_prompt_states_applies_to_an_amount(
 # --- dates --------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("prompt", "result", "answer", "right", "wrong"),
+    [
+        # a university registrar: next year's term
+        (
+            "You help students register. Today is Monday, 2025-11-10.",
+            {"course": "CHEM 310", "sections": []},
+            "No open sections of CHEM 310 were found for Spring {}.",
+            "2026",
+            "2027",
+        ),
+        # a golf club: last year's vouchers, before the new ones
+        (
+            "You run bookings for the club. Today is Friday, 2026-01-09.",
+            {"member": "WH-118", "vouchers_left": 0},
+            "Your vouchers from {} are used up; the new ones are on your account.",
+            "2025",
+            "2023",
+        ),
+    ],
+)
+def test_a_year_next_to_the_prompts_is_the_desks_calendar(
+    prompt: str, result: dict[str, Any], answer: str, right: str, wrong: str
+) -> None:
+    """A year written alone, the one before or after the prompt's date's, is explained by it; a
+    year further off, or with no date in the prompt, is not."""
+
+    def judged(text: str, system: str = prompt) -> dict[str, Any]:
+        turn = build_turn(text, calls=[{"tool": "lookup", "result": result}])
+        return run_suite(build_conversation(turn) | {"system": system})
+
+    assert flagged(judged(answer.format(right))) == []
+    assert flagged(judged(answer.format(wrong))) == [wrong]
+    assert flagged(judged(answer.format(right), "You help customers.")) == [right]
+
+
 def test_a_date_moved_by_the_days_the_user_asked_for_is_a_date_shift() -> None:
     """The user asks for "the day after"; 2024-05-27 is 2024-05-26 moved one day, 2024-05-29
     (two days) is flagged."""
