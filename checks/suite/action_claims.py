@@ -328,6 +328,41 @@ def _stamp(text: str) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def _done_stamps(value: object) -> set[str]:
+    """The clock times of timestamps held under a member named for a done act ("booked_at",
+    "renewed", "created_at"), each as "<act>@HH:MM": "starts_at", "due" or a slot's time say when
+    nothing was done."""
+    out: set[str] = set()
+    for key, text in _texts(value):
+        words = name_tokens(key)
+        if words and words[-1] in _STATE_TIME:
+            words = words[:-1]
+        if words and words[-1].endswith("ed") and not _NO_STATE & set(words) and (stamp := _stamp(text)):
+            out.add(_spelled(words[-1]) + _clock(stamp))
+    return out
+
+
+# "at 9:12 AM": when the sentence says the act was done.
+_AT_TIME = re.compile(r"\bat\s+(\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?)", re.I)
+# A record's bookkeeping times: an update's restates any act's time; its creation's, the act that made it.
+_UPDATING_VERBS = frozenset("updated changed modified".split())
+_CREATING_VERBS = frozenset("booked reserved placed created added submitted scheduled issued".split())
+
+
+def _dated_by_record(claim: ActionClaim, stamps: AbstractSet[str]) -> bool:
+    """Whether the claim says when it was done ("at 9:12 AM") at the time a record's member named
+    for that act holds ("booked_at"), or its creation's for an act that makes a record ("created_at"
+    of "booked"); a verb of updating restates any done act's time."""
+    verb = claim.verb or ""
+    acts = {_spelled(verb)} | ({"created"} if verb in _CREATING_VERBS else set())
+    times = {_clock(t) for m in _AT_TIME.finditer(claim.sentence) for t in read_times(m.group(0))}
+    return any(
+        stamp.endswith(clock) and (stamp.split("@")[0] in acts or verb in _UPDATING_VERBS)
+        for stamp in stamps
+        for clock in times
+    )
+
+
 def _clock(time: TimeValue | tuple[int, int]) -> str:
     """A clock time as ``states`` holds it, apart from any text a record holds: "@08:40"."""
     hour, minute = (time.hour, time.minute) if isinstance(time, TimeValue) else time
@@ -496,7 +531,7 @@ def check_turn(
     for claim in claims:
         if not claim.own and claim.verb and _spelled(claim.verb) in states:
             continue  # a state the records hold, restated
-        if not claim.own and not states.isdisjoint(map(_clock, read_times(claim.sentence))):
+        if not claim.own and _dated_by_record(claim, states):
             continue  # when a record says it was done ("Booked today at 8:40 AM"): the record, restated
         stems = {word[:3] for word in claim.objects}
         if (
@@ -545,9 +580,7 @@ class ActionClaims:
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
                 states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
-                states.update(
-                    _clock(stamp) for r in results for _, text in _texts(r.value) if (stamp := _stamp(text))
-                )
+                states.update(stamp for r in results for stamp in _done_stamps(r.value))
                 named.update(state for r in results for state in _named_states(r.value))
                 read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states, named))

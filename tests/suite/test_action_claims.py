@@ -610,3 +610,37 @@ def test_an_act_dated_by_a_time_a_record_holds_restates_the_record(
     assert judged(turn(answer, calls=[call])) == []
     verb = find_action_claims(answer)[0].span.text
     assert judged(turn(answer.replace(*moved), calls=[call])) == [(0, "unverified_action", verb)]
+
+
+SLOTS = {  # a gym: a read of free slots, each with its start; nothing here books anything
+    "tool": "search_class_slots",
+    "args": {"class": "spin", "date": "2025-03-04"},
+    "result": {
+        "slots": [
+            {"slot": "S-1", "starts_at": "2025-03-04T18:00:00"},
+            {"slot": "S-2", "starts_at": "2025-03-04T19:30:00"},
+        ]
+    },
+}
+APPOINTMENT = {  # a clinic: the record says when it was booked, and that it is still confirmed
+    "tool": "get_appointment",
+    "args": {"id": "A-7"},
+    "result": {"id": "A-7", "status": "confirmed", "booked_at": "2025-03-04T09:12:00"},
+}
+
+
+@pytest.mark.parametrize(
+    ("call", "answer"),
+    [
+        (SLOTS, "Your spin class is booked for 7:30 PM tonight."),
+        (SLOTS, "- Booked: spin class at 7:30 PM tonight (slot S-2)."),
+        (APPOINTMENT, "Appointment A-7:\n- Cancelled this morning at 9:12 AM."),
+    ],
+)
+def test_a_time_a_record_holds_for_another_act_dates_no_claim(
+    turn, call: dict[str, Any], answer: str
+) -> None:
+    """A slot's start is no time anything was done, and a booking's time dates no cancellation: the
+    claims stay unverified."""
+    verb = find_action_claims(answer)[0].span.text
+    assert judged(turn(answer, calls=[call])) == [(0, "unverified_action", verb)]
