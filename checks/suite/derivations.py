@@ -88,9 +88,10 @@ arbitrary subsets.
   A line that shows its working ("Labour: 3.5 h × $145.00 = $507.50") is one line: the total
   sums its result, and the rate written in its working is no line of its own.
 - **A share of a split is what the others leave of it**: the items of a list, one amount each,
-  that add up to an amount the answer states and knows outside the list are its shares ("$250 from
-  the voucher", "$1,430 on the card" of "$1,680"): one no source carries is the total less the
-  others, each of them known.
+  that add up to the amount the answer states last before the list, in prose, where the line
+  before the list or its items say it is paid or split, are its shares ("Total: $1,680. Payment:
+  - $250 voucher - $1,430 card"): one no source carries is the total less the others, each of
+  them known. An amount further back (a subtotal before tax, an old price) is no total of them.
 - **An amount per a unit is one row's price or total over its count of that unit** ("$4.50 per
   load": a row's charge over its ``loads``), the count under a member whose name has a word for
   the unit ("gal" names ``gallons``; ``item_id`` names a row, no count): the record's one such
@@ -118,7 +119,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import chain, islice, product, takewhile
 from operator import itemgetter
 from typing import Any
@@ -1151,31 +1152,61 @@ def _total_less(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]")
 
 
+_SPLIT_WORDS = re.compile(
+    r"\b(?:pa(?:id|y|ying|yment|yments)|split|charged?|covered?|voucher|card|credit|gift|cash|wallet|points"
+    r"|account|insurance|hsa|fsa|deposit|installments?|instalments?|share|each)\b",
+    re.I,
+)
+
+
+@lru_cache(maxsize=4)
+def _list_runs(answer: str) -> dict[int, tuple[int, int]]:
+    """Each list item's line start -> the start of its run's first item and the end of its last,
+    read once per answer: a long list is walked once, not once for each of its amounts."""
+    runs: dict[int, tuple[int, int]] = {}
+    run: list[int] = []
+    start = 0
+    while start <= len(answer):
+        stop = answer.find("\n", start)
+        stop = len(answer) if stop < 0 else stop
+        if _LIST_ITEM.match(answer, start):
+            run.append(start)
+        elif run:
+            runs.update(dict.fromkeys(run, (run[0], start - 1)))
+            run = []
+        start = stop + 1
+    if run:
+        runs.update(dict.fromkeys(run, (run[0], len(answer))))
+    return runs
+
+
 def _shares(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """One share of an amount split over a list's items, one amount an item: the shares of the
-    figure's run of items add up to an amount the answer states and knows ("$250 from the voucher",
-    "$1,430 on the card" of "$1,680"), and the figure is what the others leave of it."""
+    figure's run of items add up to the amount the answer states and knows last before the list,
+    which is paid or split ("$250 from the voucher", "$1,430 on the card" of "$1,680"), and the
+    figure is what the others leave of it."""
     figure = f.near[f.index]
     line_start = p.answer.rfind("\n", 0, figure.start) + 1
     if not _LIST_ITEM.match(p.answer, line_start):
         return None
-    first = last = line_start  # the starts of the run's first and last items
-    while first and _LIST_ITEM.match(p.answer, above := p.answer.rfind("\n", 0, first - 1) + 1):
-        first = above
-    while (below := p.answer.find("\n", last) + 1) and _LIST_ITEM.match(p.answer, below):
-        last = below
-    end = p.answer.find("\n", last)
-    end = len(p.answer) if end < 0 else end
+    first, end = _list_runs(p.answer)[line_start]  # the run's first item's start, its last item's end
     shares = [s for s in f.near if first <= s.start < end]
     items = {p.answer.rfind("\n", 0, s.start) for s in shares}
     others = [s for s in shares if s is not figure]
     if not 1 <= len(others) < MAX_RUN or len(items) != len(shares) or not all(s.known for s in others):
         return None  # an item with two amounts is no share, nor one of a list too long to be a split
     whole = sum((s.value for s in shares), ZERO)
-    total = next(
-        (s for s in f.near if s.known and not first <= s.start < end and abs(s.value - whole) <= tol), None
-    )
-    if total is None:
+    # The total is the amount the list's lead-in states last ("comes to $860, paid as:"), in prose
+    # (no item of another list), and the line before the list or its items say it is paid or split.
+    before = [s for s in f.near if s.end <= first]
+    if not before or _LIST_ITEM.match(p.answer, p.answer.rfind("\n", 0, before[-1].start) + 1):
+        return None
+    total = before[-1]
+    if (
+        not total.known
+        or abs(total.value - whole) > tol
+        or not _SPLIT_WORDS.search(p.answer, p.answer.rfind("\n", 0, len(p.answer[:first].rstrip())) + 1, end)
+    ):
         return None
     return _made(
         "shares",

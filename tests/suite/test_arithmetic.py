@@ -424,6 +424,32 @@ def test_a_subtotal_is_a_row_the_answer_made_and_only_the_last_is_carried(
     assert flagged(run(table + f"| **Total** | **${wrong}** |", result)) == [wrong]
 
 
+@pytest.mark.parametrize(
+    ("result", "answer", "wrong"),
+    [
+        (  # a gym: the card's share worked off the price before tax (right: 1,430.00)
+            {"subtotal": 1500.0, "tax": 180.0, "total": 1680.0, "voucher": {"id": "GV-12", "balance": 250.0}},
+            "Your annual plan is $1,500.00 plus $180.00 tax, $1,680.00 in all.\n\n**Payment:**\n"
+            "- Voucher GV-12: $250.00\n- Card: $1,250.00",
+            "1,250.00",
+        ),
+        (  # a dance studio: a price list is no split of the credit before it (Spin is $30)
+            {"credit": 80.0, "classes": [{"name": "Yoga", "price": 20.0}, {"name": "Spin", "price": 30.0}]}
+            | {"extra": {"name": "Pilates", "price": 25.0}},
+            "You have $80.00 of credit.\n\nThis week's classes:\n- Yoga: $20.00\n- Pilates: $25.00\n"
+            "- Spin: $35.00",
+            "35.00",
+        ),
+    ],
+)
+def test_a_list_is_no_split_of_an_amount_further_back_or_of_one_nothing_pays(
+    result: Any, answer: str, wrong: str
+) -> None:
+    """Only the amount stated last before the list, paid or split, is its total: a share worked off a
+    subtotal before it, or a price list after a balance, is flagged."""
+    assert wrong in flagged(run(answer, result))
+
+
 def test_a_groups_total_is_not_carried_into_the_next_groups_total() -> None:
     """A total carries on a subtotal, never one group's total into the next group's: trip B's total
     of 290 that adds trip A's 150 to its own rows is flagged."""
