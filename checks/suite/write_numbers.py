@@ -18,7 +18,9 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   "both" as 2 ("both kayaks") and an ordinal as its number ("my third installment"): a position,
   never a count of other things; or with a sign that is a word: "6%" is said of a percent, for a
   key holding the word ``percent``, ``percentage`` or ``pct``, and of nothing else; so is a
-  percentage the system prompt states ("Silver members get 10% off"), a rate the desk applies;
+  percentage the system prompt states, a rate the desk applies, of what the key names (its
+  sentence holds a word of the key; "off" names a discount) and, where it states several, for
+  whom the records name ("Silver members get 10% off" of a Silver member);
 - **an answer the user read before speaking again said it of that noun**, and gave that noun
   no other count: what the user took up is theirs ("holds 120 guests", then "Book it"); an
   answer's words in the message that makes the call vouch for nothing, nor do two counts of
@@ -79,7 +81,7 @@ _MONEY_WORDS = frozenset(
 # number: the cents of "$45.60 per night" and the thousands of "1,200 guests" are no count of their own.
 _WORD = r"[a-z0-9-]*[a-z][a-z0-9-]*"
 _SAID = re.compile(
-    rf"(?<![\d.,])\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I
+    rf"(?<!\d[.,])\b(\d+|{COUNT_WORD}|an?|single)(?:\s+|-)(?=((?:{_WORD}\s+){{0,2}}{_WORD}))", re.I
 )
 # "both kayaks", "my third installment": a number of the words right after it, and of no other.
 _ORDINALS = {
@@ -98,6 +100,8 @@ _GROUP = re.compile(  # "six of us", not "two of us are": a closed class of verb
 # "6%": the sign says percent, as the word would.
 _PERCENT = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?%")
 _PERCENT_WORDS = ("percent", "percentage", "pct")
+# Words a rate's clause shares with any record, naming nobody in particular.
+_COMMON = frozenset("a an the of to for and or is are get gets members member off".split())
 # "I'm 23", "he's 30", "who's 9", "aged 9": a person's age, said with no noun after it ("I'm 5 minutes
 # away" is none).
 _AGED = re.compile(
@@ -165,6 +169,16 @@ def _stems_of(words: list[str]) -> set[str]:
     return {singular(word)[:3] for word in words}
 
 
+@dataclass(frozen=True)
+class PromptRate:
+    """A percentage the system prompt states: the rate, the stems of its sentence's words (what it
+    is a rate of), and the words of its clause (whom it is for: "Silver members get 10% off")."""
+
+    rate: Decimal
+    of: frozenset[str]
+    whom: frozenset[str]
+
+
 @dataclass
 class Supply:
     """What the conversation has said before a call: who could have supplied a number.
@@ -179,6 +193,7 @@ class Supply:
     prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
     unit_fees: set[Decimal] = field(default_factory=set)  # money the system prompt states per unit
     grants: list[Grant] = field(default_factory=list)  # counts the system prompt grants per unit
+    prompt_rates: list[PromptRate] = field(default_factory=list)  # the prompt's percentages
     results: list[Source] = field(default_factory=list)
     # How many user texts, replies, results and answer texts are read into the indexes.
     _read: list[int] = field(default_factory=lambda: [0, 0, 0, 0], repr=False)
@@ -273,13 +288,34 @@ class Supply:
             self._said.setdefault(stem, set()).update(numbers)
 
     def read_prompt(self, text: str) -> None:
-        """What the system prompt states: money per unit, grants per unit, and its percentages,
-        the rates the desk applies, each said of a key naming a percent."""
+        """What the system prompt states: money per unit, grants per unit, and its percentages, the
+        rates the desk applies (``_prompt_rate``)."""
         self.unit_fees |= {a.magnitude for a in read_amounts(text) if a.per and a.kind == "money"}
         self.grants += grants.read(text)
-        for match in _PERCENT.finditer(text):
-            for word in _PERCENT_WORDS:
-                self._named.setdefault(word, set()).add(Decimal(match.group(1)))
+        for sentence in re.split(r"(?<=[.;!?])\s+|\n+", text):
+            words = {word.lower() for word in re.findall(r"[A-Za-z]+", sentence)}
+            of = frozenset(_stems_of(list(words)) | ({"dis"} if "off" in words else set()))
+            for match in _PERCENT.finditer(sentence):
+                before, after = sentence[: match.start()], sentence[match.start() :]
+                clause = re.split(r"[,;]", before)[-1] + after.split(",")[0]
+                whom = frozenset(word.lower() for word in re.findall(r"[A-Za-z]+", clause))
+                self.prompt_rates.append(PromptRate(Decimal(match.group(1)), of, whom))
+
+    def _prompt_rate(self, key: str, value: Decimal) -> bool:
+        """A percentage the prompt states, under a key naming a percent: of what the key names (its
+        sentence holds a word of the key, "off" naming a discount), and where the prompt states
+        several, for whom the records name ("Silver members get 10% off" of a Silver member)."""
+        words = set(name_tokens(key))
+        if words.isdisjoint(_PERCENT_WORDS):
+            return False
+        named = {
+            singular(w)[:3] for w in words - set(_PERCENT_WORDS) if w not in _GENERIC_WORDS and len(w) >= 3
+        }
+        rates = [r for r in self.prompt_rates if not named or named & r.of]
+        if len({r.rate for r in rates}) > 1:
+            held = {w for s in self.results for w in re.findall(r"[a-z]+", s.text[:20_000].lower())}
+            rates = [r for r in rates if r.whom & held - _COMMON] or ([] if named else rates)
+        return any(r.rate == value for r in rates)
 
     def supplies(self, key: str, value: Decimal) -> bool:
         """Whether the user, a result or a derivation supplied ``value`` for ``key`` (``last_key``)."""
@@ -297,6 +333,8 @@ class Supply:
         if value in said or value in self.lone:
             return True
         if any(value in self._named.get(word, ()) for word in name_tokens(key)):
+            return True
+        if self._prompt_rate(key, value):
             return True
         # A length the user gave, in whatever unit the key is named for ("90 minutes", ``duration_min``).
         if not self.lengths.isdisjoint(duration_member_keys(key, number_text(value))):

@@ -549,6 +549,61 @@ def assert_not_supplied(user: str, call: tuple) -> None:
 
 
 @pytest.mark.parametrize(
+    ("user", "call"),
+    [
+        # a climbing gym: no space after the comma
+        ("Book the wall for 2 adults,3 children please.", ("book_wall", {"adults": 2, "children": 3})),
+        # a hostel: "rooms,3 nights"
+        ("Book 2 rooms,3 nights", ("book_rooms", {"rooms": 2, "nights": 3})),
+    ],
+)
+def test_a_count_after_punctuation_that_follows_a_word_is_still_said(user: str, call: tuple) -> None:
+    """Only a point or comma after a digit makes a number's piece: after a word, it is punctuation."""
+    tool, args = call
+    assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
+
+
+GYM_RATES = (
+    "You are the front desk of Ironbark Gym. Sales tax is 8%. Silver members get 10% off personal "
+    "training packs, Gold members 15%. A late cancellation forfeits 50% of the session fee."
+)
+
+
+@pytest.mark.parametrize(
+    ("system", "records", "user", "call", "right", "wrongs"),
+    [
+        # a gym: a silver member's discount, not the tax, gold's rate or the forfeit share
+        (
+            GYM_RATES,
+            [("get_member", {"member_id": "M-4"}, {"member_id": "M-4", "tier": "silver"})],
+            "Sell me the 10-session PT pack, please.",
+            ("sell_pack", "discount_pct"),
+            10,
+            [8, 15, 50],
+        ),
+        # a warehouse: the surcharge is no refund share
+        (
+            "Late pickups add a 5% surcharge. Damaged pallets are refunded in full.",
+            [],
+            "Pallet P-9 arrived damaged, and I picked up late.",
+            ("refund_pallet", "refund_pct"),
+            None,
+            [5],
+        ),
+    ],
+)
+def test_a_prompt_percentage_is_the_rate_of_what_its_sentence_names_for_whom_the_records_name(
+    system: str, records: list, user: str, call: tuple[str, str], right: int | None, wrongs: list[int]
+) -> None:
+    """Of the prompt's percentages, a key naming a percent takes the one whose sentence names what the
+    key does ("off" a discount), for the tier the records hold where several are stated."""
+    tool, key = call
+    for value, expected in [*([(right, [])] if right else []), *((w, [(key, str(w))]) for w in wrongs)]:
+        calls = [*records, (tool, {key: value}, {"ok": True})]
+        assert unsupported(conversation(user, calls, system=system)) == expected
+
+
+@pytest.mark.parametrize(
     ("asked", "call"),
     [
         # a kennel: the deposit the answer quoted
