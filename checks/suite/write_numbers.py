@@ -28,22 +28,23 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
 - **an earlier result holds it under the same key**, or an earlier read the tool answered
   asked for it under the same key (a write that books the party of five a search found tables
   for);
-- **a documented derivation gives it**: that value plus or minus a count the user said of the
-  noun; under a key naming money (a price, a fee or fees, a deposit, a discount; never a percent),
-  money (in whole units where the key counts cents: ``amount_cents``) an answer or the
-  user stated, a result holds under a money key or names in its text, or a sum over a
-  result's list (``derivations``), or one share of a payment whose shares add up to such an
-  amount; or a sum over a result's list (or nothing) plus an amount the system prompt states per
-  unit ("$30 per passenger", "€2.50 each"), times the length of a list the records hold or the one
-  count of things the user said: the listed fares for each of a party, a fee per head, a voucher at
-  the prompt's rate for each one, never a single amount (one charge for each of two guests) nor a
-  limit ("refunds above $500"); a count no larger than another supplied argument of the same call
-  that names the same thing; under a key named a total of nothing in particular ("total",
-  "estimated_total", never "total_guests"), an amount stated or held, as under a money key;
-  under a key naming age, a person's age the user gave with no noun ("I'm 23", "he's 30"); under
-  a key naming what the prompt grants for each of some unit ("1 free bag for each economy
-  passenger"), that count times the units the records list, where the records meet the grant's
-  terms and the user asked for it ("use my free allowance"; ``grants``);
+- **a documented derivation gives it**: that value plus or minus a count the user said of the noun;
+  under a key naming money (a price, a fee or fees, a deposit, a discount; never its percent, rate,
+  count, length or year), money (in whole units where the key counts cents: ``amount_cents``) an
+  answer or the user stated, a result holds under a money key or names in its text, or a sum over a
+  result's list (``derivations``), or one share of a payment whose shares add up to such an amount;
+  or a sum over a result's list (or nothing) plus an amount the system prompt states per unit ("$30
+  per passenger", "€2.50 each"), times the length of a list the records hold or the one count of
+  things the user said: the listed fares for each of a party, a fee per head, a voucher at the
+  prompt's rate for each one, never a single amount (one charge for each of two guests) nor a limit
+  ("refunds above $500"); a count no larger than another supplied argument of the same call that
+  names the same thing; under a key named a total of nothing in particular ("total",
+  "estimated_total", never "total_guests") or of one thing ("ticket_total", never "guest_total"),
+  an amount stated or held, as under a money key; under a
+  key naming age, a person's age the user gave with no noun ("I'm 23", "he's 30"); under a key
+  naming what the prompt grants for each of some unit ("1 free bag for each economy passenger"),
+  that count times the units the records list, where the records meet the grant's terms and the user
+  asked for it ("use my free allowance"; ``grants``);
 - **zero**, the default of every count.
 """
 
@@ -123,25 +124,43 @@ def key_stems(key: str) -> set[str]:
 _TOTAL_WORDS = frozenset({"total", "subtotal"})
 # Words that say which total, and name nothing it counts ("estimated_total", "order_total").
 _OF_A_TOTAL = frozenset("grand estimated expected quoted final new order booking".split())
+# Nouns a total counts though singular() leaves them alone: people, and lengths and measures.
+_COUNTED = frozenset(
+    "people children staff men women person guest adult child member attendee participant patient"
+    " visitor seat night day hour minute week month year unit item piece pallet box page visit session"
+    " class rep set point step calorie weight mile".split()
+)
 
 
 def _names_a_total(key: str) -> bool:
     """Whether a key names a total of nothing it counts: ``total``, ``estimated_total``, the total of
-    one thing (``ticket_total``, ``bill_total``: a noun in the singular), never ``guests_total`` or
-    ``total_baggages``."""
+    one thing (``ticket_total``, ``bill_total``: a noun in the singular), never ``guests_total``,
+    ``guest_total`` or ``session_total`` (people, times and units are counted) or ``total_baggages``."""
     words = name_tokens(key)
     return (
         bool(words)
         and words[-1] in _TOTAL_WORDS
-        and all(w in _OF_A_TOTAL or singular(w) == w for w in words[:-1])
+        and all(
+            w in _OF_A_TOTAL or singular(w) == w and w not in _COUNTED and not is_unit(w) for w in words[:-1]
+        )
     )
+
+
+# Words that make a key a rate, a count, a length or a year of the money it names: "tax_rate",
+# "deposit_count", "discount_days", "tax_year", "discount_uses".
+_NOT_MONEY_WORDS = frozenset(
+    (
+        *_PERCENT_WORDS,
+        *"perc rate ratio count num number qty quantity use year day night week month code".split(),
+    )
+)
 
 
 def is_money_key(key: str) -> bool:
     """Whether a key names money, in the singular or the plural (``booking_fees``), and no percent
-    (``discount_pct`` is a rate)."""
+    (``discount_pct`` is a rate), count, rate or length."""
     words = [singular(word) for word in name_tokens(key)]
-    return any(word in _MONEY_WORDS for word in words) and not any(word in _PERCENT_WORDS for word in words)
+    return any(word in _MONEY_WORDS for word in words) and _NOT_MONEY_WORDS.isdisjoint(words)
 
 
 def _under_key(key: str, at: str | int) -> str:
@@ -324,7 +343,10 @@ class Supply:
         if value == 0 or value in same_key:
             return True
         if is_money_key(key):  # in whole units where the key counts a minor one ("amount_cents")
-            return self.known_amount(in_whole_units(key, value))
+            if self.known_amount(in_whole_units(key, value)):
+                return True
+            # "4 credits", "3 payments": a count the user said of the key's own noun.
+            return value in set().union(*(self._said.get(stem, set()) for stem in key_stems(key)))
         # A key named a total of nothing in particular ("total", "estimated_total") may total money:
         # an amount stated or held supplies it, as a count said of any noun does.
         if _names_a_total(key) and self.known_amount(value):

@@ -563,6 +563,35 @@ def test_a_count_after_punctuation_that_follows_a_word_is_still_said(user: str, 
     assert unsupported(conversation(user, [(tool, args, {"ok": True})])) == []
 
 
+@pytest.mark.parametrize(
+    ("user", "key", "value"),
+    [
+        # a college: course credits are counted, not paid
+        ("Please enroll me in 4 credits of evening classes.", "credits", 4),
+        # a clinic: a bill split into instalments
+        ("Split the clinic bill into 3 payments.", "payments", 3),
+        # a gym: a count and a length of what a money word names
+        ("Record 3 deposits on my gym account.", "deposit_count", 3),
+        ("Give me the member discount for 5 days.", "discount_days", 5),
+    ],
+)
+def test_a_count_said_of_a_money_words_noun_still_supplies_it(user: str, key: str, value: int) -> None:
+    """A key naming money may count it ("4 credits", "3 payments") or name its rate, count or
+    length: what the user said of its noun supplies it."""
+    assert unsupported(conversation(user, [("create_record", {key: value}, {"ok": True})])) == []
+
+
+@pytest.mark.parametrize(
+    "key", ["tax_rate", "deposit_count", "discount_uses", "session_total", "guest_total"]
+)
+def test_a_rate_or_count_takes_no_quoted_amount(key: str) -> None:
+    """A rate, a count or a total of counted things takes no amount the answer quoted: the $45.00
+    of a rental typed as one is the model's own."""
+    asked = "The locker rental at the Northside gym is $45.00 a month. Shall I set it up?"
+    call = ("create_locker_rental", {key: 45}, {"ok": True})
+    assert unsupported(conversation("Yes, go ahead.", [call], asked=asked)) == [(key, "45")]
+
+
 GYM_RATES = (
     "You are the front desk of Ironbark Gym. Sales tax is 8%. Silver members get 10% off personal "
     "training packs, Gold members 15%. A late cancellation forfeits 50% of the session fee."
