@@ -23,7 +23,8 @@ arbitrary subsets.
 - **The system prompt's date is the day the conversation happens**, held by every record: a span may
   run from it, a count of days may move it; a date the answer names "today", "tomorrow" or
   "yesterday" right before it is that day, and a year written alone that is the one before or after
-  its year is the desk's calendar ("renews in 2026"). A date moved by a count of days a record holds
+  its year, with a word of a year around it, is the desk's calendar ("renews in 2026", "the 2026
+  season"; never "member number 2026"). A date moved by a count of days a record holds
   (or a period: "biweekly" is 14) is explained only where its sentence writes that count; a count
   the prompt states is the desk's policy ("quotes are valid for 30 days"), and moves a date wherever
   (business days skip the weekend; a range, "5–7 business days", by its first end only beside the
@@ -1564,13 +1565,29 @@ def _named_day(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     return None
 
 
+# Words right before a year: a season, a month, a preposition of time ("Spring 2026", "in 2026");
+# or right after it, what kind of year it is ("the 2026 calendar year", "the 2026 season").
+_YEAR_BEFORE = re.compile(
+    r"(?i)\b(?:spring|summer|fall|autumn|winter|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may"
+    r"|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+    r"|(?<!ends )(?<!ending )in|of|for|from|since|until|till|through|by|during|before|after|early|late"
+    r"|mid|fy|year)[\s,-]+$"
+)
+_YEAR_AFTER = re.compile(
+    r"(?i)[\s-]+(?:calendar|school|academic|fiscal|financial|tax|model|membership)?\s*(?:year|season|term)\b"
+)
+
+
 def _calendar_year(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A year written alone (four figures) that is the one before or after the prompt's date's:
     the desk's calendar ("renews in 2026", "Spring 2026"), where the prompt writes one date."""
     if f.number is None or not re.fullmatch(r"\d{4}", f.text):
         return None
+    end = f.start + len(f.text)
+    if not (_YEAR_BEFORE.search(p.answer, max(0, f.start - 24), f.start) or _YEAR_AFTER.match(p.answer, end)):
+        return None
     written = [(day, source, start, end) for source in p.prompt for day, start, end in _prompt_days(source)]
-    for day, source, start, end in written if len({day for day, *_ in written}) == 1 else ():
+    for day, source, start, end in written if len({day.year for day, *_ in written}) == 1 else ():
         if f.number in (day.year - 1, day.year + 1):
             how = f"{day.isoformat()}, the year {'after' if f.number > day.year else 'before'}"
             return _from("date-shift", how, source, (start, end), day.isoformat())

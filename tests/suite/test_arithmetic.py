@@ -634,9 +634,9 @@ def test_a_percentage_the_prompt_states_applies_to_an_amount(
             "2026",
             "2027",
         ),
-        # a golf club: last year's vouchers, before the new ones
+        # a golf club: last year's vouchers, before the new ones; a second date of the same year
         (
-            "You run bookings for the club. Today is Friday, 2026-01-09.",
+            "You run bookings for the club. Today is Friday, 2026-01-09. Vouchers lapse on March 31.",
             {"member": "WH-118", "vouchers_left": 0},
             "Your vouchers from {} are used up; the new ones are on your account.",
             "2025",
@@ -657,6 +657,21 @@ def test_a_year_next_to_the_prompts_is_the_desks_calendar(
     assert flagged(judged(answer.format(right))) == []
     assert flagged(judged(answer.format(wrong))) == [wrong]
     assert flagged(judged(answer.format(right), "You help customers.")) == [right]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Your member number is 2026.",  # a gym: an identifier
+        "The warehouse holds 2026 pallets this week.",  # a warehouse: a count
+    ],
+)
+def test_a_number_that_names_no_year_is_no_year(answer: str) -> None:
+    """Four figures next to the prompt's year, written with no word of a year around them, are no
+    year of the desk's calendar."""
+    turn = build_turn(answer, calls=[{"tool": "lookup", "result": {"member": "WH-118", "pallets": 12}}])
+    found = run_suite(build_conversation(turn) | {"system": "You help members. Today is 2025-11-10."})
+    assert flagged(found) == ["2026"]
 
 
 def test_a_date_moved_by_the_days_the_user_asked_for_is_a_date_shift() -> None:
