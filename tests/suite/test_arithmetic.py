@@ -36,6 +36,12 @@ def flagged(result: dict[str, Any]) -> list[str]:
     return [f["claim"]["text"] for f in result["findings"] if f["code"] == "unsupported_value"]
 
 
+def run_with_prompt(answer: str, result: Any, prompt: str) -> dict[str, Any]:
+    """The answer after one lookup's ``result``, under the system prompt ``prompt``."""
+    turn = build_turn(answer, calls=[{"tool": "lookup", "result": result}])
+    return run_suite(build_conversation(turn) | {"system": prompt})
+
+
 def computed(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Each computed figure as written, with its derivation."""
     return {f["claim"]["text"]: f["derivation"] for f in result["findings"] if f["code"] == "computed_value"}
@@ -612,8 +618,7 @@ def test_a_percentage_the_prompt_states_applies_to_an_amount(
     flagged, and without the prompt's rate the right one is too."""
 
     def judged(text: str, system: str = prompt) -> dict[str, Any]:
-        turn = build_turn(text, calls=[{"tool": "lookup", "result": result}])
-        return run_suite(build_conversation(turn) | {"system": system})
+        return run_with_prompt(text, result, system)
 
     assert computed(judged(answer.format(right)))[right]["kind"] == "rate"
     assert flagged(judged(answer.format(wrong))) == [wrong]
@@ -649,14 +654,9 @@ def test_a_year_next_to_the_prompts_is_the_desks_calendar(
 ) -> None:
     """A year written alone, the one before or after the prompt's date's, is explained by it; a
     year further off, or with no date in the prompt, is not."""
-
-    def judged(text: str, system: str = prompt) -> dict[str, Any]:
-        turn = build_turn(text, calls=[{"tool": "lookup", "result": result}])
-        return run_suite(build_conversation(turn) | {"system": system})
-
-    assert flagged(judged(answer.format(right))) == []
-    assert flagged(judged(answer.format(wrong))) == [wrong]
-    assert flagged(judged(answer.format(right), "You help customers.")) == [right]
+    assert flagged(run_with_prompt(answer.format(right), result, prompt)) == []
+    assert flagged(run_with_prompt(answer.format(wrong), result, prompt)) == [wrong]
+    assert flagged(run_with_prompt(answer.format(right), result, "You help customers.")) == [right]
 
 
 @pytest.mark.parametrize(
@@ -669,8 +669,9 @@ def test_a_year_next_to_the_prompts_is_the_desks_calendar(
 def test_a_number_that_names_no_year_is_no_year(answer: str) -> None:
     """Four figures next to the prompt's year, written with no word of a year around them, are no
     year of the desk's calendar."""
-    turn = build_turn(answer, calls=[{"tool": "lookup", "result": {"member": "WH-118", "pallets": 12}}])
-    found = run_suite(build_conversation(turn) | {"system": "You help members. Today is 2025-11-10."})
+    found = run_with_prompt(
+        answer, {"member": "WH-118", "pallets": 12}, "You help members. Today is 2025-11-10."
+    )
     assert flagged(found) == ["2026"]
 
 
