@@ -10,20 +10,20 @@ denied, ``failed_action_claimed``.
 A call could have made it (``_could``) unless it only read: its verb must be able to do the claim's, and
 it must act on what the claim names, as its name, its arguments' names or the parts of the record its
 result returns say (what the claim names counts only where the conversation's tools deal in that kind of
-thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that record
-holds ("the credit has been added"): a write on a record covers the parts the record holds. A call
-that is no read and whose result is a sentence reporting the claim's act done to a record of what the
-claim names, by its id ("Voucher V-88 added to member M-2"), did it, whatever its name's verb
-(``send_voucher``): the result is its receipt. A clause that says the act was not done, not yet, not
-for sure, or undone ("will be added once approved", "added: false", "added, then rolled back") is no
-receipt. A claim not
-told in the first person ("the ticket is closed") whose word a result read so far holds as a record's
-text, or that a member is named for with the thing the claim names ("seats_booked": 2 of "two
-seats are booked", "notice_sent_at": a time), set (not zero, null or false) and naming no
-bookkeeping ("updated_at"), chance or negation ("can_be_cancelled", "email_not_sent"), reports
-what that record says: no action is claimed. Nor does one dated by a clock time a timestamp read so far
-holds ("- Booked this morning at 9:12 AM" beside ``"booked_at": "2025-03-04T09:12:00"``): that is
-when the record says it was done.
+thing: "your favourite tea" is content, not a kind). What the claim names may also be a thing that
+record holds ("the credit has been added"): a write on a record covers the parts the record holds. A
+call that is no read and whose result is a sentence reporting the claim's act done to a record of what
+the claim names, by its id ("Voucher V-88 added to member M-2"), did it, whatever its name's verb
+(``send_voucher``): the result is its receipt. A clause that says the act was not done, not yet, not for
+sure, or undone ("will be added once approved", "added: false", "added, then rolled back") is no
+receipt. A claim not told in the first person ("the ticket is closed") whose word a result read so far
+holds as a record's text, or that a member is named for with the thing the claim names ("seats_booked":
+2 of "two seats are booked", "notice_sent_at": a time), set (not zero, null or false) and naming no
+bookkeeping ("updated_at"), chance or negation ("can_be_cancelled", "email_not_sent"), reports what that
+record says: no action is claimed. Nor does one that says it was done "at" the clock time a record's
+timestamp holds under a member named for that act ("- Booked this morning at 9:12 AM" beside
+``"booked_at": "2025-03-04T09:12:00"``; "created_at" for an act that makes a record, any act's for
+"updated"): that is when the record says it was done, never a slot's start.
 
 Precision matters more than recall: a notice on a truthful answer teaches reviewers to ignore notices.
 Refusals, offers, plans, hypotheticals and questions never count.
@@ -272,11 +272,10 @@ _CLAIM_VERBS = {
 _KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 
 # A call as ``_could`` reads it: its tool, its receipt's effect (None: no receipt), the words of its
-# arguments' names, and the parts of the record its result returns (a word of a member's name, the
-# member's text in lower case). Calls share shapes, so a "has been" claim weighs each earlier one once.
-# A call's tool, its receipt's effect, its arguments' names, the parts of the record it returned, and
-# the acts a result written as sentences reports done, each with what it was done to ("Certificate
-# certificate_3221322 added to user ...": added, certificate).
+# arguments' names, the parts of the record its result returns (a word of a member's name, the
+# member's text in lower case), and the acts a result written as sentences reports done, each with
+# what it was done to ("Certificate certificate_3221322 added to user ...": added, certificate).
+# Calls share shapes, so a "has been" claim weighs each earlier one once.
 _Shape = tuple[str, str | None, frozenset[str], frozenset[tuple[str, str]], frozenset[tuple[str, str]]]
 MAX_REPORT = 400  # characters of a result written as a sentence: a short report of what was done
 # A result's clause, and what a clause says when it reports a done act to a record it names: the

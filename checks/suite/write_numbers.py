@@ -39,12 +39,12 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   prompt's rate for each one, never a single amount (one charge for each of two guests) nor a limit
   ("refunds above $500"); a count no larger than another supplied argument of the same call that
   names the same thing; under a key named a total of nothing in particular ("total",
-  "estimated_total", never "total_guests") or of one thing ("ticket_total", never "guest_total"),
-  an amount stated or held, as under a money key; under a
-  key naming age, a person's age the user gave with no noun ("I'm 23", "he's 30"); under a key
-  naming what the prompt grants for each of some unit ("1 free bag for each economy passenger"),
-  that count times the units the records list, where the records meet the grant's terms and the user
-  asked for it ("use my free allowance"; ``grants``);
+  "estimated_total", never "total_guests") or of one thing ("ticket_total", never "guest_total"), an
+  amount stated or held, as under a money key; under a key naming age, a person's age the user gave
+  with no noun ("I'm 23", "he's 30"); under a key naming what the prompt grants for each of some
+  unit ("1 free bag for each economy passenger"), that count times the units the records list, where
+  the records meet the grant's terms and the user asked for it ("use my free allowance";
+  ``grants``);
 - **zero**, the default of every count.
 """
 
