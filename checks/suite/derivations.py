@@ -1581,7 +1581,8 @@ _YEAR_AFTER = re.compile(
 def _calendar_year(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     """A year written alone (four figures) that is the one before or after the prompt's date's:
     the desk's calendar ("renews in 2026", "Spring 2026"), where the prompt writes one date."""
-    if f.number is None or not re.fullmatch(r"\d{4}", f.text):
+    # Cheapest first: most figures are no four-figure number, and most prompts write no date.
+    if f.number is None or not p.prompt or not 1000 <= f.number <= 9999 or not re.fullmatch(r"\d{4}", f.text):
         return None
     end = f.start + len(f.text)
     if not (_YEAR_BEFORE.search(p.answer, max(0, f.start - 24), f.start) or _YEAR_AFTER.match(p.answer, end)):
