@@ -25,12 +25,12 @@ DESKTOP = {"width": 1440, "height": 900}
 EXTERNAL_ID = "tau-airline-10-3-160"
 
 
-def _conversation() -> dict[str, Any]:
+def _conversation(external_id: str = EXTERNAL_ID) -> dict[str, Any]:
     for line in CORPUS.read_text().splitlines():
         payload = json.loads(line)
-        if payload["external_id"] == EXTERNAL_ID:
+        if payload["external_id"] == external_id:
             return payload
-    raise LookupError(EXTERNAL_ID)
+    raise LookupError(external_id)
 
 
 def _top(locator: Any) -> float:
@@ -113,6 +113,8 @@ def test_at_phone_width_every_page_of_the_desk_fits_with_everything_opened(
     fold opened (the prompt, each long result, each card's evidence) included; the decision
     buttons are at least 44 px tall to tap."""
     conversation = ingest_and_check(project, _conversation())
+    # A second flagged conversation: the queue still holds a row once this one's flag is confirmed.
+    ingest_and_check(project, _conversation("tau-airline-10-0-10"))
     finding = (
         Finding.objects.filter(conversation=conversation, severity="flag").order_by("turn__index").first()
     )
