@@ -41,10 +41,7 @@ something (``tool_names.surely_writes``) must be supplied by one of these, and n
   names the same thing; under a key named a total of nothing in particular ("total",
   "estimated_total", never "total_guests") or of one thing ("ticket_total", never "guest_total"), an
   amount stated or held, as under a money key; under a key naming age, a person's age the user gave
-  with no noun ("I'm 23", "he's 30"); under a key naming what the prompt grants for each of some
-  unit ("1 free bag for each economy passenger"), that count times the units the records list, where
-  the records meet the grant's terms and the user asked for it ("use my free allowance";
-  ``grants``);
+  with no noun ("I'm 23", "he's 30");
 - **zero**, the default of every count.
 """
 
@@ -58,13 +55,11 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any
 
-from . import grants
 from .decimals import ZERO, exactly, is_number, number_text
 from .derivations import MAX_SOURCES, Figure, Pools, derive, kept, list_lengths, money_leaves
 from .durations import UNITS as DURATION_UNITS
 from .durations import duration_keys, duration_member_keys
 from .evidence_index import Source, json_leaves, last_key
-from .grants import Grant, Records, asked_for, takes
 from .money import in_whole_units, labelled_amounts, money_values, read_amounts
 from .text import COUNT_WORD, name_tokens, parse_number, singular
 from .tokens import is_unit
@@ -211,7 +206,6 @@ class Supply:
     replies: list[tuple[str, str]] = field(default_factory=list)
     prose_amounts: set[Decimal] = field(default_factory=set)  # money the user or an answer stated
     unit_fees: set[Decimal] = field(default_factory=set)  # money the system prompt states per unit
-    grants: list[Grant] = field(default_factory=list)  # counts the system prompt grants per unit
     prompt_rates: list[PromptRate] = field(default_factory=list)  # the prompt's percentages
     results: list[Source] = field(default_factory=list)
     # How many user texts, replies, results and answer texts are read into the indexes.
@@ -307,10 +301,9 @@ class Supply:
             self._said.setdefault(stem, set()).update(numbers)
 
     def read_prompt(self, text: str) -> None:
-        """What the system prompt states: money per unit, grants per unit, and its percentages, the
-        rates the desk applies (``_prompt_rate``)."""
+        """What the system prompt states: money per unit, and its percentages, the rates the desk
+        applies (``_prompt_rate``)."""
         self.unit_fees |= {a.magnitude for a in read_amounts(text) if a.per and a.kind == "money"}
-        self.grants += grants.read(text)
         for sentence in re.split(r"(?<=[.;!?])\s+|\n+", text):
             words = {word.lower() for word in re.findall(r"[A-Za-z]+", sentence)}
             of = frozenset(_stems_of(list(words)) | ({"dis"} if "off" in words else set()))
@@ -363,15 +356,6 @@ class Supply:
             return True
         return any(value in (old + count, old - count) for old in same_key for count in said)
 
-    def granted(self, arguments: Any) -> list[tuple[Grant, Decimal]]:
-        """What the prompt grants a write, each grant with its count times the units its records
-        list, where they meet its terms and the user asked for it (``grants``)."""
-        grants = [grant for grant in self.grants if asked_for(grant, self.user_texts)]
-        if not grants:
-            return []
-        records = Records.of(arguments, [(s.arguments, s.parsed()) for s in self.results if s.looks_json])
-        return [(grant, grant.count * units) for grant in grants for units in records.counts(grant)]
-
     def known_amount(self, value: Decimal) -> bool:
         """Money stated, held by a result (``_money``), or a sum over one result's list; or such a
         sum (or none) plus a fee the prompt states per unit, times a count the records or the user
@@ -408,12 +392,7 @@ class Supply:
 def unsupplied(arguments: Any, supply: Supply) -> list[tuple[str, Decimal]]:
     """The numbers of a write's arguments that nothing supplied, with their paths."""
     numbers = [(path, Decimal(leaf)) for path, leaf in json_leaves(arguments, is_number)]
-    granted = supply.granted(arguments) if numbers and supply.grants else []
-    supplied = {
-        path: supply.supplies(last_key(path), value)
-        or any(count == value and takes(grant, last_key(path)) for grant, count in granted)
-        for path, value in numbers
-    }
+    supplied = {path: supply.supplies(last_key(path), value) for path, value in numbers}
     out = []
     for path, value in numbers:
         if supplied[path]:
