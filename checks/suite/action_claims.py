@@ -327,12 +327,12 @@ def _stamp(text: str) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def _done_stamps(value: object) -> set[str]:
-    """The clock times of timestamps held under a member named for a done act ("booked_at",
-    "renewed", "created_at"), each as "<act>@HH:MM": "starts_at", "due" or a slot's time say when
-    nothing was done."""
+def _done_stamps(texts: list[tuple[str, str]]) -> set[str]:
+    """Of a record's texts (``_texts``), the clock times of timestamps held under a member named for
+    a done act ("booked_at", "renewed", "created_at"), each as "<act>@HH:MM": "starts_at", "due" or a
+    slot's time say when nothing was done."""
     out: set[str] = set()
-    for key, text in _texts(value):
+    for key, text in texts:
         words = name_tokens(key)
         if words and words[-1] in _STATE_TIME:
             words = words[:-1]
@@ -578,8 +578,9 @@ class ActionClaims:
                 if kinds is None and calls:  # read once, and only when a claim may be weighed
                     kinds = known_kinds(conversation.turns)
                 results = [r for done in conversation.turns[read : position + 1] for r in done.tool_results]
-                states.update(_spelled(text.lower()) for r in results for _, text in _texts(r.value))
-                states.update(stamp for r in results for stamp in _done_stamps(r.value))
+                for texts in (_texts(r.value) for r in results):  # each result's texts, walked once
+                    states.update(_spelled(text.lower()) for _, text in texts)
+                    states.update(_done_stamps(texts))
                 named.update(state for r in results for state in _named_states(r.value))
                 read = position + 1
                 findings.extend(check_turn(turn, claims, calls, earlier, kinds or set(), states, named))

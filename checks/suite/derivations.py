@@ -1557,7 +1557,7 @@ def _named_day(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
         return None
     shift = timedelta(days=_NAMED_SHIFT[named.group(1).lower()])
     # The prompt's date is today only where it writes one: "updated 2024-01-01. Today is ..." is two.
-    written = [(day, source, start, end) for source in p.prompt for day, start, end in _prompt_days(source)]
+    written = _prompt_dates(p)
     for day, source, start, end in written if len({day for day, *_ in written}) == 1 else ():
         if date.min + timedelta(days=1) <= day <= date.max - timedelta(days=1) and day + shift in f.days:
             how = f"{day.isoformat()}, {named.group(1).lower()}"
@@ -1584,10 +1584,10 @@ def _calendar_year(f: Figure, p: Pools, tol: Decimal) -> Derivation | None:
     # Cheapest first: most figures are no four-figure number, and most prompts write no date.
     if f.number is None or not p.prompt or not 1000 <= f.number <= 9999 or not re.fullmatch(r"\d{4}", f.text):
         return None
-    end = f.start + len(f.text)
-    if not (_YEAR_BEFORE.search(p.answer, max(0, f.start - 24), f.start) or _YEAR_AFTER.match(p.answer, end)):
+    before = _YEAR_BEFORE.search(p.answer, max(0, f.start - 24), f.start)
+    if not (before or _YEAR_AFTER.match(p.answer, f.start + len(f.text))):
         return None
-    written = [(day, source, start, end) for source in p.prompt for day, start, end in _prompt_days(source)]
+    written = _prompt_dates(p)
     for day, source, start, end in written if len({day.year for day, *_ in written}) == 1 else ():
         if f.number in (day.year - 1, day.year + 1):
             how = f"{day.isoformat()}, the year {'after' if f.number > day.year else 'before'}"
@@ -1674,6 +1674,11 @@ def _grounded_span(f: Figure, p: Pools, step: timedelta) -> Derivation | None:
             how = f"the days from {first.isoformat()} to {(first + step).isoformat()}"
             return Derivation("date-span", how, ())
     return None
+
+
+def _prompt_dates(p: Pools) -> list[tuple[date, Source, int, int]]:
+    """Each date the system prompt writes, with the prompt that writes it and its span."""
+    return [(day, source, start, end) for source in p.prompt for day, start, end in _prompt_days(source)]
 
 
 @kept
